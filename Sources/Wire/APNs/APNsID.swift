@@ -1,0 +1,53 @@
+/// The `apns-id` request identifier: a canonical lowercase UUID (8-4-4-4-12 hex digits).
+///
+/// Senders set one per push so a response can be matched to its request; APNs echoes it, and
+/// answers a malformed one with `400 BadMessageId`. Generation takes random bits from the
+/// caller so the hot path does not touch the system generator.
+public enum APNsID {
+    /// The length of a canonical UUID string.
+    public static let length = 36
+
+    /// Writes a version-4 UUID made from `high` and `low` into `output` (36 bytes, lowercase).
+    public static func write(high: UInt64, low: UInt64, into output: UnsafeMutableRawBufferPointer) {
+        precondition(output.count >= length)
+        let versioned = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+        let variant = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        var position = 0
+        for (word, nibbles) in [(versioned, 16), (variant, 16)] {
+            for index in 0..<nibbles {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    output[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let nibble = Int((word >> UInt64(60 - 4 * index)) & 0xF)
+                output[position] = ASCIIHex.lowercase[nibble]
+                position += 1
+            }
+        }
+    }
+
+    /// A new random `apns-id` string (for places off the hot path).
+    public static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: length)
+        bytes.withUnsafeMutableBytes { write(high: generator.next(), low: generator.next(), into: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `value` is a canonical lowercase UUID, as APNs requires.
+    public static func isValid<Bytes: Collection<UInt8>>(_ value: Bytes) -> Bool {
+        guard value.count == length else { return false }
+        for (position, byte) in value.enumerated() {
+            switch position {
+            case 8, 13, 18, 23:
+                if byte != UInt8(ascii: "-") { return false }
+            default:
+                let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+                let isLowerHex = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")
+                if !(isDigit || isLowerHex) { return false }
+            }
+        }
+        return true
+    }
+
+}

@@ -1,0 +1,100 @@
+/// Appends RFC 8259 JSON to a byte buffer, without Foundation.
+///
+/// This is the hot path of payload encoding: it writes straight into a caller-owned, reused
+/// `[UInt8]`, escapes only what RFC 8259 requires (quote, backslash, control characters) and
+/// passes non-ASCII through as UTF-8, which APNs accepts and which keeps payloads small.
+public struct JSONWriter {
+    /// Appends `value` to `output`.
+    public static func write(_ value: JSONValue, to output: inout [UInt8]) {
+        switch value {
+        case .string(let string):
+            writeString(string, to: &output)
+        case .integer(let integer):
+            writeInteger(integer, to: &output)
+        case .double(let double):
+            writeDouble(double, to: &output)
+        case .bool(let bool):
+            output.append(contentsOf: bool ? trueBytes : falseBytes)
+        case .null:
+            output.append(contentsOf: nullBytes)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                write(element, to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (position, member) in members.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                writeString(member.key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                write(member.value, to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `string` as a quoted, escaped JSON string.
+    public static func writeString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""):
+                output.append(UInt8(ascii: "\\"))
+                output.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"):
+                output.append(UInt8(ascii: "\\"))
+                output.append(UInt8(ascii: "\\"))
+            case 0x0A:
+                output.append(UInt8(ascii: "\\"))
+                output.append(UInt8(ascii: "n"))
+            case 0x0D:
+                output.append(UInt8(ascii: "\\"))
+                output.append(UInt8(ascii: "r"))
+            case 0x09:
+                output.append(UInt8(ascii: "\\"))
+                output.append(UInt8(ascii: "t"))
+            case 0x00..<0x20:
+                output.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    ASCIIHex.lowercase[Int(byte >> 4)], ASCIIHex.lowercase[Int(byte & 0x0F)],
+                ])
+            default:
+                output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `value` in decimal, exactly.
+    public static func writeInteger(_ value: Int64, to output: inout [UInt8]) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = output.count
+        repeat {
+            output.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        output[start...].reverse()
+    }
+
+    /// Appends `value` in its shortest round-tripping form; non-finite values become `null`,
+    /// since JSON has no spelling for them.
+    public static func writeDouble(_ value: Double, to output: inout [UInt8]) {
+        guard value.isFinite else {
+            output.append(contentsOf: nullBytes)
+            return
+        }
+        if value == value.rounded(.towardZero) && value.magnitude < 1e15 {
+            writeInteger(Int64(value), to: &output)
+            return
+        }
+        output.append(contentsOf: value.description.utf8)
+    }
+
+    private static let trueBytes: [UInt8] = Array("true".utf8)
+    private static let falseBytes: [UInt8] = Array("false".utf8)
+    private static let nullBytes: [UInt8] = Array("null".utf8)
+}

@@ -1,0 +1,86 @@
+import COpenSSL
+
+/// A P-256 public key that verifies ES256 provider tokens, as APNs (and the mock) does.
+public final class ES256PublicKey: @unchecked Sendable {
+    let key: OpaquePointer
+
+    /// Loads a SubjectPublicKeyInfo PEM, or derives the public key from a private-key PEM
+    /// (so the mock can be pointed at the same `.p8` the sender uses).
+    public init(pem: [UInt8]) throws {
+        if let publicKey = try withMemoryBIO(pem, { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) {
+            key = publicKey
+        } else {
+            ERR_clear_error()
+            guard let privateKey = try withMemoryBIO(pem, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
+                ERR_clear_error()
+                throw ES256KeyError.notAPublicKey
+            }
+            key = privateKey
+        }
+        guard isP256(key) else {
+            EVP_PKEY_free(key)
+            throw ES256KeyError.notP256
+        }
+    }
+
+    deinit {
+        EVP_PKEY_free(key)
+    }
+
+    /// Whether `signature` (raw 64-byte `r || s`) is a valid ES256 signature of `message`.
+    /// A DER signature, or any other length, is invalid, as it is for APNs.
+    public func verify(signature: [UInt8], of message: [UInt8]) -> Bool {
+        guard let der = ES256Signature.der(fromRaw: signature) else { return false }
+        let digest = sha256(message)
+        guard let context = EVP_PKEY_CTX_new(key, nil) else { return false }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_verify_init(context) == 1 else { return false }
+        let result = EVP_PKEY_verify(context, der, der.count, digest, digest.count)
+        ERR_clear_error()
+        return result == 1
+    }
+}
+
+/// Conversions between libcrypto's DER ECDSA signatures and JOSE's raw `r || s`.
+enum ES256Signature {
+    static let rawLength = 64
+
+    static func raw(fromDER der: [UInt8]) throws -> [UInt8] {
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        }
+        guard let parsed else { throw OpenSSLError("parsing an ECDSA signature") }
+        defer { ECDSA_SIG_free(parsed) }
+        var r: OpaquePointer? = nil
+        var s: OpaquePointer? = nil
+        ECDSA_SIG_get0(parsed, &r, &s)
+        var raw = [UInt8](repeating: 0, count: rawLength)
+        let written = raw.withUnsafeMutableBufferPointer { buffer in
+            BN_bn2binpad(r, buffer.baseAddress, 32) == 32 && BN_bn2binpad(s, buffer.baseAddress! + 32, 32) == 32
+        }
+        guard written else { throw OpenSSLError("writing r||s") }
+        return raw
+    }
+
+    static func der(fromRaw raw: [UInt8]) -> [UInt8]? {
+        raw.withUnsafeBytes { bytes -> [UInt8]? in
+            guard bytes.count == rawLength, let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+                return nil
+            }
+            guard let signature = ECDSA_SIG_new() else { return nil }
+            defer { ECDSA_SIG_free(signature) }
+            guard let r = BN_bin2bn(base, 32, nil), let s = BN_bin2bn(base + 32, 32, nil) else { return nil }
+            guard ECDSA_SIG_set0(signature, r, s) == 1 else {
+                BN_free(r)
+                BN_free(s)
+                return nil
+            }
+            var output: UnsafeMutablePointer<UInt8>? = nil
+            let length = i2d_ECDSA_SIG(signature, &output)
+            guard length > 0, let output else { return nil }
+            defer { pb_openssl_free(output) }
+            return Array(UnsafeBufferPointer(start: output, count: Int(length)))
+        }
+    }
+}

@@ -1,0 +1,43 @@
+/// An APNs provider authentication token: a compact ES256 JWS with header
+/// `{"alg":"ES256","kid":…}` and claims exactly `{"iss":…,"iat":…}` (numeric `iat`).
+///
+/// APNs rejects tokens whose `iat` is more than an hour old and throttles connections that change
+/// token more than once in 20 minutes, so a sender signs one rarely and reuses it
+/// (`ProviderTokenCache`); see `../shared/reference/APNS.md` §2.
+public struct ProviderToken: Sendable, Equatable {
+    /// The 10-character key ID from the developer account.
+    public let keyID: String
+    /// The 10-character team ID (the `iss` claim).
+    public let teamID: String
+    /// Issue time, UNIX seconds (the `iat` claim).
+    public let issuedAt: Int64
+    /// The compact serialisation, `header.claims.signature`. A credential: never print it.
+    public let jwt: String
+
+    /// Signs a new token with `key`.
+    public static func sign(
+        keyID: String,
+        teamID: String,
+        issuedAt: Int64,
+        with key: ES256PrivateKey
+    ) throws
+        -> ProviderToken
+    {
+        var header: [UInt8] = Array(#"{"alg":"ES256","kid":"#.utf8)
+        JSONWriter.writeString(keyID, to: &header)
+        header.append(UInt8(ascii: "}"))
+        var claims: [UInt8] = Array(#"{"iss":"#.utf8)
+        JSONWriter.writeString(teamID, to: &claims)
+        claims.append(contentsOf: #","iat":"#.utf8)
+        JSONWriter.writeInteger(issuedAt, to: &claims)
+        claims.append(UInt8(ascii: "}"))
+        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
+        let signature = try key.sign(Array(signingInput.utf8))
+        return ProviderToken(
+            keyID: keyID,
+            teamID: teamID,
+            issuedAt: issuedAt,
+            jwt: signingInput + "." + Base64URL.encode(signature)
+        )
+    }
+}

@@ -1,0 +1,54 @@
+import XCTest
+
+@testable import Wire
+
+final class EncodingTests: XCTestCase {
+    func testBase64URLMatchesRFC4648Vectors() {
+        let vectors = [
+            "": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy",
+        ]
+        for (plain, encoded) in vectors {
+            XCTAssertEqual(Base64URL.encode(Array(plain.utf8)), encoded)
+            XCTAssertEqual(Base64URL.decode(encoded), Array(plain.utf8))
+        }
+        XCTAssertEqual(Base64URL.encode([0xFB, 0xFF, 0xBF]), "-_-_")
+        XCTAssertEqual(Base64URL.decode("-_-_"), [0xFB, 0xFF, 0xBF])
+        XCTAssertNil(Base64URL.decode("a+b/"))
+        XCTAssertNil(Base64URL.decode("Zm9vY"))
+    }
+
+    func testAPNsIDsAreCanonicalLowercaseVersion4UUIDs() {
+        var bytes = [UInt8](repeating: 0, count: APNsID.length)
+        bytes.withUnsafeMutableBytes { APNsID.write(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210, into: $0) }
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), "01234567-89ab-4def-bedc-ba9876543210")
+        XCTAssertTrue(APNsID.isValid(bytes))
+        XCTAssertTrue(APNsID.isValid(Array(APNsID.random().utf8)))
+        XCTAssertFalse(APNsID.isValid(Array("01234567-89AB-4DEF-BEDC-BA9876543210".utf8)))
+        XCTAssertFalse(APNsID.isValid(Array("0123456789ab4defbedcba9876543210".utf8)))
+    }
+
+    func testReasonsCarryApplesStatuses() {
+        XCTAssertEqual(APNsReason.badDeviceToken.status, 400)
+        XCTAssertEqual(APNsReason.invalidProviderToken.status, 403)
+        XCTAssertEqual(APNsReason.badPath.status, 404)
+        XCTAssertEqual(APNsReason.methodNotAllowed.status, 405)
+        XCTAssertEqual(APNsReason.unregistered.status, 410)
+        XCTAssertEqual(APNsReason.payloadTooLarge.status, 413)
+        XCTAssertEqual(APNsReason.tooManyProviderTokenUpdates.status, 429)
+        XCTAssertEqual(APNsReason.shutdown.status, 503)
+        XCTAssertEqual(
+            APNsErrorBody(bytes: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8)),
+            APNsErrorBody(bytes: Array(#"{"timestamp":1700000000123,"reason":"Unregistered"}"#.utf8))
+        )
+        XCTAssertNil(APNsErrorBody(bytes: []))
+    }
+
+    func testTopicsFollowThePushType() {
+        XCTAssertEqual(
+            PushType.liveactivity.topic(forBundleID: "com.example.app"),
+            "com.example.app.push-type.liveactivity"
+        )
+        XCTAssertEqual(PushType.alert.topic(forBundleID: "com.example.app"), "com.example.app")
+        XCTAssertEqual(PushType.voip.payloadLimit, 5120)
+    }
+}
