@@ -13,6 +13,11 @@ let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 let package = Package(
     name: "PushBench",
     platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+    ],
     targets: [
         .systemLibrary(
             name: "CCurl",
@@ -26,8 +31,23 @@ let package = Package(
         ),
         .target(name: "Workload", swiftSettings: strict),
         .target(name: "Wire", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "Transport", dependencies: ["CCurl", "Wire"], swiftSettings: strict),
+        .target(
+            name: "MockAPNs",
+            dependencies: [
+                "Wire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "Wire"], swiftSettings: strict),
     ]
 )

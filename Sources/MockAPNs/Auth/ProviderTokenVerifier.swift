@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+import Wire
+
+/// Checks `authorization: bearer <JWT>` headers the way APNs does, verifying each distinct token
+/// once.
+///
+/// A sender reuses one token for up to an hour, so after the first ES256 verification (about
+/// 60 µs) every later push with the same token costs a dictionary lookup. The age check is not
+/// cached: a cached token still expires when its `iat` passes an hour.
+public final class ProviderTokenVerifier: Sendable {
+    /// What a verified token says.
+    public struct Identity: Sendable, Equatable {
+        /// The `kid` header.
+        public let keyID: String
+        /// The `iss` claim.
+        public let teamID: String
+        /// The `iat` claim, UNIX seconds.
+        public let issuedAt: Int64
+    }
+
+    /// APNs refuses tokens older than this many seconds (`ExpiredProviderToken`).
+    public static let maxTokenAge: Int64 = 3600
+
+    private let keys: [String: ProviderKey]
+    private let verified = Mutex<[String: Identity]>([:])
+    private static let cacheLimit = 4096
+
+    /// Creates a verifier for `keys`. With no keys, any well-formed ES256 token is accepted
+    /// unverified (the mock says so when it starts).
+    public init(keys: [ProviderKey]) {
+        self.keys = Dictionary(keys.map { ($0.keyID, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Whether signatures are checked at all.
+    public var verifiesSignatures: Bool { !keys.isEmpty }
+
+    /// The identity in `authorization`, or the reason APNs would refuse it at time `now`.
+    public func verify(authorization: String?, now: Int64) -> Result<Identity, APNsReason> {
+        guard let authorization, !authorization.isEmpty else { return .failure(.missingProviderToken) }
+        guard authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else {
+            return .failure(.invalidProviderToken)
+        }
+        let jwt = String(authorization.dropFirst(7))
+        let identity: Identity
+        if let cached = verified.withLock({ $0[jwt] }) {
+            identity = cached
+        } else {
+            guard let checked = check(jwt) else { return .failure(.invalidProviderToken) }
+            verified.withLock { cache in
+                if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
+                cache[jwt] = checked
+            }
+            identity = checked
+        }
+        guard now - identity.issuedAt <= Self.maxTokenAge else { return .failure(.expiredProviderToken) }
+        return .success(identity)
+    }
+
+    /// Parses and (with keys) verifies a compact JWS; `nil` for anything APNs would call invalid.
+    private func check(_ jwt: String) -> Identity? {
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+            let headerBytes = Base64URL.decode(parts[0]),
+            let claimBytes = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2]),
+            let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)),
+            let claims = try? JSONDecoder().decode(Claims.self, from: Data(claimBytes)),
+            header.alg == "ES256"
+        else { return nil }
+        let keyID = header.kid
+        let teamID = claims.iss
+        let issuedAt = claims.iat
+        if verifiesSignatures {
+            guard let key = keys[keyID], key.teamID == teamID else { return nil }
+            let signingInput = Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+            guard key.publicKey.verify(signature: signature, of: signingInput) else { return nil }
+        } else {
+            guard signature.count == 64 else { return nil }
+        }
+        return Identity(keyID: keyID, teamID: teamID, issuedAt: issuedAt)
+    }
+
+    /// The JOSE header APNs requires: ES256 and a key ID.
+    private struct Header: Decodable {
+        let alg: String
+        let kid: String
+    }
+
+    /// The claims APNs requires; a string or fractional `iat` fails to decode, as APNs wants a
+    /// numeric one.
+    private struct Claims: Decodable {
+        let iss: String
+        let iat: Int64
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Wire
+
+/// How a mock APNs server listens and judges requests.
+public struct MockAPNsConfiguration: Sendable {
+    /// Address to bind; loopback by default so nothing outside the machine can reach it.
+    public var host: String
+    /// Port to bind; 0 picks a free one (read it back from `MockAPNsServer.port`).
+    public var port: Int
+    /// The certificate and key to serve; `nil` makes a self-signed one in memory.
+    public var identity: TLSIdentity?
+    /// Keys whose tokens are accepted; empty accepts any well-formed ES256 token unverified.
+    public var keys: [ProviderKey]
+    /// Device-token length in hex digits.
+    public var tokenHexLength: Int
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS`; APNs was last seen sending 1000.
+    public var maxConcurrentStreams: Int
+    /// Event-loop threads.
+    public var threads: Int
+    /// The server's idea of now, UNIX seconds; tests move it to expire tokens.
+    public var clock: @Sendable () -> Int64
+
+    /// Creates a configuration; the defaults are APNs' observed ones on a free loopback port.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        identity: TLSIdentity? = nil,
+        keys: [ProviderKey] = [],
+        tokenHexLength: Int = 64,
+        maxConcurrentStreams: Int = 1000,
+        threads: Int = 1,
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) {
+        self.host = host
+        self.port = port
+        self.identity = identity
+        self.keys = keys
+        self.tokenHexLength = tokenHexLength
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.threads = threads
+        self.clock = clock
+    }
+}

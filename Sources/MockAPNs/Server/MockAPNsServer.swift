@@ -1,0 +1,168 @@
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import Synchronization
+import Wire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A protocol-accurate APNs endpoint on loopback: HTTP/2 over TLS 1.2+ with ALPN `h2`, APNs'
+/// SETTINGS, and APNs' answers to device pushes (see `PushRequestValidator`).
+///
+/// `pushbench run` embeds one; `pushbench mock` runs one for curl, h2load or another team's
+/// sender. `GET /stats` answers the server's counters as JSON.
+public final class MockAPNsServer: Sendable {
+    /// The bound port.
+    public let port: Int
+    /// The certificate clients must trust.
+    public let certificatePEM: [UInt8]
+    /// The server's counters.
+    public let stats: MockStats
+    /// Whether provider-token signatures are verified (false when no keys were configured).
+    public let verifiesSignatures: Bool
+
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: Channel
+    private let stopped = Atomic<Bool>(false)
+
+    /// Binds and starts serving. Throws if the identity is unusable or the port is taken.
+    public static func start(_ configuration: MockAPNsConfiguration) throws -> MockAPNsServer {
+        let identity = try configuration.identity ?? TLSIdentity.makeSelfSigned()
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMBytes(identity.certificatePEM).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: identity.privateKeyPEM, format: .pem))
+        )
+        tls.applicationProtocols = ["h2"]
+        tls.minimumTLSVersion = .tlsv12
+        let sslContext = try NIOSSLContext(configuration: tls)
+
+        let stats = MockStats()
+        let verifier = ProviderTokenVerifier(keys: configuration.keys)
+        let responder = PushResponder(
+            validator: PushRequestValidator(verifier: verifier, tokenHexLength: configuration.tokenHexLength),
+            stats: stats,
+            clock: configuration.clock
+        )
+        let connectionConfiguration = Self.connectionConfiguration(configuration)
+        let streamConfiguration = Self.streamConfiguration()
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                stats.update { $0.connectionsAccepted += 1 }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
+                        guard case .negotiated("h2") = result else {
+                            stats.update { $0.connectionsRefusedWithoutH2 += 1 }
+                            return channel.close()
+                        }
+                        stats.update { $0.connectionsOpen += 1 }
+                        channel.closeFuture.whenComplete { _ in stats.update { $0.connectionsOpen -= 1 } }
+                        return channel.configureHTTP2Pipeline(
+                            mode: .server,
+                            connectionConfiguration: connectionConfiguration,
+                            streamConfiguration: streamConfiguration
+                        ) { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                try stream.pipeline.syncOperations.addHandler(PushStreamHandler(responder: responder))
+                            }
+                        }.map { _ in }
+                    }
+                    try channel.pipeline.syncOperations.addHandler(negotiation)
+                }
+            }
+        do {
+            let channel = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
+            return MockAPNsServer(
+                port: channel.localAddress?.port ?? configuration.port,
+                certificatePEM: identity.certificatePEM,
+                stats: stats,
+                verifiesSignatures: verifier.verifiesSignatures,
+                group: group,
+                channel: channel
+            )
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            try? group.syncShutdownGracefully()
+            throw MockAPNsStartError.addressInUse(host: configuration.host, port: configuration.port)
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+    }
+
+    private init(
+        port: Int,
+        certificatePEM: [UInt8],
+        stats: MockStats,
+        verifiesSignatures: Bool,
+        group: MultiThreadedEventLoopGroup,
+        channel: Channel
+    ) {
+        self.port = port
+        self.certificatePEM = certificatePEM
+        self.stats = stats
+        self.verifiesSignatures = verifiesSignatures
+        self.group = group
+        self.channel = channel
+    }
+
+    /// Blocks until the server stops.
+    public func waitUntilClosed() throws {
+        try channel.closeFuture.wait()
+    }
+
+    /// Stops listening, closes every connection and its threads. Safe to call more than once
+    /// (a second call must not wait on event loops that are gone).
+    public func shutdown() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        try? channel.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    /// APNs' SETTINGS as last observed (`../shared/reference/APNS.md` §1.8): header table 4096,
+    /// initial window 65535, max frame 16384, max header list 8000.
+    private static func connectionConfiguration(
+        _ configuration: MockAPNsConfiguration
+    )
+        -> NIOHTTP2Handler.ConnectionConfiguration
+    {
+        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+        connection.initialSettings = [
+            HTTP2Setting(parameter: .headerTableSize, value: 4096),
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maxConcurrentStreams),
+            HTTP2Setting(parameter: .initialWindowSize, value: 65535),
+            HTTP2Setting(parameter: .maxFrameSize, value: 16384),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
+        ]
+        return connection
+    }
+
+    /// libcurl 7.88 resets every stream after its response; NIO's default reset-flood limit (200
+    /// per 30 s) would close a busy connection, so the mock allows a reset per stream at any rate
+    /// a loopback client can reach.
+    private static func streamConfiguration() -> NIOHTTP2Handler.StreamConfiguration {
+        var stream = NIOHTTP2Handler.StreamConfiguration()
+        stream.streamResetFrameRateLimit.maximumCount = 10_000_000
+        stream.streamResetFrameRateLimit.windowLength = .seconds(1)
+        return stream
+    }
+}
+
+/// Why the mock could not start, in words a user can act on.
+public enum MockAPNsStartError: Error, Equatable, CustomStringConvertible {
+    case addressInUse(host: String, port: Int)
+
+    public var description: String {
+        switch self {
+        case .addressInUse(let host, let port): "port \(port) on \(host) is already in use"
+        }
+    }
+}

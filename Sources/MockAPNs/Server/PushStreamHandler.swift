@@ -1,0 +1,73 @@
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// Reads one HTTP/2 stream's request and writes APNs' answer to it.
+///
+/// A success is a single HEADERS frame with END_STREAM; an error is HEADERS then a DATA frame
+/// with the JSON reason, as Apple's response samples show. Errors on one stream close that
+/// stream only, never the connection.
+final class PushStreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private let responder: PushResponder
+    private var request: InboundPush?
+    private var answered = false
+
+    init(responder: PushResponder) {
+        self.responder = responder
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .headers(let frame):
+            if request == nil {
+                request = Self.inboundPush(from: frame.headers)
+            }
+            if frame.endStream { respond(context: context) }
+        case .data(let frame):
+            if case .byteBuffer(let buffer) = frame.data {
+                request?.bodyLength += buffer.readableBytes
+            }
+            if frame.endStream { respond(context: context) }
+        case .rstStream:
+            if !answered { responder.stats.update { $0.streamsResetByClient += 1 } }
+        default:
+            break
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        context.close(promise: nil)
+    }
+
+    private func respond(context: ChannelHandlerContext) {
+        guard !answered, let request else { return }
+        answered = true
+        let answer = responder.answer(request)
+        var headers = HPACKHeaders([(":status", String(answer.status))])
+        for (name, value) in answer.headers { headers.add(name: name, value: value) }
+        context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: answer.body == nil))), promise: nil)
+        if let body = answer.body {
+            let buffer = context.channel.allocator.buffer(bytes: body)
+            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
+        }
+        context.flush()
+    }
+
+    private static func inboundPush(from headers: HPACKHeaders) -> InboundPush {
+        var method = ""
+        var path = ""
+        var regular: [(name: String, value: String)] = []
+        for (name, value, _) in headers {
+            switch name {
+            case ":method": method = value
+            case ":path": path = value
+            case ":authority", ":scheme": break
+            default: regular.append((name: name, value: value))
+            }
+        }
+        return InboundPush(method: method, path: path, headers: regular, bodyLength: 0)
+    }
+}

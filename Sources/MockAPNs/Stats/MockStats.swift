@@ -1,0 +1,37 @@
+import Synchronization
+
+/// What the mock has seen, counted the way a client counts it, so a run can be checked against
+/// the server's side (`/stats`, or in-process).
+public final class MockStats: Sendable {
+    /// A consistent copy of the counters.
+    public struct Snapshot: Sendable, Equatable {
+        /// TLS connections accepted (before ALPN).
+        public var connectionsAccepted = 0
+        /// Connections closed because the client did not negotiate `h2` with ALPN.
+        public var connectionsRefusedWithoutH2 = 0
+        /// HTTP/2 connections currently open.
+        public var connectionsOpen = 0
+        /// Device pushes answered (every status).
+        public var pushes = 0
+        /// Pushes answered 200.
+        public var accepted = 0
+        /// Pushes answered with an error, by reason.
+        public var rejectedByReason: [String: Int] = [:]
+        /// Streams the client reset before the mock answered.
+        public var streamsResetByClient = 0
+    }
+
+    private let state = Mutex(Snapshot())
+
+    /// Creates empty counters.
+    public init() {}
+
+    /// A copy of the counters now.
+    public func snapshot() -> Snapshot {
+        state.withLock { $0 }
+    }
+
+    func update(_ body: (inout Snapshot) -> Void) {
+        state.withLock { body(&$0) }
+    }
+}

@@ -1,0 +1,90 @@
+import Wire
+
+/// Decides how APNs would answer a device push: accepted, or rejected with a reason.
+///
+/// Checks run in this order, and the first failure is the answer. Apple documents the reasons but
+/// not their order; this one follows Pushy's validating mock (request line, then credentials, then
+/// headers, then the device token, then the payload), so a request with several faults gets the
+/// answer a sender would most likely see from APNs:
+///
+/// 1. `:method` is POST, else 405 `MethodNotAllowed`.
+/// 2. `:path` is `/3/device/<token>`, else 404 `BadPath`; an empty token is 400 `MissingDeviceToken`.
+/// 3. No APNs header appears twice, else 400 `DuplicateHeaders`.
+/// 4. `authorization` carries a valid provider token: 403 `MissingProviderToken`,
+///    `InvalidProviderToken` or `ExpiredProviderToken`.
+/// 5. `apns-id`, when present, is a lowercase canonical UUID, else 400 `BadMessageId`.
+/// 6. `apns-push-type`, when present, is a known type, else 400 `InvalidPushType`.
+/// 7. `apns-topic` is present (token auth requires it), else 400 `MissingTopic`; it carries the
+///    suffix its push type requires (`.push-type.liveactivity`, ...), else 400
+///    `DeviceTokenNotForTopic`. Apple does not document the reason for a wrong suffix; a Live
+///    Activity token sent under the app topic is reported as a token/topic mismatch in practice
+///    (`../shared/reference/APNS.md` §1.3).
+/// 8. `apns-priority`, when present, is 1, 5 or 10, else 400 `BadPriority`.
+/// 9. `apns-expiration`, when present, is a non-negative integer, else 400 `BadExpirationDate`.
+/// 10. `apns-collapse-id`, when present, is at most 64 bytes, else 400 `BadCollapseId`.
+/// 11. The device token is `tokenHexLength` hex digits, else 400 `BadDeviceToken`.
+/// 12. The body is not empty (400 `PayloadEmpty`) and within the push type's limit (413
+///     `PayloadTooLarge`: 4096 bytes, 5120 for VoIP).
+public struct PushRequestValidator: Sendable {
+    /// Checks provider tokens.
+    public let verifier: ProviderTokenVerifier
+    /// Expected device-token length in hex digits (64 today; Apple says not to rely on it).
+    public let tokenHexLength: Int
+
+    /// Creates a validator.
+    public init(verifier: ProviderTokenVerifier, tokenHexLength: Int = 64) {
+        self.verifier = verifier
+        self.tokenHexLength = tokenHexLength
+    }
+
+    private static let devicePathPrefix = "/3/device/"
+    private static let singleValuedHeaders: Set<String> = [
+        "authorization", "apns-id", "apns-push-type", "apns-topic", "apns-priority", "apns-expiration",
+        "apns-collapse-id",
+    ]
+
+    /// The reason APNs would reject `push` at time `now` (UNIX seconds), or `nil` to accept it.
+    public func rejection(of push: InboundPush, now: Int64) -> APNsReason? {
+        guard push.method == "POST" else { return .methodNotAllowed }
+        guard push.path.hasPrefix(Self.devicePathPrefix) else { return .badPath }
+        let token = push.path.dropFirst(Self.devicePathPrefix.count)
+        guard !token.isEmpty else { return .missingDeviceToken }
+        guard !token.contains("/") else { return .badPath }
+
+        var seen = Set<String>()
+        for (name, _) in push.headers where Self.singleValuedHeaders.contains(name) {
+            guard seen.insert(name).inserted else { return .duplicateHeaders }
+        }
+        if case .failure(let reason) = verifier.verify(authorization: push.header("authorization"), now: now) {
+            return reason
+        }
+        if let id = push.header("apns-id"), !APNsID.isValid(Array(id.utf8)) { return .badMessageId }
+
+        var pushType = PushType.alert
+        if let value = push.header("apns-push-type") {
+            guard let known = PushType(rawValue: value) else { return .invalidPushType }
+            pushType = known
+        }
+        guard let topic = push.header("apns-topic"), !topic.isEmpty else { return .missingTopic }
+        if !pushType.topicSuffix.isEmpty {
+            guard topic.hasSuffix(pushType.topicSuffix), topic.count > pushType.topicSuffix.count else {
+                return .deviceTokenNotForTopic
+            }
+        }
+        if let priority = push.header("apns-priority"), !["1", "5", "10"].contains(priority) { return .badPriority }
+        if let expiration = push.header("apns-expiration") {
+            guard !expiration.isEmpty, expiration.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), expiration.count <= 18
+            else { return .badExpirationDate }
+        }
+        if let collapseID = push.header("apns-collapse-id"), collapseID.utf8.count > 64 { return .badCollapseId }
+
+        guard token.utf8.count == tokenHexLength, token.utf8.allSatisfy(isHexDigit) else { return .badDeviceToken }
+        guard push.bodyLength > 0 else { return .payloadEmpty }
+        guard push.bodyLength <= pushType.payloadLimit else { return .payloadTooLarge }
+        return nil
+    }
+}
+
+private func isHexDigit(_ byte: UInt8) -> Bool {
+    (byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) || (byte >= 65 && byte <= 70)
+}

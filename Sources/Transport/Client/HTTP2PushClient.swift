@@ -1,0 +1,141 @@
+import CCurl
+
+/// Sends APNs pushes as HTTP/2 POSTs over TLS through one libcurl multi handle.
+///
+/// The client owns `connections × streamsPerConnection` transfer slots; libcurl multiplexes them
+/// over at most `connections` connections and opens a new connection only when the ones it has
+/// carry `streamsPerConnection` streams (or the server's lower SETTINGS limit). It is driven by
+/// one thread: `submit` while `idleSlots > 0`, then `step` to move bytes and collect completions.
+/// Nothing here is per-request allocation on our side except what libcurl does internally.
+public final class HTTP2PushClient {
+    /// How the client connects.
+    public struct Configuration: Sendable {
+        /// Scheme, host and port, for example `https://127.0.0.1:2197`.
+        public var origin: String
+        /// The most connections to open to the origin.
+        public var connections: Int
+        /// The most concurrent streams per connection (the server may allow fewer).
+        public var streamsPerConnection: Int
+        /// Per-request deadline, from submission to the last response byte.
+        public var requestTimeoutMs: Int
+        /// Deadline for TCP connect plus TLS handshake.
+        public var connectTimeoutMs: Int
+        /// PEM certificates to trust instead of the system store (a test server's own certificate).
+        public var trustedCertificatesPEM: [UInt8]?
+        /// Whether to verify the server's certificate and name; off only for explicit `--insecure`.
+        public var verifyPeer: Bool
+
+        /// Creates a configuration; the defaults suit a loopback run.
+        public init(
+            origin: String,
+            connections: Int = 4,
+            streamsPerConnection: Int = 100,
+            requestTimeoutMs: Int = 10_000,
+            connectTimeoutMs: Int = 5_000,
+            trustedCertificatesPEM: [UInt8]? = nil,
+            verifyPeer: Bool = true
+        ) {
+            self.origin = origin
+            self.connections = connections
+            self.streamsPerConnection = streamsPerConnection
+            self.requestTimeoutMs = requestTimeoutMs
+            self.connectTimeoutMs = connectTimeoutMs
+            self.trustedCertificatesPEM = trustedCertificatesPEM
+            self.verifyPeer = verifyPeer
+        }
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let originBytes: [UInt8]
+    private var slots: [TransferSlot] = []
+    private var idle: [TransferSlot] = []
+    private var urlScratch: [UInt8] = []
+
+    /// Requests submitted and not yet completed.
+    public var inFlight: Int { slots.count - idle.count }
+    /// How many more requests can be submitted now.
+    public var idleSlots: Int { idle.count }
+
+    /// Creates the client and its transfer slots; connections open lazily with the first requests.
+    public init(configuration: Configuration) throws(TransportError) {
+        try CurlLibrary.ensureInitialised()
+        guard CurlLibrary.supportsHTTP2 else {
+            throw TransportError.setup("the linked libcurl \(CurlLibrary.version) has no HTTP/2 support")
+        }
+        guard configuration.connections > 0, configuration.streamsPerConnection > 0 else {
+            throw TransportError.setup("connections and streams per connection must be positive")
+        }
+        guard let multi = curl_multi_init() else { throw TransportError.setup("curl_multi_init failed") }
+        self.multi = multi
+        self.originBytes = Array(configuration.origin.utf8)
+        _ = pb_multi_setopt_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
+        _ = pb_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.connections)
+        _ = pb_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.connections)
+        _ = pb_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.streamsPerConnection)
+        let count = configuration.connections * configuration.streamsPerConnection
+        for _ in 0..<count {
+            let slot = try TransferSlot(configuration: configuration)
+            slots.append(slot)
+        }
+        idle = slots
+    }
+
+    deinit {
+        for slot in slots where !idle.contains(where: { $0 === slot }) {
+            curl_multi_remove_handle(multi, slot.easy)
+        }
+        slots.removeAll()
+        idle.removeAll()
+        curl_multi_cleanup(multi)
+    }
+
+    /// Starts one POST of `body` to `origin + path` with `headers` and an `apns-id` made from
+    /// `apnsID`. Requires `idleSlots > 0`.
+    ///
+    /// - Parameters:
+    ///   - tag: the caller's identifier, returned with the completion.
+    ///   - intendedAt: the caller's latency reference (nanoseconds), returned with the completion.
+    public func submit(
+        tag: Int,
+        intendedAt: UInt64,
+        path: [UInt8],
+        apnsID: (high: UInt64, low: UInt64),
+        headers: HeaderBlock,
+        body: [UInt8]
+    ) throws(TransportError) {
+        guard let slot = idle.popLast() else { throw TransportError.setup("submit called with no idle slot") }
+        urlScratch.removeAll(keepingCapacity: true)
+        urlScratch.append(contentsOf: originBytes)
+        urlScratch.append(contentsOf: path)
+        urlScratch.append(0)
+        slot.prepare(tag: tag, intendedAt: intendedAt, apnsID: apnsID, headers: headers, body: body)
+        let code = urlScratch.withUnsafeBytes { pb_easy_setopt_ptr(slot.easy, CURLOPT_URL, $0.baseAddress) }
+        guard code == CURLE_OK, curl_multi_add_handle(multi, slot.easy) == CURLM_OK else {
+            idle.append(slot)
+            throw TransportError.setup("could not start a transfer: \(curlMessage(code))")
+        }
+    }
+
+    /// Moves bytes, hands every finished request to `onCompletion`, then waits up to `timeoutMs`
+    /// for socket activity (not at all when nothing is in flight).
+    public func step(timeoutMs: Int32, onCompletion: (PushCompletion) -> Void) {
+        var running: Int32 = 0
+        _ = curl_multi_perform(multi, &running)
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            let result = message.pointee.data.result
+            var slotPointer: UnsafeMutablePointer<CChar>? = nil
+            _ = pb_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &slotPointer)
+            guard let slotPointer else { continue }
+            let slot = Unmanaged<TransferSlot>.fromOpaque(UnsafeRawPointer(slotPointer)).takeUnretainedValue()
+            curl_multi_remove_handle(multi, easy)
+            let completion = slot.finish(result: result)
+            idle.append(slot)
+            onCompletion(completion)
+        }
+        if inFlight > 0 {
+            _ = curl_multi_poll(multi, nil, 0, timeoutMs, nil)
+        }
+    }
+}

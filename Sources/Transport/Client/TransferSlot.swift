@@ -1,0 +1,159 @@
+import CCurl
+import Wire
+
+/// One reusable libcurl easy handle with the memory its request needs while in flight.
+///
+/// libcurl does not copy `POSTFIELDS` or header lists, so the body bytes and the `apns-id`
+/// header node live here, at fixed addresses, from `prepare` until `finish`.
+final class TransferSlot {
+    let easy: UnsafeMutableRawPointer
+    private var bodyStorage: UnsafeMutableRawBufferPointer
+    private let idLine: UnsafeMutablePointer<CChar>
+    private let idNode: UnsafeMutablePointer<curl_slist>
+    private var headers: HeaderBlock?
+    private var tag = 0
+    private var intendedAt: UInt64 = 0
+    fileprivate var responseBody: [UInt8] = []
+    fileprivate var echoedID = false
+
+    private static let idPrefix: [UInt8] = Array("apns-id: ".utf8)
+    private static let maxResponseBody = 16 * 1024
+
+    init(configuration: HTTP2PushClient.Configuration) throws(TransportError) {
+        guard let easy = curl_easy_init() else { throw TransportError.setup("curl_easy_init failed") }
+        self.easy = easy
+        bodyStorage = .allocate(byteCount: 8 * 1024, alignment: 1)
+        let lineLength = Self.idPrefix.count + APNsID.length + 1
+        idLine = .allocate(capacity: lineLength)
+        idLine.initialize(repeating: 0, count: lineLength)
+        for (index, byte) in Self.idPrefix.enumerated() { idLine[index] = CChar(bitPattern: byte) }
+        idNode = .allocate(capacity: 1)
+        idNode.initialize(to: curl_slist(data: idLine, next: nil))
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var ok = true
+        ok = ok && pb_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)) == CURLE_OK
+        ok = ok && pb_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) == CURLE_OK
+        ok = ok && pb_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1) == CURLE_OK
+        ok = ok && pb_easy_setopt_long(easy, CURLOPT_POST, 1) == CURLE_OK
+        ok = ok && pb_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, configuration.requestTimeoutMs) == CURLE_OK
+        ok = ok && pb_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeoutMs) == CURLE_OK
+        ok = ok && pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, configuration.verifyPeer ? 1 : 0) == CURLE_OK
+        ok = ok && pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, configuration.verifyPeer ? 2 : 0) == CURLE_OK
+        ok = ok && pb_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me) == CURLE_OK
+        ok = ok && pb_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me) == CURLE_OK
+        ok = ok && pb_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, transferSlotWrite) == CURLE_OK
+        ok = ok && pb_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me) == CURLE_OK
+        ok = ok && pb_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, transferSlotHeader) == CURLE_OK
+        if let pem = configuration.trustedCertificatesPEM {
+            ok =
+                ok
+                && pem.withUnsafeBytes { pb_easy_setopt_blob(easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }
+                    == CURLE_OK
+        }
+        guard ok else { throw TransportError.setup("libcurl refused an option (is it built with HTTP/2 and TLS?)") }
+    }
+
+    deinit {
+        curl_easy_cleanup(easy)
+        bodyStorage.deallocate()
+        idNode.deallocate()
+        idLine.deallocate()
+    }
+
+    func prepare(tag: Int, intendedAt: UInt64, apnsID: (high: UInt64, low: UInt64), headers: HeaderBlock, body: [UInt8])
+    {
+        self.tag = tag
+        self.intendedAt = intendedAt
+        self.headers = headers
+        responseBody.removeAll(keepingCapacity: true)
+        echoedID = false
+        if body.count > bodyStorage.count {
+            bodyStorage.deallocate()
+            bodyStorage = .allocate(byteCount: body.count, alignment: 1)
+        }
+        body.withUnsafeBytes { bodyStorage.copyMemory(from: $0) }
+        let idStart = UnsafeMutableRawBufferPointer(start: idLine + Self.idPrefix.count, count: APNsID.length)
+        APNsID.write(high: apnsID.high, low: apnsID.low, into: idStart)
+        idNode.pointee.next = headers.list
+        _ = pb_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, bodyStorage.baseAddress)
+        _ = pb_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+        _ = pb_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, idNode)
+    }
+
+    func finish(result: CURLcode) -> PushCompletion {
+        var port = 0
+        _ = pb_easy_getinfo_long(easy, CURLINFO_LOCAL_PORT, &port)
+        let outcome: TransferOutcome
+        switch result {
+        case CURLE_OK:
+            var status = 0
+            var version = 0
+            _ = pb_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            _ = pb_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+            if version == Int(CURL_HTTP_VERSION_2_0) {
+                outcome = .response(status: status, body: responseBody)
+            } else {
+                outcome = .failed(code: -1, message: "the server answered without HTTP/2")
+            }
+        case CURLE_OPERATION_TIMEDOUT:
+            outcome = .timedOut
+        default:
+            outcome = .failed(code: Int(result.rawValue), message: curlMessage(result))
+        }
+        headers = nil
+        return PushCompletion(
+            tag: tag,
+            intendedAt: intendedAt,
+            outcome: outcome,
+            apnsIDEchoed: echoedID,
+            localPort: port
+        )
+    }
+
+    /// Compares a response header line with the `apns-id` this request sent.
+    fileprivate func inspectHeader(_ line: UnsafeRawBufferPointer) {
+        let name = Self.idPrefix.count - 1  // "apns-id:"
+        guard line.count >= name else { return }
+        for index in 0..<name where asciiLower(line[index]) != Self.idPrefix[index] { return }
+        var value = line[name...].drop { $0 == UInt8(ascii: " ") }
+        while let last = value.last, last == 0x0A || last == 0x0D || last == UInt8(ascii: " ") {
+            value = value.dropLast()
+        }
+        let sent = UnsafeRawBufferPointer(start: idLine + Self.idPrefix.count, count: APNsID.length)
+        echoedID = value.elementsEqual(sent)
+    }
+
+    fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) {
+        let room = Self.maxResponseBody - responseBody.count
+        if room > 0 { responseBody.append(contentsOf: bytes.prefix(room)) }
+    }
+}
+
+private func asciiLower(_ byte: UInt8) -> UInt8 {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+}
+
+private func transferSlotWrite(
+    _ buffer: UnsafeMutablePointer<CChar>?,
+    _ size: Int,
+    _ count: Int,
+    _ userdata: UnsafeMutableRawPointer?
+) -> Int {
+    guard let buffer, let userdata else { return 0 }
+    let slot = Unmanaged<TransferSlot>.fromOpaque(userdata).takeUnretainedValue()
+    slot.appendBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    return size * count
+}
+
+private func transferSlotHeader(
+    _ buffer: UnsafeMutablePointer<CChar>?,
+    _ size: Int,
+    _ count: Int,
+    _ userdata: UnsafeMutableRawPointer?
+) -> Int {
+    guard let buffer, let userdata else { return 0 }
+    let slot = Unmanaged<TransferSlot>.fromOpaque(userdata).takeUnretainedValue()
+    slot.inspectHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    return size * count
+}

@@ -1,0 +1,80 @@
+import XCTest
+
+@testable import MockAPNs
+@testable import Wire
+
+final class ProviderTokenVerifierTests: XCTestCase {
+    private let keyID = "ABC123DEFG"
+    private let teamID = "DEF123GHIJ"
+
+    private func verifier(for key: ES256PrivateKey) throws -> ProviderTokenVerifier {
+        ProviderTokenVerifier(keys: [
+            ProviderKey(keyID: keyID, teamID: teamID, publicKey: try ES256PublicKey(pem: key.publicKeyPEM()))
+        ])
+    }
+
+    private func bearer(_ token: ProviderToken) -> String { "bearer " + token.jwt }
+
+    func testAcceptsAValidTokenAndExpiresItAfterAnHour() throws {
+        let key = try ES256PrivateKey()
+        let verifier = try verifier(for: key)
+        let token = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: 10_000, with: key)
+        XCTAssertEqual(
+            try verifier.verify(authorization: bearer(token), now: 10_000).get(),
+            .init(keyID: keyID, teamID: teamID, issuedAt: 10_000)
+        )
+        XCTAssertNoThrow(try verifier.verify(authorization: bearer(token), now: 10_000 + 3600).get())
+        XCTAssertEqual(
+            verifier.verify(authorization: bearer(token), now: 10_000 + 3601),
+            .failure(.expiredProviderToken),
+            "a cached token still expires"
+        )
+    }
+
+    func testRefusesMissingMalformedAndForeignTokens() throws {
+        let key = try ES256PrivateKey()
+        let verifier = try verifier(for: key)
+        XCTAssertEqual(verifier.verify(authorization: nil, now: 1), .failure(.missingProviderToken))
+        XCTAssertEqual(verifier.verify(authorization: "", now: 1), .failure(.missingProviderToken))
+        XCTAssertEqual(verifier.verify(authorization: "bearer not.a.jwt", now: 1), .failure(.invalidProviderToken))
+        XCTAssertEqual(verifier.verify(authorization: "basic abc", now: 1), .failure(.invalidProviderToken))
+        let otherKey = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: 1, with: ES256PrivateKey())
+        XCTAssertEqual(verifier.verify(authorization: bearer(otherKey), now: 1), .failure(.invalidProviderToken))
+        let unknownKid = try ProviderToken.sign(keyID: "ZZZ123DEFG", teamID: teamID, issuedAt: 1, with: key)
+        XCTAssertEqual(verifier.verify(authorization: bearer(unknownKid), now: 1), .failure(.invalidProviderToken))
+        let wrongTeam = try ProviderToken.sign(keyID: keyID, teamID: "OTHERTEAM1", issuedAt: 1, with: key)
+        XCTAssertEqual(verifier.verify(authorization: bearer(wrongTeam), now: 1), .failure(.invalidProviderToken))
+    }
+
+    func testRefusesDERSignaturesAndStringIssuedAt() throws {
+        let key = try ES256PrivateKey()
+        let verifier = try verifier(for: key)
+        let good = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: 1, with: key)
+        let pieces = good.jwt.split(separator: ".").map(String.init)
+        let der = try XCTUnwrap(ES256Signature.der(fromRaw: XCTUnwrap(Base64URL.decode(pieces[2]))))
+        let withDER = pieces[0] + "." + pieces[1] + "." + Base64URL.encode(der)
+        XCTAssertEqual(verifier.verify(authorization: "bearer " + withDER, now: 1), .failure(.invalidProviderToken))
+
+        let claims = Base64URL.encode(Array(#"{"iss":"DEF123GHIJ","iat":"1"}"#.utf8))
+        let input = pieces[0] + "." + claims
+        let signature = try key.sign(Array(input.utf8))
+        XCTAssertEqual(
+            verifier.verify(authorization: "bearer " + input + "." + Base64URL.encode(signature), now: 1),
+            .failure(.invalidProviderToken)
+        )
+    }
+
+    func testWithoutKeysAcceptsAnyWellFormedES256Token() throws {
+        let verifier = ProviderTokenVerifier(keys: [])
+        XCTAssertFalse(verifier.verifiesSignatures)
+        let token = try ProviderToken.sign(
+            keyID: "ANYKEY0001",
+            teamID: "ANYTEAM001",
+            issuedAt: 5,
+            with: ES256PrivateKey()
+        )
+        XCTAssertNoThrow(try verifier.verify(authorization: bearer(token), now: 5).get())
+        XCTAssertEqual(verifier.verify(authorization: "bearer a.b.c", now: 5), .failure(.invalidProviderToken))
+        XCTAssertEqual(verifier.verify(authorization: nil, now: 5), .failure(.missingProviderToken))
+    }
+}

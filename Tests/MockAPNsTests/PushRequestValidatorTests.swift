@@ -1,0 +1,88 @@
+import XCTest
+
+@testable import MockAPNs
+@testable import Wire
+
+final class PushRequestValidatorTests: XCTestCase {
+    private static let key = try! ES256PrivateKey()
+    private let now: Int64 = 1_800_000_000
+    private lazy var validator = PushRequestValidator(
+        verifier: ProviderTokenVerifier(keys: [
+            ProviderKey(
+                keyID: "ABC123DEFG",
+                teamID: "DEF123GHIJ",
+                publicKey: try! ES256PublicKey(pem: Self.key.publicKeyPEM())
+            )
+        ])
+    )
+    private lazy var authorization =
+        "bearer "
+        + (try! ProviderToken.sign(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", issuedAt: now, with: Self.key).jwt)
+    private let token = String(repeating: "ab", count: 32)
+
+    private func push(
+        method: String = "POST",
+        path: String? = nil,
+        replacing: [String: String?] = [:],
+        extra: [(String, String)] = [],
+        body: Int = 200
+    ) -> InboundPush {
+        var headers: [(name: String, value: String)] = []
+        let base: [(String, String)] = [
+            ("authorization", authorization), ("apns-push-type", "liveactivity"),
+            ("apns-topic", "com.example.app.push-type.liveactivity"), ("apns-priority", "10"),
+            ("apns-expiration", "0"), ("apns-id", "01234567-89ab-4def-bedc-ba9876543210"),
+        ]
+        for (name, value) in base {
+            if let replacement = replacing[name] {
+                if let replacement { headers.append((name, replacement)) }
+            } else {
+                headers.append((name, value))
+            }
+        }
+        headers += extra.map { (name: $0.0, value: $0.1) }
+        return InboundPush(method: method, path: path ?? "/3/device/" + token, headers: headers, bodyLength: body)
+    }
+
+    private func reason(_ push: InboundPush) -> APNsReason? { validator.rejection(of: push, now: now) }
+
+    func testAcceptsAWellFormedLiveActivityPush() {
+        XCTAssertNil(reason(push()))
+        XCTAssertNil(reason(push(replacing: ["apns-id": nil, "apns-priority": nil, "apns-expiration": nil])))
+        XCTAssertNil(reason(push(replacing: ["apns-priority": "5"])))
+        XCTAssertNil(reason(push(replacing: ["apns-priority": "1"])))
+        XCTAssertNil(reason(push(body: 4096)))
+    }
+
+    func testEachFaultGetsItsDocumentedReason() {
+        XCTAssertEqual(reason(push(method: "GET")), .methodNotAllowed)
+        XCTAssertEqual(reason(push(path: "/3/devices/" + token)), .badPath)
+        XCTAssertEqual(reason(push(path: "/3/device/")), .missingDeviceToken)
+        XCTAssertEqual(reason(push(extra: [("apns-topic", "again")])), .duplicateHeaders)
+        XCTAssertEqual(reason(push(replacing: ["authorization": nil])), .missingProviderToken)
+        XCTAssertEqual(reason(push(replacing: ["authorization": "bearer x.y.z"])), .invalidProviderToken)
+        XCTAssertEqual(reason(push(replacing: ["apns-id": "01234567-89AB-4DEF-BEDC-BA9876543210"])), .badMessageId)
+        XCTAssertEqual(reason(push(replacing: ["apns-push-type": "liveActivity"])), .invalidPushType)
+        XCTAssertEqual(reason(push(replacing: ["apns-topic": nil])), .missingTopic)
+        XCTAssertEqual(reason(push(replacing: ["apns-topic": "com.example.app"])), .deviceTokenNotForTopic)
+        XCTAssertEqual(reason(push(replacing: ["apns-priority": "7"])), .badPriority)
+        XCTAssertEqual(reason(push(replacing: ["apns-expiration": "soon"])), .badExpirationDate)
+        XCTAssertEqual(reason(push(extra: [("apns-collapse-id", String(repeating: "c", count: 65))])), .badCollapseId)
+        XCTAssertEqual(reason(push(path: "/3/device/" + String(token.dropLast()))), .badDeviceToken)
+        XCTAssertEqual(reason(push(path: "/3/device/" + String(repeating: "zz", count: 32))), .badDeviceToken)
+        XCTAssertEqual(reason(push(body: 0)), .payloadEmpty)
+        XCTAssertEqual(reason(push(body: 4097)), .payloadTooLarge)
+    }
+
+    func testFirstFailingCheckWins() {
+        XCTAssertEqual(reason(push(method: "PUT", replacing: ["authorization": nil])), .methodNotAllowed)
+        XCTAssertEqual(reason(push(replacing: ["authorization": nil, "apns-topic": nil])), .missingProviderToken)
+        XCTAssertEqual(reason(push(path: "/3/device/xyz", body: 0)), .badDeviceToken)
+    }
+
+    func testTokenLengthIsConfigurable() {
+        let short = PushRequestValidator(verifier: validator.verifier, tokenHexLength: 8)
+        XCTAssertNil(short.rejection(of: push(path: "/3/device/0123abcd"), now: now))
+        XCTAssertEqual(short.rejection(of: push(), now: now), .badDeviceToken)
+    }
+}
