@@ -13,10 +13,15 @@ let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 let package = Package(
     name: "PushBench",
     platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pushbench", targets: ["pushbench"])
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(
@@ -33,6 +38,22 @@ let package = Package(
         .target(name: "Wire", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "Transport", dependencies: ["CCurl", "Wire"], swiftSettings: strict),
         .target(
+            name: "LoadEngine",
+            dependencies: [
+                "Workload", "Wire", "Transport",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Reports",
+            dependencies: [
+                "LoadEngine",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "MockAPNs",
             dependencies: [
                 "Wire",
@@ -45,9 +66,23 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "pushbench",
+            dependencies: [
+                "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "Wire"], swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "CommandLineTests", dependencies: ["pushbench", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,167 @@
+import Dispatch
+import Transport
+import Wire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sends a run's pushes through one libcurl multi handle and measures what happens.
+///
+/// The whole engine is this loop, on the calling thread: fill every free stream with the next
+/// push, let libcurl move bytes, record each completion, report progress four times a second,
+/// and stop when every push has ended. A stop request (Ctrl-C) ends submission; requests in
+/// flight get `drainSeconds` to finish and are then counted as timed out, so the books balance.
+public enum LoadEngine {
+    /// How long an interrupted run waits for requests in flight.
+    public static let drainSeconds: UInt64 = 2
+    private static let progressIntervalNanos: UInt64 = 250_000_000
+
+    /// Runs `configuration`, signing with `tokens`, until every push has ended or `stop` is set.
+    ///
+    /// - Parameter progress: called on this thread about every 250 ms with the run's state.
+    /// - Throws: `TransportError` when libcurl cannot be set up, or a payload error.
+    public static func run(
+        _ configuration: LoadConfiguration,
+        tokens: ProviderTokenCache,
+        stop: StopFlag = StopFlag(),
+        progress: (ProgressSnapshot) -> Void = { _ in }
+    ) throws -> RunResult {
+        let client = try HTTP2PushClient(
+            configuration: .init(
+                origin: configuration.origin,
+                connections: configuration.connections,
+                streamsPerConnection: configuration.streamsPerConnection,
+                requestTimeoutMs: configuration.requestTimeoutMs,
+                trustedCertificatesPEM: configuration.trustedCertificatesPEM,
+                verifyPeer: configuration.verifyPeer
+            )
+        )
+        var source = LiveActivityPushSource(seed: configuration.seed, count: configuration.requests)
+        var idBits = SystemRandomNumberGenerator()
+        let startedAtUnix = unixNow()
+        let expiration = Int64(startedAtUnix) + configuration.expirationSeconds
+        var bearer = try tokens.token(now: Int64(startedAtUnix))
+        var headers = headerBlock(configuration, bearer: bearer, expiration: expiration)
+        var path: [UInt8] = []
+
+        let cpuAtStart = threadCPUSeconds()
+        let start = monotonicNanos()
+        var metrics = RunMetrics(startNanos: start)
+        var next = 0
+        var nextProgress = start + progressIntervalNanos
+        var nextTokenCheck = start + 1_000_000_000
+        var completedAtLastProgress = 0
+        var drainDeadline: UInt64? = nil
+        var interrupted = false
+
+        while true {
+            var now = monotonicNanos()
+            if stop.isSet && drainDeadline == nil {
+                interrupted = true
+                drainDeadline = now + drainSeconds * 1_000_000_000
+            }
+            if now >= nextTokenCheck {
+                nextTokenCheck = now + 1_000_000_000
+                let current = try tokens.token(now: Int64(unixNow()))
+                if current != bearer {
+                    bearer = current
+                    headers = headerBlock(configuration, bearer: bearer, expiration: expiration)
+                }
+            }
+            while drainDeadline == nil && next < configuration.requests && client.idleSlots > 0 {
+                let body = try source.prepare(index: next, now: Int64(unixNow()), path: &path)
+                now = monotonicNanos()
+                try client.submit(
+                    tag: next,
+                    intendedAt: now,
+                    path: path,
+                    apnsID: (idBits.next(), idBits.next()),
+                    headers: headers,
+                    body: body
+                )
+                metrics.recordSent(now: now)
+                next += 1
+            }
+            if client.inFlight == 0 && (next >= configuration.requests || drainDeadline != nil) { break }
+            if let deadline = drainDeadline, now >= deadline {
+                metrics.recordAbandoned(client.inFlight, now: now)
+                break
+            }
+            client.step(timeoutMs: 20) { completion in
+                metrics.record(completion, now: monotonicNanos())
+            }
+            now = monotonicNanos()
+            if now >= nextProgress {
+                let completed = metrics.counts.completed
+                let interval = Double(now - nextProgress + progressIntervalNanos) / 1e9
+                progress(
+                    ProgressSnapshot(
+                        elapsedSeconds: metrics.elapsedSeconds(now: now),
+                        total: configuration.requests,
+                        counts: metrics.counts,
+                        recentRatePerSecond: Double(completed - completedAtLastProgress) / interval,
+                        p50Us: metrics.latency.valueAtPercentile(50),
+                        p99Us: metrics.latency.valueAtPercentile(99)
+                    )
+                )
+                completedAtLastProgress = completed
+                nextProgress = now + progressIntervalNanos
+            }
+        }
+        let end = monotonicNanos()
+        metrics.finish(now: end)
+        return RunResult(
+            configuration: configuration,
+            mode: .closedLoop,
+            startedAtUnix: startedAtUnix,
+            durationSeconds: metrics.elapsedSeconds(now: end),
+            counts: metrics.counts,
+            latency: metrics.latency,
+            rejectedByReason: metrics.rejectedByReason,
+            erroredByKind: metrics.erroredByKind,
+            perConnection: metrics.perConnection,
+            apnsIDMismatches: metrics.apnsIDMismatches,
+            timeline: metrics.timeline,
+            engineCPUSeconds: threadCPUSeconds() - cpuAtStart,
+            interrupted: interrupted
+        )
+    }
+
+    /// The headers every push of the run shares; rebuilt only when the provider token changes.
+    private static func headerBlock(
+        _ configuration: LoadConfiguration,
+        bearer: ProviderToken,
+        expiration: Int64
+    )
+        -> HeaderBlock
+    {
+        HeaderBlock(lines: [
+            "authorization: bearer \(bearer.jwt)",
+            "apns-push-type: \(PushType.liveactivity.rawValue)",
+            "apns-topic: \(configuration.topic)",
+            "apns-priority: \(configuration.priority)",
+            "apns-expiration: \(expiration)",
+            "content-type: application/json",
+        ])
+    }
+}
+
+/// A monotonic clock reading in nanoseconds.
+func monotonicNanos() -> UInt64 {
+    DispatchTime.now().uptimeNanoseconds
+}
+
+/// Wall-clock now, UNIX seconds.
+func unixNow() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_REALTIME, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+/// CPU time (user + system) of the calling thread, seconds.
+func threadCPUSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}

@@ -1,0 +1,22 @@
+/// How requests ended. Every request sent ends in exactly one of the four outcomes.
+public struct OutcomeCounts: Sendable, Equatable {
+    /// Requests handed to the transport.
+    public var sent = 0
+    /// Answered 200.
+    public var succeeded = 0
+    /// Answered with an HTTP error status (APNs rejected them).
+    public var rejected = 0
+    /// Failed below HTTP: connect, TLS, reset, protocol.
+    public var errored = 0
+    /// No answer within the request deadline.
+    public var timedOut = 0
+
+    /// Creates zero counts.
+    public init() {}
+
+    /// Requests that have ended so far.
+    public var completed: Int { succeeded + rejected + errored + timedOut }
+
+    /// Whether every sent request is accounted for: `sent == succeeded + rejected + errored + timed_out`.
+    public var isBalanced: Bool { sent == completed }
+}

@@ -1,0 +1,117 @@
+import Histogram
+import Transport
+import Wire
+
+/// Everything one worker measures during a run; turned into a `RunResult` at the end.
+///
+/// Latency is recorded in microseconds, three significant digits, from each request's intended
+/// send time to its completion, for requests that got an HTTP answer (transport failures and
+/// timeouts are counted, not timed).
+public struct RunMetrics {
+    /// Outcome totals.
+    public private(set) var counts = OutcomeCounts()
+    /// Latency of answered requests, microseconds.
+    public private(set) var latency = RunMetrics.makeHistogram(digits: .three)
+    /// Rejections by APNs reason (or `HTTP <status>` when the body had none).
+    public private(set) var rejectedByReason: [String: Int] = [:]
+    /// Transport failures by libcurl's description.
+    public private(set) var erroredByKind: [String: Int] = [:]
+    /// Requests answered on each connection, keyed by its local port.
+    public private(set) var perConnection: [Int: Int] = [:]
+    /// Answers whose `apns-id` did not echo the request's.
+    public private(set) var apnsIDMismatches = 0
+    /// The per-second series, closed seconds only until `finish`.
+    public private(set) var timeline: [SecondSample] = []
+
+    private var current = SecondSample(second: 0)
+    private var currentLatency = RunMetrics.makeHistogram(digits: .two)
+    private let startNanos: UInt64
+
+    /// Starts measuring at `startNanos` (a monotonic clock reading).
+    public init(startNanos: UInt64) {
+        self.startNanos = startNanos
+    }
+
+    /// Counts one request handed to the transport at `now`.
+    public mutating func recordSent(now: UInt64) {
+        advance(to: now)
+        counts.sent += 1
+        current.counts.sent += 1
+    }
+
+    /// Counts one completion observed at `now`.
+    public mutating func record(_ completion: PushCompletion, now: UInt64) {
+        advance(to: now)
+        switch completion.outcome {
+        case .response(let status, let body):
+            let micros = max(1, (now &- completion.intendedAt) / 1000)
+            latency.record(micros)
+            currentLatency.record(micros)
+            perConnection[completion.localPort, default: 0] += 1
+            if !completion.apnsIDEchoed { apnsIDMismatches += 1 }
+            if status == 200 {
+                counts.succeeded += 1
+                current.counts.succeeded += 1
+            } else {
+                counts.rejected += 1
+                current.counts.rejected += 1
+                let reason = APNsErrorBody(bytes: body)?.reason ?? "HTTP \(status)"
+                rejectedByReason[reason, default: 0] += 1
+            }
+        case .timedOut:
+            counts.timedOut += 1
+            current.counts.timedOut += 1
+        case .failed(let code, let message):
+            counts.errored += 1
+            current.counts.errored += 1
+            erroredByKind["curl \(code): \(message)", default: 0] += 1
+        }
+    }
+
+    /// Counts requests abandoned when a run was cut short as timed out, so none goes missing.
+    public mutating func recordAbandoned(_ count: Int, now: UInt64) {
+        advance(to: now)
+        counts.timedOut += count
+        current.counts.timedOut += count
+    }
+
+    /// Closes the last second.
+    public mutating func finish(now: UInt64) {
+        advance(to: now)
+        closeCurrentSecond()
+    }
+
+    /// Seconds since the start at `now`.
+    public func elapsedSeconds(now: UInt64) -> Double {
+        Double(now &- startNanos) / 1e9
+    }
+
+    private mutating func advance(to now: UInt64) {
+        let second = Int((now &- startNanos) / 1_000_000_000)
+        while current.second < second {
+            closeCurrentSecond()
+            current = SecondSample(second: current.second + 1)
+        }
+    }
+
+    private mutating func closeCurrentSecond() {
+        if currentLatency.totalCount > 0 {
+            current.p50Us = currentLatency.valueAtPercentile(50)
+            current.p99Us = currentLatency.valueAtPercentile(99)
+            current.maxUs = currentLatency.max
+        }
+        timeline.append(current)
+        currentLatency.reset()
+    }
+
+    /// A histogram from 1 µs that grows as needed (a stalled server can produce minutes).
+    static func makeHistogram(digits: SignificantDigits) -> Histogram<UInt64> {
+        var histogram = Histogram<UInt64>(
+            lowestDiscernibleValue: 1,
+            highestTrackableValue: 60_000_000,
+            numberOfSignificantValueDigits: digits
+        )
+        histogram.autoResize = true
+        return histogram
+    }
+}

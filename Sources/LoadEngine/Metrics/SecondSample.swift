@@ -1,0 +1,18 @@
+/// One second of a run: what was sent and what came back in it.
+public struct SecondSample: Sendable, Equatable {
+    /// Seconds since the run started (the sample covers [second, second + 1)).
+    public var second: Int
+    /// Requests sent and ended in this second.
+    public var counts = OutcomeCounts()
+    /// Median latency of responses that arrived in this second, microseconds (0 if none).
+    public var p50Us: UInt64 = 0
+    /// 99th-percentile latency of responses that arrived in this second, microseconds.
+    public var p99Us: UInt64 = 0
+    /// Largest latency in this second, microseconds.
+    public var maxUs: UInt64 = 0
+
+    /// Creates an empty sample for `second`.
+    public init(second: Int) {
+        self.second = second
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import LoadEngine
+
+/// The end-of-run table printed to stdout: the figures a person checks first, aligned.
+public enum SummaryTable {
+    /// Renders the table for `result`.
+    public static func render(_ result: RunResult, context: RunContext) -> String {
+        let latency = SummaryDocument.latencyPercentiles(result.latency)
+        let counts = result.counts
+        func ms(_ key: String) -> String { String(format: "%.2f ms", Double(latency[key] ?? 0) / 1000) }
+        var rows: [(String, String)] = [
+            ("run", "\(context.runID) (\(result.mode.rawValue), \(context.targetDescription))"),
+            ("sent", "\(counts.sent)"),
+            ("succeeded", "\(counts.succeeded)"),
+            ("rejected", "\(counts.rejected)" + reasons(result.rejectedByReason)),
+            ("errored", "\(counts.errored)" + reasons(result.erroredByKind)),
+            ("timed out", "\(counts.timedOut)"),
+            (
+                "accounting",
+                counts.isBalanced ? "balanced (sent = succeeded + rejected + errored + timed out)" : "UNBALANCED"
+            ),
+            ("duration", String(format: "%.2f s", result.durationSeconds)),
+            ("throughput", String(format: "%.0f req/s", result.throughputPerSecond)),
+            ("latency p50", ms("p50")),
+            ("latency p90", ms("p90")),
+            ("latency p99", ms("p99")),
+            ("latency p99.9", ms("p99_9")),
+            ("latency max", ms("max")),
+            (
+                "connections",
+                "\(result.perConnection.count) used of \(result.configuration.connections), "
+                    + "\(result.configuration.streamsPerConnection) streams each"
+            ),
+            (
+                "engine CPU",
+                String(format: "%.2f s, %.1f µs per request", result.engineCPUSeconds, result.engineCPUMicrosPerRequest)
+            ),
+        ]
+        if let server = context.serverCounts {
+            let check = ServerCheck(result: result, server: server)
+            rows.append(
+                (
+                    "mock's count",
+                    check.matches
+                        ? "\(server.pushes) answered, \(server.accepted) accepted: agrees with the client"
+                        : "DIFFERS: " + check.differences.joined(separator: "; ")
+                )
+            )
+        }
+        if result.interrupted { rows.append(("note", "interrupted: figures cover what was measured before the stop")) }
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
+            .joined(separator: "\n")
+    }
+
+    private static func reasons(_ counts: [String: Int]) -> String {
+        guard !counts.isEmpty else { return "" }
+        return " (" + counts.sorted { $0.value > $1.value }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            + ")"
+    }
+}

@@ -1,0 +1,28 @@
+/// A CSV table with a header row, written per RFC 4180 (fields with commas, quotes or line breaks
+/// are quoted, quotes doubled) so pandas and spreadsheets read it as written.
+public struct CSVTable {
+    /// Column names, each with its unit (`latency_us`, `completed_per_s`).
+    public let columns: [String]
+    private(set) var rows: [[String]] = []
+
+    /// Creates an empty table.
+    public init(columns: [String]) {
+        self.columns = columns
+    }
+
+    /// Adds a row; it must have one field per column.
+    public mutating func append(_ row: [String]) {
+        precondition(row.count == columns.count, "CSV row has \(row.count) fields for \(columns.count) columns")
+        rows.append(row)
+    }
+
+    /// The table as CSV text with CRLF line ends, as RFC 4180 specifies.
+    public var text: String {
+        ([columns] + rows).map { $0.map(Self.quoted).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+    }
+
+    private static func quoted(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

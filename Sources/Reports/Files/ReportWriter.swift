@@ -1,0 +1,92 @@
+import Foundation
+import Histogram
+import LoadEngine
+
+/// Writes a run's report folder: `summary.json`, `latency_percentiles.csv`, `timeseries.csv`
+/// and `report.html`.
+public enum ReportWriter {
+    /// The files written, for the closing message.
+    public struct Written: Sendable {
+        /// The report folder.
+        public let directory: String
+        /// The HTML report's path.
+        public let htmlPath: String
+    }
+
+    /// Writes the report for `result` into `<root>/<runID>/`.
+    ///
+    /// - Throws: `ReportError` naming the file and the system's reason (full disk, no
+    ///   permission); files already written stay.
+    public static func write(_ result: RunResult, context: RunContext, root: String) throws -> Written {
+        let directory = (root as NSString).appendingPathComponent(context.runID)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError(path: directory, underlying: error)
+        }
+        let summary = SummaryDocument.dictionary(result, context: context)
+        let json = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
+        try save(json, as: "summary.json", in: directory)
+        try save(Data(percentileTable(result.latency).text.utf8), as: "latency_percentiles.csv", in: directory)
+        try save(Data(timeseriesTable(result.timeline).text.utf8), as: "timeseries.csv", in: directory)
+        let html = HTMLReport(result: result, context: context).render()
+        try save(Data(html.utf8), as: "report.html", in: directory)
+        return Written(directory: directory, htmlPath: (directory as NSString).appendingPathComponent("report.html"))
+    }
+
+    /// The percentile spectrum as HdrHistogram prints it (5 ticks per half distance).
+    public static func percentileTable(_ histogram: Histogram<UInt64>) -> CSVTable {
+        var table = CSVTable(columns: [
+            "percentile", "latency_us", "count_at_or_below", "one_over_one_minus_percentile",
+        ])
+        guard histogram.totalCount > 0 else { return table }
+        for step in histogram.percentiles(ticksPerHalfDistance: 5) {
+            let fraction = step.percentileLevelIteratedTo / 100
+            let inverse = fraction < 1 ? String(format: "%.2f", 1 / (1 - fraction)) : "inf"
+            table.append([
+                String(format: "%.6f", step.percentileLevelIteratedTo), String(step.value),
+                String(step.totalCountToThisValue), inverse,
+            ])
+        }
+        return table
+    }
+
+    /// The per-second series.
+    public static func timeseriesTable(_ timeline: [SecondSample]) -> CSVTable {
+        var table = CSVTable(columns: [
+            "second", "sent", "succeeded", "rejected", "errored", "timed_out", "completed_per_s", "p50_us", "p99_us",
+            "max_us",
+        ])
+        for sample in timeline {
+            table.append(
+                [
+                    sample.second, sample.counts.sent, sample.counts.succeeded, sample.counts.rejected,
+                    sample.counts.errored, sample.counts.timedOut, sample.counts.completed,
+                ].map(String.init) + [sample.p50Us, sample.p99Us, sample.maxUs].map { String($0) }
+            )
+        }
+        return table
+    }
+
+    private static func save(_ data: Data, as name: String, in directory: String) throws {
+        let path = (directory as NSString).appendingPathComponent(name)
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw ReportError(path: path, underlying: error)
+        }
+    }
+}
+
+/// A report file could not be written.
+public struct ReportError: Error, CustomStringConvertible {
+    /// The file or folder.
+    public let path: String
+    /// The system's reason.
+    public let underlying: Error
+
+    public var description: String {
+        let reason = (underlying as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? "\(underlying)"
+        return "could not write \(path): \(reason)"
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Transport
+
+/// What a report says about where and how a run happened, beside what it measured.
+public struct RunContext: Sendable {
+    /// The run's identifier and folder name under `Reports/`.
+    public var runID: String
+    /// The command line, as typed.
+    public var commandLine: String
+    /// The target: `embedded mock`, a host, or `production`/`sandbox`.
+    public var targetDescription: String
+    /// The server's own counts, when the target is a PushBench mock.
+    public var serverCounts: ServerCounts?
+
+    /// Creates a context.
+    public init(runID: String, commandLine: String, targetDescription: String, serverCounts: ServerCounts? = nil) {
+        self.runID = runID
+        self.commandLine = commandLine
+        self.targetDescription = targetDescription
+        self.serverCounts = serverCounts
+    }
+
+    /// A sortable run identifier from the current UTC time, e.g. `20261121-204512-3f9a`.
+    public static func makeRunID(now: Date = Date()) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        let suffix = String(UInt16.random(in: 0...UInt16.max), radix: 16)
+        return formatter.string(from: now) + "-" + String(repeating: "0", count: 4 - suffix.count) + suffix
+    }
+
+    /// The machine, for `summary.json`: cores, memory, kernel and libcurl.
+    static var machine: [String: Any] {
+        var system = utsname()
+        uname(&system)
+        func text<T>(_ field: inout T) -> String {
+            withUnsafeBytes(of: &field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        return [
+            "cores": ProcessInfo.processInfo.activeProcessorCount,
+            "memory_bytes": ProcessInfo.processInfo.physicalMemory,
+            "kernel": text(&system.sysname) + " " + text(&system.release),
+            "arch": text(&system.machine),
+            "hostname": ProcessInfo.processInfo.hostName,
+            "libcurl": CurlLibrary.version,
+        ]
+    }
+}
+
+/// A mock server's own count of what it answered, to check a run's books against.
+public struct ServerCounts: Sendable, Equatable {
+    /// Pushes the server answered.
+    public var pushes: Int
+    /// Pushes it accepted.
+    public var accepted: Int
+    /// Pushes it rejected, by reason.
+    public var rejectedByReason: [String: Int]
+    /// TLS connections it accepted.
+    public var connections: Int
+
+    /// Creates counts.
+    public init(pushes: Int, accepted: Int, rejectedByReason: [String: Int], connections: Int) {
+        self.pushes = pushes
+        self.accepted = accepted
+        self.rejectedByReason = rejectedByReason
+        self.connections = connections
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Histogram
+import LoadEngine
+
+/// Builds `summary.json`: the machine-readable result every other tool (CI gates, `merge`,
+/// dashboards) reads. Its keys are documented in `Reports/README.md`; units are in the names.
+public enum SummaryDocument {
+    /// The schema version; bump it when a key changes meaning or disappears.
+    public static let schemaVersion = 1
+
+    /// The summary as a JSON-ready dictionary.
+    public static func dictionary(_ result: RunResult, context: RunContext) -> [String: Any] {
+        let configuration = result.configuration
+        var summary: [String: Any] = [
+            "schema_version": schemaVersion,
+            "run_id": context.runID,
+            "mode": result.mode.rawValue,
+            "interrupted": result.interrupted,
+            "started_at_unix_s": result.startedAtUnix,
+            "duration_s": result.durationSeconds,
+            "counts": [
+                "sent": result.counts.sent,
+                "succeeded": result.counts.succeeded,
+                "rejected": result.counts.rejected,
+                "errored": result.counts.errored,
+                "timed_out": result.counts.timedOut,
+            ],
+            "accounting_balanced": result.counts.isBalanced,
+            "rejected_by_reason": result.rejectedByReason,
+            "errored_by_kind": result.erroredByKind,
+            "throughput_per_s": result.throughputPerSecond,
+            "latency_us": latencyPercentiles(result.latency),
+            "latency_histogram_us": serialized(result.latency),
+            "connections": result.perConnection.sorted { $0.key < $1.key }.map {
+                ["local_port": $0.key, "answered": $0.value]
+            },
+            "apns_id_mismatches": result.apnsIDMismatches,
+            "engine_cpu_s": result.engineCPUSeconds,
+            "engine_cpu_us_per_request": result.engineCPUMicrosPerRequest,
+            "parameters": [
+                "command_line": context.commandLine,
+                "target": context.targetDescription,
+                "origin": configuration.origin,
+                "requests": configuration.requests,
+                "connections": configuration.connections,
+                "streams_per_connection": configuration.streamsPerConnection,
+                "request_timeout_ms": configuration.requestTimeoutMs,
+                "bundle_id": configuration.bundleID,
+                "topic": configuration.topic,
+                "priority": configuration.priority,
+                "expiration_s": configuration.expirationSeconds,
+                "seed": configuration.seed,
+                "tls_verify_peer": configuration.verifyPeer,
+            ],
+            "machine": RunContext.machine,
+        ]
+        if let server = context.serverCounts {
+            summary["server_counts"] = [
+                "pushes": server.pushes,
+                "accepted": server.accepted,
+                "rejected_by_reason": server.rejectedByReason,
+                "connections": server.connections,
+                "matches_client": ServerCheck(result: result, server: server).matches,
+            ]
+        }
+        return summary
+    }
+
+    /// The percentiles every reader wants, microseconds.
+    static func latencyPercentiles(_ histogram: Histogram<UInt64>) -> [String: UInt64] {
+        guard histogram.totalCount > 0 else {
+            return ["p50": 0, "p90": 0, "p95": 0, "p99": 0, "p99_9": 0, "max": 0]
+        }
+        return [
+            "p50": histogram.valueAtPercentile(50),
+            "p90": histogram.valueAtPercentile(90),
+            "p95": histogram.valueAtPercentile(95),
+            "p99": histogram.valueAtPercentile(99),
+            "p99_9": histogram.valueAtPercentile(99.9),
+            "max": histogram.max,
+        ]
+    }
+
+    /// The histogram as its non-empty buckets, `[value_us, count]`: exact, small, and mergeable
+    /// by recording each pair into another histogram with the same precision.
+    static func serialized(_ histogram: Histogram<UInt64>) -> [String: Any] {
+        [
+            "lowest_discernible_value": histogram.lowestDiscernibleValue,
+            "highest_trackable_value": histogram.highestTrackableValue,
+            "significant_digits": Int(histogram.numberOfSignificantValueDigits.rawValue),
+            "total_count": histogram.totalCount,
+            "buckets": histogram.recordedValues().map { [$0.value, UInt64($0.count)] },
+        ]
+    }
+}
+
+/// Compares the client's books with the mock's.
+public struct ServerCheck: Sendable {
+    /// The client's result.
+    public let result: RunResult
+    /// The server's counts.
+    public let server: ServerCounts
+
+    /// Creates a comparison.
+    public init(result: RunResult, server: ServerCounts) {
+        self.result = result
+        self.server = server
+    }
+
+    /// Whether both sides agree on answered, accepted and rejected pushes, reason by reason.
+    public var matches: Bool { differences.isEmpty }
+
+    /// Each disagreement in words, empty when the books agree.
+    public var differences: [String] {
+        var found: [String] = []
+        let answered = result.counts.succeeded + result.counts.rejected
+        if server.pushes != answered {
+            found.append("server answered \(server.pushes), client saw \(answered) answers")
+        }
+        if server.accepted != result.counts.succeeded {
+            found.append("server accepted \(server.accepted), client counted \(result.counts.succeeded) successes")
+        }
+        if server.rejectedByReason != result.rejectedByReason {
+            found.append(
+                "rejections by reason differ: server \(server.rejectedByReason), client \(result.rejectedByReason)"
+            )
+        }
+        return found
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import Histogram
+import LoadEngine
+
+/// `report.html`: one self-contained page (inline CSS and SVG, nothing fetched) that a person
+/// reads after a run: headline figures, the books, latency over time and its percentile
+/// spectrum, rejection reasons, connections, and the run's parameters.
+public struct HTMLReport {
+    /// The run.
+    public let result: RunResult
+    /// Where and how it ran.
+    public let context: RunContext
+
+    /// Creates a report.
+    public init(result: RunResult, context: RunContext) {
+        self.result = result
+        self.context = context
+    }
+
+    /// The page.
+    public func render() -> String {
+        let latency = SummaryDocument.latencyPercentiles(result.latency)
+        let counts = result.counts
+        func ms(_ micros: UInt64?) -> String { String(format: "%.2f ms", Double(micros ?? 0) / 1000) }
+        var html = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <title>PushBench run \(HTML.escape(context.runID))</title>
+            <style>
+            body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:960px;color:#1d1d1f;padding:0 16px}
+            h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+            .sub{color:#555}.cards{display:flex;flex-wrap:wrap;gap:10px;margin:16px 0}
+            .card{border:1px solid #ddd;border-radius:8px;padding:8px 14px;min-width:120px}
+            .card b{display:block;font-size:20px}.card span{color:#555;font-size:12px}
+            .ok{color:#1a7f37}.bad{color:#c62828}
+            table{border-collapse:collapse;margin:8px 0 16px;min-width:50%}caption{text-align:left;font-weight:600;padding:4px 0}
+            th,td{border-bottom:1px solid #eee;padding:3px 10px;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
+            svg{width:100%;height:auto;max-width:720px;display:block;margin:8px 0}
+            .axis{stroke:#333}.grid{stroke:#eee}.tick{font-size:11px;fill:#444}.label{font-size:12px;fill:#222}.title{font-size:13px;font-weight:600}
+            code{background:#f5f5f7;padding:1px 4px;border-radius:4px}
+            @media print{body{margin:0}.card{break-inside:avoid}}
+            </style></head><body>
+            <h1>PushBench run \(HTML.escape(context.runID))</h1>
+            <div class="sub">\(HTML.escape(context.targetDescription)) · \(HTML.escape(result.mode.rawValue.replacingOccurrences(of: "_", with: " "))) · started \(HTML.escape(Self.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s\(result.interrupted ? " · <b class=\"bad\">interrupted</b>" : "")</div>
+            <div class="cards">
+            <div class="card"><b>\(String(format: "%.0f", result.throughputPerSecond))</b><span>completed per second</span></div>
+            <div class="card"><b>\(ms(latency["p50"]))</b><span>p50 latency</span></div>
+            <div class="card"><b>\(ms(latency["p99"]))</b><span>p99 latency</span></div>
+            <div class="card"><b>\(ms(latency["p99_9"]))</b><span>p99.9 latency</span></div>
+            <div class="card"><b>\(ms(latency["max"]))</b><span>max latency</span></div>
+            <div class="card"><b>\(String(format: "%.1f µs", result.engineCPUMicrosPerRequest))</b><span>engine CPU per request</span></div>
+            </div>
+
+            """
+        html += "<h2>Outcomes</h2>"
+        html += HTML.table(
+            "Every request ends in exactly one outcome",
+            [
+                ("sent", "\(counts.sent)"), ("succeeded (200)", "\(counts.succeeded)"),
+                ("rejected (HTTP error)", "\(counts.rejected)"), ("errored (transport)", "\(counts.errored)"),
+                ("timed out", "\(counts.timedOut)"),
+            ],
+            headers: ("outcome", "requests")
+        )
+        html +=
+            counts.isBalanced
+            ? "<p class=\"ok\">sent = succeeded + rejected + errored + timed out: the books balance.</p>"
+            : "<p class=\"bad\">The books do not balance: \(counts.sent) sent, \(counts.completed) ended.</p>"
+        if let server = context.serverCounts {
+            let check = ServerCheck(result: result, server: server)
+            html +=
+                check.matches
+                ? "<p class=\"ok\">The mock's own count agrees: \(server.pushes) answered, \(server.accepted) accepted.</p>"
+                : "<p class=\"bad\">The mock's count differs: \(HTML.escape(check.differences.joined(separator: "; "))).</p>"
+        }
+        html += HTML.table(
+            "Rejections by reason",
+            result.rejectedByReason.sorted { $0.value > $1.value }.map { ($0.key, "\($0.value)") },
+            headers: ("reason", "requests")
+        )
+        html += HTML.table(
+            "Transport failures",
+            result.erroredByKind.sorted { $0.value > $1.value }.map { ($0.key, "\($0.value)") },
+            headers: ("failure", "requests")
+        )
+
+        html += "<h2>Over time</h2>"
+        html += LineChart(
+            title: "Completed requests per second",
+            xLabel: "seconds since start",
+            yLabel: "requests/s",
+            series: [
+                .init(
+                    name: "completed/s",
+                    color: "#0a66c2",
+                    points: result.timeline.map { (Double($0.second), Double($0.counts.completed)) }
+                )
+            ]
+        ).render()
+        let answered = result.timeline.filter { $0.p50Us > 0 }
+        html += LineChart(
+            title: "Latency per second (answered requests)",
+            xLabel: "seconds since start",
+            yLabel: "ms",
+            series: [
+                .init(
+                    name: "p50",
+                    color: "#1a7f37",
+                    points: answered.map { (Double($0.second), Double($0.p50Us) / 1000) }
+                ),
+                .init(
+                    name: "p99",
+                    color: "#c62828",
+                    points: answered.map { (Double($0.second), Double($0.p99Us) / 1000) }
+                ),
+            ]
+        ).render()
+
+        html += "<h2>Latency percentile spectrum</h2>"
+        html += "<p class=\"sub\">From each request's submission to its last response byte. The x axis is "
+        html += "log<sub>10</sub>(1/(1−p)), as HdrHistogram plots it, so the tail gets the room.</p>"
+        html += spectrumChart()
+        html += HTML.table(
+            "Latency percentiles",
+            [("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"), ("p99.9", "p99_9"), ("max", "max")].map {
+                ($0.0, ms(latency[$0.1]))
+            },
+            headers: ("percentile", "latency")
+        )
+
+        html += "<h2>Connections</h2>"
+        html += HTML.table(
+            "Answered requests per HTTP/2 connection (by local port)",
+            result.perConnection.sorted { $0.key < $1.key }.map { ("port \($0.key)", "\($0.value)") },
+            headers: ("connection", "requests")
+        )
+
+        let configuration = result.configuration
+        html += "<h2>Parameters</h2>"
+        html += HTML.table(
+            "This run",
+            [
+                ("command", context.commandLine), ("target", configuration.origin),
+                ("requests", "\(configuration.requests)"), ("connections", "\(configuration.connections)"),
+                ("streams per connection", "\(configuration.streamsPerConnection)"),
+                ("request timeout", "\(configuration.requestTimeoutMs) ms"), ("topic", configuration.topic),
+                ("priority", "\(configuration.priority)"), ("seed", "\(configuration.seed)"),
+                ("TLS verification", configuration.verifyPeer ? "on" : "off"),
+                ("engine CPU", String(format: "%.2f s", result.engineCPUSeconds)),
+                ("apns-id echo mismatches", "\(result.apnsIDMismatches)"),
+            ],
+            headers: ("parameter", "value")
+        )
+        html += "</body></html>\n"
+        return html
+    }
+
+    private func spectrumChart() -> String {
+        let points =
+            result.latency.totalCount == 0
+            ? []
+            : result.latency.percentiles(ticksPerHalfDistance: 5)
+                .filter { $0.percentileLevelIteratedTo < 100 }
+                .map { (x: log10(1 / (1 - $0.percentileLevelIteratedTo / 100)), y: Double($0.value) / 1000) }
+        var chart = LineChart(
+            title: "Latency by percentile",
+            xLabel: "percentile",
+            yLabel: "ms",
+            series: [.init(name: "latency", color: "#6a1b9a", points: points)]
+        )
+        chart.xTicks = [(0, "0%"), (1, "90%"), (2, "99%"), (3, "99.9%"), (4, "99.99%"), (5, "99.999%")]
+        return chart.render()
+    }
+
+    private static func utc(_ unix: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: Date(timeIntervalSince1970: unix))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// A small inline-SVG line chart: no scripts, no fonts to fetch, prints as drawn.
+struct LineChart {
+    struct Series {
+        let name: String
+        let color: String
+        let points: [(x: Double, y: Double)]
+    }
+
+    let title: String
+    let xLabel: String
+    let yLabel: String
+    let series: [Series]
+    /// Tick labels for the x axis at the given x positions; evenly spaced numbers when empty.
+    var xTicks: [(x: Double, label: String)] = []
+
+    private let width = 720.0
+    private let height = 260.0
+    private let left = 64.0
+    private let right = 16.0
+    private let top = 28.0
+    private let bottom = 44.0
+
+    func render() -> String {
+        let all = series.flatMap(\.points)
+        guard !all.isEmpty else {
+            return "<p class=\"empty\">\(HTML.escape(title)): no data.</p>"
+        }
+        let minX = all.map(\.x).min()!
+        let maxX = max(all.map(\.x).max()!, minX + 1e-9)
+        let maxY = max(all.map(\.y).max()!, 1e-9) * 1.1
+        let plotWidth = width - left - right
+        let plotHeight = height - top - bottom
+        func px(_ x: Double) -> Double { left + (x - minX) / (maxX - minX) * plotWidth }
+        func py(_ y: Double) -> Double { top + plotHeight - y / maxY * plotHeight }
+
+        var svg = """
+            <svg viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="\(HTML.escape(title))">
+            <text x="\(left)" y="18" class="title">\(HTML.escape(title))</text>
+            <line x1="\(left)" y1="\(top + plotHeight)" x2="\(width - right)" y2="\(top + plotHeight)" class="axis"/>
+            <line x1="\(left)" y1="\(top)" x2="\(left)" y2="\(top + plotHeight)" class="axis"/>
+
+            """
+        for step in 0...4 {
+            let value = maxY * Double(step) / 4
+            let y = py(value)
+            svg += "<line x1=\"\(left)\" y1=\(q(y)) x2=\"\(width - right)\" y2=\(q(y)) class=\"grid\"/>"
+            svg +=
+                "<text x=\"\(left - 6)\" y=\(q(y + 4)) class=\"tick\" text-anchor=\"end\">\(Self.format(value))</text>\n"
+        }
+        let ticks =
+            xTicks.isEmpty
+            ? (0...4).map { step -> (x: Double, label: String) in
+                let x = minX + (maxX - minX) * Double(step) / 4
+                return (x: x, label: Self.format(x))
+            } : xTicks.filter { $0.x >= minX && $0.x <= maxX }
+        for tick in ticks {
+            svg += "<text x=\(q(px(tick.x))) y=\"\(top + plotHeight + 16)\" class=\"tick\" text-anchor=\"middle\">"
+            svg += "\(HTML.escape(tick.label))</text>\n"
+        }
+        svg += "<text x=\(q(left + plotWidth / 2)) y=\"\(height - 6)\" class=\"label\" text-anchor=\"middle\">"
+        svg += "\(HTML.escape(xLabel))</text>\n"
+        svg += "<text x=\"14\" y=\(q(top + plotHeight / 2)) class=\"label\" text-anchor=\"middle\" "
+        svg += "transform=\"rotate(-90 14 \(Int(top + plotHeight / 2)))\">\(HTML.escape(yLabel))</text>\n"
+        for (index, line) in series.enumerated() {
+            let points = line.points.map { "\(q2(px($0.x))),\(q2(py($0.y)))" }.joined(separator: " ")
+            svg += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"1.8\" points=\"\(points)\"/>\n"
+            let legendX = width - right - 150
+            let legendY = top + 4 + Double(index) * 16
+            svg += "<rect x=\(q(legendX)) y=\(q(legendY)) width=\"12\" height=\"3\" fill=\"\(line.color)\"/>"
+            svg += "<text x=\(q(legendX + 18)) y=\(q(legendY + 5)) class=\"tick\">\(HTML.escape(line.name))</text>\n"
+        }
+        return svg + "</svg>"
+    }
+
+    private func q(_ value: Double) -> String { "\"\(q2(value))\"" }
+    private func q2(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    static func format(_ value: Double) -> String {
+        if value >= 10_000 { return String(format: "%.0fk", value / 1000) }
+        if value >= 100 { return String(format: "%.0f", value) }
+        if value >= 10 { return String(format: "%.1f", value) }
+        return String(format: "%.2f", value)
+    }
+}

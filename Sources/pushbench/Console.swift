@@ -1,0 +1,63 @@
+import LoadEngine
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes to the terminal. Progress and notices go to stderr so stdout carries only results.
+/// Writes go straight to the file descriptor: nothing waits in a buffer if the process is killed.
+enum Console {
+    static func out(_ line: String) {
+        write(STDOUT_FILENO, line + "\n")
+    }
+
+    static func err(_ line: String) {
+        write(STDERR_FILENO, line + "\n")
+    }
+
+    static func write(_ descriptor: Int32, _ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+}
+
+/// The live progress line: rewritten in place on a terminal, a plain line every 5 s otherwise
+/// (logs and CI output stay readable).
+struct ProgressDisplay {
+    private let isTerminal = Console.stderrIsTerminal
+    private var lastPlainLine = 0.0
+
+    mutating func show(_ snapshot: ProgressSnapshot) {
+        let counts = snapshot.counts
+        let percent = snapshot.total > 0 ? Double(counts.completed) * 100 / Double(snapshot.total) : 0
+        let failures = counts.rejected + counts.errored + counts.timedOut
+        let line = String(
+            format: "%6.1fs  %3.0f%%  sent %d  done %d  %7.0f req/s  p50 %.2f ms  p99 %.2f ms  errors %d",
+            snapshot.elapsedSeconds,
+            percent,
+            counts.sent,
+            counts.completed,
+            snapshot.recentRatePerSecond,
+            Double(snapshot.p50Us) / 1000,
+            Double(snapshot.p99Us) / 1000,
+            failures
+        )
+        if isTerminal {
+            Console.write(STDERR_FILENO, "\r\u{1B}[2K" + line)
+        } else if snapshot.elapsedSeconds - lastPlainLine >= 5 {
+            lastPlainLine = snapshot.elapsedSeconds
+            Console.err(line)
+        }
+    }
+
+    func finish() {
+        if isTerminal { Console.write(STDERR_FILENO, "\r\u{1B}[2K") }
+    }
+}

@@ -1,0 +1,25 @@
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns Ctrl-C (SIGINT) and SIGTERM into a call of `onInterrupt`, so a run can stop
+/// submitting, write what it measured and exit non-zero instead of dying mid-report. The
+/// handlers stay installed while the trap is alive.
+final class InterruptTrap {
+    private var sources: [DispatchSourceSignal] = []
+
+    init(onInterrupt: @escaping @Sendable () -> Void) {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler(handler: onInterrupt)
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// The exit status for a run that was interrupted (128 + SIGINT, the shell's convention).
+    static let interruptedStatus: Int32 = 130
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import MockAPNs
+import Wire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pushbench mock`: the mock APNs on its own, for curl, h2load or another sender.
+struct MockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mock",
+        abstract: "Run the mock APNs server (HTTP/2 over TLS, ALPN h2) until Ctrl-C.",
+        discussion: """
+            Answers `POST /3/device/<token>` as APNs does (the README lists the checks and their order) and `GET /stats` with its counters as JSON. Without --cert/--key it makes a self-signed \
+            certificate for localhost, 127.0.0.1 and ::1 in memory; --cert-out writes that certificate (public, \
+            no key) so clients can trust it:
+
+              pushbench mock --port 2197 --cert-out /tmp/mock.pem
+              curl --http2 --cacert /tmp/mock.pem https://127.0.0.1:2197/stats
+
+            Without --auth-key, provider tokens are checked for form only: a missing token gets 403 \
+            MissingProviderToken, a malformed one 403 InvalidProviderToken, and any well-formed ES256 token \
+            is accepted.
+            """
+    )
+
+    @Option(help: "Address to listen on (loopback by default).")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free one. 2197 is APNs' alternative port.")
+    var port = 2197
+
+    @Option(help: "TLS certificate chain (PEM). Needs --key.")
+    var cert: String?
+
+    @Option(name: .customLong("key"), help: "TLS private key (PEM) for --cert.")
+    var tlsKey: String?
+
+    @Option(name: .customLong("cert-out"), help: "Write the generated certificate (no key) here.")
+    var certOut: String?
+
+    @Option(name: .customLong("auth-key"), help: "Public key (PEM) or Apple .p8 whose provider tokens are accepted.")
+    var authKey: String?
+
+    @Option(name: .customLong("key-id"), help: "Key ID (kid) of --auth-key.")
+    var keyID: String?
+
+    @Option(name: .customLong("team-id"), help: "Team ID (iss) of --auth-key.")
+    var teamID: String?
+
+    @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS to advertise.")
+    var streams = 1000
+
+    @Option(help: "Event-loop threads.")
+    var threads = 1
+
+    func validate() throws {
+        if (cert == nil) != (tlsKey == nil) { throw ValidationError("--cert and --key go together") }
+        if authKey != nil && (keyID == nil || teamID == nil) {
+            throw ValidationError("--auth-key needs --key-id and --team-id")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard streams > 0, threads > 0 else { throw ValidationError("--streams and --threads must be at least 1") }
+    }
+
+    func run() throws {
+        signal(SIGPIPE, SIG_IGN)
+        var keys: [ProviderKey] = []
+        if let authKey, let keyID, let teamID {
+            keys.append(ProviderKey(keyID: keyID, teamID: teamID, publicKey: try KeyFile.verificationKey(authKey)))
+        }
+        var identity: TLSIdentity? = nil
+        if let cert, let tlsKey {
+            identity = TLSIdentity(
+                certificatePEM: try KeyFile.read(cert, what: "certificate"),
+                privateKeyPEM: try KeyFile.read(tlsKey, what: "TLS key")
+            )
+        }
+        let server: MockAPNsServer
+        do {
+            server = try MockAPNsServer.start(
+                MockAPNsConfiguration(
+                    host: host,
+                    port: port,
+                    identity: identity,
+                    keys: keys,
+                    maxConcurrentStreams: streams,
+                    threads: threads
+                )
+            )
+        } catch {
+            throw CommandLineError("the mock could not start: \(error)")
+        }
+        if let certOut {
+            do {
+                try Data(server.certificatePEM).write(to: URL(fileURLWithPath: certOut))
+            } catch {
+                server.shutdown()
+                throw CommandLineError("cannot write the certificate to \(certOut): \(error.localizedDescription)")
+            }
+        }
+        Console.out("mock APNs listening on https://\(host):\(server.port) (HTTP/2 over TLS 1.2+, ALPN h2 only)")
+        Console.out(
+            server.verifiesSignatures
+                ? "provider tokens: verifying ES256 signatures of key \(keyID ?? "") for team \(teamID ?? "")"
+                : "provider tokens: NOT verified (no --auth-key); any well-formed ES256 token is accepted"
+        )
+        if let certOut { Console.out("certificate written to \(certOut) (use curl --cacert \(certOut))") }
+        Console.out("counters: GET /stats · stop with Ctrl-C")
+
+        let trap = InterruptTrap { server.shutdown() }
+        try server.waitUntilClosed()
+        _ = trap
+        let stats = server.stats.snapshot()
+        Console.out(
+            "stopped: \(stats.pushes) pushes answered, \(stats.accepted) accepted, \(stats.connectionsAccepted) connections"
+        )
+    }
+}

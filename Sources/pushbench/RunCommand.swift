@@ -1,0 +1,201 @@
+import ArgumentParser
+import Foundation
+import LoadEngine
+import MockAPNs
+import Reports
+import Wire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pushbench run`: the main job.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Send Live Activity updates and measure latency, throughput and errors.",
+        discussion: """
+            Without --endpoint, an embedded mock APNs starts on a free loopback port (HTTP/2 over TLS with ALPN h2 \
+            and a self-signed certificate made in memory) and verifies every provider token against a P-256 key \
+            generated for this run. Each push goes to a synthetic 64-hex device token derived from --seed, as \
+            `POST /3/device/<token>` with apns-push-type liveactivity, topic <bundle-id>.push-type.liveactivity, \
+            and an `aps` payload of event `update`, timestamp, content-state, stale-date and (for goals) an alert.
+
+            Requests are multiplexed over --connections HTTP/2 connections with up to --streams streams each; \
+            a new request starts as soon as a stream is free (closed loop), and latency is measured from that \
+            moment to the last response byte. Progress goes to stderr; the summary to stdout; the report to \
+            <reports-dir>/<run-id>/ (summary.json, latency_percentiles.csv, timeseries.csv, report.html). \
+            Ctrl-C stops the run, writes what was measured and exits with status 130.
+            """
+    )
+
+    @Option(help: "Pushes to send, one per synthetic device.")
+    var requests = 100_000
+
+    @Option(help: "Most HTTP/2 connections to open.")
+    var connections = 4
+
+    @Option(help: "Most concurrent streams per connection (the server's SETTINGS may allow fewer).")
+    var streams = 100
+
+    @Option(name: .customLong("timeout-ms"), help: "Per-request deadline in milliseconds.")
+    var timeoutMs = 10_000
+
+    @Option(help: "Seed of the synthetic device tokens and match updates.")
+    var seed: UInt64 = 1
+
+    @Option(name: .customLong("bundle-id"), help: "App bundle ID; the topic is <bundle-id>.push-type.liveactivity.")
+    var bundleID = "com.example.pushbench"
+
+    @Option(help: "apns-priority: 10 (immediate, spends the device's budget), 5 or 1.")
+    var priority = 10
+
+    @Option(help: "Target as https://host:port (a mock started with `pushbench mock`). Default: an embedded mock.")
+    var endpoint: String?
+
+    @Option(
+        name: .customLong("ca-file"),
+        help: "PEM certificate(s) to trust for --endpoint instead of the system store."
+    )
+    var caFile: String?
+
+    @Flag(help: "Do not verify the --endpoint certificate (test servers only).")
+    var insecure = false
+
+    @Option(help: "Apple .p8 signing key (PKCS#8 PEM). Default: a P-256 key generated for this run.")
+    var key: String?
+
+    @Option(name: .customLong("key-id"), help: "Key ID (kid) of --key.")
+    var keyID: String?
+
+    @Option(name: .customLong("team-id"), help: "Team ID (iss) of --key.")
+    var teamID: String?
+
+    @Option(name: .customLong("reports-dir"), help: "Folder the report folder is written into.")
+    var reportsDir = "Reports"
+
+    @Option(name: .customLong("mock-threads"), help: "Event-loop threads of the embedded mock.")
+    var mockThreads = 1
+
+    static let generatedKeyID = "PBKEY00001"
+    static let generatedTeamID = "PBTEAM0001"
+
+    func validate() throws {
+        guard requests > 0 else { throw ValidationError("--requests must be at least 1") }
+        guard connections > 0, streams > 0 else {
+            throw ValidationError("--connections and --streams must be at least 1")
+        }
+        guard timeoutMs > 0 else { throw ValidationError("--timeout-ms must be positive") }
+        guard [1, 5, 10].contains(priority) else { throw ValidationError("--priority must be 1, 5 or 10") }
+        guard mockThreads > 0 else { throw ValidationError("--mock-threads must be at least 1") }
+        if key != nil && (keyID == nil || teamID == nil) {
+            throw ValidationError("--key needs --key-id and --team-id")
+        }
+        if let endpoint {
+            guard endpoint.hasPrefix("https://") else {
+                throw ValidationError("--endpoint must be an https:// URL (APNs speaks HTTP/2 over TLS only)")
+            }
+            guard !endpoint.contains("push.apple.com") else {
+                throw ValidationError(
+                    "this build sends synthetic device tokens only, which Apple's servers must not receive; "
+                        + "point --endpoint at a mock"
+                )
+            }
+        }
+    }
+
+    func run() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let stop = StopFlag()
+        let trap = InterruptTrap { stop.set() }
+        defer { _ = trap }
+        let signingKey = try key.map(KeyFile.signingKey) ?? ES256PrivateKey()
+        let kid = keyID ?? Self.generatedKeyID
+        let team = teamID ?? Self.generatedTeamID
+        let tokens = ProviderTokenCache(key: signingKey, keyID: kid, teamID: team)
+
+        var mock: MockAPNsServer? = nil
+        defer { mock?.shutdown() }
+        var load = LoadConfiguration(
+            origin: endpoint ?? "",
+            verifyPeer: !insecure,
+            requests: requests,
+            connections: connections,
+            streamsPerConnection: streams,
+            requestTimeoutMs: timeoutMs,
+            bundleID: bundleID,
+            priority: priority,
+            seed: seed
+        )
+        let target: String
+        if let endpoint {
+            load.origin = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+            load.trustedCertificatesPEM = try caFile.map { try KeyFile.read($0, what: "CA file") }
+            target = endpoint
+        } else {
+            let server = try startEmbeddedMock(
+                publicKey: ES256PublicKey(pem: signingKey.publicKeyPEM()),
+                keyID: kid,
+                teamID: team
+            )
+            mock = server
+            load.origin = "https://127.0.0.1:\(server.port)"
+            load.trustedCertificatesPEM = server.certificatePEM
+            target = "embedded mock"
+            Console.err(
+                "mock APNs on \(load.origin) (HTTP/2, TLS, ALPN h2, self-signed), verifying ES256 tokens of key \(kid)"
+            )
+        }
+        Console.err(
+            "sending \(requests) Live Activity updates over \(connections) connection(s) × \(streams) streams to \(load.origin)"
+        )
+
+        var display = ProgressDisplay()
+        let result: RunResult
+        do {
+            result = try LoadEngine.run(load, tokens: tokens, stop: stop) { display.show($0) }
+        } catch {
+            display.finish()
+            throw CommandLineError("the run could not start: \(error)")
+        }
+        display.finish()
+
+        let serverCounts = mock.map { server -> ServerCounts in
+            let snapshot = server.stats.snapshot()
+            return ServerCounts(
+                pushes: snapshot.pushes,
+                accepted: snapshot.accepted,
+                rejectedByReason: snapshot.rejectedByReason,
+                connections: snapshot.connectionsAccepted
+            )
+        }
+        let context = RunContext(
+            runID: RunContext.makeRunID(),
+            commandLine: CommandLine.arguments.joined(separator: " "),
+            targetDescription: target,
+            serverCounts: serverCounts
+        )
+        Console.out(SummaryTable.render(result, context: context))
+        do {
+            let written = try ReportWriter.write(result, context: context, root: reportsDir)
+            Console.out("report: \(written.htmlPath)")
+        } catch {
+            throw CommandLineError("\(error) (the summary above is complete)")
+        }
+        if result.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }
+        if !result.counts.isBalanced { throw CommandLineError("internal error: the run's books do not balance") }
+    }
+
+    private func startEmbeddedMock(publicKey: ES256PublicKey, keyID: String, teamID: String) throws -> MockAPNsServer {
+        do {
+            return try MockAPNsServer.start(
+                MockAPNsConfiguration(
+                    keys: [ProviderKey(keyID: keyID, teamID: teamID, publicKey: publicKey)],
+                    threads: mockThreads
+                )
+            )
+        } catch {
+            throw CommandLineError("the embedded mock APNs could not start: \(error)")
+        }
+    }
+}

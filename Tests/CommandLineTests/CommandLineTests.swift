@@ -1,0 +1,133 @@
+import Foundation
+import TestSupport
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `pushbench` binary as a user runs it: outputs, files, exit codes, and one-line errors.
+final class CommandLineTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private let pushbench = ExternalProgram.pushbench
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory()
+        XCTAssertTrue(
+            FileManager.default.isExecutableFile(atPath: pushbench.path),
+            "build pushbench first: \(pushbench.path)"
+        )
+    }
+
+    override func tearDown() {
+        directory.remove()
+    }
+
+    /// Asserts a failure that a user can read: non-zero exit, a short message, no crash report.
+    private func assertCleanFailure(
+        _ output: ExternalProgram.Output,
+        mentions: String,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
+        XCTAssertNotEqual(output.status, 0, file: file, line: line)
+        XCTAssertTrue(output.stderr.contains(mentions), "stderr: \(output.stderr)", file: file, line: line)
+        for crash in ["Fatal error", "Stack dump", "backtrace", "Current stack trace"] {
+            XCTAssertFalse(output.stderr.contains(crash), "stderr: \(output.stderr)", file: file, line: line)
+        }
+    }
+
+    func testRunWritesAReportAndPrintsASummary() throws {
+        let output = try pushbench.run(["run", "--requests", "400", "--reports-dir", directory.path])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertTrue(output.stdout.contains("balanced"), output.stdout)
+        XCTAssertTrue(output.stdout.contains("agrees with the client"), output.stdout)
+        XCTAssertTrue(output.stderr.contains("mock APNs on https://127.0.0.1:"), output.stderr)
+        let reportLine = try XCTUnwrap(output.stdout.split(separator: "\n").first { $0.hasPrefix("report: ") })
+        let html = String(reportLine.dropFirst("report: ".count))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: html))
+        let summaryPath = (html as NSString).deletingLastPathComponent + "/summary.json"
+        let summary = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryPath))) as? [String: Any]
+        )
+        XCTAssertEqual((summary["counts"] as? [String: Int])?["succeeded"], 400)
+        XCTAssertFalse(
+            try String(contentsOfFile: summaryPath, encoding: .utf8).contains("bearer"),
+            "no bearer token in reports"
+        )
+        XCTAssertFalse(output.stdout.contains("eyJ") || output.stderr.contains("eyJ"), "no JWT printed")
+    }
+
+    func testAMissingKeyFileIsOneClearLine() throws {
+        let output = try pushbench.run([
+            "run", "--key", directory.file("AuthKey_NOPE.p8"), "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ",
+        ])
+        assertCleanFailure(output, mentions: "AuthKey_NOPE.p8")
+        XCTAssertEqual(output.stderr.split(separator: "\n").count, 1, output.stderr)
+    }
+
+    func testAMalformedKeyFileIsRefusedWithoutEchoingIt() throws {
+        let path = try directory.write(
+            "AuthKey_BAD.p8",
+            Array("-----BEGIN PRIVATE KEY-----\nc2VjcmV0\n-----END PRIVATE KEY-----\n".utf8)
+        )
+        let output = try pushbench.run(["run", "--key", path, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"])
+        assertCleanFailure(output, mentions: "unusable")
+        XCTAssertFalse(output.stderr.contains("c2VjcmV0"), "the key file's contents are never printed")
+    }
+
+    func testAnUnknownOptionIsRefused() throws {
+        assertCleanFailure(try pushbench.run(["run", "--frobnicate"]), mentions: "--frobnicate")
+    }
+
+    func testAPortInUseIsOneClearLine() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && listen(listener, 1) == 0
+                    && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        XCTAssertTrue(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let output = try pushbench.run(["mock", "--port", String(port)], timeout: 30)
+        assertCleanFailure(output, mentions: "port \(port) on 127.0.0.1 is already in use")
+    }
+
+    func testCtrlCWritesWhatWasMeasuredAndExits130() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: pushbench.path)
+        process.arguments = ["run", "--requests", "50000000", "--reports-dir", directory.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 3)
+        kill(process.processIdentifier, SIGINT)
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertTrue(stdout.contains("interrupted"), stdout)
+        XCTAssertTrue(stdout.contains("balanced"), stdout)
+        let reports = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        XCTAssertEqual(reports.count, 1)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/" + reports[0] + "/summary.json"))
+    }
+
+    func testHelpExplainsTheDefaults() throws {
+        let output = try pushbench.run(["run", "--help"])
+        XCTAssertEqual(output.status, 0)
+        let words = output.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for text in [
+            "--requests", "(default: 100000)", "--connections", "embedded mock APNs starts", "Ctrl-C stops the run",
+        ] {
+            XCTAssertTrue(words.contains(text), "help lacks \(text)")
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import MockAPNs
+import TestSupport
+import Wire
+import XCTest
+
+/// The mock as a stranger's client sees it: curl over HTTP/2 and TLS, verifying the certificate.
+final class CurlAgainstMockTests: XCTestCase {
+    private var mock: MockFixture!
+    private var directory: TemporaryDirectory!
+    private var curl: ExternalProgram!
+    private let token = String(repeating: "0f", count: 32)
+
+    override func setUpWithError() throws {
+        curl = try XCTUnwrap(ExternalProgram.onPath("curl"), "curl is needed to test the mock with a real client")
+        mock = try MockFixture()
+        directory = try TemporaryDirectory()
+        try directory.write("ca.pem", mock.server.certificatePEM)
+    }
+
+    override func tearDown() {
+        directory.remove()
+        mock = nil
+    }
+
+    /// Runs curl against the mock and returns (status, http version, response headers, body).
+    private func request(
+        _ arguments: [String],
+        path: String
+    ) throws -> (status: String, version: String, headers: String, body: String) {
+        let headersFile = directory.file("headers-\(UUID().uuidString)")
+        let bodyFile = directory.file("body-\(UUID().uuidString)")
+        let output = try curl.run(
+            [
+                "-sS", "--cacert", directory.file("ca.pem"), "-D", headersFile, "-o", bodyFile, "-w",
+                "%{http_code} %{http_version}",
+            ]
+                + arguments + [mock.origin + path]
+        )
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let parts = output.stdout.split(separator: " ").map(String.init)
+        return (
+            parts.first ?? "", parts.last ?? "",
+            (try? String(contentsOfFile: headersFile, encoding: .utf8)) ?? "",
+            (try? String(contentsOfFile: bodyFile, encoding: .utf8)) ?? ""
+        )
+    }
+
+    private func pushHeaders(authorization: String?) -> [String] {
+        var headers = [
+            "apns-push-type: liveactivity", "apns-topic: com.example.app.push-type.liveactivity", "apns-priority: 10",
+            "apns-id: 0a1b2c3d-0000-4000-8000-000000000001",
+        ]
+        if let authorization { headers.append("authorization: " + authorization) }
+        return headers.flatMap { ["-H", $0] }
+    }
+
+    func testCurlGetsA200WithTheEchoedApnsID() throws {
+        let jwt = try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        let response = try request(
+            ["--http2"] + pushHeaders(authorization: "bearer " + jwt)
+                + ["--data", #"{"aps":{"timestamp":1,"event":"update","content-state":{"minute":1}}}"#],
+            path: "/3/device/" + token
+        )
+        XCTAssertEqual(response.status, "200")
+        XCTAssertEqual(response.version, "2")
+        XCTAssertTrue(
+            response.headers.lowercased().contains("apns-id: 0a1b2c3d-0000-4000-8000-000000000001"),
+            response.headers
+        )
+        XCTAssertEqual(response.body, "")
+    }
+
+    func testCurlWithoutATokenGets403MissingProviderTokenAsJSON() throws {
+        let response = try request(
+            ["--http2"] + pushHeaders(authorization: nil) + ["--data", "{}"],
+            path: "/3/device/" + token
+        )
+        XCTAssertEqual(response.status, "403")
+        XCTAssertTrue(response.headers.lowercased().contains("content-type: application/json"))
+        XCTAssertTrue(response.headers.lowercased().contains("apns-id: 0a1b2c3d-0000-4000-8000-000000000001"))
+        XCTAssertEqual(response.body, #"{"reason":"MissingProviderToken"}"#)
+    }
+
+    func testStatsAnswerAsJSON() throws {
+        _ = try request(["--http2"] + pushHeaders(authorization: nil) + ["--data", "{}"], path: "/3/device/" + token)
+        let response = try request(["--http2"], path: "/stats")
+        XCTAssertEqual(response.status, "200")
+        let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any])
+        XCTAssertEqual(stats["pushes"] as? Int, 1)
+        XCTAssertEqual(stats["rejected_by_reason"] as? [String: Int], ["MissingProviderToken": 1])
+    }
+
+    func testHTTP1IsRefused() throws {
+        let output = try curl.run(["-sS", "--http1.1", "--cacert", directory.file("ca.pem"), mock.origin + "/stats"])
+        XCTAssertNotEqual(output.status, 0, "an HTTP/1.1-only client must not get an answer")
+        let deadline = Date().addingTimeInterval(5)
+        while mock.server.stats.snapshot().connectionsRefusedWithoutH2 == 0 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(mock.server.stats.snapshot().connectionsRefusedWithoutH2, 1)
+    }
+
+    func testCertificateVerificationIsOn() throws {
+        let output = try curl.run(["-sS", "--http2", mock.origin + "/stats"])
+        XCTAssertEqual(
+            output.status,
+            60,
+            "without --cacert curl must refuse the self-signed certificate: \(output.stderr)"
+        )
+    }
+}

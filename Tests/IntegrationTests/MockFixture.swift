@@ -1,0 +1,51 @@
+import LoadEngine
+import MockAPNs
+import Wire
+
+/// A mock APNs on a free loopback port that trusts one freshly generated signing key.
+final class MockFixture {
+    static let keyID = "ABC123DEFG"
+    static let teamID = "DEF123GHIJ"
+
+    let signingKey: ES256PrivateKey
+    let server: MockAPNsServer
+
+    init(threads: Int = 1) throws {
+        signingKey = try ES256PrivateKey()
+        server = try MockAPNsServer.start(
+            MockAPNsConfiguration(
+                keys: [
+                    ProviderKey(
+                        keyID: Self.keyID,
+                        teamID: Self.teamID,
+                        publicKey: ES256PublicKey(pem: signingKey.publicKeyPEM())
+                    )
+                ],
+                threads: threads
+            )
+        )
+    }
+
+    deinit {
+        server.shutdown()
+    }
+
+    var origin: String { "https://127.0.0.1:\(server.port)" }
+
+    /// A token cache for the trusted key, or for `key` when given.
+    func tokens(signingWith key: ES256PrivateKey? = nil) -> ProviderTokenCache {
+        ProviderTokenCache(key: key ?? signingKey, keyID: Self.keyID, teamID: Self.teamID)
+    }
+
+    /// A load configuration aimed at this mock.
+    func load(requests: Int, connections: Int = 4, streams: Int = 50) -> LoadConfiguration {
+        LoadConfiguration(
+            origin: origin,
+            trustedCertificatesPEM: server.certificatePEM,
+            requests: requests,
+            connections: connections,
+            streamsPerConnection: streams,
+            requestTimeoutMs: 20_000
+        )
+    }
+}
