@@ -1,0 +1,31 @@
+# PushBench: the two commands of the README, and the checks CI runs.
+SWIFT ?= swift
+
+.PHONY: deps run test lint format build clean
+
+## Install the Debian packages PushBench needs (only the missing ones).
+deps:
+	@Scripts/install-deps.sh
+
+## Build release and run the main job: 100,000 Live Activity pushes against the embedded mock.
+run: deps
+	$(SWIFT) build -c release --product pushbench
+	.build/release/pushbench run
+
+## Check formatting, then build (warnings are errors) and run every test.
+test: deps lint
+	$(SWIFT) test
+
+## Fail on any formatting difference from .swift-format.
+lint:
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+
+## Rewrite sources in the committed style.
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+build: deps
+	$(SWIFT) build -c release --product pushbench
+
+clean:
+	rm -rf .build
