@@ -103,7 +103,7 @@ struct MockCommand: ParsableCommand {
         }
         Console.out("mock APNs listening on https://\(host):\(server.port) (HTTP/2 over TLS 1.2+, ALPN h2 only)")
         Console.out(
-            server.verifiesSignatures
+            server.verifier.verifiesSignatures
                 ? "provider tokens: verifying ES256 signatures of key \(keyID ?? "") for team \(teamID ?? "")"
                 : "provider tokens: NOT verified (no --auth-key); any well-formed ES256 token is accepted"
         )

@@ -30,6 +30,7 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(stats.accepted, result.counts.succeeded)
         XCTAssertEqual(stats.rejectedByReason, [:])
         XCTAssertEqual(stats.connectionsAccepted, result.perConnection.count)
+        XCTAssertEqual(mock.server.verifier.fullChecks, 1, "one token for the run, verified once")
     }
 
     func testTokensFromAnotherKeyAreRejectedAsInvalidProviderToken() throws {

@@ -36,9 +36,8 @@ final class ProviderTokenTests: XCTestCase {
         XCTAssertEqual(signature.count, 64, "JOSE wants raw r||s, not DER")
     }
 
-    func testSignatureVerifiesWithOpenSSLAndTamperingBreaksIt() throws {
-        let key = try ES256PrivateKey()
-        let publicKey = try ES256PublicKey(pem: key.publicKeyPEM())
+    /// A token signed with `key`, split into its signature and signing input.
+    private func signedToken(_ key: ES256PrivateKey) throws -> (signature: [UInt8], input: [UInt8]) {
         let token = try ProviderToken.sign(
             keyID: "ABC123DEFG",
             teamID: "DEF123GHIJ",
@@ -46,6 +45,13 @@ final class ProviderTokenTests: XCTestCase {
             with: key
         )
         let (_, _, signature, input) = try parts(token.jwt)
+        return (signature, input)
+    }
+
+    func testSignatureVerifiesWithOpenSSLAndTamperingBreaksIt() throws {
+        let key = try ES256PrivateKey()
+        let publicKey = try ES256PublicKey(pem: key.publicKeyPEM())
+        let (signature, input) = try signedToken(key)
         XCTAssertTrue(publicKey.verify(signature: signature, of: input))
 
         var tamperedInput = input
@@ -68,13 +74,7 @@ final class ProviderTokenTests: XCTestCase {
             "openssl is installed with libssl-dev's dependencies"
         )
         let key = try ES256PrivateKey()
-        let token = try ProviderToken.sign(
-            keyID: "ABC123DEFG",
-            teamID: "DEF123GHIJ",
-            issuedAt: 1_700_000_000,
-            with: key
-        )
-        let (_, _, signature, input) = try parts(token.jwt)
+        let (signature, input) = try signedToken(key)
         let publicKeyPath = try directory.write("public.pem", key.publicKeyPEM())
         let signaturePath = try directory.write("signature.der", XCTUnwrap(ES256Signature.der(fromRaw: signature)))
         let inputPath = try directory.write("input", input)

@@ -24,6 +24,7 @@ public final class ProviderTokenVerifier: Sendable {
 
     private let keys: [String: ProviderKey]
     private let verified = Mutex<[String: Identity]>([:])
+    private let checks = Atomic<Int>(0)
     private static let cacheLimit = 4096
 
     /// Creates a verifier for `keys`. With no keys, any well-formed ES256 token is accepted
@@ -34,6 +35,10 @@ public final class ProviderTokenVerifier: Sendable {
 
     /// Whether signatures are checked at all.
     public var verifiesSignatures: Bool { !keys.isEmpty }
+
+    /// How many tokens were parsed and checked in full (cache misses); a sender that reuses its
+    /// token, as it should, costs one per key and refresh, whatever the push count.
+    public var fullChecks: Int { checks.load(ordering: .relaxed) }
 
     /// The identity in `authorization`, or the reason APNs would refuse it at time `now`.
     public func verify(authorization: String?, now: Int64) -> Result<Identity, APNsReason> {
@@ -59,6 +64,7 @@ public final class ProviderTokenVerifier: Sendable {
 
     /// Parses and (with keys) verifies a compact JWS; `nil` for anything APNs would call invalid.
     private func check(_ jwt: String) -> Identity? {
+        checks.add(1, ordering: .relaxed)
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
             let headerBytes = Base64URL.decode(parts[0]),

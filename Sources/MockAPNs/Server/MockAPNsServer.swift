@@ -22,8 +22,8 @@ public final class MockAPNsServer: Sendable {
     public let certificatePEM: [UInt8]
     /// The server's counters.
     public let stats: MockStats
-    /// Whether provider-token signatures are verified (false when no keys were configured).
-    public let verifiesSignatures: Bool
+    /// Checks provider tokens, and counts how often it did so in full.
+    public let verifier: ProviderTokenVerifier
 
     private let group: MultiThreadedEventLoopGroup
     private let channel: Channel
@@ -85,7 +85,7 @@ public final class MockAPNsServer: Sendable {
                 port: channel.localAddress?.port ?? configuration.port,
                 certificatePEM: identity.certificatePEM,
                 stats: stats,
-                verifiesSignatures: verifier.verifiesSignatures,
+                verifier: verifier,
                 group: group,
                 channel: channel
             )
@@ -102,14 +102,14 @@ public final class MockAPNsServer: Sendable {
         port: Int,
         certificatePEM: [UInt8],
         stats: MockStats,
-        verifiesSignatures: Bool,
+        verifier: ProviderTokenVerifier,
         group: MultiThreadedEventLoopGroup,
         channel: Channel
     ) {
         self.port = port
         self.certificatePEM = certificatePEM
         self.stats = stats
-        self.verifiesSignatures = verifiesSignatures
+        self.verifier = verifier
         self.group = group
         self.channel = channel
     }

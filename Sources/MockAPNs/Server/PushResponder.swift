@@ -57,6 +57,7 @@ struct PushResponder: Sendable {
             JSONMember("accepted", .integer(Int64(snapshot.accepted))),
             JSONMember("rejected_by_reason", .object(reasons)),
             JSONMember("streams_reset_by_client", .integer(Int64(snapshot.streamsResetByClient))),
+            JSONMember("provider_token_full_checks", .integer(Int64(validator.verifier.fullChecks))),
         ])
         var bytes: [UInt8] = []
         JSONWriter.write(value, to: &bytes)

@@ -140,10 +140,7 @@ private func transferSlotWrite(
     _ count: Int,
     _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
-    guard let buffer, let userdata else { return 0 }
-    let slot = Unmanaged<TransferSlot>.fromOpaque(userdata).takeUnretainedValue()
-    slot.appendBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
-    return size * count
+    withSlot(userdata, buffer, size * count) { $0.appendBody($1) }
 }
 
 private func transferSlotHeader(
@@ -152,8 +149,21 @@ private func transferSlotHeader(
     _ count: Int,
     _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
+    withSlot(userdata, buffer, size * count) { $0.inspectHeader($1) }
+}
+
+/// Hands a libcurl data callback's bytes to the slot its userdata names; returns the byte count
+/// libcurl expects back (0 aborts the transfer).
+private func withSlot(
+    _ userdata: UnsafeMutableRawPointer?,
+    _ buffer: UnsafeMutablePointer<CChar>?,
+    _ length: Int,
+    _ body: (TransferSlot, UnsafeRawBufferPointer) -> Void
+) -> Int {
     guard let buffer, let userdata else { return 0 }
-    let slot = Unmanaged<TransferSlot>.fromOpaque(userdata).takeUnretainedValue()
-    slot.inspectHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
-    return size * count
+    body(
+        Unmanaged<TransferSlot>.fromOpaque(userdata).takeUnretainedValue(),
+        UnsafeRawBufferPointer(start: buffer, count: length)
+    )
+    return length
 }
