@@ -101,23 +101,55 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testCtrlCWritesWhatWasMeasuredAndExits130() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: pushbench.path)
-        process.arguments = ["run", "--requests", "50000000", "--reports-dir", directory.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: 3)
-        kill(process.processIdentifier, SIGINT)
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 130)
-        XCTAssertTrue(stdout.contains("interrupted"), stdout)
-        XCTAssertTrue(stdout.contains("balanced"), stdout)
+        let run = try RunningProgram(
+            pushbench,
+            ["run", "--requests", "50000000", "--reports-dir", directory.path],
+            captureStderr: true
+        )
+        XCTAssertNotNil(run.waitForLine(containing: "sending 50000000 Live Activity updates"), run.output)
+        Thread.sleep(forTimeInterval: 2)
+        run.interrupt()
+        XCTAssertEqual(run.waitForExit(), 130)
+        XCTAssertTrue(run.output.contains("interrupted"), run.output)
+        XCTAssertTrue(run.output.contains("balanced"), run.output)
         let reports = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         XCTAssertEqual(reports.count, 1)
         XCTAssertTrue(FileManager.default.fileExists(atPath: directory.path + "/" + reports[0] + "/summary.json"))
+    }
+
+    func testMockServesCurlWithAnAuthKeyAndStopsOnCtrlC() throws {
+        let curl = try XCTUnwrap(ExternalProgram.onPath("curl"))
+        let openssl = try XCTUnwrap(ExternalProgram.onPath("openssl"))
+        let p8 = directory.file("AuthKey_ABC123DEFG.p8")
+        XCTAssertEqual(
+            try openssl.run(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8]).status,
+            0
+        )
+        let certificate = directory.file("mock.pem")
+        let mock = try RunningProgram(
+            pushbench,
+            [
+                "mock", "--port", "0", "--cert-out", certificate, "--auth-key", p8, "--key-id", "ABC123DEFG",
+                "--team-id", "DEF123GHIJ",
+            ]
+        )
+        let listening = try XCTUnwrap(mock.waitForLine(containing: "listening on https://"), mock.output)
+        let origin = try XCTUnwrap(listening.split(separator: " ").first { $0.hasPrefix("https://") })
+        XCTAssertTrue(mock.output.contains("verifying ES256 signatures of key ABC123DEFG"), mock.output)
+
+        let unsigned = try curl.run([
+            "-sS", "--http2", "--cacert", certificate, "-w", " %{http_code}", "-H",
+            "apns-topic: a.push-type.liveactivity",
+            "-H", "apns-push-type: liveactivity", "--data", "{}",
+            "\(origin)/3/device/" + String(repeating: "a", count: 64),
+        ])
+        XCTAssertEqual(unsigned.stdout, #"{"reason":"MissingProviderToken"} 403"#, unsigned.stderr)
+        let stats = try curl.run(["-sS", "--http2", "--cacert", certificate, "\(origin)/stats"])
+        XCTAssertTrue(stats.stdout.contains(#""pushes":1"#), stats.stdout + stats.stderr)
+
+        mock.interrupt()
+        XCTAssertEqual(mock.waitForExit(), 0)
+        XCTAssertTrue(mock.output.contains("stopped: 1 pushes answered"), mock.output)
     }
 
     func testHelpExplainsTheDefaults() throws {
