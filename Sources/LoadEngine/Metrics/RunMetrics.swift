@@ -75,9 +75,10 @@ public struct RunMetrics {
         current.counts.timedOut += count
     }
 
-    /// Closes the last second.
+    /// Closes the last, usually partial, second.
     public mutating func finish(now: UInt64) {
         advance(to: now)
+        current.intervalSeconds = elapsedSeconds(now: now) - Double(current.second)
         closeCurrentSecond()
     }
 

@@ -1,7 +1,9 @@
 /// One second of a run: what was sent and what came back in it.
 public struct SecondSample: Sendable, Equatable {
-    /// Seconds since the run started (the sample covers [second, second + 1)).
+    /// Seconds since the run started; the sample covers [second, second + intervalSeconds).
     public var second: Int
+    /// How long the sample covers: 1, except for the run's last, partial second.
+    public var intervalSeconds = 1.0
     /// Requests sent and ended in this second.
     public var counts = OutcomeCounts()
     /// Median latency of responses that arrived in this second, microseconds (0 if none).
@@ -10,6 +12,12 @@ public struct SecondSample: Sendable, Equatable {
     public var p99Us: UInt64 = 0
     /// Largest latency in this second, microseconds.
     public var maxUs: UInt64 = 0
+
+    /// Requests that ended per second in this sample (counts divided by its real length, so the
+    /// last partial second does not look like a collapse).
+    public var completedPerSecond: Double {
+        intervalSeconds > 0 ? Double(counts.completed) / intervalSeconds : 0
+    }
 
     /// Creates an empty sample for `second`.
     public init(second: Int) {

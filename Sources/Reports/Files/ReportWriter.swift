@@ -54,15 +54,19 @@ public enum ReportWriter {
     /// The per-second series.
     public static func timeseriesTable(_ timeline: [SecondSample]) -> CSVTable {
         var table = CSVTable(columns: [
-            "second", "sent", "succeeded", "rejected", "errored", "timed_out", "completed_per_s", "p50_us", "p99_us",
-            "max_us",
+            "second", "interval_s", "sent", "succeeded", "rejected", "errored", "timed_out", "completed_per_s",
+            "p50_us",
+            "p99_us", "max_us",
         ])
         for sample in timeline {
+            let counts = sample.counts
             table.append(
-                [
-                    sample.second, sample.counts.sent, sample.counts.succeeded, sample.counts.rejected,
-                    sample.counts.errored, sample.counts.timedOut, sample.counts.completed,
-                ].map(String.init) + [sample.p50Us, sample.p99Us, sample.maxUs].map { String($0) }
+                [String(sample.second), String(format: "%.3f", sample.intervalSeconds)]
+                    + [counts.sent, counts.succeeded, counts.rejected, counts.errored, counts.timedOut].map {
+                        String($0)
+                    }
+                    + [String(format: "%.1f", sample.completedPerSecond)]
+                    + [sample.p50Us, sample.p99Us, sample.maxUs].map { String($0) }
             )
         }
         return table

@@ -93,7 +93,7 @@ public struct HTMLReport {
                 .init(
                     name: "completed/s",
                     color: "#0a66c2",
-                    points: result.timeline.map { (Double($0.second), Double($0.counts.completed)) }
+                    points: result.timeline.map { (Double($0.second), $0.completedPerSecond) }
                 )
             ]
         ).render()

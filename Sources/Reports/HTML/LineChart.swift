@@ -29,7 +29,8 @@ struct LineChart {
         }
         let minX = all.map(\.x).min()!
         let maxX = max(all.map(\.x).max()!, minX + 1e-9)
-        let maxY = max(all.map(\.y).max()!, 1e-9) * 1.1
+        let yStep = Self.niceStep(max(all.map(\.y).max()!, 1e-9) / 4)
+        let maxY = (max(all.map(\.y).max()!, 1e-9) / yStep).rounded(.up) * yStep
         let plotWidth = width - left - right
         let plotHeight = height - top - bottom
         func px(_ x: Double) -> Double { left + (x - minX) / (maxX - minX) * plotWidth }
@@ -42,18 +43,17 @@ struct LineChart {
             <line x1="\(left)" y1="\(top)" x2="\(left)" y2="\(top + plotHeight)" class="axis"/>
 
             """
-        for step in 0...4 {
-            let value = maxY * Double(step) / 4
+        for value in stride(from: 0, through: maxY + yStep / 2, by: yStep) {
             let y = py(value)
             svg += "<line x1=\"\(left)\" y1=\(q(y)) x2=\"\(width - right)\" y2=\(q(y)) class=\"grid\"/>"
             svg +=
                 "<text x=\"\(left - 6)\" y=\(q(y + 4)) class=\"tick\" text-anchor=\"end\">\(Self.format(value))</text>\n"
         }
+        let xStep = Self.niceStep((maxX - minX) / 4)
         let ticks =
             xTicks.isEmpty
-            ? (0...4).map { step -> (x: Double, label: String) in
-                let x = minX + (maxX - minX) * Double(step) / 4
-                return (x: x, label: Self.format(x))
+            ? stride(from: (minX / xStep).rounded(.up) * xStep, through: maxX, by: xStep).map {
+                (x: $0, label: Self.format($0))
             } : xTicks.filter { $0.x >= minX && $0.x <= maxX }
         for tick in ticks {
             svg += "<text x=\(q(px(tick.x))) y=\"\(top + plotHeight + 16)\" class=\"tick\" text-anchor=\"middle\">"
@@ -77,10 +77,20 @@ struct LineChart {
     private func q(_ value: Double) -> String { "\"\(q2(value))\"" }
     private func q2(_ value: Double) -> String { String(format: "%.1f", value) }
 
+    /// The round step (1, 2, 2.5 or 5 times a power of ten) nearest above `raw`, so ticks fall
+    /// on values a reader can add up.
+    static func niceStep(_ raw: Double) -> Double {
+        let magnitude = pow(10, floor(log10(raw)))
+        let normalized = raw / magnitude
+        let nice: Double =
+            normalized <= 1 ? 1 : normalized <= 2 ? 2 : normalized <= 2.5 ? 2.5 : normalized <= 5 ? 5 : 10
+        return nice * magnitude
+    }
+
+    /// A tick label: thousands as `k`, no decimals a round value does not need.
     static func format(_ value: Double) -> String {
-        if value >= 10_000 { return String(format: "%.0fk", value / 1000) }
-        if value >= 100 { return String(format: "%.0f", value) }
-        if value >= 10 { return String(format: "%.1f", value) }
-        return String(format: "%.2f", value)
+        if value >= 10_000 { return String(format: "%gk", value / 1000) }
+        if value == value.rounded() { return String(format: "%.0f", value) }
+        return String(format: "%g", (value * 1000).rounded() / 1000)
     }
 }
