@@ -14,7 +14,7 @@ run: deps
 
 ## Check formatting, then build (warnings are errors) and run every test.
 test: deps lint
-	$(SWIFT) test
+	$(SWIFT) test --disable-swift-testing
 
 ## Fail on any formatting difference from .swift-format.
 lint:
