@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "Reports",
             dependencies: [
-                "LoadEngine",
+                "LoadEngine", "Transport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict

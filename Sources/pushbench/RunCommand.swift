@@ -156,7 +156,7 @@ struct RunCommand: ParsableCommand {
             result = try LoadEngine.run(load, tokens: tokens, stop: stop) { display.show($0) }
         } catch {
             display.finish()
-            throw CommandLineError("the run could not start: \(error)")
+            throw CommandLineError("the run failed: \(error)")
         }
         display.finish()
 
