@@ -58,6 +58,14 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(output.stdout.contains("eyJ") || output.stderr.contains("eyJ"), "no JWT printed")
     }
 
+    func testAnUnwritableReportFolderStillPrintsTheSummaryAndFails() throws {
+        let blocker = try directory.write("not-a-folder", Array("x".utf8))
+        let output = try pushbench.run(["run", "--requests", "200", "--reports-dir", blocker + "/reports"])
+        assertCleanFailure(output, mentions: "could not write")
+        XCTAssertTrue(output.stderr.contains("the summary above is complete"), output.stderr)
+        XCTAssertTrue(output.stdout.contains("succeeded      200"), output.stdout)
+    }
+
     func testAMissingKeyFileIsOneClearLine() throws {
         let output = try pushbench.run([
             "run", "--key", directory.file("AuthKey_NOPE.p8"), "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ",

@@ -90,7 +90,16 @@ public struct ReportError: Error, CustomStringConvertible {
     public let underlying: Error
 
     public var description: String {
-        let reason = (underlying as NSError).userInfo[NSUnderlyingErrorKey].map { "\($0)" } ?? "\(underlying)"
-        return "could not write \(path): \(reason)"
+        "could not write \(path): \(reason)"
+    }
+
+    /// The system's words for the POSIX error inside Foundation's wrapping ("No space left on
+    /// device", "Not a directory"), or Foundation's own description when there is none.
+    private var reason: String {
+        var error = underlying as NSError
+        while error.domain != NSPOSIXErrorDomain, let inner = error.userInfo[NSUnderlyingErrorKey] as? any Error {
+            error = inner as NSError
+        }
+        return error.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32(error.code))) : "\(underlying)"
     }
 }
