@@ -85,7 +85,10 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testAnUnknownOptionIsRefused() throws {
-        assertCleanFailure(try pushbench.run(["run", "--frobnicate"]), mentions: "--frobnicate")
+        let output = try pushbench.run(["run", "--frobnicate"])
+        assertCleanFailure(output, mentions: "--frobnicate")
+        XCTAssertEqual(output.stderr.split(separator: "\n").count, 1, output.stderr)
+        XCTAssertTrue(output.stderr.contains("see 'pushbench run --help'"), output.stderr)
     }
 
     func testAPortInUseIsOneClearLine() throws {
