@@ -81,7 +81,7 @@ public final class HTTP2PushClient {
     }
 
     deinit {
-        for slot in slots where !idle.contains(where: { $0 === slot }) {
+        for slot in slots where slot.isInFlight {
             curl_multi_remove_handle(multi, slot.easy)
         }
         slots.removeAll()
@@ -114,6 +114,7 @@ public final class HTTP2PushClient {
             idle.append(slot)
             throw TransportError.setup("could not start a transfer: \(curlMessage(code))")
         }
+        slot.isInFlight = true
     }
 
     /// Moves bytes, hands every finished request to `onCompletion`, then waits up to `timeoutMs`

@@ -7,6 +7,8 @@ import Wire
 /// header node live here, at fixed addresses, from `prepare` until `finish`.
 final class TransferSlot {
     let easy: UnsafeMutableRawPointer
+    /// Whether the handle is in the multi handle (between a successful add and `finish`).
+    var isInFlight = false
     private var bodyStorage: UnsafeMutableRawBufferPointer
     private let idLine: UnsafeMutablePointer<CChar>
     private let idNode: UnsafeMutablePointer<curl_slist>
@@ -31,27 +33,27 @@ final class TransferSlot {
         idNode.initialize(to: curl_slist(data: idLine, next: nil))
 
         let me = Unmanaged.passUnretained(self).toOpaque()
-        var ok = true
-        ok = ok && pb_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)) == CURLE_OK
-        ok = ok && pb_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) == CURLE_OK
-        ok = ok && pb_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1) == CURLE_OK
-        ok = ok && pb_easy_setopt_long(easy, CURLOPT_POST, 1) == CURLE_OK
-        ok = ok && pb_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, configuration.requestTimeoutMs) == CURLE_OK
-        ok = ok && pb_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeoutMs) == CURLE_OK
-        ok = ok && pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, configuration.verifyPeer ? 1 : 0) == CURLE_OK
-        ok = ok && pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, configuration.verifyPeer ? 2 : 0) == CURLE_OK
-        ok = ok && pb_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me) == CURLE_OK
-        ok = ok && pb_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me) == CURLE_OK
-        ok = ok && pb_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, transferSlotWrite) == CURLE_OK
-        ok = ok && pb_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me) == CURLE_OK
-        ok = ok && pb_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, transferSlotHeader) == CURLE_OK
+        let verify = configuration.verifyPeer
+        try check(pb_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP_VERSION 2TLS")
+        try check(pb_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
+        try check(pb_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
+        try check(pb_easy_setopt_long(easy, CURLOPT_POST, 1), "POST")
+        try check(pb_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, configuration.requestTimeoutMs), "TIMEOUT_MS")
+        try check(
+            pb_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeoutMs),
+            "CONNECTTIMEOUT_MS"
+        )
+        try check(pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, verify ? 1 : 0), "SSL_VERIFYPEER")
+        try check(pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, verify ? 2 : 0), "SSL_VERIFYHOST")
+        try check(pb_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me), "PRIVATE")
+        try check(pb_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
+        try check(pb_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, transferSlotWrite), "WRITEFUNCTION")
+        try check(pb_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), "HEADERDATA")
+        try check(pb_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, transferSlotHeader), "HEADERFUNCTION")
         if let pem = configuration.trustedCertificatesPEM {
-            ok =
-                ok
-                && pem.withUnsafeBytes { pb_easy_setopt_blob(easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }
-                    == CURLE_OK
+            let code = pem.withUnsafeBytes { pb_easy_setopt_blob(easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }
+            try check(code, "CAINFO_BLOB")
         }
-        guard ok else { throw TransportError.setup("libcurl refused an option (is it built with HTTP/2 and TLS?)") }
     }
 
     deinit {
@@ -82,6 +84,7 @@ final class TransferSlot {
     }
 
     func finish(result: CURLcode) -> PushCompletion {
+        isInFlight = false
         var port = 0
         _ = pb_easy_getinfo_long(easy, CURLINFO_LOCAL_PORT, &port)
         let outcome: TransferOutcome
@@ -127,6 +130,13 @@ final class TransferSlot {
     fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) {
         let room = Self.maxResponseBody - responseBody.count
         if room > 0 { responseBody.append(contentsOf: bytes.prefix(room)) }
+    }
+}
+
+/// Turns a refused libcurl option into an error that names it.
+private func check(_ code: CURLcode, _ option: String) throws(TransportError) {
+    guard code == CURLE_OK else {
+        throw TransportError.setup("libcurl refused CURLOPT_\(option): \(curlMessage(code))")
     }
 }
 
