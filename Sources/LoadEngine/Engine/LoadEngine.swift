@@ -1,6 +1,7 @@
 import Dispatch
 import Transport
 import Wire
+import Workload
 
 #if canImport(Glibc)
 import Glibc
@@ -38,7 +39,10 @@ public enum LoadEngine {
             )
         )
         var source = LiveActivityPushSource(seed: configuration.seed, count: configuration.requests)
-        var idBits = SystemRandomNumberGenerator()
+        // apns-id bits: seeded once from the system, then no syscall per request (the system
+        // generator costs a getrandom(2) per call). SplitMix64's outputs do not repeat within 2^64.
+        var system = SystemRandomNumberGenerator()
+        var idBits = SplitMix64(seed: system.next())
         let startedAtUnix = unixNow()
         let expiration = Int64(startedAtUnix) + configuration.expirationSeconds
         var bearer = try tokens.token(now: Int64(startedAtUnix))
