@@ -50,8 +50,14 @@ struct MockCommand: ParsableCommand {
     @Option(name: .customLong("team-id"), help: "Team ID (iss) of --auth-key.")
     var teamID: String?
 
-    @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS to advertise.")
+    @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS after a connection's first valid provider token.")
     var streams = 1000
+
+    @Option(
+        name: .customLong("streams-before-token"),
+        help: "The limit a new connection starts with, as APNs does with token auth (set it to --streams to skip)."
+    )
+    var streamsBeforeToken = 1
 
     @Option(help: "Event-loop threads.")
     var threads = 1
@@ -62,7 +68,9 @@ struct MockCommand: ParsableCommand {
             throw ValidationError("--auth-key needs --key-id and --team-id")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
-        guard streams > 0, threads > 0 else { throw ValidationError("--streams and --threads must be at least 1") }
+        guard streams > 0, threads > 0, streamsBeforeToken > 0 else {
+            throw ValidationError("--streams, --streams-before-token and --threads must be at least 1")
+        }
     }
 
     func run() throws {
@@ -87,6 +95,7 @@ struct MockCommand: ParsableCommand {
                     identity: identity,
                     keys: keys,
                     maxConcurrentStreams: streams,
+                    streamsBeforeToken: streamsBeforeToken,
                     threads: threads
                 )
             )

@@ -44,7 +44,7 @@ final class PushRequestValidatorTests: XCTestCase {
         return InboundPush(method: method, path: path ?? "/3/device/" + token, headers: headers, bodyLength: body)
     }
 
-    private func reason(_ push: InboundPush) -> APNsReason? { validator.rejection(of: push, now: now) }
+    private func reason(_ push: InboundPush) -> APNsReason? { validator.verdict(on: push, now: now).rejection }
 
     func testAcceptsAWellFormedLiveActivityPush() {
         XCTAssertNil(reason(push()))
@@ -80,9 +80,20 @@ final class PushRequestValidatorTests: XCTestCase {
         XCTAssertEqual(reason(push(path: "/3/device/xyz", body: 0)), .badDeviceToken)
     }
 
+    func testVerdictSaysWhetherTheTokenWasValid() {
+        XCTAssertTrue(validator.verdict(on: push(), now: now).tokenVerified)
+        XCTAssertEqual(
+            validator.verdict(on: push(body: 0), now: now),
+            .init(rejection: .payloadEmpty, tokenVerified: true),
+            "a later check may reject a push whose token was valid"
+        )
+        XCTAssertFalse(validator.verdict(on: push(replacing: ["authorization": nil]), now: now).tokenVerified)
+        XCTAssertFalse(validator.verdict(on: push(method: "GET"), now: now).tokenVerified, "never reached the token")
+    }
+
     func testTokenLengthIsConfigurable() {
         let short = PushRequestValidator(verifier: validator.verifier, tokenHexLength: 8)
-        XCTAssertNil(short.rejection(of: push(path: "/3/device/0123abcd"), now: now))
-        XCTAssertEqual(short.rejection(of: push(), now: now), .badDeviceToken)
+        XCTAssertNil(short.verdict(on: push(path: "/3/device/0123abcd"), now: now).rejection)
+        XCTAssertEqual(short.verdict(on: push(), now: now).rejection, .badDeviceToken)
     }
 }

@@ -13,8 +13,12 @@ public struct MockAPNsConfiguration: Sendable {
     public var keys: [ProviderKey]
     /// Device-token length in hex digits.
     public var tokenHexLength: Int
-    /// `SETTINGS_MAX_CONCURRENT_STREAMS`; APNs was last seen sending 1000.
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS` after a connection's first valid provider token; APNs
+    /// was last seen sending 1000.
     public var maxConcurrentStreams: Int
+    /// The limit a new connection starts with, until its first valid token: 1, as APNs does with
+    /// token authentication. Set it to `maxConcurrentStreams` to skip the one-stream start.
+    public var streamsBeforeToken: Int
     /// Event-loop threads.
     public var threads: Int
     /// The server's idea of now, UNIX seconds; tests move it to expire tokens.
@@ -28,6 +32,7 @@ public struct MockAPNsConfiguration: Sendable {
         keys: [ProviderKey] = [],
         tokenHexLength: Int = 64,
         maxConcurrentStreams: Int = 1000,
+        streamsBeforeToken: Int = 1,
         threads: Int = 1,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
@@ -37,6 +42,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.keys = keys
         self.tokenHexLength = tokenHexLength
         self.maxConcurrentStreams = maxConcurrentStreams
+        self.streamsBeforeToken = streamsBeforeToken
         self.threads = threads
         self.clock = clock
     }

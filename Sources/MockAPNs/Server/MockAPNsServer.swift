@@ -66,13 +66,22 @@ public final class MockAPNsServer: Sendable {
                         }
                         stats.update { $0.connectionsOpen += 1 }
                         channel.closeFuture.whenComplete { _ in stats.update { $0.connectionsOpen -= 1 } }
+                        let connection = NIOLoopBoundBox(
+                            ConnectionState(
+                                streamsAfterToken: configuration.maxConcurrentStreams,
+                                raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams
+                            ),
+                            eventLoop: channel.eventLoop
+                        )
                         return channel.configureHTTP2Pipeline(
                             mode: .server,
                             connectionConfiguration: connectionConfiguration,
                             streamConfiguration: streamConfiguration
                         ) { stream in
                             stream.eventLoop.makeCompletedFuture {
-                                try stream.pipeline.syncOperations.addHandler(PushStreamHandler(responder: responder))
+                                try stream.pipeline.syncOperations.addHandler(
+                                    PushStreamHandler(responder: responder, connection: connection)
+                                )
                             }
                         }.map { _ in }
                     }
@@ -128,7 +137,8 @@ public final class MockAPNsServer: Sendable {
     }
 
     /// APNs' SETTINGS as last observed (`../shared/reference/APNS.md` §1.8): header table 4096,
-    /// initial window 65535, max frame 16384, max header list 8000.
+    /// initial window 65535, max frame 16384, max header list 8000, and one stream until the
+    /// first valid provider token (`ConnectionState` raises it).
     private static func connectionConfiguration(
         _ configuration: MockAPNsConfiguration
     )
@@ -137,7 +147,10 @@ public final class MockAPNsServer: Sendable {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = [
             HTTP2Setting(parameter: .headerTableSize, value: 4096),
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maxConcurrentStreams),
+            HTTP2Setting(
+                parameter: .maxConcurrentStreams,
+                value: min(configuration.streamsBeforeToken, configuration.maxConcurrentStreams)
+            ),
             HTTP2Setting(parameter: .initialWindowSize, value: 65535),
             HTTP2Setting(parameter: .maxFrameSize, value: 16384),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),

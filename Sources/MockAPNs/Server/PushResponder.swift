@@ -6,11 +6,13 @@ struct PushResponder: Sendable {
     let stats: MockStats
     let clock: @Sendable () -> Int64
 
-    /// An answer: status, headers after `:status`, and a body for errors.
+    /// An answer: status, headers after `:status`, a body for errors, and whether the request
+    /// carried a valid provider token.
     struct Answer {
         var status: Int
         var headers: [(String, String)]
         var body: [UInt8]?
+        var tokenVerified = false
     }
 
     func answer(_ push: InboundPush) -> Answer {
@@ -20,12 +22,13 @@ struct PushResponder: Sendable {
         let now = clock()
         let requestID = push.header("apns-id").flatMap { APNsID.isValid(Array($0.utf8)) ? $0 : nil }
         let apnsID = requestID ?? APNsID.random()
-        guard let reason = validator.rejection(of: push, now: now) else {
+        let verdict = validator.verdict(on: push, now: now)
+        guard let reason = verdict.rejection else {
             stats.update {
                 $0.pushes += 1
                 $0.accepted += 1
             }
-            return Answer(status: 200, headers: [("apns-id", apnsID)], body: nil)
+            return Answer(status: 200, headers: [("apns-id", apnsID)], body: nil, tokenVerified: true)
         }
         stats.update {
             $0.pushes += 1
@@ -40,7 +43,8 @@ struct PushResponder: Sendable {
         return Answer(
             status: reason.status,
             headers: [("apns-id", apnsID), ("content-type", "application/json")],
-            body: body
+            body: body,
+            tokenVerified: verdict.tokenVerified
         )
     }
 

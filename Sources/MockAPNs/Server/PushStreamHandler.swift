@@ -12,11 +12,13 @@ final class PushStreamHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTP2Frame.FramePayload
 
     private let responder: PushResponder
+    private let connection: NIOLoopBoundBox<ConnectionState>
     private var request: InboundPush?
     private var answered = false
 
-    init(responder: PushResponder) {
+    init(responder: PushResponder, connection: NIOLoopBoundBox<ConnectionState>) {
         self.responder = responder
+        self.connection = connection
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -46,6 +48,7 @@ final class PushStreamHandler: ChannelInboundHandler {
         guard !answered, let request else { return }
         answered = true
         let answer = responder.answer(request)
+        if answer.tokenVerified { connection.value.tokenVerified(on: context.channel.parent) }
         var headers = HPACKHeaders([(":status", String(answer.status))])
         for (name, value) in answer.headers { headers.add(name: name, value: value) }
         context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: answer.body == nil))), promise: nil)

@@ -43,21 +43,41 @@ public struct PushRequestValidator: Sendable {
         "apns-collapse-id",
     ]
 
-    /// The reason APNs would reject `push` at time `now` (UNIX seconds), or `nil` to accept it.
-    public func rejection(of push: InboundPush, now: Int64) -> APNsReason? {
+    /// How APNs would answer a push.
+    public struct Verdict: Sendable, Equatable {
+        /// Why it is rejected, or `nil` when it is accepted.
+        public var rejection: APNsReason?
+        /// Whether the provider token was checked and valid (a later check may still reject the
+        /// push); APNs lifts a connection's one-stream limit after the first such request.
+        public var tokenVerified: Bool
+    }
+
+    /// How APNs would answer `push` at time `now` (UNIX seconds).
+    public func verdict(on push: InboundPush, now: Int64) -> Verdict {
+        if let reason = requestLineRejection(push) { return Verdict(rejection: reason, tokenVerified: false) }
+        if case .failure(let reason) = verifier.verify(authorization: push.header("authorization"), now: now) {
+            return Verdict(rejection: reason, tokenVerified: false)
+        }
+        return Verdict(rejection: headerAndPayloadRejection(push), tokenVerified: true)
+    }
+
+    /// Checks 1 to 3: method, path, duplicate headers.
+    private func requestLineRejection(_ push: InboundPush) -> APNsReason? {
         guard push.method == "POST" else { return .methodNotAllowed }
         guard push.path.hasPrefix(Self.devicePathPrefix) else { return .badPath }
         let token = push.path.dropFirst(Self.devicePathPrefix.count)
         guard !token.isEmpty else { return .missingDeviceToken }
         guard !token.contains("/") else { return .badPath }
-
         var seen = Set<String>()
         for (name, _) in push.headers where Self.singleValuedHeaders.contains(name) {
             guard seen.insert(name).inserted else { return .duplicateHeaders }
         }
-        if case .failure(let reason) = verifier.verify(authorization: push.header("authorization"), now: now) {
-            return reason
-        }
+        return nil
+    }
+
+    /// Checks 5 to 12, after the provider token passed.
+    private func headerAndPayloadRejection(_ push: InboundPush) -> APNsReason? {
+        let token = push.path.dropFirst(Self.devicePathPrefix.count)
         if let id = push.header("apns-id"), !APNsID.isValid(Array(id.utf8)) { return .badMessageId }
 
         var pushType = PushType.alert

@@ -1,0 +1,44 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// APNs' stream limit with token authentication, as nghttp (an independent HTTP/2 client) sees
+/// it on the wire: one stream until a request with a valid token, then 1000.
+final class StreamLimitTests: XCTestCase {
+    private func exchange(with mock: MockFixture, authorization: String?) throws -> [String] {
+        let nghttp = try XCTUnwrap(ExternalProgram.onPath("nghttp"), "nghttp comes with nghttp2-client")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let payload = try directory.write("payload.json", Array(#"{"aps":{"timestamp":1,"event":"update"}}"#.utf8))
+        var headers = ["apns-push-type: liveactivity", "apns-topic: com.example.app.push-type.liveactivity"]
+        if let authorization { headers.append("authorization: " + authorization) }
+        let output = try nghttp.run(
+            ["-nv", "-d", payload] + headers.flatMap { ["-H", $0] }
+                + [mock.origin + "/3/device/" + String(repeating: "3c", count: 32)]
+        )
+        XCTAssertEqual(output.status, 0, output.stderr)
+        return output.stdout.split(separator: "\n").map(String.init)
+    }
+
+    /// The `MAX_CONCURRENT_STREAMS` values the server sent, in order.
+    private func streamLimits(_ lines: [String]) -> [String] {
+        lines.filter { $0.contains("SETTINGS_MAX_CONCURRENT_STREAMS") }.dropFirst()  // the first is nghttp's own
+            .compactMap { $0.split(separator: ":").last.map { String($0.dropLast()) } }
+    }
+
+    func testTheLimitRisesAfterTheFirstValidToken() throws {
+        let mock = try MockFixture()
+        let jwt = try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        let lines = try exchange(with: mock, authorization: "bearer " + jwt)
+        XCTAssertEqual(streamLimits(lines), ["1", "1000"], lines.joined(separator: "\n"))
+        let raised = try XCTUnwrap(lines.firstIndex { $0.contains("SETTINGS_MAX_CONCURRENT_STREAMS(0x03):1000]") })
+        let status = try XCTUnwrap(lines.firstIndex { $0.contains(":status: ") })
+        XCTAssertLessThan(raised, status, "the new limit arrives before the answer")
+    }
+
+    func testTheLimitStaysAtOneWithoutAValidToken() throws {
+        let lines = try exchange(with: MockFixture(), authorization: nil)
+        XCTAssertEqual(streamLimits(lines), ["1"], lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains { $0.contains(":status: 403") })
+    }
+}
