@@ -108,3 +108,42 @@ final class CurlAgainstMockTests: XCTestCase {
         )
     }
 }
+
+extension CurlAgainstMockTests {
+    /// Three pushes on one connection: token A, a new token B within 20 minutes, A again.
+    func testASecondTokenOnOneConnectionIsThrottled() throws {
+        let key = mock.signingKey
+        let now = Int64(Date().timeIntervalSince1970)
+        let first = try ProviderToken.sign(
+            keyID: MockFixture.keyID,
+            teamID: MockFixture.teamID,
+            issuedAt: now,
+            with: key
+        )
+        let second = try ProviderToken.sign(
+            keyID: MockFixture.keyID,
+            teamID: MockFixture.teamID,
+            issuedAt: now - 60,
+            with: key
+        )
+        // curl reuses the connection across --next; each segment repeats its options.
+        let segments = [first.jwt, second.jwt, first.jwt].map { jwt in
+            ["-sS", "--http2", "--cacert", directory.file("ca.pem")] + pushHeaders(authorization: "bearer " + jwt)
+                + [
+                    "--data", "{}", "-w", " %{http_code} connects=%{num_connects}\n",
+                    mock.origin + "/3/device/" + token,
+                ]
+        }
+        let arguments = segments.joined(separator: ["--next"]).map { $0 }
+        let output = try curl.run(arguments)
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(
+            output.stdout.split(separator: "\n").map(String.init),
+            [
+                " 200 connects=1",
+                #"{"reason":"TooManyProviderTokenUpdates"} 429 connects=0"#,
+                " 200 connects=0",
+            ]
+        )
+    }
+}

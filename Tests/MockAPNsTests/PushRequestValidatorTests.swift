@@ -44,7 +44,12 @@ final class PushRequestValidatorTests: XCTestCase {
         return InboundPush(method: method, path: path ?? "/3/device/" + token, headers: headers, bodyLength: body)
     }
 
-    private func reason(_ push: InboundPush) -> APNsReason? { validator.verdict(on: push, now: now).rejection }
+    private func verdict(_ push: InboundPush) -> PushRequestValidator.Verdict {
+        var fresh = ProviderTokenHistory()
+        return validator.verdict(on: push, now: now, tokens: &fresh)
+    }
+
+    private func reason(_ push: InboundPush) -> APNsReason? { verdict(push).rejection }
 
     func testAcceptsAWellFormedLiveActivityPush() {
         XCTAssertNil(reason(push()))
@@ -81,19 +86,20 @@ final class PushRequestValidatorTests: XCTestCase {
     }
 
     func testVerdictSaysWhetherTheTokenWasValid() {
-        XCTAssertTrue(validator.verdict(on: push(), now: now).tokenVerified)
+        XCTAssertTrue(verdict(push()).tokenVerified)
         XCTAssertEqual(
-            validator.verdict(on: push(body: 0), now: now),
+            verdict(push(body: 0)),
             .init(rejection: .payloadEmpty, tokenVerified: true),
             "a later check may reject a push whose token was valid"
         )
-        XCTAssertFalse(validator.verdict(on: push(replacing: ["authorization": nil]), now: now).tokenVerified)
-        XCTAssertFalse(validator.verdict(on: push(method: "GET"), now: now).tokenVerified, "never reached the token")
+        XCTAssertFalse(verdict(push(replacing: ["authorization": nil])).tokenVerified)
+        XCTAssertFalse(verdict(push(method: "GET")).tokenVerified, "never reached the token")
     }
 
     func testTokenLengthIsConfigurable() {
         let short = PushRequestValidator(verifier: validator.verifier, tokenHexLength: 8)
-        XCTAssertNil(short.verdict(on: push(path: "/3/device/0123abcd"), now: now).rejection)
-        XCTAssertEqual(short.verdict(on: push(), now: now).rejection, .badDeviceToken)
+        var tokens = ProviderTokenHistory()
+        XCTAssertNil(short.verdict(on: push(path: "/3/device/0123abcd"), now: now, tokens: &tokens).rejection)
+        XCTAssertEqual(short.verdict(on: push(), now: now, tokens: &tokens).rejection, .badDeviceToken)
     }
 }

@@ -15,14 +15,14 @@ struct PushResponder: Sendable {
         var tokenVerified = false
     }
 
-    func answer(_ push: InboundPush) -> Answer {
+    func answer(_ push: InboundPush, tokens: inout ProviderTokenHistory) -> Answer {
         if push.method == "GET" && push.path == "/stats" {
             return Answer(status: 200, headers: [("content-type", "application/json")], body: statsJSON())
         }
         let now = clock()
         let requestID = push.header("apns-id").flatMap { APNsID.isValid(Array($0.utf8)) ? $0 : nil }
         let apnsID = requestID ?? APNsID.random()
-        let verdict = validator.verdict(on: push, now: now)
+        let verdict = validator.verdict(on: push, now: now, tokens: &tokens)
         guard let reason = verdict.rejection else {
             stats.update {
                 $0.pushes += 1

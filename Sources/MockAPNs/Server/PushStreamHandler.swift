@@ -47,7 +47,7 @@ final class PushStreamHandler: ChannelInboundHandler {
     private func respond(context: ChannelHandlerContext) {
         guard !answered, let request else { return }
         answered = true
-        let answer = responder.answer(request)
+        let answer = responder.answer(request, tokens: &connection.value.tokens)
         if answer.tokenVerified { connection.value.tokenVerified(on: context.channel.parent) }
         var headers = HPACKHeaders([(":status", String(answer.status))])
         for (name, value) in answer.headers { headers.add(name: name, value: value) }

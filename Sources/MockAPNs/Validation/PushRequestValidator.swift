@@ -11,7 +11,9 @@ import Wire
 /// 2. `:path` is `/3/device/<token>`, else 404 `BadPath`; an empty token is 400 `MissingDeviceToken`.
 /// 3. No APNs header appears twice, else 400 `DuplicateHeaders`.
 /// 4. `authorization` carries a valid provider token: 403 `MissingProviderToken`,
-///    `InvalidProviderToken` or `ExpiredProviderToken`.
+///    `InvalidProviderToken` or `ExpiredProviderToken`; and the connection accepts it
+///    (`ProviderTokenHistory`): 403 `InvalidProviderToken` for another team, 429
+///    `TooManyProviderTokenUpdates` for a second new token within 20 minutes.
 /// 5. `apns-id`, when present, is a lowercase canonical UUID, else 400 `BadMessageId`.
 /// 6. `apns-push-type`, when present, is a known type, else 400 `InvalidPushType`.
 /// 7. `apns-topic` is present (token auth requires it), else 400 `MissingTopic`; it carries the
@@ -52,13 +54,17 @@ public struct PushRequestValidator: Sendable {
         public var tokenVerified: Bool
     }
 
-    /// How APNs would answer `push` at time `now` (UNIX seconds).
-    public func verdict(on push: InboundPush, now: Int64) -> Verdict {
+    /// How APNs would answer `push` at time `now` (UNIX seconds) on a connection whose token
+    /// history is `tokens`.
+    public func verdict(on push: InboundPush, now: Int64, tokens: inout ProviderTokenHistory) -> Verdict {
         if let reason = requestLineRejection(push) { return Verdict(rejection: reason, tokenVerified: false) }
-        if case .failure(let reason) = verifier.verify(authorization: push.header("authorization"), now: now) {
+        switch verifier.verify(authorization: push.header("authorization"), now: now) {
+        case .failure(let reason):
             return Verdict(rejection: reason, tokenVerified: false)
+        case .success(let identity):
+            if let reason = tokens.admit(identity, now: now) { return Verdict(rejection: reason, tokenVerified: true) }
+            return Verdict(rejection: headerAndPayloadRejection(push), tokenVerified: true)
         }
-        return Verdict(rejection: headerAndPayloadRejection(push), tokenVerified: true)
     }
 
     /// Checks 1 to 3: method, path, duplicate headers.
