@@ -71,6 +71,7 @@ struct MockCommand: ParsableCommand {
         guard streams > 0, threads > 0, streamsBeforeToken > 0 else {
             throw ValidationError("--streams, --streams-before-token and --threads must be at least 1")
         }
+        guard threads <= 256 else { throw ValidationError("--threads may be at most 256") }
     }
 
     func run() throws {

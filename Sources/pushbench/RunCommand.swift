@@ -3,6 +3,7 @@ import Foundation
 import LoadEngine
 import MockAPNs
 import Reports
+import Transport
 import Wire
 
 #if canImport(Glibc)
@@ -85,9 +86,14 @@ struct RunCommand: ParsableCommand {
         guard connections > 0, streams > 0 else {
             throw ValidationError("--connections and --streams must be at least 1")
         }
+        guard HTTP2PushClient.allowsInFlight(connections: connections, streams: streams) else {
+            throw ValidationError(
+                "--connections × --streams may be at most \(HTTP2PushClient.maxInFlight) requests in flight"
+            )
+        }
         guard timeoutMs > 0 else { throw ValidationError("--timeout-ms must be positive") }
         guard [1, 5, 10].contains(priority) else { throw ValidationError("--priority must be 1, 5 or 10") }
-        guard mockThreads > 0 else { throw ValidationError("--mock-threads must be at least 1") }
+        guard (1...256).contains(mockThreads) else { throw ValidationError("--mock-threads must be 1 to 256") }
         if key != nil && (keyID == nil || teamID == nil) {
             throw ValidationError("--key needs --key-id and --team-id")
         }

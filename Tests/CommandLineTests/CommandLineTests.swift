@@ -84,6 +84,17 @@ final class CommandLineTests: XCTestCase {
         XCTAssertFalse(output.stderr.contains("c2VjcmV0"), "the key file's contents are never printed")
     }
 
+    func testAbsurdSizesAreRefusedNotCrashedOn() throws {
+        for arguments in [
+            ["--connections", "1000", "--streams", "1000"],
+            ["--connections", "2000000000000", "--streams", "2000000000000"],
+        ] {
+            let output = try pushbench.run(["run"] + arguments)
+            assertCleanFailure(output, mentions: "at most 100000 requests in flight")
+            XCTAssertEqual(output.stderr.split(separator: "\n").count, 1, output.stderr)
+        }
+    }
+
     func testAnUnknownOptionIsRefused() throws {
         let output = try pushbench.run(["run", "--frobnicate"])
         assertCleanFailure(output, mentions: "--frobnicate")

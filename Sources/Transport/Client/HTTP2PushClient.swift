@@ -45,6 +45,16 @@ public final class HTTP2PushClient {
         }
     }
 
+    /// The most requests one client keeps in flight (connections × streams), each a libcurl
+    /// easy handle; APNs itself allows 1000 streams per connection.
+    public static let maxInFlight = 100_000
+
+    /// Whether `connections × streams` requests in flight are within `maxInFlight` (checked
+    /// without overflowing, whatever a user typed).
+    public static func allowsInFlight(connections: Int, streams: Int) -> Bool {
+        connections <= maxInFlight && streams <= maxInFlight && connections * streams <= maxInFlight
+    }
+
     private let multi: UnsafeMutableRawPointer
     private let originBytes: [UInt8]
     private var slots: [TransferSlot] = []
@@ -64,6 +74,13 @@ public final class HTTP2PushClient {
         }
         guard configuration.connections > 0, configuration.streamsPerConnection > 0 else {
             throw TransportError.setup("connections and streams per connection must be positive")
+        }
+        guard Self.allowsInFlight(connections: configuration.connections, streams: configuration.streamsPerConnection)
+        else {
+            throw TransportError.setup(
+                "\(configuration.connections) connections × \(configuration.streamsPerConnection) streams is more than "
+                    + "\(Self.maxInFlight) requests in flight, each of which needs a libcurl handle"
+            )
         }
         guard let multi = curl_multi_init() else { throw TransportError.setup("curl_multi_init failed") }
         self.multi = multi

@@ -24,7 +24,7 @@ final class TransferSlot {
     init(configuration: HTTP2PushClient.Configuration) throws(TransportError) {
         guard let easy = curl_easy_init() else { throw TransportError.setup("curl_easy_init failed") }
         self.easy = easy
-        bodyStorage = .allocate(byteCount: 8 * 1024, alignment: 1)
+        bodyStorage = .allocate(byteCount: 0, alignment: 1)
         let lineLength = Self.idPrefix.count + APNsID.length + 1
         idLine = .allocate(capacity: lineLength)
         idLine.initialize(repeating: 0, count: lineLength)
@@ -70,9 +70,9 @@ final class TransferSlot {
         self.headers = headers
         responseBody.removeAll(keepingCapacity: true)
         echoedID = false
-        if body.count > bodyStorage.count {
+        if body.count > bodyStorage.count {  // grows to the largest body this slot has carried
             bodyStorage.deallocate()
-            bodyStorage = .allocate(byteCount: body.count, alignment: 1)
+            bodyStorage = .allocate(byteCount: max(body.count, 512), alignment: 1)
         }
         body.withUnsafeBytes { bodyStorage.copyMemory(from: $0) }
         let idStart = UnsafeMutableRawBufferPointer(start: idLine + Self.idPrefix.count, count: APNsID.length)
