@@ -98,8 +98,12 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--key needs --key-id and --team-id")
         }
         if let endpoint {
-            guard endpoint.hasPrefix("https://") else {
-                throw ValidationError("--endpoint must be an https:// URL (APNs speaks HTTP/2 over TLS only)")
+            guard endpoint.hasPrefix("https://"), let url = URL(string: endpoint), let host = url.host, !host.isEmpty,
+                url.path.isEmpty || url.path == "/", url.query == nil
+            else {
+                throw ValidationError(
+                    "--endpoint must be https://host[:port] (APNs speaks HTTP/2 over TLS only), not '\(endpoint)'"
+                )
             }
             guard !endpoint.contains("push.apple.com") else {
                 throw ValidationError(

@@ -32,13 +32,18 @@ public final class MockAPNsServer: Sendable {
     /// Binds and starts serving. Throws if the identity is unusable or the port is taken.
     public static func start(_ configuration: MockAPNsConfiguration) throws -> MockAPNsServer {
         let identity = try configuration.identity ?? TLSIdentity.makeSelfSigned()
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMBytes(identity.certificatePEM).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: identity.privateKeyPEM, format: .pem))
-        )
-        tls.applicationProtocols = ["h2"]
-        tls.minimumTLSVersion = .tlsv12
-        let sslContext = try NIOSSLContext(configuration: tls)
+        let sslContext: NIOSSLContext
+        do {
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMBytes(identity.certificatePEM).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: identity.privateKeyPEM, format: .pem))
+            )
+            tls.applicationProtocols = ["h2"]
+            tls.minimumTLSVersion = .tlsv12
+            sslContext = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw MockAPNsStartError.unusableIdentity("\(error)")
+        }
 
         let stats = MockStats()
         let verifier = ProviderTokenVerifier(keys: configuration.keys)
@@ -172,10 +177,13 @@ public final class MockAPNsServer: Sendable {
 /// Why the mock could not start, in words a user can act on.
 public enum MockAPNsStartError: Error, Equatable, CustomStringConvertible {
     case addressInUse(host: String, port: Int)
+    case unusableIdentity(String)
 
     public var description: String {
         switch self {
         case .addressInUse(let host, let port): "port \(port) on \(host) is already in use"
+        case .unusableIdentity(let detail):
+            "the TLS certificate and key are not a usable PEM certificate chain and matching private key (\(detail))"
         }
     }
 }
