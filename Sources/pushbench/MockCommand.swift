@@ -59,6 +59,9 @@ struct MockCommand: ParsableCommand {
     )
     var streamsBeforeToken = 1
 
+    @Option(help: "The APNs environment to play: production, or development (adds apns-unique-id to answers).")
+    var environment: MockAPNsConfiguration.Environment = .production
+
     @Option(help: "Event-loop threads.")
     var threads = 1
 
@@ -97,6 +100,7 @@ struct MockCommand: ParsableCommand {
                     keys: keys,
                     maxConcurrentStreams: streams,
                     streamsBeforeToken: streamsBeforeToken,
+                    environment: environment,
                     threads: threads
                 )
             )
@@ -129,3 +133,5 @@ struct MockCommand: ParsableCommand {
         )
     }
 }
+
+extension MockAPNsConfiguration.Environment: ExpressibleByArgument {}

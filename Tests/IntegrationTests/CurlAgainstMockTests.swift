@@ -69,6 +69,22 @@ final class CurlAgainstMockTests: XCTestCase {
             response.headers
         )
         XCTAssertEqual(response.body, "")
+        XCTAssertFalse(response.headers.lowercased().contains("apns-unique-id"), "production sends no apns-unique-id")
+    }
+
+    func testTheDevelopmentEnvironmentAddsAUniqueID() throws {
+        mock = try MockFixture(environment: .development)
+        try directory.write("ca.pem", mock.server.certificatePEM)
+        let response = try request(
+            ["--http2"] + pushHeaders(authorization: nil) + ["--data", "{}"],
+            path: "/3/device/" + token
+        )
+        XCTAssertEqual(response.status, "403")
+        let line = try XCTUnwrap(
+            response.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("apns-unique-id: ") },
+            response.headers
+        )
+        XCTAssertTrue(APNsID.isValid(Array(line.dropFirst("apns-unique-id: ".count).utf8)), String(line))
     }
 
     func testCurlWithoutATokenGets403MissingProviderTokenAsJSON() throws {

@@ -10,7 +10,7 @@ final class MockFixture {
     let signingKey: ES256PrivateKey
     let server: MockAPNsServer
 
-    init(threads: Int = 1) throws {
+    init(threads: Int = 1, environment: MockAPNsConfiguration.Environment = .production) throws {
         signingKey = try ES256PrivateKey()
         server = try MockAPNsServer.start(
             MockAPNsConfiguration(
@@ -21,6 +21,7 @@ final class MockFixture {
                         publicKey: ES256PublicKey(pem: signingKey.publicKeyPEM())
                     )
                 ],
+                environment: environment,
                 threads: threads
             )
         )

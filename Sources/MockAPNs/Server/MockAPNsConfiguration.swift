@@ -3,6 +3,13 @@ import Wire
 
 /// How a mock APNs server listens and judges requests.
 public struct MockAPNsConfiguration: Sendable {
+    /// Which APNs the mock plays. Only the development (sandbox) environment sends
+    /// `apns-unique-id`, the key of a push in Apple's delivery log.
+    public enum Environment: String, Sendable, CaseIterable {
+        case production
+        case development
+    }
+
     /// Address to bind; loopback by default so nothing outside the machine can reach it.
     public var host: String
     /// Port to bind; 0 picks a free one (read it back from `MockAPNsServer.port`).
@@ -19,6 +26,8 @@ public struct MockAPNsConfiguration: Sendable {
     /// The limit a new connection starts with, until its first valid token: 1, as APNs does with
     /// token authentication. Set it to `maxConcurrentStreams` to skip the one-stream start.
     public var streamsBeforeToken: Int
+    /// Which environment's answers to give.
+    public var environment: Environment
     /// Event-loop threads.
     public var threads: Int
     /// The server's idea of now, UNIX seconds; tests move it to expire tokens.
@@ -33,6 +42,7 @@ public struct MockAPNsConfiguration: Sendable {
         tokenHexLength: Int = 64,
         maxConcurrentStreams: Int = 1000,
         streamsBeforeToken: Int = 1,
+        environment: Environment = .production,
         threads: Int = 1,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
@@ -43,6 +53,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.tokenHexLength = tokenHexLength
         self.maxConcurrentStreams = maxConcurrentStreams
         self.streamsBeforeToken = streamsBeforeToken
+        self.environment = environment
         self.threads = threads
         self.clock = clock
     }

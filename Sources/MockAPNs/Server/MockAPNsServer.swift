@@ -50,7 +50,8 @@ public final class MockAPNsServer: Sendable {
         let responder = PushResponder(
             validator: PushRequestValidator(verifier: verifier, tokenHexLength: configuration.tokenHexLength),
             stats: stats,
-            clock: configuration.clock
+            clock: configuration.clock,
+            environment: configuration.environment
         )
         let connectionConfiguration = Self.connectionConfiguration(configuration)
         let streamConfiguration = Self.streamConfiguration()

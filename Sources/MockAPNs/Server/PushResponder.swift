@@ -5,6 +5,7 @@ struct PushResponder: Sendable {
     let validator: PushRequestValidator
     let stats: MockStats
     let clock: @Sendable () -> Int64
+    let environment: MockAPNsConfiguration.Environment
 
     /// An answer: status, headers after `:status`, a body for errors, and whether the request
     /// carried a valid provider token.
@@ -23,12 +24,14 @@ struct PushResponder: Sendable {
         let requestID = push.header("apns-id").flatMap { APNsID.isValid(Array($0.utf8)) ? $0 : nil }
         let apnsID = requestID ?? APNsID.random()
         let verdict = validator.verdict(on: push, now: now, tokens: &tokens)
+        var headers = [("apns-id", apnsID)]
+        if environment == .development { headers.append(("apns-unique-id", APNsID.random())) }
         guard let reason = verdict.rejection else {
             stats.update {
                 $0.pushes += 1
                 $0.accepted += 1
             }
-            return Answer(status: 200, headers: [("apns-id", apnsID)], body: nil, tokenVerified: true)
+            return Answer(status: 200, headers: headers, body: nil, tokenVerified: true)
         }
         stats.update {
             $0.pushes += 1
@@ -42,7 +45,7 @@ struct PushResponder: Sendable {
         JSONWriter.write(.object(members), to: &body)
         return Answer(
             status: reason.status,
-            headers: [("apns-id", apnsID), ("content-type", "application/json")],
+            headers: headers + [("content-type", "application/json")],
             body: body,
             tokenVerified: verdict.tokenVerified
         )
