@@ -127,20 +127,22 @@ struct RunCommand: ParsableCommand {
         var mock: MockAPNsServer? = nil
         defer { mock?.shutdown() }
         var load = LoadConfiguration(
-            origin: endpoint ?? "",
-            verifyPeer: !insecure,
+            transport: .init(
+                origin: endpoint ?? "",
+                connections: connections,
+                streamsPerConnection: streams,
+                requestTimeoutMs: timeoutMs,
+                verifyPeer: !insecure
+            ),
             requests: requests,
-            connections: connections,
-            streamsPerConnection: streams,
-            requestTimeoutMs: timeoutMs,
             bundleID: bundleID,
             priority: priority,
             seed: seed
         )
         let target: String
         if let endpoint {
-            load.origin = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
-            load.trustedCertificatesPEM = try caFile.map { try KeyFile.read($0, what: "CA file") }
+            load.transport.origin = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+            load.transport.trustedCertificatesPEM = try caFile.map { try KeyFile.read($0, what: "CA file") }
             target = endpoint
         } else {
             let server = try startEmbeddedMock(
@@ -149,15 +151,15 @@ struct RunCommand: ParsableCommand {
                 teamID: team
             )
             mock = server
-            load.origin = "https://127.0.0.1:\(server.port)"
-            load.trustedCertificatesPEM = server.certificatePEM
+            load.transport.origin = "https://127.0.0.1:\(server.port)"
+            load.transport.trustedCertificatesPEM = server.certificatePEM
             target = "embedded mock"
             Console.err(
-                "mock APNs on \(load.origin) (HTTP/2, TLS, ALPN h2, self-signed), verifying ES256 tokens of key \(kid)"
+                "mock APNs on \(load.transport.origin) (HTTP/2, TLS, ALPN h2, self-signed), verifying ES256 tokens of key \(kid)"
             )
         }
         Console.err(
-            "sending \(requests) Live Activity updates over \(connections) connection(s) × \(streams) streams to \(load.origin)"
+            "sending \(requests) Live Activity updates over \(connections) connection(s) × \(streams) streams to \(load.transport.origin)"
         )
 
         var display = ProgressDisplay()

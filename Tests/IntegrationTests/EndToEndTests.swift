@@ -48,7 +48,7 @@ final class EndToEndTests: XCTestCase {
         let mock = try MockFixture()
         var load = mock.load(requests: 50, connections: 2, streams: 10)
         mock.server.shutdown()
-        load.requestTimeoutMs = 5000
+        load.transport.requestTimeoutMs = 5000
         let result = try LoadEngine.run(load, tokens: mock.tokens())
         XCTAssertEqual(result.counts.errored, 50)
         XCTAssertTrue(result.counts.isBalanced)

@@ -41,12 +41,14 @@ final class MockFixture {
     /// A load configuration aimed at this mock.
     func load(requests: Int, connections: Int = 4, streams: Int = 50) -> LoadConfiguration {
         LoadConfiguration(
-            origin: origin,
-            trustedCertificatesPEM: server.certificatePEM,
-            requests: requests,
-            connections: connections,
-            streamsPerConnection: streams,
-            requestTimeoutMs: 20_000
+            transport: .init(
+                origin: origin,
+                connections: connections,
+                streamsPerConnection: streams,
+                requestTimeoutMs: 20_000,
+                trustedCertificatesPEM: server.certificatePEM
+            ),
+            requests: requests
         )
     }
 }

@@ -28,16 +28,7 @@ public enum LoadEngine {
         stop: StopFlag = StopFlag(),
         progress: (ProgressSnapshot) -> Void = { _ in }
     ) throws -> RunResult {
-        let client = try HTTP2PushClient(
-            configuration: .init(
-                origin: configuration.origin,
-                connections: configuration.connections,
-                streamsPerConnection: configuration.streamsPerConnection,
-                requestTimeoutMs: configuration.requestTimeoutMs,
-                trustedCertificatesPEM: configuration.trustedCertificatesPEM,
-                verifyPeer: configuration.verifyPeer
-            )
-        )
+        let client = try HTTP2PushClient(configuration: configuration.transport)
         var source = LiveActivityPushSource(seed: configuration.seed, count: configuration.requests)
         // apns-id bits: seeded once from the system, then no syscall per request (the system
         // generator costs a getrandom(2) per call). SplitMix64's outputs do not repeat within 2^64.

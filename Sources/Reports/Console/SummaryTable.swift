@@ -28,8 +28,8 @@ public enum SummaryTable {
             ("latency max", ms("max")),
             (
                 "connections",
-                "\(result.perConnection.count) used of \(result.configuration.connections), "
-                    + "\(result.configuration.streamsPerConnection) streams each"
+                "\(result.perConnection.count) used of \(result.configuration.transport.connections), "
+                    + "\(result.configuration.transport.streamsPerConnection) streams each"
             ),
             (
                 "engine CPU",

@@ -136,16 +136,17 @@ public struct HTMLReport {
         )
 
         let configuration = result.configuration
+        let transport = configuration.transport
         html += "<h2>Parameters</h2>"
         html += HTML.table(
             "This run",
             [
-                ("command", context.commandLine), ("target", configuration.origin),
-                ("requests", "\(configuration.requests)"), ("connections", "\(configuration.connections)"),
-                ("streams per connection", "\(configuration.streamsPerConnection)"),
-                ("request timeout", "\(configuration.requestTimeoutMs) ms"), ("topic", configuration.topic),
+                ("command", context.commandLine), ("target", transport.origin),
+                ("requests", "\(configuration.requests)"), ("connections", "\(transport.connections)"),
+                ("streams per connection", "\(transport.streamsPerConnection)"),
+                ("request timeout", "\(transport.requestTimeoutMs) ms"), ("topic", configuration.topic),
                 ("priority", "\(configuration.priority)"), ("seed", "\(configuration.seed)"),
-                ("TLS verification", configuration.verifyPeer ? "on" : "off"),
+                ("TLS verification", transport.verifyPeer ? "on" : "off"),
                 ("engine CPU", String(format: "%.2f s", result.engineCPUSeconds)),
                 ("apns-id echo mismatches", "\(result.apnsIDMismatches)"),
             ],
