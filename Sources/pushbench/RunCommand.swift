@@ -72,6 +72,19 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("team-id"), help: "Team ID (iss) of --key.")
     var teamID: String?
 
+    @Option(
+        name: .customLong("jwt-mode"),
+        help: ArgumentHelp(
+            "Provider tokens: cached (one per 50 minutes) or per-request (a new signature per push).",
+            discussion: """
+                per-request reproduces a common sender bug so its cost can be seen: an ES256 signature per push, and \
+                429 TooManyProviderTokenUpdates from APNs (and the mock) for every new token within 20 minutes of \
+                the last one on a connection.
+                """
+        )
+    )
+    var jwtMode = ProviderTokenPolicy.cached
+
     @Option(name: .customLong("reports-dir"), help: "Folder the report folder is written into.")
     var reportsDir = "Reports"
 
@@ -137,7 +150,8 @@ struct RunCommand: ParsableCommand {
             requests: requests,
             bundleID: bundleID,
             priority: priority,
-            seed: seed
+            seed: seed,
+            tokenPolicy: jwtMode
         )
         let target: String
         if let endpoint {
@@ -211,3 +225,5 @@ struct RunCommand: ParsableCommand {
         }
     }
 }
+
+extension ProviderTokenPolicy: ExpressibleByArgument {}

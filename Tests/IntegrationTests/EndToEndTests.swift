@@ -44,6 +44,18 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(mock.server.stats.snapshot().rejectedByReason, ["InvalidProviderToken": 300])
     }
 
+    func testSigningEveryPushGetsEachConnectionThrottledAfterItsFirstToken() throws {
+        let mock = try MockFixture()
+        var load = mock.load(requests: 200, connections: 2, streams: 10)
+        load.tokenPolicy = .perRequest
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertEqual(result.counts.succeeded, result.perConnection.count, "one adopted token per connection")
+        XCTAssertEqual(result.rejectedByReason, ["TooManyProviderTokenUpdates": 200 - result.counts.succeeded])
+        XCTAssertEqual(mock.server.verifier.fullChecks, 200, "every push carried a token never seen before")
+    }
+
     func testAnUnreachableEndpointIsCountedAsErrorsNotLost() throws {
         let mock = try MockFixture()
         var load = mock.load(requests: 50, connections: 2, streams: 10)

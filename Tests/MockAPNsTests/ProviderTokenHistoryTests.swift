@@ -3,8 +3,12 @@ import XCTest
 @testable import MockAPNs
 
 final class ProviderTokenHistoryTests: XCTestCase {
-    private func identity(_ team: String = "DEF123GHIJ", issuedAt: Int64) -> ProviderTokenVerifier.Identity {
-        .init(keyID: "ABC123DEFG", teamID: team, issuedAt: issuedAt)
+    private func identity(
+        _ team: String = "DEF123GHIJ",
+        issuedAt: Int64,
+        signature: [UInt8] = Array(repeating: 7, count: 64)
+    ) -> ProviderTokenVerifier.Identity {
+        .init(keyID: "ABC123DEFG", teamID: team, issuedAt: issuedAt, signature: signature)
     }
 
     func testANewTokenIsAdoptedAtMostOnceEveryTwentyMinutes() {
@@ -18,6 +22,13 @@ final class ProviderTokenHistoryTests: XCTestCase {
         XCTAssertNil(history.admit(second, now: 1000 + 1200))
         XCTAssertEqual(history.admit(identity(issuedAt: 2300), now: 2300), .tooManyProviderTokenUpdates)
         XCTAssertEqual(history.adoptedTokens, 2)
+    }
+
+    func testSameClaimsWithAnotherSignatureAreANewToken() {
+        var history = ProviderTokenHistory()
+        XCTAssertNil(history.admit(identity(issuedAt: 1000), now: 1000))
+        let resigned = identity(issuedAt: 1000, signature: Array(repeating: 8, count: 64))
+        XCTAssertEqual(history.admit(resigned, now: 1000), .tooManyProviderTokenUpdates)
     }
 
     func testTheFirstPushPinsTheTeam() {

@@ -21,7 +21,12 @@ final class ProviderTokenVerifierTests: XCTestCase {
         let token = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: 10_000, with: key)
         XCTAssertEqual(
             try verifier.verify(authorization: bearer(token), now: 10_000).get(),
-            .init(keyID: keyID, teamID: teamID, issuedAt: 10_000)
+            .init(
+                keyID: keyID,
+                teamID: teamID,
+                issuedAt: 10_000,
+                signature: try XCTUnwrap(Base64URL.decode(token.jwt.split(separator: ".")[2]))
+            )
         )
         XCTAssertNoThrow(try verifier.verify(authorization: bearer(token), now: 10_000 + 3600).get())
         XCTAssertEqual(

@@ -130,14 +130,71 @@ final class ProviderTokenTests: XCTestCase {
             key: try ES256PrivateKey(),
             keyID: "ABC123DEFG",
             teamID: "DEF123GHIJ",
-            maxAge: 3000
+            refreshAge: 3000
         )
         let first = try cache.token(now: 1_000_000)
+        let token = first
         XCTAssertEqual(try cache.token(now: 1_000_000 + 2999), first)
         let refreshed = try cache.token(now: 1_000_000 + 3000)
         XCTAssertNotEqual(refreshed, first)
         XCTAssertEqual(refreshed.issuedAt, 1_003_000)
-        XCTAssertEqual(ProviderTokenCache.defaultMaxAge, 50 * 60)
+        XCTAssertEqual(ProviderTokenCache.defaultRefreshAge, 50 * 60)
+        XCTAssertEqual(token.authorization, "bearer " + token.jwt)
+    }
+
+    func testAReaderKeepsItsCopyUntilTheRefreshAgeAndThenFollowsTheCache() throws {
+        let cache = ProviderTokenCache(key: try ES256PrivateKey(), keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        var first = ProviderTokenCache.Reader(cache)
+        var second = ProviderTokenCache.Reader(cache)
+        let start: Int64 = 1_000_000
+        let token = try first.token(now: start)
+        XCTAssertEqual(try second.token(now: start + 10), token, "readers share the cache's token")
+        XCTAssertEqual(try first.token(now: start + cache.refreshAge - 1), token)
+        let refreshed = try first.token(now: start + cache.refreshAge)
+        XCTAssertEqual(refreshed.issuedAt, start + cache.refreshAge)
+        XCTAssertEqual(
+            try second.token(now: start + cache.refreshAge + 5),
+            refreshed,
+            "one refresh, not one per reader"
+        )
+        XCTAssertNotEqual(try first.token(now: start), refreshed, "a clock that went back gets a token it may send")
+    }
+
+    func testRefreshAgesStayInsideAPNsWindow() {
+        XCTAssertEqual(ProviderTokenCache.allowedRefreshAges.lowerBound, 20 * 60, "APNs throttles faster changes")
+        XCTAssertEqual(ProviderTokenCache.allowedRefreshAges.upperBound, 60 * 60, "APNs refuses older tokens")
+        XCTAssertTrue(ProviderTokenCache.allowedRefreshAges.contains(ProviderTokenCache.defaultRefreshAge))
+    }
+
+    func testOneSignerSignsManyMessagesThatAllVerify() throws {
+        let key = try ES256PrivateKey()
+        let signer = try ES256Signer(key: key)
+        let publicKey = try ES256PublicKey(pem: key.publicKeyPEM())
+        for index in 0..<50 {
+            let message = Array("message \(index)".utf8)
+            let signature = try signer.sign(message)
+            XCTAssertEqual(signature.count, 64)
+            XCTAssertTrue(publicKey.verify(signature: signature, of: message), "signature \(index)")
+        }
+    }
+
+    func testDERAndRawSignaturesConvertBothWaysForEveryIntegerShape() throws {
+        var generator = SystemRandomNumberGenerator()
+        var shapes: [[UInt8]] = [
+            Array(repeating: 0xFF, count: 64),  // both halves need a sign byte in DER
+            [0] + Array(repeating: 0x01, count: 31) + [0, 0] + Array(repeating: 0x80, count: 30),  // leading zeros
+            Array(repeating: 0, count: 63) + [1],  // r is zero
+        ]
+        for _ in 0..<200 { shapes.append((0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        for raw in shapes {
+            let der = try XCTUnwrap(ES256Signature.der(fromRaw: raw), "libcrypto encodes \(raw)")
+            let back = der.withUnsafeBufferPointer { ES256Signature.raw(fromDER: $0) }
+            XCTAssertEqual(back, raw)
+        }
+        let valid = try XCTUnwrap(ES256Signature.der(fromRaw: Array(repeating: 0x42, count: 64)))
+        for broken in [Array(valid.dropLast()), [0x31] + valid.dropFirst(), valid + [0]] {
+            XCTAssertNil(broken.withUnsafeBufferPointer { ES256Signature.raw(fromDER: $0) })
+        }
     }
 
     func testSelfSignedIdentityIsAValidCertificateForLoopback() throws {

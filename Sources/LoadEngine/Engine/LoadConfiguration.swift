@@ -15,6 +15,8 @@ public struct LoadConfiguration: Sendable {
     public var expirationSeconds: Int64
     /// Seed of the synthetic tokens and updates.
     public var seed: UInt64
+    /// Whether pushes share a cached provider token or each signs its own.
+    public var tokenPolicy: ProviderTokenPolicy
 
     /// Creates a configuration with the defaults of `pushbench run`.
     public init(
@@ -23,7 +25,8 @@ public struct LoadConfiguration: Sendable {
         bundleID: String = "com.example.pushbench",
         priority: Int = 10,
         expirationSeconds: Int64 = 3600,
-        seed: UInt64 = 1
+        seed: UInt64 = 1,
+        tokenPolicy: ProviderTokenPolicy = .cached
     ) {
         self.transport = transport
         self.requests = requests
@@ -31,6 +34,7 @@ public struct LoadConfiguration: Sendable {
         self.priority = priority
         self.expirationSeconds = expirationSeconds
         self.seed = seed
+        self.tokenPolicy = tokenPolicy
     }
 
     /// The `apns-topic` of every push.

@@ -18,7 +18,8 @@ public enum LoadEngine {
     public static let drainSeconds: UInt64 = 2
     private static let progressIntervalNanos: UInt64 = 250_000_000
 
-    /// Runs `configuration`, signing with `tokens`, until every push has ended or `stop` is set.
+    /// Runs `configuration`, signing with `tokens` (or, with the `perRequest` policy, with its
+    /// key for every push), until every push has ended or `stop` is set.
     ///
     /// - Parameter progress: called on this thread about every 250 ms with the run's state.
     /// - Throws: `TransportError` when libcurl cannot be set up, or a payload error.
@@ -36,7 +37,9 @@ public enum LoadEngine {
         var idBits = SplitMix64(seed: system.next())
         let startedAtUnix = unixNow()
         let expiration = Int64(startedAtUnix) + configuration.expirationSeconds
-        var bearer = try tokens.token(now: Int64(startedAtUnix))
+        var reader = ProviderTokenCache.Reader(tokens)
+        let signer = try ES256Signer(key: tokens.key)
+        var bearer = try reader.token(now: Int64(startedAtUnix))
         var headers = headerBlock(configuration, bearer: bearer, expiration: expiration)
         var path: [UInt8] = []
 
@@ -58,14 +61,24 @@ public enum LoadEngine {
             }
             if now >= nextTokenCheck {
                 nextTokenCheck = now + 1_000_000_000
-                let current = try tokens.token(now: Int64(unixNow()))
-                if current != bearer {
+                let current = try reader.token(now: Int64(unixNow()))
+                if current != bearer && configuration.tokenPolicy == .cached {
                     bearer = current
                     headers = headerBlock(configuration, bearer: bearer, expiration: expiration)
                 }
             }
             while drainDeadline == nil && next < configuration.requests && client.idleSlots > 0 {
-                let body = try source.prepare(index: next, now: Int64(unixNow()), path: &path)
+                let unixSeconds = Int64(unixNow())
+                let body = try source.prepare(index: next, now: unixSeconds, path: &path)
+                if configuration.tokenPolicy == .perRequest {
+                    let token = try ProviderToken.sign(
+                        keyID: tokens.keyID,
+                        teamID: tokens.teamID,
+                        issuedAt: unixSeconds,
+                        with: signer
+                    )
+                    headers = headerBlock(configuration, bearer: token, expiration: expiration)
+                }
                 now = monotonicNanos()
                 try client.submit(
                     tag: next,
@@ -132,7 +145,7 @@ public enum LoadEngine {
         -> HeaderBlock
     {
         HeaderBlock(lines: [
-            "authorization: bearer \(bearer.jwt)",
+            "authorization: \(bearer.authorization)",
             "apns-push-type: \(PushType.liveactivity.rawValue)",
             "apns-topic: \(configuration.topic)",
             "apns-priority: \(configuration.priority)",

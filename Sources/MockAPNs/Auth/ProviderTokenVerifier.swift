@@ -17,6 +17,9 @@ public final class ProviderTokenVerifier: Sendable {
         public let teamID: String
         /// The `iat` claim, UNIX seconds.
         public let issuedAt: Int64
+        /// The raw signature. ECDSA signs with a fresh random nonce, so two tokens with the same
+        /// claims are still two tokens, as APNs sees those of a sender that signs every push.
+        public let signature: [UInt8]
     }
 
     /// APNs refuses tokens older than this many seconds (`ExpiredProviderToken`).
@@ -84,7 +87,7 @@ public final class ProviderTokenVerifier: Sendable {
         } else {
             guard signature.count == 64 else { return nil }
         }
-        return Identity(keyID: keyID, teamID: teamID, issuedAt: issuedAt)
+        return Identity(keyID: keyID, teamID: teamID, issuedAt: issuedAt, signature: signature)
     }
 
     /// The JOSE header APNs requires: ES256 and a key ID.

@@ -50,6 +50,7 @@ public enum SummaryDocument {
                 "priority": configuration.priority,
                 "expiration_s": configuration.expirationSeconds,
                 "seed": configuration.seed,
+                "jwt_mode": configuration.tokenPolicy.rawValue,
                 "tls_verify_peer": configuration.transport.verifyPeer,
             ],
             "machine": RunContext.machine,

@@ -146,6 +146,7 @@ public struct HTMLReport {
                 ("streams per connection", "\(transport.streamsPerConnection)"),
                 ("request timeout", "\(transport.requestTimeoutMs) ms"), ("topic", configuration.topic),
                 ("priority", "\(configuration.priority)"), ("seed", "\(configuration.seed)"),
+                ("provider tokens", configuration.tokenPolicy.rawValue),
                 ("TLS verification", transport.verifyPeer ? "on" : "off"),
                 ("engine CPU", String(format: "%.2f s", result.engineCPUSeconds)),
                 ("apns-id echo mismatches", "\(result.apnsIDMismatches)"),

@@ -3,8 +3,8 @@ import COpenSSL
 /// A P-256 private key that signs APNs provider tokens (ES256).
 ///
 /// Loaded from an Apple `.p8` file (PKCS#8 PEM) or generated for runs against the mock. The key
-/// is immutable after creation and every signature uses its own libcrypto context, so one
-/// instance is safe to share across threads.
+/// is immutable after creation and every signer has its own libcrypto context, so one instance
+/// is safe to share across threads.
 public final class ES256PrivateKey: @unchecked Sendable {
     let key: OpaquePointer
 
@@ -46,21 +46,12 @@ public final class ES256PrivateKey: @unchecked Sendable {
         EVP_PKEY_free(key)
     }
 
-    /// Signs `message` with ECDSA over SHA-256 and returns JOSE's raw 64-byte `r || s`
-    /// (not DER, which APNs refuses).
+    /// Signs `message` with ECDSA over SHA-256 and returns JOSE's raw 64-byte `r || s`.
+    ///
+    /// Prepares a libcrypto context for this one signature; a thread that signs often keeps an
+    /// `ES256Signer` instead.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
-        let digest = sha256(message)
-        guard let context = EVP_PKEY_CTX_new(key, nil) else { throw OpenSSLError("creating a signing context") }
-        defer { EVP_PKEY_CTX_free(context) }
-        var derLength = 0
-        guard EVP_PKEY_sign_init(context) == 1,
-            EVP_PKEY_sign(context, nil, &derLength, digest, digest.count) == 1
-        else { throw OpenSSLError("preparing an ES256 signature") }
-        var der = [UInt8](repeating: 0, count: derLength)
-        guard EVP_PKEY_sign(context, &der, &derLength, digest, digest.count) == 1 else {
-            throw OpenSSLError("signing with ES256")
-        }
-        return try ES256Signature.raw(fromDER: Array(der.prefix(derLength)))
+        try ES256Signer(key: self).sign(message)
     }
 
     /// The public half as a SubjectPublicKeyInfo PEM, which the mock verifies tokens with.

@@ -45,22 +45,30 @@ public final class ES256PublicKey: @unchecked Sendable {
 enum ES256Signature {
     static let rawLength = 64
 
-    static func raw(fromDER der: [UInt8]) throws -> [UInt8] {
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
-        }
-        guard let parsed else { throw OpenSSLError("parsing an ECDSA signature") }
-        defer { ECDSA_SIG_free(parsed) }
-        var r: OpaquePointer? = nil
-        var s: OpaquePointer? = nil
-        ECDSA_SIG_get0(parsed, &r, &s)
+    /// The longest DER encoding of a P-256 ECDSA signature: a sequence of two 33-byte integers.
+    static let maxDERLength = 72
+
+    /// Reads `SEQUENCE { INTEGER r, INTEGER s }` into 32-byte big-endian halves, without
+    /// allocating anything but the result; `nil` for anything else.
+    static func raw(fromDER der: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard der.count >= 8, der[0] == 0x30, Int(der[1]) == der.count - 2 else { return nil }
         var raw = [UInt8](repeating: 0, count: rawLength)
-        let written = raw.withUnsafeMutableBufferPointer { buffer in
-            BN_bn2binpad(r, buffer.baseAddress, 32) == 32 && BN_bn2binpad(s, buffer.baseAddress! + 32, 32) == 32
+        var cursor = 2
+        for half in 0..<2 {
+            guard cursor + 2 <= der.count, der[cursor] == 0x02 else { return nil }
+            var length = Int(der[cursor + 1])
+            cursor += 2
+            guard length >= 1, cursor + length <= der.count else { return nil }
+            while length > 32, der[cursor] == 0 {  // the sign byte of a high-bit integer
+                cursor += 1
+                length -= 1
+            }
+            guard length <= 32 else { return nil }
+            let end = half * 32 + 32
+            for offset in 0..<length { raw[end - length + offset] = der[cursor + offset] }
+            cursor += length
         }
-        guard written else { throw OpenSSLError("writing r||s") }
-        return raw
+        return cursor == der.count ? raw : nil
     }
 
     static func der(fromRaw raw: [UInt8]) -> [UInt8]? {

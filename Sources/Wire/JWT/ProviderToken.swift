@@ -13,13 +13,28 @@ public struct ProviderToken: Sendable, Equatable {
     public let issuedAt: Int64
     /// The compact serialisation, `header.claims.signature`. A credential: never print it.
     public let jwt: String
+    /// The `authorization` header value, `bearer <jwt>`, built once so that requests reuse it.
+    /// A credential: never print it.
+    public let authorization: String
 
-    /// Signs a new token with `key`.
+    /// Signs a new token with `key` (preparing a libcrypto context for this one signature).
     public static func sign(
         keyID: String,
         teamID: String,
         issuedAt: Int64,
         with key: ES256PrivateKey
+    ) throws
+        -> ProviderToken
+    {
+        try sign(keyID: keyID, teamID: teamID, issuedAt: issuedAt, with: ES256Signer(key: key))
+    }
+
+    /// Signs a new token with a thread's `signer`.
+    public static func sign(
+        keyID: String,
+        teamID: String,
+        issuedAt: Int64,
+        with signer: ES256Signer
     ) throws
         -> ProviderToken
     {
@@ -32,12 +47,8 @@ public struct ProviderToken: Sendable, Equatable {
         JSONWriter.writeInteger(issuedAt, to: &claims)
         claims.append(UInt8(ascii: "}"))
         let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
-        let signature = try key.sign(Array(signingInput.utf8))
-        return ProviderToken(
-            keyID: keyID,
-            teamID: teamID,
-            issuedAt: issuedAt,
-            jwt: signingInput + "." + Base64URL.encode(signature)
-        )
+        let signature = try signer.sign(Array(signingInput.utf8))
+        let jwt = signingInput + "." + Base64URL.encode(signature)
+        return ProviderToken(keyID: keyID, teamID: teamID, issuedAt: issuedAt, jwt: jwt, authorization: "bearer " + jwt)
     }
 }
