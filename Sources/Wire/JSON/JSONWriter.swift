@@ -37,47 +37,83 @@ public struct JSONWriter {
     }
 
     /// Appends `string` as a quoted, escaped JSON string.
+    ///
+    /// Most strings need no escaping: they are copied in one block, and only a string that holds a
+    /// quote, a backslash or a control character is escaped byte by byte.
     public static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""):
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: "\""))
-            case UInt8(ascii: "\\"):
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: "\\"))
-            case 0x0A:
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: "n"))
-            case 0x0D:
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: "r"))
-            case 0x09:
-                output.append(UInt8(ascii: "\\"))
-                output.append(UInt8(ascii: "t"))
-            case 0x00..<0x20:
-                output.append(contentsOf: [
-                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                    ASCIIHex.lowercase[Int(byte >> 4)], ASCIIHex.lowercase[Int(byte & 0x0F)],
-                ])
-            default:
-                output.append(byte)
+        var string = string
+        string.withUTF8 { bytes in
+            if containsEscapeByte(bytes) {
+                for byte in bytes { appendEscaped(byte, to: &output) }
+            } else {
+                output.append(contentsOf: bytes)
             }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any byte is a quote, a backslash or a control character, checked eight bytes at
+    /// a time (the classic "has zero byte" and "has byte less than" word tricks, both exact).
+    private static func containsEscapeByte(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = UnsafeRawPointer(bytes.baseAddress) else { return false }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let control = (word &- ones &* 0x20) & ~word & highs != 0
+            if control || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C)) { return true }
+            offset += 8
+        }
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            offset += 1
+        }
+        return false
+    }
+
+    private static func appendEscaped(_ byte: UInt8, to output: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+            output.append(UInt8(ascii: "\\"))
+            output.append(byte)
+        case 0x0A:
+            output.append(UInt8(ascii: "\\"))
+            output.append(UInt8(ascii: "n"))
+        case 0x0D:
+            output.append(UInt8(ascii: "\\"))
+            output.append(UInt8(ascii: "r"))
+        case 0x09:
+            output.append(UInt8(ascii: "\\"))
+            output.append(UInt8(ascii: "t"))
+        case 0x00..<0x20:
+            output.append(UInt8(ascii: "\\"))
+            output.append(UInt8(ascii: "u"))
+            output.append(UInt8(ascii: "0"))
+            output.append(UInt8(ascii: "0"))
+            output.append(ASCIIHex.lowercase[Int(byte >> 4)])
+            output.append(ASCIIHex.lowercase[Int(byte & 0x0F)])
+        default:
+            output.append(byte)
+        }
     }
 
     /// Appends `value` in decimal, exactly.
     public static func writeInteger(_ value: Int64, to output: inout [UInt8]) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        let start = output.count
-        repeat {
-            output.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        output[start...].reverse()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// Appends `value` in its shortest round-tripping form; non-finite values become `null`,

@@ -4,7 +4,10 @@
 /// APNs rejects tokens whose `iat` is more than an hour old and throttles connections that change
 /// token more than once in 20 minutes, so a sender signs one rarely and reuses it
 /// (`ProviderTokenCache`); see `../shared/reference/APNS.md` §2.
-public struct ProviderToken: Sendable, Equatable {
+///
+/// A class, so that handing the current token to each request costs one reference count, not a
+/// copy of four strings.
+public final class ProviderToken: Sendable, Equatable {
     /// The 10-character key ID from the developer account.
     public let keyID: String
     /// The 10-character team ID (the `iss` claim).
@@ -16,6 +19,19 @@ public struct ProviderToken: Sendable, Equatable {
     /// The `authorization` header value, `bearer <jwt>`, built once so that requests reuse it.
     /// A credential: never print it.
     public let authorization: String
+
+    init(keyID: String, teamID: String, issuedAt: Int64, jwt: String, authorization: String) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.issuedAt = issuedAt
+        self.jwt = jwt
+        self.authorization = authorization
+    }
+
+    /// Tokens are equal when their serialisations are: the signature makes each one unique.
+    public static func == (lhs: ProviderToken, rhs: ProviderToken) -> Bool {
+        lhs.jwt == rhs.jwt
+    }
 
     /// Signs a new token with `key` (preparing a libcrypto context for this one signature).
     public static func sign(
