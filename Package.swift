@@ -14,7 +14,9 @@ let package = Package(
     name: "PushBench",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "pushbench", targets: ["pushbench"])
+        .executable(name: "pushbench", targets: ["pushbench"]),
+        // For the benchmark package in Benchmarks/: the hot-path code and its sample payloads.
+        .library(name: "PushBenchHotPath", targets: ["Wire", "Workload", "HotPath"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -36,6 +38,7 @@ let package = Package(
         ),
         .target(name: "Workload", swiftSettings: strict),
         .target(name: "Wire", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "HotPath", dependencies: ["Wire", "Workload"], swiftSettings: strict),
         .target(name: "Transport", dependencies: ["CCurl", "Wire"], swiftSettings: strict),
         .target(
             name: "LoadEngine",
@@ -69,7 +72,7 @@ let package = Package(
         .executableTarget(
             name: "pushbench",
             dependencies: [
-                "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs",
+                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Reports", "MockAPNs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -77,6 +80,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HotPathTests", dependencies: ["HotPath", "Wire"], swiftSettings: strict),
         .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "Wire"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",

@@ -73,7 +73,13 @@ public enum ReportWriter {
     }
 
     private static func save(_ data: Data, as name: String, in directory: String) throws {
-        let path = (directory as NSString).appendingPathComponent(name)
+        try save(data, toPath: (directory as NSString).appendingPathComponent(name))
+    }
+
+    /// Writes `data` to `path` atomically (a full disk leaves no half-written file).
+    ///
+    /// - Throws: `ReportError` with the system's reason.
+    public static func save(_ data: Data, toPath path: String) throws {
         do {
             try data.write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {

@@ -31,7 +31,7 @@ public struct RunContext: Sendable {
     }
 
     /// The machine, for `summary.json`: cores, memory, kernel and libcurl.
-    static var machine: [String: Any] {
+    public static var machine: [String: Any] {
         var system = utsname()
         uname(&system)
         func text<T>(_ field: inout T) -> String {

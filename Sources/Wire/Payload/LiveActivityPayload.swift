@@ -11,7 +11,7 @@ public struct LiveActivityPayload: Sendable, Equatable {
     }
 
     /// A visible alert; required for `start`, optional otherwise.
-    public struct Alert: Sendable, Equatable {
+    public struct Alert: Sendable, Equatable, Encodable {
         /// Alert title.
         public var title: String
         /// Alert body.

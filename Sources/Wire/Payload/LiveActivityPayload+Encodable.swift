@@ -1,0 +1,28 @@
+/// Encodes the payload as `{"aps":{...}}` with the same keys and order as `PayloadEncoder`, so
+/// Foundation's `JSONEncoder` can be the reference in tests and the peer in `pushbench hotpath`.
+extension LiveActivityPayload: Encodable {
+    private enum EnvelopeKeys: String, CodingKey {
+        case aps
+    }
+
+    private enum Keys: String, CodingKey {
+        case timestamp, event
+        case contentState = "content-state"
+        case staleDate = "stale-date"
+        case dismissalDate = "dismissal-date"
+        case relevanceScore = "relevance-score"
+        case alert
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var envelope = encoder.container(keyedBy: EnvelopeKeys.self)
+        var aps = envelope.nestedContainer(keyedBy: Keys.self, forKey: .aps)
+        try aps.encode(timestamp, forKey: .timestamp)
+        try aps.encode(event.rawValue, forKey: .event)
+        try aps.encode(contentState, forKey: .contentState)
+        try aps.encodeIfPresent(staleDate, forKey: .staleDate)
+        try aps.encodeIfPresent(dismissalDate, forKey: .dismissalDate)
+        try aps.encodeIfPresent(relevanceScore, forKey: .relevanceScore)
+        try aps.encodeIfPresent(alert, forKey: .alert)
+    }
+}
