@@ -8,6 +8,8 @@ extension ProviderTokenCache {
         /// The shared cache behind this reader.
         public let cache: ProviderTokenCache
         private var local: ProviderToken?
+        private var localIssuedAt: Int64 = .max
+        private var localStaleAt: Int64 = .min
 
         /// Creates a reader of `cache`.
         public init(_ cache: ProviderTokenCache) {
@@ -17,7 +19,7 @@ extension ProviderTokenCache {
         /// The token to send at `now` (UNIX seconds); asks the shared cache only when the local
         /// copy has reached the refresh age.
         public mutating func token(now: Int64) throws -> ProviderToken {
-            if let local, cache.isFresh(local, now: now) { return local }
+            if now >= localIssuedAt && now < localStaleAt, let local { return local }
             let shared = try cache.token(now: now)
             let copy = ProviderToken(
                 keyID: shared.keyID,
@@ -27,6 +29,8 @@ extension ProviderTokenCache {
                 authorization: String(decoding: Array(shared.authorization.utf8), as: UTF8.self)
             )
             local = copy
+            localIssuedAt = copy.issuedAt
+            localStaleAt = copy.issuedAt + cache.refreshAge
             return copy
         }
     }
