@@ -121,13 +121,12 @@ struct HotpathCommand: ParsableCommand {
     private func allocators() -> [MemoryAllocator] {
         let current = MemoryAllocator.current
         if ProcessInfo.processInfo.environment[Self.childEnvironment] != nil { return [current] }
+        let both = [current] + MemoryAllocator.allCases.filter { $0 != current }
         switch allocator {
         case .glibc: return [.glibc]
         case .jemalloc: return [.jemalloc]
-        case .both: return [current] + MemoryAllocator.allCases.filter { $0 != current }
-        case nil:
-            return MemoryAllocator.jemallocLibrary == nil
-                ? [current] : [current] + MemoryAllocator.allCases.filter { $0 != current }
+        case .both: return both
+        case nil: return MemoryAllocator.jemallocLibrary == nil ? [current] : both
         }
     }
 
