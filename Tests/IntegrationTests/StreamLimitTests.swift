@@ -20,10 +20,19 @@ final class StreamLimitTests: XCTestCase {
         return output.stdout.split(separator: "\n").map(String.init)
     }
 
-    /// The `MAX_CONCURRENT_STREAMS` values the server sent, in order.
+    /// The `MAX_CONCURRENT_STREAMS` values the server sent, in order: only those inside frames
+    /// nghttp logs as `recv` (its own SETTINGS may be logged before or after the server's).
     private func streamLimits(_ lines: [String]) -> [String] {
-        lines.filter { $0.contains("SETTINGS_MAX_CONCURRENT_STREAMS") }.dropFirst()  // the first is nghttp's own
-            .compactMap { $0.split(separator: ":").last.map { String($0.dropLast()) } }
+        var receiving = false
+        var limits: [String] = []
+        for line in lines {
+            if line.hasPrefix("[") { receiving = line.contains("] recv ") }
+            if receiving, line.contains("SETTINGS_MAX_CONCURRENT_STREAMS"), let value = line.split(separator: ":").last
+            {
+                limits.append(String(value.dropLast()))
+            }
+        }
+        return limits
     }
 
     func testTheLimitRisesAfterTheFirstValidToken() throws {
