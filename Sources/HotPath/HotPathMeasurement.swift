@@ -85,23 +85,25 @@ public struct HotPathMeasurement: Sendable {
             },
             HotPathMeasurement(
                 name: "device_token",
-                summary: "synthetic 64-hex device tokens generated from (seed, index) into a reused buffer",
+                summary: "synthetic 64-hex device tokens written from (seed, index) into a reused buffer",
                 reportsBytes: false,
                 peer: nil
             ) {
-                let tokens = DeviceTokenSet(seed: 1, count: 10_000_000)
+                let tokens = TokenSet(seed: 1, count: 10_000_000)
                 var index = 0
-                var buffer: [UInt8] = []
-                buffer.reserveCapacity(64)
+                var buffer = [UInt8](repeating: 0, count: tokens.hexLength)
                 return { iterations in
-                    var bytes = 0
-                    for _ in 0..<iterations {
-                        buffer.removeAll(keepingCapacity: true)
-                        tokens.appendHexToken(at: index, to: &buffer)
-                        index = index == 9_999_999 ? 0 : index + 1
-                        bytes &+= buffer.count
+                    // A local index: the captured one lives in a heap box the token writes
+                    // might alias, which would cost a load and a store per token.
+                    var next = index
+                    defer { index = next }
+                    return buffer.withUnsafeMutableBytes { destination in
+                        for _ in 0..<iterations {
+                            tokens.writeHex(at: next, to: destination.baseAddress!)
+                            next = next == 9_999_999 ? 0 : next + 1
+                        }
+                        return iterations * destination.count
                     }
-                    return bytes
                 }
             },
         ]

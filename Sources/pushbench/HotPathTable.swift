@@ -140,6 +140,9 @@ enum HotPathTable {
             row.values["encode_typical_vs_jsonencoder_typical_ratio"],
             10
         ) { String(format: "%.1f×", $0) }
+        judge("device_token >= 20 M/s", row.values["device_token_per_s"], 20e6) {
+            String(format: "%.1f M/s", $0 / 1e6)
+        }
         return lines
     }
 

@@ -7,36 +7,7 @@ import Glibc
 #endif
 
 /// The `pushbench` binary as a user runs it: outputs, files, exit codes, and one-line errors.
-final class CommandLineTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private let pushbench = ExternalProgram.pushbench
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-        XCTAssertTrue(
-            FileManager.default.isExecutableFile(atPath: pushbench.path),
-            "build pushbench first: \(pushbench.path)"
-        )
-    }
-
-    override func tearDown() {
-        directory.remove()
-    }
-
-    /// Asserts a failure that a user can read: non-zero exit, a short message, no crash report.
-    private func assertCleanFailure(
-        _ output: ExternalProgram.Output,
-        mentions: String,
-        file: StaticString = #filePath,
-        line: UInt = #line
-    ) {
-        XCTAssertNotEqual(output.status, 0, file: file, line: line)
-        XCTAssertTrue(output.stderr.contains(mentions), "stderr: \(output.stderr)", file: file, line: line)
-        for crash in ["Fatal error", "Stack dump", "backtrace", "Current stack trace"] {
-            XCTAssertFalse(output.stderr.contains(crash), "stderr: \(output.stderr)", file: file, line: line)
-        }
-    }
-
+final class CommandLineTests: PushbenchTestCase {
     func testRunWritesAReportAndPrintsASummary() throws {
         let output = try pushbench.run(["run", "--requests", "400", "--reports-dir", directory.path])
         XCTAssertEqual(output.status, 0, output.stderr)

@@ -3,18 +3,7 @@ import TestSupport
 import XCTest
 
 /// `pushbench hotpath` as a user (or a CI job reading its JSON) runs it.
-final class HotpathCommandTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private let pushbench = ExternalProgram.pushbench
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-    }
-
-    override func tearDown() {
-        directory.remove()
-    }
-
+final class HotpathCommandTests: PushbenchTestCase {
     func testFiguresComeOutAsATableJSONAndCSVWithUnitsInTheirNames() throws {
         let json = directory.path + "/hotpath.json"
         let csv = directory.path + "/hotpath.csv"

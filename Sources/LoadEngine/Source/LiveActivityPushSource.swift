@@ -3,12 +3,12 @@ import Workload
 
 /// Produces push `i` of a run: its `/3/device/<token>` path and its encoded `aps` payload.
 ///
-/// Tokens come from a seeded `DeviceTokenSet` and states from `MatchUpdateStream`, so the same
+/// Tokens come from a seeded `TokenSet` and states from `MatchUpdateStream`, so the same
 /// seed sends the same bytes to the same devices; path and body are written into buffers the
 /// engine reuses.
 public struct LiveActivityPushSource {
     /// The devices.
-    public let tokens: DeviceTokenSet
+    public let tokens: TokenSet
     /// The match whose updates the devices receive.
     public let stream: MatchUpdateStream
     private var encoder = PayloadEncoder(limit: PushType.liveactivity.payloadLimit)
@@ -19,7 +19,7 @@ public struct LiveActivityPushSource {
 
     /// Creates the source for `count` devices from `seed`.
     public init(seed: UInt64, count: Int) {
-        tokens = DeviceTokenSet(seed: seed, count: count)
+        tokens = TokenSet(seed: seed, count: count)
         stream = MatchUpdateStream(seed: seed)
     }
 
@@ -28,7 +28,7 @@ public struct LiveActivityPushSource {
     public mutating func prepare(index: Int, now: Int64, path: inout [UInt8]) throws -> [UInt8] {
         path.removeAll(keepingCapacity: true)
         path.append(contentsOf: Self.pathPrefix)
-        tokens.appendHexToken(at: index, to: &path)
+        tokens.appendHex(at: index, to: &path)
         let update = stream.update(at: index)
         let contentState = JSONValue.object([
             JSONMember("homeScore", .integer(Int64(update.homeScore))),
