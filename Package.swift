@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "MockAPNs",
             dependencies: [
-                "Wire",
+                "Wire", "Workload",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "WorkloadTests", dependencies: ["Workload"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HotPathTests", dependencies: ["HotPath", "Wire"], swiftSettings: strict),
-        .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "Wire"], swiftSettings: strict),
+        .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "Wire", "Workload"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs", "TestSupport"],

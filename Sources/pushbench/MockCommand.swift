@@ -23,6 +23,9 @@ struct MockCommand: ParsableCommand {
             Without --auth-key, provider tokens are checked for form only: a missing token gets 403 \
             MissingProviderToken, a malformed one 403 InvalidProviderToken, and any well-formed ES256 token \
             is accepted.
+
+            --unregistered, --expiring and --other-topic make a share of device tokens dead or misfiled, chosen by a \
+            hash of the token: `pushbench tokens` and `pushbench run` with the same fractions meet the same ones.
             """
     )
 
@@ -65,6 +68,9 @@ struct MockCommand: ParsableCommand {
     @Option(help: "Event-loop threads.")
     var threads = 1
 
+    @OptionGroup(title: "Token hygiene")
+    var tokenHygiene: TokenHygieneOptions
+
     func validate() throws {
         if (cert == nil) != (tlsKey == nil) { throw ValidationError("--cert and --key go together") }
         if authKey != nil && (keyID == nil || teamID == nil) {
@@ -101,6 +107,7 @@ struct MockCommand: ParsableCommand {
                     maxConcurrentStreams: streams,
                     streamsBeforeToken: streamsBeforeToken,
                     environment: environment,
+                    tokenHygiene: try tokenHygiene.hygiene(),
                     threads: threads
                 )
             )

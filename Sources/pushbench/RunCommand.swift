@@ -91,6 +91,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("mock-threads"), help: "Event-loop threads of the embedded mock.")
     var mockThreads = 1
 
+    @OptionGroup(title: "Token hygiene of the embedded mock")
+    var tokenHygiene: TokenHygieneOptions
+
     static let generatedKeyID = "PBKEY00001"
     static let generatedTeamID = "PBTEAM0001"
 
@@ -109,6 +112,11 @@ struct RunCommand: ParsableCommand {
         guard (1...256).contains(mockThreads) else { throw ValidationError("--mock-threads must be 1 to 256") }
         if key != nil && (keyID == nil || teamID == nil) {
             throw ValidationError("--key needs --key-id and --team-id")
+        }
+        if endpoint != nil && tokenHygiene.isSet {
+            throw ValidationError(
+                "--unregistered, --expiring and --other-topic shape the embedded mock; give them to `pushbench mock` instead"
+            )
         }
         if let endpoint {
             guard endpoint.hasPrefix("https://"), let url = URL(string: endpoint), let host = url.host, !host.isEmpty,
@@ -217,6 +225,7 @@ struct RunCommand: ParsableCommand {
             return try MockAPNsServer.start(
                 MockAPNsConfiguration(
                     keys: [ProviderKey(keyID: keyID, teamID: teamID, publicKey: publicKey)],
+                    tokenHygiene: try tokenHygiene.hygiene(),
                     threads: mockThreads
                 )
             )

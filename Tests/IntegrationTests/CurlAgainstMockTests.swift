@@ -2,6 +2,7 @@ import Foundation
 import MockAPNs
 import TestSupport
 import Wire
+import Workload
 import XCTest
 
 /// The mock as a stranger's client sees it: curl over HTTP/2 and TLS, verifying the certificate.
@@ -70,6 +71,25 @@ final class CurlAgainstMockTests: XCTestCase {
         )
         XCTAssertEqual(response.body, "")
         XCTAssertFalse(response.headers.lowercased().contains("apns-unique-id"), "production sends no apns-unique-id")
+    }
+
+    func testAnUnregisteredTokenGets410WithTheMillisecondTimestamp() throws {
+        mock = try MockFixture(tokenHygiene: try TokenHygiene(unregisteredFraction: 1))
+        try directory.write("ca.pem", mock.server.certificatePEM)
+        let before = Int64(Date().timeIntervalSince1970 * 1000)
+        let jwt = try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        let response = try request(
+            ["--http2"] + pushHeaders(authorization: "bearer " + jwt) + ["--data", "{}"],
+            path: "/3/device/" + token
+        )
+        XCTAssertEqual(response.status, "410")
+        let body = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any],
+            response.body
+        )
+        XCTAssertEqual(body["reason"] as? String, "Unregistered")
+        let timestamp = try XCTUnwrap(body["timestamp"] as? Int64)
+        XCTAssertLessThanOrEqual(abs(timestamp - before), 60_000, "milliseconds since the epoch, not seconds")
     }
 
     func testTheDevelopmentEnvironmentAddsAUniqueID() throws {

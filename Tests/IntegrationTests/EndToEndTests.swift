@@ -1,5 +1,6 @@
 import Foundation
 import Wire
+import Workload
 import XCTest
 
 @testable import LoadEngine
@@ -31,6 +32,27 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(stats.rejectedByReason, [:])
         XCTAssertEqual(stats.connectionsAccepted, result.perConnection.count)
         XCTAssertEqual(mock.server.verifier.fullChecks, 1, "one token for the run, verified once")
+    }
+
+    func testTheMockRejectsExactlyTheTokensTheWorkloadPredicts() throws {
+        let hygiene = try TokenHygiene(unregisteredFraction: 0.1, otherTopicFraction: 0.05)
+        let mock = try MockFixture(tokenHygiene: hygiene)
+        let configuration = mock.load(requests: 2000)
+        let result = try LoadEngine.run(configuration, tokens: mock.tokens())
+
+        let tokens = TokenSet(seed: configuration.seed, count: 2000)
+        var predicted: [String: Int] = [:]
+        for index in 0..<2000 {
+            switch hygiene.fate(of: tokens, at: index) {
+            case .unregistered: predicted["Unregistered", default: 0] += 1
+            case .otherTopic: predicted["DeviceTokenNotForTopic", default: 0] += 1
+            case .valid, .expires: break
+            }
+        }
+        XCTAssertGreaterThan(predicted["Unregistered"] ?? 0, 100)
+        XCTAssertEqual(result.rejectedByReason, predicted)
+        XCTAssertEqual(result.counts.succeeded, 2000 - predicted.values.reduce(0, +))
+        XCTAssertTrue(result.counts.isBalanced)
     }
 
     func testTokensFromAnotherKeyAreRejectedAsInvalidProviderToken() throws {

@@ -1,6 +1,7 @@
 import LoadEngine
 import MockAPNs
 import Wire
+import Workload
 
 /// A mock APNs on a free loopback port that trusts one freshly generated signing key.
 final class MockFixture {
@@ -10,7 +11,11 @@ final class MockFixture {
     let signingKey: ES256PrivateKey
     let server: MockAPNsServer
 
-    init(threads: Int = 1, environment: MockAPNsConfiguration.Environment = .production) throws {
+    init(
+        threads: Int = 1,
+        environment: MockAPNsConfiguration.Environment = .production,
+        tokenHygiene: TokenHygiene = .clean
+    ) throws {
         signingKey = try ES256PrivateKey()
         server = try MockAPNsServer.start(
             MockAPNsConfiguration(
@@ -22,6 +27,7 @@ final class MockFixture {
                     )
                 ],
                 environment: environment,
+                tokenHygiene: tokenHygiene,
                 threads: threads
             )
         )

@@ -1,3 +1,4 @@
+import Workload
 import XCTest
 
 @testable import MockAPNs
@@ -94,6 +95,42 @@ final class PushRequestValidatorTests: XCTestCase {
         )
         XCTAssertFalse(verdict(push(replacing: ["authorization": nil])).tokenVerified)
         XCTAssertFalse(verdict(push(method: "GET")).tokenVerified, "never reached the token")
+    }
+
+    func testTokenHygieneDecidesLastAndExpiresTokensOnTheClock() throws {
+        func validator(_ hygiene: TokenHygiene) -> PushRequestValidator {
+            PushRequestValidator(verifier: self.validator.verifier, tokenHygiene: hygiene, startedAt: now - 100)
+        }
+        func verdict(
+            _ validator: PushRequestValidator,
+            _ push: InboundPush,
+            at time: Int64
+        ) -> PushRequestValidator.Verdict {
+            var fresh = ProviderTokenHistory()
+            return validator.verdict(on: push, now: time, tokens: &fresh)
+        }
+        let unregistered = validator(try TokenHygiene(unregisteredFraction: 1))
+        XCTAssertEqual(verdict(unregistered, push(), at: now).rejection, .unregistered)
+        XCTAssertEqual(verdict(unregistered, push(), at: now).invalidSince, now - 100)
+        XCTAssertEqual(
+            verdict(unregistered, push(body: 0), at: now).rejection,
+            .payloadEmpty,
+            "token state is checked last"
+        )
+        XCTAssertEqual(
+            verdict(validator(try TokenHygiene(otherTopicFraction: 1)), push(), at: now).rejection,
+            .deviceTokenNotForTopic
+        )
+
+        let expiring = validator(try TokenHygiene(expiringFraction: 1, expiryWindowSeconds: 1000))
+        guard case .expires(let after) = expiring.tokenHygiene.fate(ofHex: token.utf8) else {
+            return XCTFail("every token expires under this profile")
+        }
+        let expiry = now - 100 + after
+        XCTAssertNil(verdict(expiring, push(), at: expiry - 1).rejection)
+        XCTAssertEqual(verdict(expiring, push(), at: expiry).rejection, .expiredToken)
+        XCTAssertEqual(verdict(expiring, push(), at: expiry).invalidSince, expiry)
+        XCTAssertNil(verdict(validator(.clean), push(), at: now).rejection)
     }
 
     func testTokenLengthIsConfigurable() {

@@ -1,5 +1,6 @@
 import Foundation
 import Wire
+import Workload
 
 /// How a mock APNs server listens and judges requests.
 public struct MockAPNsConfiguration: Sendable {
@@ -28,6 +29,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var streamsBeforeToken: Int
     /// Which environment's answers to give.
     public var environment: Environment
+    /// Which device tokens are unregistered, expire during the run, or belong to another
+    /// topic; the same profile given to the workload predicts the answers.
+    public var tokenHygiene: TokenHygiene
     /// Event-loop threads.
     public var threads: Int
     /// The server's idea of now, UNIX seconds; tests move it to expire tokens.
@@ -43,6 +47,7 @@ public struct MockAPNsConfiguration: Sendable {
         maxConcurrentStreams: Int = 1000,
         streamsBeforeToken: Int = 1,
         environment: Environment = .production,
+        tokenHygiene: TokenHygiene = .clean,
         threads: Int = 1,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
@@ -54,6 +59,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.streamsBeforeToken = streamsBeforeToken
         self.environment = environment
+        self.tokenHygiene = tokenHygiene
         self.threads = threads
         self.clock = clock
     }

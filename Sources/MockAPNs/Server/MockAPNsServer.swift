@@ -48,7 +48,12 @@ public final class MockAPNsServer: Sendable {
         let stats = MockStats()
         let verifier = ProviderTokenVerifier(keys: configuration.keys)
         let responder = PushResponder(
-            validator: PushRequestValidator(verifier: verifier, tokenHexLength: configuration.tokenHexLength),
+            validator: PushRequestValidator(
+                verifier: verifier,
+                tokenHexLength: configuration.tokenHexLength,
+                tokenHygiene: configuration.tokenHygiene,
+                startedAt: configuration.clock()
+            ),
             stats: stats,
             clock: configuration.clock,
             environment: configuration.environment

@@ -39,7 +39,7 @@ struct PushResponder: Sendable {
         }
         var members = [JSONMember("reason", .string(reason.rawValue))]
         if reason.status == 410 {
-            members.append(JSONMember("timestamp", .integer(now * 1000)))
+            members.append(JSONMember("timestamp", .integer((verdict.invalidSince ?? now) * 1000)))
         }
         var body: [UInt8] = []
         JSONWriter.write(.object(members), to: &body)

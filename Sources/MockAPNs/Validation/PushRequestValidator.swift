@@ -1,4 +1,5 @@
 import Wire
+import Workload
 
 /// Decides how APNs would answer a device push: accepted, or rejected with a reason.
 ///
@@ -27,16 +28,31 @@ import Wire
 /// 11. The device token is `tokenHexLength` hex digits, else 400 `BadDeviceToken`.
 /// 12. The body is not empty (400 `PayloadEmpty`) and within the push type's limit (413
 ///     `PayloadTooLarge`: 4096 bytes, 5120 for VoIP).
+/// 13. The device token's fate under the configured `TokenHygiene` (all valid by default): 400
+///     `DeviceTokenNotForTopic`, 410 `Unregistered` (invalid since the server started) or, once
+///     its moment has passed, 410 `ExpiredToken`. Pushy also checks token state last.
 public struct PushRequestValidator: Sendable {
     /// Checks provider tokens.
     public let verifier: ProviderTokenVerifier
     /// Expected device-token length in hex digits (64 today; Apple says not to rely on it).
     public let tokenHexLength: Int
+    /// Which tokens are dead or belong to another topic.
+    public let tokenHygiene: TokenHygiene
+    /// When the server started, UNIX seconds: unregistered tokens are invalid since then, and
+    /// expiring tokens count their lifetime from it.
+    public let startedAt: Int64
 
     /// Creates a validator.
-    public init(verifier: ProviderTokenVerifier, tokenHexLength: Int = 64) {
+    public init(
+        verifier: ProviderTokenVerifier,
+        tokenHexLength: Int = 64,
+        tokenHygiene: TokenHygiene = .clean,
+        startedAt: Int64 = 0
+    ) {
         self.verifier = verifier
         self.tokenHexLength = tokenHexLength
+        self.tokenHygiene = tokenHygiene
+        self.startedAt = startedAt
     }
 
     private static let devicePathPrefix = "/3/device/"
@@ -52,6 +68,9 @@ public struct PushRequestValidator: Sendable {
         /// Whether the provider token was checked and valid (a later check may still reject the
         /// push); APNs lifts a connection's one-stream limit after the first such request.
         public var tokenVerified: Bool
+        /// For a 410, since when the device token has been invalid, UNIX seconds: the error
+        /// body's `timestamp` (in milliseconds).
+        public var invalidSince: Int64? = nil
     }
 
     /// How APNs would answer `push` at time `now` (UNIX seconds) on a connection whose token
@@ -63,7 +82,24 @@ public struct PushRequestValidator: Sendable {
             return Verdict(rejection: reason, tokenVerified: false)
         case .success(let identity):
             if let reason = tokens.admit(identity, now: now) { return Verdict(rejection: reason, tokenVerified: true) }
-            return Verdict(rejection: headerAndPayloadRejection(push), tokenVerified: true)
+            if let reason = headerAndPayloadRejection(push) { return Verdict(rejection: reason, tokenVerified: true) }
+            return deviceTokenVerdict(push, now: now)
+        }
+    }
+
+    /// Check 13: the token's fate under the hygiene profile.
+    private func deviceTokenVerdict(_ push: InboundPush, now: Int64) -> Verdict {
+        switch tokenHygiene.fate(ofHex: push.path.utf8.dropFirst(Self.devicePathPrefix.utf8.count)) {
+        case .valid:
+            return Verdict(rejection: nil, tokenVerified: true)
+        case .otherTopic:
+            return Verdict(rejection: .deviceTokenNotForTopic, tokenVerified: true)
+        case .unregistered:
+            return Verdict(rejection: .unregistered, tokenVerified: true, invalidSince: startedAt)
+        case .expires(let afterSeconds):
+            let expiry = startedAt + afterSeconds
+            guard now >= expiry else { return Verdict(rejection: nil, tokenVerified: true) }
+            return Verdict(rejection: .expiredToken, tokenVerified: true, invalidSince: expiry)
         }
     }
 
