@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -36,7 +37,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        .target(name: "Workload", swiftSettings: strict),
+        .target(name: "Workload", dependencies: ["Yams"], swiftSettings: strict),
         .target(name: "Wire", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "HotPath", dependencies: ["Wire", "Workload"], swiftSettings: strict),
         .target(name: "Transport", dependencies: ["CCurl", "Wire"], swiftSettings: strict),

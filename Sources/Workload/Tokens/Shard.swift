@@ -39,12 +39,17 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
 
     /// The indices of a population of `total` that belong to this shard.
     public func range(in total: Int) -> Range<Int> {
-        bound(index, of: total)..<bound(index + 1, of: total)
+        Self.partition(index, of: count, total: total)
     }
 
-    private func bound(_ part: Int, of total: Int) -> Int {
-        let (high, low) = total.multipliedFullWidth(by: part)
-        return Int(truncatingIfNeeded: count.dividingFullWidth((high, low)).quotient)
+    /// Part `part` of `parts` contiguous, near-equal parts of `0..<total`; also how a cohort's
+    /// activities are split into fan-out groups.
+    static func partition(_ part: Int, of parts: Int, total: Int) -> Range<Int> {
+        func bound(_ part: Int) -> Int {
+            let (high, low) = total.multipliedFullWidth(by: part)
+            return Int(truncatingIfNeeded: parts.dividingFullWidth((high, low)).quotient)
+        }
+        return bound(part)..<bound(part + 1)
     }
 
     public var description: String { "\(index)/\(count)" }

@@ -1,0 +1,49 @@
+/// Where a cohort's activities and groups sit in the scenario, and which group is admitted next.
+struct CohortPlan: Sendable {
+    let index: Int
+    let cohort: Scenario.Cohort
+    let firstActivity: Int
+    let firstGroup: Int
+    private(set) var nextGroup = 0
+
+    init(index: Int, cohort: Scenario.Cohort, firstActivity: Int, firstGroup: Int) {
+        self.index = index
+        self.cohort = cohort
+        self.firstActivity = firstActivity
+        self.firstGroup = firstGroup
+    }
+
+    /// When group `group` begins, ms: stratified over the spread, so start times rise with the
+    /// group's number and groups can be admitted in order without sorting.
+    func groupStart(_ group: Int, seed: UInt64) -> Int64 {
+        let at = cohort.atSeconds * 1000
+        guard cohort.distribution == .uniform, cohort.spreadSeconds > 0 else { return at }
+        var random = SplitMix64(seed: seed ^ 0x6752_4F55_5053_5441, index: UInt64(firstGroup + group))
+        let position = (Double(group) + random.nextUnit()) / Double(cohort.groups)
+        return at + Int64(position * Double(cohort.spreadSeconds * 1000))
+    }
+
+    /// When the next group to admit begins, or `nil` when all are admitted.
+    func nextGroupStart(seed: UInt64) -> Int64? {
+        nextGroup < cohort.groups ? groupStart(nextGroup, seed: seed) : nil
+    }
+
+    /// The cursor of the next group, limited to `shardRange`; `nil` when the group has no
+    /// activity in the shard. Either way the group counts as admitted.
+    mutating func admitNext(_ scenario: Scenario, shardRange: Range<Int>) -> GroupCursor? {
+        let group = nextGroup
+        nextGroup += 1
+        let local = Shard.partition(group, of: cohort.groups, total: cohort.activities)
+        let members = (firstActivity + local.lowerBound)..<(firstActivity + local.upperBound)
+        let inShard = members.clamped(to: shardRange)
+        guard !inShard.isEmpty else { return nil }
+        return GroupCursor(
+            plan: self,
+            group: group,
+            members: members,
+            inShard: inShard,
+            startMs: groupStart(group, seed: scenario.seed),
+            scenario: scenario
+        )
+    }
+}

@@ -1,0 +1,89 @@
+/// The pushes of a scenario (or of one shard of its activities) in time order, produced lazily.
+///
+/// Memory grows with the groups under way, not with events: a heap holds one cursor per
+/// active group, each cursor steps its group's timeline, and a step is fanned out to the
+/// group's activities one event at a time. Groups are admitted in start order as the clock
+/// reaches them. Equal times are ordered by group, then activity, so the order is a function
+/// of the scenario alone. A shard's stream holds exactly the events of the activities in
+/// `shard.range(in: scenario.activities)`.
+public struct ScenarioStream: IteratorProtocol, Sequence {
+    /// The scenario being streamed.
+    public let scenario: Scenario
+    /// Which part of the activities this stream covers.
+    public let shard: Shard
+
+    private let shardRange: Range<Int>
+    private var cohorts: [CohortPlan]
+    private var cursors: [GroupCursor] = []
+    private var freeCursors: [Int] = []
+    private var heap = CursorHeap()
+    private var fanning: Int? = nil
+
+    /// Creates the stream of `scenario`'s events for `shard`.
+    /// - Throws: `WorkloadError` when the scenario is invalid.
+    public init(_ scenario: Scenario, shard: Shard = .whole) throws {
+        try scenario.validate()
+        self.scenario = scenario
+        self.shard = shard
+        shardRange = shard.range(in: scenario.activities)
+        var first = 0
+        var firstGroup = 0
+        cohorts = []
+        for (index, cohort) in scenario.cohorts.enumerated() {
+            cohorts.append(CohortPlan(index: index, cohort: cohort, firstActivity: first, firstGroup: firstGroup))
+            first += cohort.activities
+            firstGroup += cohort.groups
+        }
+    }
+
+    public mutating func next() -> WorkloadEvent? {
+        while true {
+            if let index = fanning {
+                if let event = cursors[index].nextFanout() { return event }
+                fanning = nil
+                if cursors[index].advance() {
+                    heap.push(cursors[index].key, cursor: index)
+                } else {
+                    freeCursors.append(index)
+                }
+                continue
+            }
+            admitGroups()
+            guard let index = heap.pop() else { return nil }
+            if let start = cursors[index].nextStart() {
+                if cursors[index].hasEvents {
+                    heap.push(cursors[index].key, cursor: index)
+                } else {
+                    freeCursors.append(index)
+                }
+                return start
+            }
+            fanning = index
+        }
+    }
+
+    /// Puts on the heap every group that begins no later than the heap's earliest event (or the
+    /// next group when the heap is empty), so the next pop is the scenario's next event.
+    private mutating func admitGroups() {
+        while true {
+            var earliest: (cohort: Int, start: Int64)? = nil
+            for index in cohorts.indices {
+                guard let start = cohorts[index].nextGroupStart(seed: scenario.seed) else { continue }
+                if earliest.map({ start < $0.start }) ?? true { earliest = (index, start) }
+            }
+            guard let candidate = earliest else { return }
+            if let minimum = heap.minimumTime, candidate.start > minimum { return }
+            guard let cursor = cohorts[candidate.cohort].admitNext(scenario, shardRange: shardRange) else { continue }
+            guard cursor.hasEvents else { continue }
+            let index: Int
+            if let free = freeCursors.popLast() {
+                cursors[free] = cursor
+                index = free
+            } else {
+                cursors.append(cursor)
+                index = cursors.count - 1
+            }
+            heap.push(cursor.key, cursor: index)
+        }
+    }
+}
