@@ -15,7 +15,9 @@ struct PushBench: ParsableCommand {
             sends 100,000 Live Activity updates signed with a fresh ES256 key, and writes a report \
             to Reports/<run-id>/.
             """,
-        subcommands: [RunCommand.self, MockCommand.self, TokensCommand.self, HotpathCommand.self]
+        subcommands: [
+            RunCommand.self, MockCommand.self, TokensCommand.self, ScenariosCommand.self, HotpathCommand.self,
+        ]
     )
 
     /// Runs the command, and reports every failure as one line on stderr with a non-zero exit:

@@ -97,3 +97,9 @@ final class ScenarioFileTests: XCTestCase {
         XCTAssertTrue(error("name: [unclosed").hasPrefix("not valid YAML or JSON"))
     }
 }
+
+final class EventKindTests: XCTestCase {
+    func testOrdinalsArePositionsInAllCases() {
+        XCTAssertEqual(EventKind.allCases.map(\.ordinal), Array(EventKind.allCases.indices))
+    }
+}

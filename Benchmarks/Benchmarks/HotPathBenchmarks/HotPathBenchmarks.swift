@@ -60,6 +60,18 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    Benchmark("Football scenario event, 1 M activities in one match") { benchmark in
+        let scenario = try Scenario.builtIn(named: "football").scaled(toActivities: 1_000_000)
+        var stream = try ScenarioStream(scenario)
+        for _ in benchmark.scaledIterations {
+            if let event = stream.next() {
+                blackHole(event.tokenIndex)
+            } else {
+                stream = try ScenarioStream(scenario)
+            }
+        }
+    }
+
     Benchmark("HdrHistogram record") { benchmark in
         var histogram = Histogram<UInt64>(
             lowestDiscernibleValue: 1,

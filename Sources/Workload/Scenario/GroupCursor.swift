@@ -13,7 +13,7 @@ struct GroupCursor: Sendable {
     private let inputPushToken: Bool
     private let rotateFraction: Double
     private let rotationWithinMs: Int64
-    private let priorities: [EventKind: Int]
+    private let priorities: [Int]
     private let seed: UInt64
     private var nextJoiner: Int
     private var timeline: ActivityTimeline
@@ -37,7 +37,7 @@ struct GroupCursor: Sendable {
         inputPushToken = cohort.inputPushToken
         rotateFraction = cohort.rotateFraction
         rotationWithinMs = cohort.rotationWithinSeconds * 1000
-        priorities = cohort.priorities
+        priorities = EventKind.allCases.map { cohort.priority(of: $0) }
         seed = scenario.seed
         nextJoiner = cohort.pushToStart ? inShard.lowerBound : inShard.upperBound
         random = SplitMix64(seed: scenario.seed ^ 0x5449_4D45_4C49_4E45, index: UInt64(self.group))
@@ -77,7 +77,7 @@ struct GroupCursor: Sendable {
             activityKind: kind,
             kind: .start,
             phase: .start,
-            priority: priorities[.start] ?? 10,
+            priority: priorities[EventKind.start.ordinal],
             tokenKind: .pushToStart,
             tokenIndex: activity,
             state: kind.initialState,
@@ -132,7 +132,7 @@ struct GroupCursor: Sendable {
             step = TimelineStep(offsetMs: limitMs - originMs, kind: .limit, phase: .end, state: lastState, alert: false)
         }
         guard let next = step else { return false }
-        stepPriority = priorities[next.kind] ?? 10
+        stepPriority = priorities[next.kind.ordinal]
         fanout = inShard.lowerBound
         return true
     }

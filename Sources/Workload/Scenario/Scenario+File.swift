@@ -68,7 +68,7 @@ extension Scenario {
     /// field spelled out so the file documents the defaults.
     public var yaml: String {
         var lines = [
-            "# PushBench scenario: see `pushbench scenarios --help` for every field.",
+            "# PushBench scenario; every field is described in Scenarios/README.md.",
             "name: \(Self.quoted(name))",
             "description: \(Self.quoted(description))",
             "seed: \(seed)",

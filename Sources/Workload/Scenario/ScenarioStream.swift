@@ -6,7 +6,7 @@
 /// reaches them. Equal times are ordered by group, then activity, so the order is a function
 /// of the scenario alone. A shard's stream holds exactly the events of the activities in
 /// `shard.range(in: scenario.activities)`.
-public struct ScenarioStream: IteratorProtocol, Sequence {
+public struct ScenarioStream: IteratorProtocol, Sequence, Sendable {
     /// The scenario being streamed.
     public let scenario: Scenario
     /// Which part of the activities this stream covers.
