@@ -34,17 +34,6 @@ public enum ActivityKind: String, Sendable, CaseIterable {
         }
     }
 
-    /// The `attributes-type` a start push names: the app's `ActivityAttributes` struct.
-    public var attributesType: String {
-        switch self {
-        case .football: "MatchAttributes"
-        case .delivery: "DeliveryAttributes"
-        case .rideshare: "RideAttributes"
-        case .upload: "UploadAttributes"
-        case .flashSale: "SaleAttributes"
-        }
-    }
-
     /// The event kinds the kind's timeline produces, besides `start` and `limit`.
     public var eventKinds: [EventKind] {
         switch self {
@@ -68,18 +57,6 @@ public enum ActivityKind: String, Sendable, CaseIterable {
             }
         }
         return priorities
-    }
-
-    /// How long after a push its state goes stale on the device (`stale-date`), seconds: a
-    /// little more than the gap to the kind's next regular update.
-    public var staleAfterSeconds: Int64 {
-        switch self {
-        case .football: 180
-        case .delivery: 300
-        case .rideshare: 60
-        case .upload: 30
-        case .flashSale: 180
-        }
     }
 
     /// The state a `start` push shows.
