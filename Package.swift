@@ -40,6 +40,11 @@ let package = Package(
         .target(name: "Workload", dependencies: ["Yams"], swiftSettings: strict),
         .target(name: "Wire", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "HotPath", dependencies: ["Wire", "Workload"], swiftSettings: strict),
+        .target(
+            name: "Budget",
+            dependencies: ["Workload", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            swiftSettings: strict
+        ),
         .target(name: "Transport", dependencies: ["CCurl", "Wire"], swiftSettings: strict),
         .target(
             name: "LoadEngine",
@@ -81,6 +86,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "BudgetTests", dependencies: ["Budget", "Workload"], swiftSettings: strict),
         .testTarget(name: "HotPathTests", dependencies: ["HotPath", "Wire"], swiftSettings: strict),
         .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "Wire", "Workload"], swiftSettings: strict),
         .testTarget(

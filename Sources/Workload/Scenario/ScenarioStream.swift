@@ -4,15 +4,14 @@
 /// active group, each cursor steps its group's timeline, and a step is fanned out to the
 /// group's activities one event at a time. Groups are admitted in start order as the clock
 /// reaches them. Equal times are ordered by group, then activity, so the order is a function
-/// of the scenario alone. A shard's stream holds exactly the events of the activities in
-/// `shard.range(in: scenario.activities)`.
+/// of the scenario alone. A stream of part of the activities (a shard's, a worker's) holds
+/// exactly their events, as the whole stream has them.
 public struct ScenarioStream: IteratorProtocol, Sequence, Sendable {
     /// The scenario being streamed.
     public let scenario: Scenario
-    /// Which part of the activities this stream covers.
-    public let shard: Shard
+    /// The activities this stream covers.
+    public let activities: Range<Int>
 
-    private let shardRange: Range<Int>
     private var cohorts: [CohortPlan]
     private var cursors: [GroupCursor] = []
     private var freeCursors: [Int] = []
@@ -22,10 +21,19 @@ public struct ScenarioStream: IteratorProtocol, Sequence, Sendable {
     /// Creates the stream of `scenario`'s events for `shard`.
     /// - Throws: `WorkloadError` when the scenario is invalid.
     public init(_ scenario: Scenario, shard: Shard = .whole) throws {
+        try self.init(scenario, activities: shard.range(in: scenario.activities))
+    }
+
+    /// Creates the stream of the events of `activities`, a part of `scenario`'s that callers
+    /// choose to keep related activities together (all of one device's on one worker).
+    /// - Throws: `WorkloadError` when the scenario is invalid or the range is outside it.
+    public init(_ scenario: Scenario, activities: Range<Int>) throws {
         try scenario.validate()
+        guard activities.lowerBound >= 0, activities.upperBound <= scenario.activities else {
+            throw WorkloadError("activities \(activities) are outside the scenario's 0..<\(scenario.activities)")
+        }
         self.scenario = scenario
-        self.shard = shard
-        shardRange = shard.range(in: scenario.activities)
+        self.activities = activities
         var first = 0
         var firstGroup = 0
         cohorts = []
@@ -73,7 +81,7 @@ public struct ScenarioStream: IteratorProtocol, Sequence, Sendable {
             }
             guard let candidate = earliest else { return }
             if let minimum = heap.minimumTime, candidate.start > minimum { return }
-            guard let cursor = cohorts[candidate.cohort].admitNext(scenario, shardRange: shardRange) else { continue }
+            guard let cursor = cohorts[candidate.cohort].admitNext(scenario, shardRange: activities) else { continue }
             guard cursor.hasEvents else { continue }
             let index: Int
             if let free = freeCursors.popLast() {

@@ -45,17 +45,23 @@ public enum ActivityKind: String, Sendable, CaseIterable {
         }
     }
 
+    /// The events people wait for, as opposed to ticks: the match's whistles and goals, a
+    /// status change, the end. Budget recommendations keep these quick to show.
+    public var keyEventKinds: [EventKind] {
+        switch self {
+        case .football: [.kickOff, .goal, .halfTime, .fullTime]
+        case .delivery, .rideshare: [.status, .finish]
+        case .upload: [.complete]
+        case .flashSale: [.status, .finish]
+        }
+    }
+
     /// The priorities a careful sender uses (Apple: 5 unless the user must see it now,
-    /// `../shared/reference/APNS.md` §3.6): 10 for starts, ends and the events people wait for,
-    /// 5 for ticks.
+    /// `../shared/reference/APNS.md` §3.6): 10 for starts, limit ends and key events, 5 for
+    /// ticks.
     public var defaultPriorities: [EventKind: Int] {
         var priorities: [EventKind: Int] = [.start: 10, .limit: 10]
-        for kind in eventKinds {
-            switch kind {
-            case .minute, .eta, .position, .progress, .countdown, .stock, .card: priorities[kind] = 5
-            default: priorities[kind] = 10
-            }
-        }
+        for kind in eventKinds { priorities[kind] = keyEventKinds.contains(kind) ? 10 : 5 }
         return priorities
     }
 

@@ -1,0 +1,20 @@
+import Workload
+
+/// A finished budget simulation: what went in, what the model counted, and how fast it ran.
+public struct BudgetResult: Sendable {
+    /// The scenario simulated.
+    public let scenario: Scenario
+    /// The model's numbers.
+    public let parameters: BudgetParameters
+    /// Activities per device.
+    public let activitiesPerDevice: Int
+    /// Worker threads used.
+    public let threads: Int
+    /// Wall time of the simulation, seconds.
+    public let wallSeconds: Double
+    /// The counts.
+    public let tally: BudgetTally
+
+    /// Pushes simulated per wall second.
+    public var pushesPerSecond: Double { wallSeconds > 0 ? Double(tally.pushes) / wallSeconds : 0 }
+}

@@ -1,0 +1,91 @@
+import Budget
+import Workload
+import XCTest
+
+/// The simulation over scenarios: every push accounted for, per activity and per minute, and
+/// the same result on any number of threads.
+final class BudgetSimulationTests: XCTestCase {
+    private func football(activities: Int) throws -> Scenario {
+        try Scenario.builtIn(named: "football").scaled(toActivities: activities)
+    }
+
+    func testEveryPushHasOneOutcomePerActivityAndPerMinute() throws {
+        var scenario = try football(activities: 300)
+        // Minute ticks at priority 10 as well: about 100 a match against 4 an hour.
+        scenario.cohorts[0].priorities[.minute] = 10
+        let result = try BudgetSimulation(
+            scenario: scenario,
+            parameters: try BudgetParameters.preset(named: "conservative").parameters,
+            sampleEvery: 1
+        ).run()
+        var received = [Int](repeating: 0, count: 300)
+        var events = 0
+        for event in try ScenarioStream(scenario) {
+            received[event.activity] += 1
+            events += 1
+        }
+        let tally = result.tally
+        XCTAssertEqual(tally.pushes, events)
+        XCTAssertEqual(tally.sampled.count, 300)
+        for record in tally.sampled {
+            XCTAssertEqual(record.outcomes.reduce(0, +), received[record.activity], "activity \(record.activity)")
+        }
+        XCTAssertEqual(tally.minutes.reduce(0) { $0 + $1.pushes }, events)
+        for (minute, row) in tally.minutes.enumerated() {
+            XCTAssertEqual(row.outcomes.reduce(0, +), row.pushes, "minute \(minute)")
+        }
+        XCTAssertGreaterThan(tally.count(.throttled), 0)
+        XCTAssertGreaterThan(tally.count(.shown), 0)
+        // Each update the device took is either covered by a shown state or never shown.
+        let took = tally.count(.shown) + tally.count(.throttled) + tally.count(.coalesced)
+        XCTAssertEqual(Int(tally.lagMs.totalCount) + tally.neverShown, took)
+    }
+
+    func testResultIsTheSameOnOneOrThreeThreads() throws {
+        let scenario = try football(activities: 1000)
+        var simulation = BudgetSimulation(
+            scenario: scenario,
+            parameters: BudgetParameters(burst: 6, perHour: 6, frequentUpdates: true, frequentOffFraction: 0.3),
+            activitiesPerDevice: 7,
+            threads: 1,
+            sampleEvery: 10
+        )
+        let one = try simulation.run().tally
+        simulation.threads = 3
+        let three = try simulation.run()
+        XCTAssertEqual(three.threads, 3)
+        XCTAssertEqual(one.outcomes, three.tally.outcomes)
+        XCTAssertEqual(one.minutes, three.tally.minutes)
+        XCTAssertEqual(one.remainingPercent, three.tally.remainingPercent)
+        XCTAssertEqual(one.lagMs, three.tally.lagMs)
+        XCTAssertEqual(one.sampled, three.tally.sampled)
+        XCTAssertEqual(one.activitiesFrequent, three.tally.activitiesFrequent)
+        // Seven activities per device start within the join window: the push-to-start bucket
+        // (10 at once) holds, so nothing is start-throttled here; with 14 it would not.
+        XCTAssertEqual(one.activitiesNotStarted, 0)
+    }
+
+    func testManyActivitiesPerDeviceExhaustThePushToStartBucket() throws {
+        let scenario = try football(activities: 200)
+        let result = try BudgetSimulation(
+            scenario: scenario,
+            parameters: BudgetParameters(startBurst: 10, startPerHour: 1),
+            activitiesPerDevice: 20
+        ).run()
+        // Each device starts 20 activities within 30 minutes: 10 start, about 10 do not.
+        XCTAssertGreaterThanOrEqual(result.tally.activitiesNotStarted, 90)
+        XCTAssertLessThanOrEqual(result.tally.activitiesNotStarted, 100)
+        XCTAssertEqual(result.tally.count(.startThrottled), result.tally.activitiesNotStarted)
+        XCTAssertGreaterThan(result.tally.count(.notStarted), 0)
+    }
+
+    func testInvalidParametersAreNamed() throws {
+        let simulation = BudgetSimulation(
+            scenario: try football(activities: 10),
+            parameters: BudgetParameters(burst: 0)
+        )
+        XCTAssertThrowsError(try simulation.run()) { error in
+            XCTAssertEqual("\(error)", "burst must be a positive number, not 0.0")
+        }
+    }
+}
