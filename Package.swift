@@ -57,7 +57,7 @@ let package = Package(
         .target(
             name: "Reports",
             dependencies: [
-                "LoadEngine", "Transport",
+                "LoadEngine", "Budget", "Transport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "pushbench",
             dependencies: [
-                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Reports", "MockAPNs",
+                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -16,7 +16,8 @@ struct PushBench: ParsableCommand {
             to Reports/<run-id>/.
             """,
         subcommands: [
-            RunCommand.self, MockCommand.self, TokensCommand.self, ScenariosCommand.self, HotpathCommand.self,
+            RunCommand.self, MockCommand.self, TokensCommand.self, ScenariosCommand.self, BudgetCommand.self,
+            HotpathCommand.self,
         ]
     )
 

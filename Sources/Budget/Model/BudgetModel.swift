@@ -1,3 +1,4 @@
+import Histogram
 import Workload
 
 /// The device-side budget of a range of activities, fed their accepted pushes in time order.
@@ -7,7 +8,7 @@ import Workload
 /// push-to-start bucket per device, the active limit, `end`, and stale timestamps. Time is in
 /// milliseconds; buckets refill continuously, computed when read. One model per worker (a
 /// value, so the hot path pays no exclusivity checks); `finish` returns what it counted.
-public struct BudgetModel {
+public struct BudgetModel: ~Copyable {
     /// The numbers the model runs with.
     public let parameters: BudgetParameters
     /// The activities this model owns.
@@ -15,17 +16,37 @@ public struct BudgetModel {
     /// The devices this model owns (their push-to-start buckets).
     public let devices: Range<Int>
 
-    private var states: [ActivityBudget]
-    // The priority-10 buckets, apart so the per-minute sweep touches only them.
-    private var tokens: [Double]
-    private var refilledAtMs: [Int64]
+    private let labels: PushLabels
+    private var states: ScratchBuffer<ActivityBudget>
+    // The priority-10 buckets, apart so the per-minute census touches only them.
+    private var tokens: ScratchBuffer<Double>
+    private var refilledAtMs: ScratchBuffer<Int64>
     /// End of each activity's life (its `end`, or its start plus the limit); 0 until it begins.
-    private var liveUntilMs: [Int64]
-    private var frequent: [Bool]
-    private var startTokens: [Double]
-    private var startRefilledAtMs: [Int64]
+    private var liveUntilMs: ScratchBuffer<Int64>
+    private var frequent: ScratchBuffer<Bool>
+    private var startTokens: ScratchBuffer<Double>
+    private var startRefilledAtMs: ScratchBuffer<Int64>
     private var unresolved = UnresolvedUpdates()
-    private var tally: BudgetTally
+    /// Pushes by label, priority and outcome, laid out as `BudgetTally.outcomes`.
+    private var outcomes: ScratchBuffer<Int>
+    /// Per minute: `MinuteField`s.
+    private var minuteFields = ScratchBuffer<Int>(count: 256 * MinuteField.stride, repeating: 0)
+    /// Per minute: live activities by whole percent of bucket left, 101 each.
+    private var remaining = ScratchBuffer<Int>(count: 256 * 101, repeating: 0)
+    private var minutes = 0
+    private let lagMsByLabel: UnsafeMutablePointer<Histogram<UInt64>>
+    private var firstThrottleAfterStartMs = BudgetTally.makeHistogram()
+    // Lags repeat in runs (a group's activities see the same events at the same times), so
+    // they reach the histograms run-length encoded: one record per run, not per update.
+    private var runLabel: Int32 = -1
+    private var runLagMs: Int64 = 0
+    private var runLength: UInt64 = 0
+    private var droppedAfterEnd = 0
+    private var droppedAfterLimit = 0
+    private var activitiesBegun = 0
+    private var activitiesNotStarted = 0
+    private var activitiesThrottled = 0
+    private var activitiesFrequent = 0
     private var sweptMinutes = 0
     private let sampleEvery: Int
     private let limitMs: Int64
@@ -35,10 +56,23 @@ public struct BudgetModel {
     private let plainBurst: Double
     private let frequentBurst: Double
     private let startRatePerMs: Double
+    /// 100 / burst: a bucket's level in percent is a multiplication away.
+    private let plainPercent: Double
+    private let frequentPercent: Double
     private static let tolerance = 1e-9
     /// Mixed into the seed for the frequent-updates choice, so it is independent of the
     /// scenario's other draws from the same seed.
     private static let frequentOffDomain: UInt64 = 0x6672_6571_7565_6e74
+
+    /// Offsets of a minute's counters in `minuteFields`.
+    private enum MinuteField {
+        static let pushes = 0  // + priority index 0...2
+        static let outcomes = 3  // + outcome ordinal 0...6
+        static let firstThrottles = 10
+        static let live = 11
+        static let exhausted = 12
+        static let stride = 13
+    }
 
     /// Creates the model of `activities` and `devices`.
     ///
@@ -57,19 +91,28 @@ public struct BudgetModel {
         self.parameters = parameters
         self.activities = activities
         self.devices = devices
+        self.labels = labels
         self.sampleEvery = sampleEvery
-        states = [ActivityBudget](repeating: ActivityBudget(), count: activities.count)
-        tokens = [Double](repeating: 0, count: activities.count)
-        refilledAtMs = [Int64](repeating: 0, count: activities.count)
-        liveUntilMs = [Int64](repeating: 0, count: activities.count)
-        frequent = activities.map { activity in
-            guard parameters.frequentUpdates else { return false }
-            var random = SplitMix64(seed: seed ^ Self.frequentOffDomain, index: UInt64(activity))
-            return random.nextUnit() >= parameters.frequentOffFraction
+        let count = activities.count
+        states = ScratchBuffer(count: count, repeating: ActivityBudget())
+        tokens = ScratchBuffer(count: count, repeating: 0)
+        refilledAtMs = ScratchBuffer(count: count, repeating: 0)
+        liveUntilMs = ScratchBuffer(count: count, repeating: 0)
+        frequent = ScratchBuffer(count: count, repeating: false)
+        if parameters.frequentUpdates {
+            for index in 0..<count {
+                var random = SplitMix64(
+                    seed: seed ^ Self.frequentOffDomain,
+                    index: UInt64(activities.lowerBound + index)
+                )
+                frequent[index] = random.nextUnit() >= parameters.frequentOffFraction
+            }
         }
-        startTokens = [Double](repeating: 0, count: devices.count)
-        startRefilledAtMs = [Int64](repeating: .min, count: devices.count)
-        tally = BudgetTally(labels: labels)
+        startTokens = ScratchBuffer(count: devices.count, repeating: 0)
+        startRefilledAtMs = ScratchBuffer(count: devices.count, repeating: .min)
+        outcomes = ScratchBuffer(count: labels.names.count * 3 * BudgetOutcome.allCases.count, repeating: 0)
+        lagMsByLabel = .allocate(capacity: labels.names.count)
+        lagMsByLabel.initialize(repeating: BudgetTally.makeHistogram(), count: labels.names.count)
         limitMs = Int64((parameters.activeLimitSeconds * 1000).rounded())
         windowMs = Int64((parameters.lowPriorityIntervalSeconds * 1000).rounded())
         plainBurst = parameters.burst
@@ -77,6 +120,13 @@ public struct BudgetModel {
         plainRatePerMs = parameters.perHour / 3_600_000
         frequentRatePerMs = parameters.perHour * parameters.frequentFactor / 3_600_000
         startRatePerMs = parameters.startPerHour / 3_600_000
+        plainPercent = 100 / plainBurst
+        frequentPercent = 100 / frequentBurst
+    }
+
+    deinit {
+        lagMsByLabel.deinitialize(count: labels.names.count)
+        lagMsByLabel.deallocate()
     }
 
     /// Applies one accepted push. Pushes must come in non-decreasing `timeMs`, with activity
@@ -85,19 +135,15 @@ public struct BudgetModel {
         let time = push.timeMs
         advance(to: time)
         let index = push.activity - activities.lowerBound
-        precondition(states.indices.contains(index), "activity \(push.activity) is not in \(activities)")
+        precondition(index >= 0 && index < states.count, "activity \(push.activity) is not in \(activities)")
         let minute = Int(time / 60_000)
-        switch BudgetTally.priorityIndex(push.priority) {
-        case 0: tally.minutes[minute].pushesP10 += 1
-        case 1: tally.minutes[minute].pushesP5 += 1
-        default: tally.minutes[minute].pushesP1 += 1
-        }
+        minuteFields[minute * MinuteField.stride + MinuteField.pushes + BudgetTally.priorityIndex(push.priority)] += 1
         if states[index].status == .waiting {
             states[index].device = push.device
             if push.phase == .start {
                 guard takeStart(device: push.device - devices.lowerBound, at: time) else {
                     states[index].status = .notStarted
-                    tally.activitiesNotStarted += 1
+                    activitiesNotStarted += 1
                     count(.startThrottled, index, push)
                     return
                 }
@@ -116,14 +162,14 @@ public struct BudgetModel {
             count(.notStarted, index, push)
             return
         case .ended:
-            tally.droppedAfterEnd += 1
+            droppedAfterEnd += 1
             count(.droppedEnded, index, push)
             return
         case .live, .waiting:
             break
         }
         if time >= states[index].beganAtMs + limitMs {
-            tally.droppedAfterLimit += 1
+            droppedAfterLimit += 1
             count(.droppedEnded, index, push)
             return
         }
@@ -140,9 +186,9 @@ public struct BudgetModel {
             } else {
                 if states[index].firstThrottleMs < 0 {
                     states[index].firstThrottleMs = time
-                    tally.activitiesThrottled += 1
-                    tally.minutes[minute].firstThrottles += 1
-                    tally.firstThrottleAfterStartMs.record(UInt64(time - states[index].beganAtMs))
+                    activitiesThrottled += 1
+                    minuteFields[minute * MinuteField.stride + MinuteField.firstThrottles] += 1
+                    firstThrottleAfterStartMs.record(UInt64(time - states[index].beganAtMs))
                 }
                 count(.throttled, index, push)
             }
@@ -165,16 +211,17 @@ public struct BudgetModel {
 
     /// Closes every open window, counts updates never covered by a shown state, takes the
     /// last minute's bucket census, and returns the tally.
-    public mutating func finish() -> BudgetTally {
-        while sweptMinutes < tally.minutes.count {
+    public consuming func finish() -> BudgetTally {
+        while sweptMinutes < minutes {
             census(minute: sweptMinutes)
             sweptMinutes += 1
         }
-        for index in states.indices {
+        var tally = BudgetTally(labels: labels)
+        for index in 0..<states.count {
             closeWindow(index, ifDueBy: .max)
             var entry = states[index].unresolvedHead
             while entry >= 0 {
-                tally.neverShownByLabel[Int(unresolved.label[Int(entry)])] += 1
+                tally.neverShownByLabel[Int(unresolved[entry].label)] += 1
                 states[index].neverShown += 1
                 entry = unresolved.remove(entry)
             }
@@ -183,6 +230,32 @@ public struct BudgetModel {
             let activity = activities.lowerBound + index
             if sampleEvery > 0 && activity % sampleEvery == 0 { tally.sampled.append(record(index)) }
         }
+        flushLagRun()
+        tally.outcomes = outcomes.array(prefix: outcomes.count)
+        tally.minutes = (0..<minutes).map { minute in
+            let base = minute * MinuteField.stride
+            var row = BudgetMinute()
+            row.pushesP10 = minuteFields[base + MinuteField.pushes]
+            row.pushesP5 = minuteFields[base + MinuteField.pushes + 1]
+            row.pushesP1 = minuteFields[base + MinuteField.pushes + 2]
+            row.outcomes = (0..<BudgetOutcome.allCases.count).map { minuteFields[base + MinuteField.outcomes + $0] }
+            row.live = minuteFields[base + MinuteField.live]
+            row.exhausted = minuteFields[base + MinuteField.exhausted]
+            row.firstThrottles = minuteFields[base + MinuteField.firstThrottles]
+            return row
+        }
+        tally.remainingPercent = remaining.array(prefix: minutes * 101)
+        for label in labels.names.indices {
+            tally.lagMsByLabel[label] = lagMsByLabel[label]
+            tally.lagMs.add(lagMsByLabel[label])
+        }
+        tally.firstThrottleAfterStartMs = firstThrottleAfterStartMs
+        tally.droppedAfterEnd = droppedAfterEnd
+        tally.droppedAfterLimit = droppedAfterLimit
+        tally.activitiesBegun = activitiesBegun
+        tally.activitiesNotStarted = activitiesNotStarted
+        tally.activitiesThrottled = activitiesThrottled
+        tally.activitiesFrequent = activitiesFrequent
         return tally
     }
 
@@ -194,8 +267,8 @@ public struct BudgetModel {
         tokens[index] = frequent[index] ? frequentBurst : plainBurst
         refilledAtMs[index] = time
         liveUntilMs[index] = time + limitMs
-        tally.activitiesBegun += 1
-        if frequent[index] { tally.activitiesFrequent += 1 }
+        activitiesBegun += 1
+        if frequent[index] { activitiesFrequent += 1 }
     }
 
     /// The bucket of activity `index` at `time`, refilled continuously up to its burst.
@@ -215,7 +288,10 @@ public struct BudgetModel {
 
     /// Draws on the push-to-start bucket of `device`, full at its first start.
     private mutating func takeStart(device: Int, at time: Int64) -> Bool {
-        precondition(startTokens.indices.contains(device), "device \(device + devices.lowerBound) is not in \(devices)")
+        precondition(
+            device >= 0 && device < startTokens.count,
+            "device \(device + devices.lowerBound) is not in \(devices)"
+        )
         var available = parameters.startBurst
         if startRefilledAtMs[device] != .min {
             let refilled = startTokens[device] + Double(time - startRefilledAtMs[device]) * startRatePerMs
@@ -255,7 +331,7 @@ public struct BudgetModel {
         let sent = states[index].pendingSendMs
         guard sent >= 0 else { return nil }
         states[index].pendingSendMs = -1
-        tally.count(
+        count(
             outcome,
             label: Int(states[index].pendingLabel),
             priority: Int(states[index].pendingPriority),
@@ -270,15 +346,32 @@ public struct BudgetModel {
     private mutating func show(_ index: Int, at time: Int64, sentAtMs: Int64, timestamp: Int64) {
         states[index].newestShownTimestamp = max(states[index].newestShownTimestamp, timestamp)
         var entry = states[index].unresolvedHead
-        while entry >= 0 && unresolved.sendMs[Int(entry)] <= sentAtMs {
-            let lag = time - unresolved.sendMs[Int(entry)]
-            tally.lagMs.record(UInt64(lag))
-            tally.lagMsByLabel[Int(unresolved.label[Int(entry)])].record(UInt64(lag))
+        while entry >= 0 && unresolved[entry].sendMs <= sentAtMs {
+            let lag = time - unresolved[entry].sendMs
+            recordLag(lag, label: unresolved[entry].label)
             if lag > states[index].maxLagMs { states[index].maxLagMs = lag }
             entry = unresolved.remove(entry)
         }
         states[index].unresolvedHead = entry
         if entry < 0 { states[index].unresolvedTail = -1 }
+    }
+
+    @inline(__always)
+    private mutating func recordLag(_ lag: Int64, label: Int32) {
+        if label == runLabel && lag == runLagMs {
+            runLength += 1
+            return
+        }
+        flushLagRun()
+        runLabel = label
+        runLagMs = lag
+        runLength = 1
+    }
+
+    private mutating func flushLagRun() {
+        guard runLength > 0 else { return }
+        lagMsByLabel[Int(runLabel)].record(UInt64(runLagMs), count: runLength)
+        runLength = 0
     }
 
     private mutating func appendUnresolved(_ index: Int, _ push: BudgetPush) {
@@ -292,8 +385,15 @@ public struct BudgetModel {
     }
 
     @inline(__always)
+    private mutating func count(_ outcome: BudgetOutcome, label: Int, priority: Int, sentAtMs: Int64) {
+        let slot = (label * 3 + BudgetTally.priorityIndex(priority)) * BudgetOutcome.allCases.count + outcome.ordinal
+        outcomes[slot] += 1
+        minuteFields[Int(sentAtMs / 60_000) * MinuteField.stride + MinuteField.outcomes + outcome.ordinal] += 1
+    }
+
+    @inline(__always)
     private mutating func count(_ outcome: BudgetOutcome, _ index: Int, _ push: BudgetPush) {
-        tally.count(outcome, label: push.label, priority: push.priority, sentAtMs: push.timeMs)
+        count(outcome, label: push.label, priority: push.priority, sentAtMs: push.timeMs)
         states[index].counts[outcome] += 1
     }
 
@@ -302,7 +402,11 @@ public struct BudgetModel {
     /// Takes the bucket census at the end of every minute that ended by `time`.
     private mutating func advance(to time: Int64) {
         let minute = Int(time / 60_000)
-        tally.extend(through: minute)
+        if minute >= minutes {
+            minutes = minute + 1
+            minuteFields.grow(toAtLeast: minutes * MinuteField.stride)
+            remaining.grow(toAtLeast: minutes * 101)
+        }
         while sweptMinutes < minute {
             census(minute: sweptMinutes)
             sweptMinutes += 1
@@ -316,16 +420,15 @@ public struct BudgetModel {
         var live = 0
         var exhausted = 0
         let base = minute * 101
-        for index in liveUntilMs.indices where liveUntilMs[index] > end {
+        for index in 0..<states.count where liveUntilMs[index] > end {
             let available = tokens(index, at: end)
-            let burst = frequent[index] ? frequentBurst : plainBurst
-            let percent = min(100, max(0, Int(available / burst * 100)))
-            tally.remainingPercent[base + percent] += 1
+            let percent = min(100, max(0, Int(available * (frequent[index] ? frequentPercent : plainPercent))))
+            remaining[base + percent] += 1
             live += 1
             if available < 1 - Self.tolerance { exhausted += 1 }
         }
-        tally.minutes[minute].live = live
-        tally.minutes[minute].exhausted = exhausted
+        minuteFields[minute * MinuteField.stride + MinuteField.live] = live
+        minuteFields[minute * MinuteField.stride + MinuteField.exhausted] = exhausted
     }
 
     private func record(_ index: Int) -> ActivityRecord {

@@ -19,7 +19,7 @@ public struct PriorityPolicy: Sendable, Equatable {
 
     /// `scenario` with its cohorts' event kinds at 10 when in `kinds`, at 5 otherwise (starts
     /// and limit ends keep theirs).
-    static func apply(_ kinds: Set<EventKind>, to scenario: Scenario) -> Scenario {
+    public static func apply(_ kinds: Set<EventKind>, to scenario: Scenario) -> Scenario {
         var copy = scenario
         for index in copy.cohorts.indices {
             for kind in copy.cohorts[index].kind.eventKinds {

@@ -7,7 +7,7 @@ public struct BudgetTally: Sendable {
     public let labels: PushLabels
     /// Pushes by label, priority (10, 5, 1) and outcome: index
     /// `(label · 3 + priorityIndex) · outcomes + outcome.ordinal`.
-    public private(set) var outcomes: [Int]
+    public internal(set) var outcomes: [Int]
     /// Pushes dropped as `dropped_ended` because they came after the activity's `end`.
     public internal(set) var droppedAfterEnd = 0
     /// Pushes dropped as `dropped_ended` because they came after the active limit.
@@ -56,12 +56,6 @@ public struct BudgetTally: Sendable {
         priority > 5 ? 0 : priority > 1 ? 1 : 2
     }
 
-    @inline(__always)
-    mutating func count(_ outcome: BudgetOutcome, label: Int, priority: Int, sentAtMs: Int64) {
-        outcomes[(label * 3 + Self.priorityIndex(priority)) * BudgetOutcome.allCases.count + outcome.ordinal] += 1
-        minutes[Int(sentAtMs / 60_000)].outcomes[outcome.ordinal] += 1
-    }
-
     /// Makes sure the series reaches `minute`.
     mutating func extend(through minute: Int) {
         guard minute >= minutes.count else { return }
@@ -94,6 +88,13 @@ public struct BudgetTally: Sendable {
         var merged = Self.makeHistogram()
         for (label, histogram) in lagMsByLabel.enumerated() where labels.isKey[label] { merged.add(histogram) }
         return merged
+    }
+
+    /// Display lag at `percentile` (0 to 100) of all updates, or of key events only, ms; `nil`
+    /// when no such update was shown.
+    public func lagMs(atPercentile percentile: Double, keyEventsOnly: Bool = false) -> UInt64? {
+        let histogram = keyEventsOnly ? keyLagMs : lagMs
+        return histogram.totalCount > 0 ? histogram.valueAtPercentile(percentile) : nil
     }
 
     /// Key events never shown.

@@ -98,12 +98,13 @@ public struct BudgetSimulation: Sendable {
         )
         var stream = try! ScenarioStream(scenario, activities: activities)
         var pending = 0
+        let perDevice = activitiesPerDevice
         while let event = stream.next() {
             model.receive(
                 BudgetPush(
                     timeMs: event.timeMs,
                     activity: event.activity,
-                    device: event.activity / activitiesPerDevice,
+                    device: perDevice == 1 ? event.activity : event.activity / perDevice,
                     phase: event.phase,
                     priority: event.priority,
                     timestampSeconds: event.timeMs / 1000,

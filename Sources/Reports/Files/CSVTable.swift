@@ -3,7 +3,8 @@
 public struct CSVTable {
     /// Column names, each with its unit (`latency_us`, `completed_per_s`).
     public let columns: [String]
-    private(set) var rows: [[String]] = []
+    /// The rows added so far.
+    public private(set) var rows: [[String]] = []
 
     /// Creates an empty table.
     public init(columns: [String]) {

@@ -1,5 +1,51 @@
-/// Escaping for text placed in HTML.
+/// The pieces every PushBench page shares: escaping, tables, and one stylesheet, so the run
+/// report and the budget report look alike and stay self-contained.
 enum HTML {
+    /// A whole page: inline CSS, nothing fetched, printable.
+    static func page(title: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <title>\(escape(title))</title>
+        <style>
+        body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:960px;color:#1d1d1f;padding:0 16px}
+        h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+        .sub{color:#555}.cards{display:flex;flex-wrap:wrap;gap:10px;margin:16px 0}
+        .card{border:1px solid #ddd;border-radius:8px;padding:8px 14px;min-width:120px}
+        .card b{display:block;font-size:20px}.card span{color:#555;font-size:12px}
+        .ok{color:#1a7f37}.bad{color:#c62828}.note{background:#fff8e1;border-left:3px solid #f9a825;padding:6px 10px}
+        table{border-collapse:collapse;margin:8px 0 16px;min-width:50%}caption{text-align:left;font-weight:600;padding:4px 0}
+        th,td{border-bottom:1px solid #eee;padding:3px 10px;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
+        svg{width:100%;height:auto;max-width:720px;display:block;margin:8px 0}
+        .axis{stroke:#333}.grid{stroke:#eee}.tick{font-size:11px;fill:#444}.label{font-size:12px;fill:#222}.title{font-size:13px;font-weight:600}
+        code{background:#f5f5f7;padding:1px 4px;border-radius:4px}
+        @media print{body{margin:0}.card{break-inside:avoid}}
+        </style></head><body>
+        \(body)</body></html>
+
+        """
+    }
+
+    /// A headline figure.
+    static func card(_ value: String, _ label: String) -> String {
+        "<div class=\"card\"><b>\(escape(value))</b><span>\(escape(label))</span></div>"
+    }
+
+    /// A table whose first column labels the row and whose other columns are numbers.
+    static func grid(_ caption: String, headers: [String], rows: [[String]]) -> String {
+        guard !rows.isEmpty else { return "" }
+        var html = "<table><caption>\(escape(caption))</caption><tr>"
+        html += headers.map { "<th>\(escape($0))</th>" }.joined() + "</tr>"
+        for row in rows {
+            html +=
+                "<tr>"
+                + row.enumerated().map { index, cell in
+                    index == 0 ? "<td>\(escape(cell))</td>" : "<td class=\"num\">\(escape(cell))</td>"
+                }.joined() + "</tr>"
+        }
+        return html + "</table>\n"
+    }
+
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.count)

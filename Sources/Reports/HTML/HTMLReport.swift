@@ -23,23 +23,6 @@ public struct HTMLReport {
         let counts = result.counts
         func ms(_ micros: UInt64?) -> String { String(format: "%.2f ms", Double(micros ?? 0) / 1000) }
         var html = """
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8">
-            <title>PushBench run \(HTML.escape(context.runID))</title>
-            <style>
-            body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:960px;color:#1d1d1f;padding:0 16px}
-            h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
-            .sub{color:#555}.cards{display:flex;flex-wrap:wrap;gap:10px;margin:16px 0}
-            .card{border:1px solid #ddd;border-radius:8px;padding:8px 14px;min-width:120px}
-            .card b{display:block;font-size:20px}.card span{color:#555;font-size:12px}
-            .ok{color:#1a7f37}.bad{color:#c62828}
-            table{border-collapse:collapse;margin:8px 0 16px;min-width:50%}caption{text-align:left;font-weight:600;padding:4px 0}
-            th,td{border-bottom:1px solid #eee;padding:3px 10px;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
-            svg{width:100%;height:auto;max-width:720px;display:block;margin:8px 0}
-            .axis{stroke:#333}.grid{stroke:#eee}.tick{font-size:11px;fill:#444}.label{font-size:12px;fill:#222}.title{font-size:13px;font-weight:600}
-            code{background:#f5f5f7;padding:1px 4px;border-radius:4px}
-            @media print{body{margin:0}.card{break-inside:avoid}}
-            </style></head><body>
             <h1>PushBench run \(HTML.escape(context.runID))</h1>
             <div class="sub">\(HTML.escape(context.targetDescription)) · \(HTML.escape(result.mode.rawValue.replacingOccurrences(of: "_", with: " "))) · started \(HTML.escape(Self.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s\(result.interrupted ? " · <b class=\"bad\">interrupted</b>" : "")</div>
             <div class="cards">
@@ -153,8 +136,7 @@ public struct HTMLReport {
             ],
             headers: ("parameter", "value")
         )
-        html += "</body></html>\n"
-        return html
+        return HTML.page(title: "PushBench run \(context.runID)", body: html)
     }
 
     private func spectrumChart() -> String {

@@ -1,0 +1,207 @@
+import Budget
+import Foundation
+import Histogram
+
+extension BudgetReport {
+    /// The budget section: what a run's `report.html` embeds and `budget.html` wraps.
+    public var htmlBody: String {
+        let tally = result.tally
+        let scenario = result.scenario
+        let pushes = max(tally.pushes, 1)
+        func percent(_ count: Int, of total: Int) -> String {
+            String(format: "%.1f%%", Double(count) * 100 / Double(max(total, 1)))
+        }
+        var html = "<h1>Live Activity budget: \(HTML.escape(scenario.name))</h1>"
+        html += "<div class=\"sub\">\(scenario.activities) activities · preset \(HTML.escape(result.parameters.name))"
+        html += " · \(tally.pushes) pushes simulated in \(String(format: "%.2f", result.wallSeconds)) s</div>"
+        html += "<p class=\"note\">\(HTML.escape(Self.estimateNote))</p>"
+        let firstThrottle = Self.lagPercentilesMs(tally.firstThrottleAfterStartMs)["p50"]
+        let target = recommendations.map { UInt64($0.keyLagTargetSeconds * 1000) }
+        html += "<div class=\"cards\">"
+        html += HTML.card(percent(tally.count(.shown), of: pushes), "of pushes shown")
+        html += HTML.card(percent(tally.count(.throttled), of: pushes), "throttled by the budget")
+        html += HTML.card(percent(tally.count(.coalesced), of: pushes), "coalesced (low priority)")
+        html += HTML.card(
+            percent(tally.activitiesThrottled, of: tally.activitiesBegun),
+            "of activities throttled at least once"
+        )
+        html += HTML.card(
+            firstThrottle.map { String(format: "%.0f min", Double($0) / 60_000) } ?? "never",
+            "median time to first throttle"
+        )
+        if let target {
+            html += HTML.card(
+                String(format: "%.1f%%", tally.keyShareShown(withinMs: target) * 100),
+                "key events shown within \(target / 1000) s"
+            )
+        }
+        html += "</div>"
+
+        html += "<h2>Exhaustion over time</h2>"
+        let minutes = tally.minutes.enumerated()
+        html += LineChart(
+            title: "Live activities with less than one priority-10 update left",
+            xLabel: "simulated hours",
+            yLabel: "% of live activities",
+            series: [
+                .init(
+                    name: "exhausted",
+                    color: "#c62828",
+                    points: minutes.filter { $0.element.live > 0 }.map {
+                        (Double($0.offset + 1) / 60, Double($0.element.exhausted) * 100 / Double($0.element.live))
+                    }
+                )
+            ]
+        ).render()
+        html += LineChart(
+            title: "Priority-10 budget left across live activities",
+            xLabel: "simulated hours",
+            yLabel: "% of the bucket",
+            series: [(0.5, "median", "#0a66c2"), (0.1, "p10 (the worst-off tenth)", "#ef6c00")].map {
+                quantile,
+                name,
+                color in
+                .init(
+                    name: name,
+                    color: color,
+                    points: tally.minutes.indices.compactMap { minute in
+                        tally.remainingPercent(minute: minute, quantile: quantile).map {
+                            (Double(minute + 1) / 60, Double($0))
+                        }
+                    }
+                )
+            }
+        ).render()
+        html += LineChart(
+            title: "Pushes per simulated minute and what the device did with them",
+            xLabel: "simulated hours",
+            yLabel: "pushes/min",
+            series: [
+                (BudgetOutcome.shown, "#1a7f37"), (.throttled, "#c62828"), (.coalesced, "#6a1b9a"),
+                (.droppedEnded, "#757575"),
+            ].map { outcome, color in
+                .init(
+                    name: outcome.rawValue,
+                    color: color,
+                    points: tally.minutes.enumerated().map {
+                        (Double($0.offset) / 60, Double($0.element.outcomes[outcome.ordinal]))
+                    }
+                )
+            }
+        ).render()
+
+        html += "<h2>Display lag</h2>"
+        html += "<p class=\"sub\">From an update's send until its state, or a later-sent one, is shown. "
+        html += "Updates never followed by a shown state are not in the curve: \(tally.neverShown) of them, "
+        html += "\(tally.keyNeverShown) key events. The x axis is log<sub>10</sub>(1/(1−p)).</p>"
+        html += lagSpectrum()
+        html += HTML.grid(
+            "Display lag percentiles (s)",
+            headers: ["updates", "p50", "p90", "p99", "p99.9", "max"],
+            rows: [("all", tally.lagMs), ("key events", tally.keyLagMs)].map { name, histogram in
+                let lag = Self.lagPercentilesMs(histogram)
+                return [name]
+                    + ["p50", "p90", "p99", "p99_9", "max"].map {
+                        lag[$0].map { String(format: "%.1f", Double($0) / 1000) } ?? "–"
+                    }
+            }
+        )
+
+        html += "<h2>Outcome mix by event kind</h2>"
+        html += HTML.grid(
+            "What the device did with each kind of push",
+            headers: ["event", "pushes", "at p10", "shown", "throttled", "coalesced", "dropped", "lag p99 (s)"],
+            rows: tally.labels.names.indices.compactMap { label in
+                let total = (0..<3).reduce(0) { $0 + tally.pushes(label: label, priorityIndex: $1) }
+                guard total > 0 else { return nil }
+                let dropped = [BudgetOutcome.droppedEnded, .droppedStale, .startThrottled, .notStarted].reduce(0) {
+                    $0 + tally.count($1, label: label)
+                }
+                let lag = tally.lagMsByLabel[label]
+                return [
+                    tally.labels.names[label] + (tally.labels.isKey[label] ? " (key)" : ""), String(total),
+                    percent(tally.pushes(label: label, priorityIndex: 0), of: total),
+                    percent(tally.count(.shown, label: label), of: total),
+                    percent(tally.count(.throttled, label: label), of: total),
+                    percent(tally.count(.coalesced, label: label), of: total), percent(dropped, of: total),
+                    lag.totalCount > 0 ? String(format: "%.1f", Double(lag.valueAtPercentile(99)) / 1000) : "–",
+                ]
+            }
+        )
+        if let recommendations { html += recommendationsHTML(recommendations) }
+
+        html += "<h2>Parameters</h2>"
+        let parameters = result.parameters
+        html += HTML.table(
+            "The model's numbers (\(parametersSource))",
+            [
+                ("preset", parameters.name), ("priority-10 burst", "\(parameters.burst) updates"),
+                ("priority-10 refill", "\(parameters.perHour) per hour"),
+                ("low-priority window", "\(parameters.lowPriorityIntervalSeconds) s"),
+                ("frequent updates", parameters.frequentUpdates ? "on, ×\(parameters.frequentFactor)" : "off"),
+                ("users with frequent updates off", String(format: "%.0f%%", parameters.frequentOffFraction * 100)),
+                ("push-to-start burst", "\(parameters.startBurst) starts"),
+                ("push-to-start refill", "\(parameters.startPerHour) per hour"),
+                ("active limit", "\(parameters.activeLimitSeconds) s"),
+                ("activities per device", "\(result.activitiesPerDevice)"),
+                ("scenario seed", "\(scenario.seed)"), ("command", commandLine),
+                (
+                    "simulation",
+                    String(format: "%d thread(s), %.1f M pushes/s", result.threads, result.pushesPerSecond / 1e6)
+                ),
+            ],
+            headers: ("parameter", "value")
+        )
+        return html
+    }
+
+    private func recommendationsHTML(_ recommendations: BudgetRecommendations) -> String {
+        var html = "<h2>Recommendations (computed by the model)</h2>"
+        html += HTML.grid(
+            "The fastest steady priority-10 cadence that never throttles",
+            headers: ["activity lives", "frequent updates", "one update every", "updates per hour"],
+            rows: recommendations.steadyRates.map {
+                [
+                    String(format: "%.0f h", Double($0.durationSeconds) / 3600), $0.frequent ? "on" : "off",
+                    "\($0.intervalSeconds) s", String(format: "%.1f", $0.perHour),
+                ]
+            }
+        )
+        let search = recommendations.policy
+        html += "<p>Cheapest priority policy that shows "
+        html += String(format: "%.0f%%", recommendations.requiredShare * 100)
+        html += " of key events within \(String(format: "%g", recommendations.keyLagTargetSeconds)) s "
+        html += "(searched over \(search.tried) policies on \(recommendations.sampleActivities) activities): "
+        if let recommended = search.recommended {
+            html += "<b>\(HTML.escape(recommended.summary))</b>, "
+            html += String(format: "%.1f priority-10 updates per activity", recommended.p10PerActivity)
+            html += "; the scenario's own policy (\(HTML.escape(search.current.summary))) sends "
+            html += String(format: "%.1f", search.current.p10PerActivity) + " and shows "
+            html += String(format: "%.1f%%", search.current.keyShareWithinTarget * 100) + " within the target.</p>"
+        } else {
+            html += "<b class=\"bad\">no policy meets it</b>; the best reaches "
+            html += String(format: "%.1f%%", search.bestShare * 100) + ".</p>"
+        }
+        return html
+    }
+
+    private func lagSpectrum() -> String {
+        func points(_ histogram: Histogram<UInt64>) -> [(x: Double, y: Double)] {
+            guard histogram.totalCount > 0 else { return [] }
+            return histogram.percentiles(ticksPerHalfDistance: 5)
+                .filter { $0.percentileLevelIteratedTo < 100 }
+                .map { (x: log10(1 / (1 - $0.percentileLevelIteratedTo / 100)), y: Double($0.value) / 1000) }
+        }
+        var chart = LineChart(
+            title: "Display lag by percentile",
+            xLabel: "percentile",
+            yLabel: "seconds",
+            series: [
+                .init(name: "all updates", color: "#0a66c2", points: points(result.tally.lagMs)),
+                .init(name: "key events", color: "#c62828", points: points(result.tally.keyLagMs)),
+            ]
+        )
+        chart.xTicks = [(0, "0%"), (1, "90%"), (2, "99%"), (3, "99.9%"), (4, "99.99%"), (5, "99.999%")]
+        return chart.render()
+    }
+}

@@ -1,0 +1,97 @@
+import Budget
+import Foundation
+import Workload
+
+extension BudgetReport {
+    /// `budget_summary.json` as a JSON-ready dictionary; units in every key, documented in
+    /// `Reports/README.md`.
+    public var summary: [String: Any] {
+        let tally = result.tally
+        let scenario = result.scenario
+        var outcomes: [String: Int] = [:]
+        for outcome in BudgetOutcome.allCases { outcomes[outcome.rawValue] = tally.count(outcome) }
+        let p10 = tally.minutes.reduce(0) { $0 + $1.pushesP10 }
+        var document: [String: Any] = [
+            "schema_version": 1,
+            "kind": "budget",
+            "run_id": runID,
+            "command_line": commandLine,
+            "estimate_note": Self.estimateNote,
+            "scenario": [
+                "name": scenario.name, "activities": scenario.activities, "seed": scenario.seed,
+                "activities_per_device": result.activitiesPerDevice,
+            ],
+            "parameters": result.parameters.dictionary.merging(["source": parametersSource]) { first, _ in first },
+            "pushes": [
+                "total": tally.pushes, "p10": p10, "p5": tally.minutes.reduce(0) { $0 + $1.pushesP5 },
+                "p1": tally.minutes.reduce(0) { $0 + $1.pushesP1 },
+            ],
+            "outcomes": outcomes,
+            "dropped_ended_by_cause": [
+                "after_end": tally.droppedAfterEnd, "after_active_limit": tally.droppedAfterLimit,
+            ],
+            "activities": [
+                "begun": tally.activitiesBegun, "not_started": tally.activitiesNotStarted,
+                "throttled": tally.activitiesThrottled, "frequent_updates": tally.activitiesFrequent,
+                "throttled_share": tally.activitiesBegun > 0
+                    ? Double(tally.activitiesThrottled) / Double(tally.activitiesBegun) : 0,
+            ],
+            "display_lag_ms": Self.lagPercentilesMs(tally.lagMs),
+            "key_display_lag_ms": Self.lagPercentilesMs(tally.keyLagMs),
+            "updates_never_shown": tally.neverShown,
+            "key_events_never_shown": tally.keyNeverShown,
+            "first_throttle_after_start_ms": Self.lagPercentilesMs(tally.firstThrottleAfterStartMs),
+            "by_event": eventRows.map { row in
+                Dictionary(uniqueKeysWithValues: zip(Self.eventColumns, row.map { Self.jsonValue($0) }))
+            },
+            "simulation": [
+                "threads": result.threads, "wall_s": result.wallSeconds, "pushes_per_s": result.pushesPerSecond,
+            ],
+            "machine": RunContext.machine,
+        ]
+        if let recommendations { document["recommendations"] = Self.dictionary(recommendations) }
+        return document
+    }
+
+    /// A CSV cell as JSON: a number when it reads as one, `true`/`false`, else the text.
+    private static func jsonValue(_ cell: String) -> Any {
+        if let integer = Int(cell) { return integer }
+        if let number = Double(cell) { return number }
+        if cell == "true" || cell == "false" { return cell == "true" }
+        return cell
+    }
+
+    private static func dictionary(_ recommendations: BudgetRecommendations) -> [String: Any] {
+        func policy(_ policy: PriorityPolicy) -> [String: Any] {
+            [
+                "kinds_at_p10": policy.kindsAt10.map(\.rawValue),
+                "p10_updates_per_activity": policy.p10PerActivity,
+                "key_events_within_target_share": policy.keyShareWithinTarget,
+                "p10_throttled_share": policy.throttledShare,
+            ]
+        }
+        let search = recommendations.policy
+        var priority: [String: Any] = [
+            "key_lag_target_s": recommendations.keyLagTargetSeconds,
+            "required_share": recommendations.requiredShare,
+            "sample_activities": recommendations.sampleActivities,
+            "candidates_tried": search.tried,
+            "current": policy(search.current),
+        ]
+        if let recommended = search.recommended {
+            priority["recommended"] = policy(recommended)
+        } else {
+            priority["recommended"] = NSNull()
+            priority["best_share_reached"] = search.bestShare
+        }
+        return [
+            "steady_p10": recommendations.steadyRates.map {
+                [
+                    "activity_duration_s": $0.durationSeconds, "frequent_updates": $0.frequent,
+                    "interval_s": $0.intervalSeconds, "updates_per_hour": $0.perHour,
+                ]
+            },
+            "priority_policy": priority,
+        ]
+    }
+}

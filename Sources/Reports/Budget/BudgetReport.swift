@@ -1,0 +1,75 @@
+import Budget
+import Foundation
+import Histogram
+
+/// A budget run's report: `budget_summary.json`, the CSV tables and `budget.html`, all built
+/// from one `BudgetResult` (and the recommendations, when computed).
+public struct BudgetReport {
+    /// The simulation.
+    public let result: BudgetResult
+    /// What the model advises, if it was asked.
+    public let recommendations: BudgetRecommendations?
+    /// Where the parameters came from (the preset's source, or "overridden").
+    public let parametersSource: String
+    /// The run's identifier and folder name.
+    public let runID: String
+    /// The command line, as typed.
+    public let commandLine: String
+
+    /// The sentence every budget report carries.
+    public static let estimateNote =
+        "Apple publishes no Live Activity budget numbers (../shared/reference/APNS.md §3.6): these "
+        + "figures are estimates from the model's parameters, not measurements of devices."
+
+    /// Creates a report.
+    public init(
+        result: BudgetResult,
+        recommendations: BudgetRecommendations?,
+        parametersSource: String,
+        runID: String,
+        commandLine: String
+    ) {
+        self.result = result
+        self.recommendations = recommendations
+        self.parametersSource = parametersSource
+        self.runID = runID
+        self.commandLine = commandLine
+    }
+
+    /// Percentiles reported for display lag.
+    static let lagPercentiles: [(name: String, level: Double)] = [
+        ("p50", 50), ("p90", 90), ("p99", 99), ("p99_9", 99.9), ("max", 100),
+    ]
+
+    /// Display-lag percentiles of `histogram` in ms, keyed `p50` … `max`; empty when it is.
+    static func lagPercentilesMs(_ histogram: Histogram<UInt64>) -> [String: UInt64] {
+        guard histogram.totalCount > 0 else { return [:] }
+        var result: [String: UInt64] = [:]
+        for (name, level) in lagPercentiles {
+            result[name] = level == 100 ? histogram.max : histogram.valueAtPercentile(level)
+        }
+        return result
+    }
+
+    /// Writes the report into `<root>/<runID>/`.
+    /// - Throws: `ReportError` naming the file and the system's reason.
+    public func write(root: String) throws -> String {
+        let directory = (root as NSString).appendingPathComponent(runID)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError(path: directory, underlying: error)
+        }
+        func save(_ text: String, _ name: String) throws {
+            try ReportWriter.save(Data(text.utf8), toPath: (directory as NSString).appendingPathComponent(name))
+        }
+        let json = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
+        try ReportWriter.save(json, toPath: (directory as NSString).appendingPathComponent("budget_summary.json"))
+        try save(timelineTable.text, "budget_timeline.csv")
+        try save(eventTable.text, "budget_by_event.csv")
+        try save(lagTable.text, "budget_display_lag.csv")
+        if !result.tally.sampled.isEmpty { try save(activityTable.text, "budget_activities.csv") }
+        try save(HTML.page(title: "PushBench budget \(runID)", body: htmlBody), "budget.html")
+        return directory
+    }
+}

@@ -1,0 +1,219 @@
+import ArgumentParser
+import Budget
+import Foundation
+import Reports
+import Workload
+
+/// `pushbench budget`: the device-side budget of a scenario, simulated offline.
+struct BudgetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "budget",
+        abstract: "Simulate the iOS Live Activity budget for a scenario's pushes, offline, and report exhaustion.",
+        discussion: """
+            APNs answers 200 whether or not a device will show an update: iOS spends a per-activity budget on \
+            priority-10 updates and silently throttles the rest. This runs every push of the scenario through \
+            the device-side model of ../shared/DESIGN.md (Budget model) in simulated time, as if APNs accepted \
+            all of them: a priority-10 token bucket per activity (--burst, --per-hour), low-priority windows that \
+            show only their latest update (--low-priority-interval), frequent updates, a push-to-start bucket per \
+            device, the 8-hour active limit, ends and stale timestamps.
+
+            Apple publishes none of these numbers; the presets follow the evidence in \
+            ../shared/reference/APNS.md §3.6 (conservative ≈4/h, community ≈15/h, frequent ≈ one per 15 s) \
+            and every value can be overridden. Reports say so and print the values used.
+
+            Writes <reports-dir>/<run-id>/: budget_summary.json, budget_timeline.csv (per simulated minute), \
+            budget_by_event.csv, budget_display_lag.csv, budget_activities.csv (sampled activities) and \
+            budget.html; --sweep adds budget_sweep.csv.
+
+              pushbench budget --scenario football --activities 1000000 --preset community
+              pushbench budget --scenario delivery --preset conservative --per-hour 6 --key-lag-target 30
+              pushbench budget --scenario football --activities 100000 --sweep
+            """
+    )
+
+    @Option(help: "A built-in scenario (pushbench scenarios list) or a scenario file.")
+    var scenario = "football"
+
+    @Option(help: "Scale the scenario to this many activities.")
+    var activities: Int?
+
+    @Option(help: "Override the scenario's seed.")
+    var seed: UInt64?
+
+    @Option(
+        help: ArgumentHelp(
+            "Starting values: conservative, community or frequent.",
+            discussion: BudgetParameters.presets.map { "\($0.parameters.name): \($0.source)" }.joined(separator: "\n")
+        )
+    )
+    var preset = "community"
+
+    @Option(help: "Priority-10 bucket capacity, updates (overrides the preset).")
+    var burst: Double?
+
+    @Option(name: .customLong("per-hour"), help: "Priority-10 refill, updates per hour (overrides the preset).")
+    var perHour: Double?
+
+    @Option(
+        name: .customLong("low-priority-interval"),
+        help: "Seconds of a low-priority window; one update shown per window (overrides the preset)."
+    )
+    var lowPriorityInterval: Double?
+
+    @Option(
+        name: .customLong("frequent-updates"),
+        help: "Whether the app sets NSSupportsLiveActivitiesFrequentUpdates: true or false (overrides the preset)."
+    )
+    var frequentUpdates: Bool?
+
+    @Option(name: .customLong("frequent-factor"), help: "What frequent updates multiply burst and refill by.")
+    var frequentFactor: Double?
+
+    @Option(name: .customLong("frequent-off"), help: "Share of users who turned frequent updates off, 0 to 1.")
+    var frequentOff: Double?
+
+    @Option(name: .customLong("start-burst"), help: "Push-to-start bucket per device, starts.")
+    var startBurst: Double?
+
+    @Option(name: .customLong("start-per-hour"), help: "Push-to-start refill per device, starts per hour.")
+    var startPerHour: Double?
+
+    @Option(name: .customLong("active-limit"), help: "How long an activity stays live, seconds.")
+    var activeLimit: Double?
+
+    @Option(
+        name: .customLong("activities-per-device"),
+        help: "Consecutive activities sharing a device and its push-to-start bucket."
+    )
+    var activitiesPerDevice = 1
+
+    @Option(help: "Worker threads. Default: one per core.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(
+        name: .customLong("activities-csv"),
+        help: "Which activities budget_activities.csv lists: sample (about --sample-size), all, or none."
+    )
+    var activitiesCSV = "sample"
+
+    @Option(name: .customLong("sample-size"), help: "About how many activities the sample lists.")
+    var sampleSize = 1000
+
+    @Option(
+        name: .customLong("key-lag-target"),
+        help: "Seconds within which key events (goals, whistles, status changes) should be shown."
+    )
+    var keyLagTarget = 15.0
+
+    @Option(name: .customLong("key-share"), help: "Share of key events that must meet --key-lag-target.")
+    var keyShare = 0.99
+
+    @Option(name: .customLong("policy-sample"), help: "Activities the priority-policy search simulates per policy.")
+    var policySample = 2000
+
+    @Flag(name: .customLong("no-recommendations"), help: "Skip the steady-rate and priority-policy searches.")
+    var noRecommendations = false
+
+    @Flag(help: "Also run every preset under four policies (scenario, all-10, key-10, all-5) and compare them.")
+    var sweep = false
+
+    @Option(name: .customLong("reports-dir"), help: "Folder the report folder is written into.")
+    var reportsDir = "Reports"
+
+    func validate() throws {
+        if let activities, activities < 1 { throw ValidationError("--activities must be at least 1") }
+        guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
+        guard activitiesPerDevice >= 1 else { throw ValidationError("--activities-per-device must be at least 1") }
+        guard ["sample", "all", "none"].contains(activitiesCSV) else {
+            throw ValidationError("--activities-csv must be sample, all or none, not '\(activitiesCSV)'")
+        }
+        guard sampleSize >= 1 else { throw ValidationError("--sample-size must be at least 1") }
+        guard keyLagTarget >= 0 else { throw ValidationError("--key-lag-target must not be negative") }
+        guard (0...1).contains(keyShare) else { throw ValidationError("--key-share must be between 0 and 1") }
+        guard policySample >= 1 else { throw ValidationError("--policy-sample must be at least 1") }
+    }
+
+    /// The preset with the options given on top; named `custom` once anything is overridden.
+    func parameters() throws -> (BudgetParameters, source: String) {
+        let preset = try BudgetParameters.preset(named: preset)
+        var parameters = preset.parameters
+        let overrides: [(WritableKeyPath<BudgetParameters, Double>, Double?)] = [
+            (\.burst, burst), (\.perHour, perHour), (\.lowPriorityIntervalSeconds, lowPriorityInterval),
+            (\.frequentFactor, frequentFactor), (\.frequentOffFraction, frequentOff), (\.startBurst, startBurst),
+            (\.startPerHour, startPerHour), (\.activeLimitSeconds, activeLimit),
+        ]
+        var overridden = false
+        for (path, value) in overrides {
+            guard let value else { continue }
+            parameters[keyPath: path] = value
+            overridden = true
+        }
+        if let frequentUpdates {
+            parameters.frequentUpdates = frequentUpdates
+            overridden = true
+        }
+        if overridden { parameters.name = "\(preset.parameters.name), overridden" }
+        try parameters.validate()
+        return (
+            parameters, overridden ? "preset \(preset.parameters.name) with overrides; \(preset.source)" : preset.source
+        )
+    }
+
+    func run() throws {
+        var loaded = try ScenariosCommand.load(scenario)
+        if let activities { loaded = loaded.scaled(toActivities: activities) }
+        if let seed { loaded.seed = seed }
+        let (parameters, source) = try parameters()
+        let sampleEvery =
+            switch activitiesCSV {
+            case "all": 1
+            case "none": 0
+            default: max(1, loaded.activities / sampleSize)
+            }
+        let simulation = BudgetSimulation(
+            scenario: loaded,
+            parameters: parameters,
+            activitiesPerDevice: activitiesPerDevice,
+            threads: threads,
+            sampleEvery: sampleEvery
+        )
+        Console.err(
+            "simulating \(loaded.name): \(loaded.activities) activities, preset \(parameters.name), \(threads) thread(s)"
+        )
+        let result = try simulation.run { pushes in
+            Console.err(String(format: "  %.1f M pushes simulated", Double(pushes) / 1e6))
+        }
+        var recommendations: BudgetRecommendations? = nil
+        if !noRecommendations {
+            Console.err("searching the steady rate and the cheapest priority policy")
+            recommendations = try BudgetRecommendations.compute(
+                PriorityPolicySearch(
+                    scenario: loaded,
+                    parameters: parameters,
+                    activitiesPerDevice: activitiesPerDevice,
+                    sampleActivities: policySample,
+                    keyLagTargetSeconds: keyLagTarget,
+                    requiredShare: keyShare
+                )
+            )
+        }
+        let report = BudgetReport(
+            result: result,
+            recommendations: recommendations,
+            parametersSource: source,
+            runID: RunContext.makeRunID(),
+            commandLine: CommandLine.arguments.joined(separator: " ")
+        )
+        for line in BudgetConsole.lines(report) { Console.out(line) }
+        let directory = try report.write(root: reportsDir)
+        if sweep {
+            let rows = try BudgetSweep(simulation: simulation).run { Console.err($0) }
+            let table = BudgetConsole.sweepTable(rows, keyLagTargetSeconds: keyLagTarget)
+            let path = (directory as NSString).appendingPathComponent("budget_sweep.csv")
+            try ReportWriter.save(Data(table.text.utf8), toPath: path)
+            Console.out("sweep of every preset and policy (\(path)):")
+            for line in BudgetConsole.format(table) { Console.out("  " + line) }
+        }
+        Console.out("report: \((directory as NSString).appendingPathComponent("budget.html"))")
+    }
+}
