@@ -186,22 +186,13 @@ extension BudgetReport {
     }
 
     private func lagSpectrum() -> String {
-        func points(_ histogram: Histogram<UInt64>) -> [(x: Double, y: Double)] {
-            guard histogram.totalCount > 0 else { return [] }
-            return histogram.percentiles(ticksPerHalfDistance: 5)
-                .filter { $0.percentileLevelIteratedTo < 100 }
-                .map { (x: log10(1 / (1 - $0.percentileLevelIteratedTo / 100)), y: Double($0.value) / 1000) }
-        }
-        var chart = LineChart(
+        LineChart.spectrum(
             title: "Display lag by percentile",
-            xLabel: "percentile",
             yLabel: "seconds",
+            divisor: 1000,
             series: [
-                .init(name: "all updates", color: "#0a66c2", points: points(result.tally.lagMs)),
-                .init(name: "key events", color: "#c62828", points: points(result.tally.keyLagMs)),
+                ("all updates", "#0a66c2", result.tally.lagMs), ("key events", "#c62828", result.tally.keyLagMs),
             ]
-        )
-        chart.xTicks = [(0, "0%"), (1, "90%"), (2, "99%"), (3, "99.9%"), (4, "99.99%"), (5, "99.999%")]
-        return chart.render()
+        ).render()
     }
 }

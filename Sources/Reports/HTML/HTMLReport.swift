@@ -140,20 +140,12 @@ public struct HTMLReport {
     }
 
     private func spectrumChart() -> String {
-        let points =
-            result.latency.totalCount == 0
-            ? []
-            : result.latency.percentiles(ticksPerHalfDistance: 5)
-                .filter { $0.percentileLevelIteratedTo < 100 }
-                .map { (x: log10(1 / (1 - $0.percentileLevelIteratedTo / 100)), y: Double($0.value) / 1000) }
-        var chart = LineChart(
+        LineChart.spectrum(
             title: "Latency by percentile",
-            xLabel: "percentile",
             yLabel: "ms",
-            series: [.init(name: "latency", color: "#6a1b9a", points: points)]
-        )
-        chart.xTicks = [(0, "0%"), (1, "90%"), (2, "99%"), (3, "99.9%"), (4, "99.99%"), (5, "99.999%")]
-        return chart.render()
+            divisor: 1000,
+            series: [("latency", "#6a1b9a", result.latency)]
+        ).render()
     }
 
     private static func utc(_ unix: Double) -> String {

@@ -29,8 +29,10 @@ struct LineChart {
         }
         let minX = all.map(\.x).min()!
         let maxX = max(all.map(\.x).max()!, minX + 1e-9)
-        let yStep = Self.niceStep(max(all.map(\.y).max()!, 1e-9) / 4)
-        let maxY = (max(all.map(\.y).max()!, 1e-9) / yStep).rounded(.up) * yStep
+        // An all-zero series still gets a readable 0-to-1 axis.
+        let highest = all.map(\.y).max()! > 0 ? all.map(\.y).max()! : 1
+        let yStep = Self.niceStep(highest / 4)
+        let maxY = (highest / yStep).rounded(.up) * yStep
         let plotWidth = width - left - right
         let plotHeight = height - top - bottom
         func px(_ x: Double) -> Double { left + (x - minX) / (maxX - minX) * plotWidth }

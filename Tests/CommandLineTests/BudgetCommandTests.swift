@@ -1,0 +1,100 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `pushbench budget` as a user runs it: the files it writes agree with each other.
+final class BudgetCommandTests: PushbenchTestCase {
+    private func onlyRunFolder() throws -> String {
+        let runs = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        XCTAssertEqual(runs.count, 1, "\(runs)")
+        return directory.file(try XCTUnwrap(runs.first))
+    }
+
+    private func lines(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\r\n").filter { !$0.isEmpty }
+    }
+
+    func testWritesAConsistentReport() throws {
+        let output = try pushbench.run([
+            "budget", "--activities", "300", "--preset", "conservative", "--burst", "2", "--threads", "2",
+            "--activities-csv", "all", "--policy-sample", "60", "--key-lag-target", "5",
+            "--reports-dir", directory.path,
+        ])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertTrue(output.stdout.contains("preset conservative, overridden"), output.stdout)
+        XCTAssertTrue(output.stdout.contains("Apple publishes no Live Activity budget numbers"), output.stdout)
+        XCTAssertTrue(output.stdout.contains("99% of key events within 5 s"), output.stdout)
+        let run = try onlyRunFolder()
+
+        let summary = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/budget_summary.json")))
+                as? [String: Any]
+        )
+        let outcomes = try XCTUnwrap(summary["outcomes"] as? [String: Int])
+        let pushes = try XCTUnwrap(summary["pushes"] as? [String: Int])
+        XCTAssertEqual(outcomes.values.reduce(0, +), pushes["total"])
+        XCTAssertEqual(pushes["p10"]! + pushes["p5"]! + pushes["p1"]!, pushes["total"])
+        XCTAssertGreaterThan(outcomes["throttled"] ?? 0, 0, "2 updates of burst cannot carry a match's whistles")
+        let parameters = try XCTUnwrap(summary["parameters"] as? [String: Any])
+        XCTAssertEqual(parameters["burst_updates"] as? Double, 2)
+        XCTAssertEqual(parameters["per_hour_updates"] as? Double, 4)
+        XCTAssertNotNil(summary["recommendations"] as? [String: Any])
+        XCTAssertNotNil(summary["estimate_note"] as? String)
+
+        let timeline = try lines(run + "/budget_timeline.csv")
+        let header = timeline[0].components(separatedBy: ",")
+        XCTAssertEqual(Array(header.prefix(5)), ["minute", "time_s", "pushes_p10", "pushes_p5", "pushes_p1"])
+        XCTAssertTrue(header.contains("activities_exhausted_pct"))
+        let rows = timeline.dropFirst().map { $0.components(separatedBy: ",") }
+        let pushColumns = 2...4
+        let outcomeColumns = 5...11
+        var total = 0
+        for row in rows {
+            let sent = pushColumns.reduce(0) { $0 + Int(row[$1])! }
+            XCTAssertEqual(outcomeColumns.reduce(0) { $0 + Int(row[$1])! }, sent, "minute \(row[0])")
+            total += sent
+        }
+        XCTAssertEqual(total, pushes["total"])
+
+        XCTAssertEqual(try lines(run + "/budget_activities.csv").count, 301)
+        XCTAssertGreaterThan(try lines(run + "/budget_by_event.csv").count, 5)
+        let html = try String(contentsOfFile: run + "/budget.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("these figures are estimates"))
+        XCTAssertTrue(html.contains("<svg"))
+        XCTAssertFalse(html.contains("http://") || html.contains("https://"), "the page fetches nothing")
+    }
+
+    func testSweepComparesEveryPresetAndPolicy() throws {
+        let output = try pushbench.run([
+            "budget", "--activities", "100", "--no-recommendations", "--activities-csv", "none", "--sweep",
+            "--reports-dir", directory.path,
+        ])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let run = try onlyRunFolder()
+        let sweep = try lines(run + "/budget_sweep.csv")
+        XCTAssertEqual(sweep.count, 1 + 3 * 4)
+        XCTAssertTrue(sweep.contains { $0.hasPrefix("frequent,all-10,") }, "\(sweep)")
+        XCTAssertTrue(output.stdout.contains("conservative  all-5"), output.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: run + "/budget_activities.csv"))
+    }
+
+    func testBadInputIsAOneLineError() throws {
+        assertCleanFailure(
+            try pushbench.run(["budget", "--preset", "lenient", "--reports-dir", directory.path]),
+            mentions: "no budget preset 'lenient'; presets: conservative, community, frequent"
+        )
+        assertCleanFailure(
+            try pushbench.run(["budget", "--burst", "0", "--reports-dir", directory.path]),
+            mentions: "burst must be a positive number"
+        )
+        assertCleanFailure(
+            try pushbench.run(["budget", "--activities-csv", "some", "--reports-dir", directory.path]),
+            mentions: "--activities-csv must be sample, all or none"
+        )
+        assertCleanFailure(
+            try pushbench.run(["budget", "--scenario", "cricket", "--reports-dir", directory.path]),
+            mentions: "no built-in scenario 'cricket'"
+        )
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+    }
+}
