@@ -28,11 +28,19 @@ struct BudgetCommand: ParsableCommand {
               pushbench budget --scenario football --activities 1000000 --preset community
               pushbench budget --scenario delivery --preset conservative --per-hour 6 --key-lag-target 30
               pushbench budget --scenario football --activities 100000 --sweep
+
+            --traffic FILE replays what `pushbench mock --record FILE` recorded from any sender instead of a \
+            scenario: point your own sender core at the mock, replay a match, and see where its update policy \
+            exhausts the budget. Each start begins an activity on its push-to-start token's device; other pushes \
+            belong to their token's activity.
             """
     )
 
     @Option(help: "A built-in scenario (pushbench scenarios list) or a scenario file.")
     var scenario = "football"
+
+    @Option(help: "Replay pushes recorded by `pushbench mock --record` instead of a scenario.")
+    var traffic: String?
 
     @Option(help: "Scale the scenario to this many activities.")
     var activities: Int?
@@ -131,6 +139,7 @@ struct BudgetCommand: ParsableCommand {
         guard keyLagTarget >= 0 else { throw ValidationError("--key-lag-target must not be negative") }
         guard (0...1).contains(keyShare) else { throw ValidationError("--key-share must be between 0 and 1") }
         guard policySample >= 1 else { throw ValidationError("--policy-sample must be at least 1") }
+        if traffic != nil && sweep { throw ValidationError("--sweep needs a scenario, not --traffic") }
     }
 
     /// The preset with the options given on top; named `custom` once anything is overridden.
@@ -160,22 +169,61 @@ struct BudgetCommand: ParsableCommand {
     }
 
     func run() throws {
+        let (parameters, source) = try parameters()
+        let (result, recommendations, simulation) =
+            try traffic.map { try replay($0, parameters) } ?? simulate(parameters)
+        let report = BudgetReport(
+            result: result,
+            recommendations: recommendations,
+            parametersSource: source,
+            runID: RunContext.makeRunID(),
+            commandLine: CommandLine.arguments.joined(separator: " ")
+        )
+        for line in BudgetConsole.lines(report) { Console.out(line) }
+        let directory = try report.write(root: reportsDir)
+        if sweep, let simulation {
+            let rows = try BudgetSweep(simulation: simulation).run { Console.err($0) }
+            let table = BudgetConsole.sweepTable(rows, keyLagTargetSeconds: keyLagTarget)
+            let path = (directory as NSString).appendingPathComponent("budget_sweep.csv")
+            try ReportWriter.save(Data(table.text.utf8), toPath: path)
+            Console.out("sweep of every preset and policy (\(path)):")
+            for line in BudgetConsole.format(table) { Console.out("  " + line) }
+        }
+        Console.out("report: \((directory as NSString).appendingPathComponent("budget.html"))")
+    }
+
+    private func sampleEvery(activities: Int) -> Int {
+        switch activitiesCSV {
+        case "all": 1
+        case "none": 0
+        default: max(1, activities / sampleSize)
+        }
+    }
+
+    private func replay(
+        _ path: String,
+        _ parameters: BudgetParameters
+    ) throws -> (BudgetResult, BudgetRecommendations?, BudgetSimulation?) {
+        let replay = try TrafficReplay(path: path)
+        Console.err(
+            "replaying \(replay.records.count) Live Activity pushes from \(path) (\(replay.skipped) others skipped)"
+        )
+        let result = try replay.run(parameters: parameters, sampleEvery: sampleEvery(activities: replay.records.count))
+        return (result, noRecommendations ? nil : BudgetRecommendations.steadyOnly(parameters), nil)
+    }
+
+    private func simulate(
+        _ parameters: BudgetParameters
+    ) throws -> (BudgetResult, BudgetRecommendations?, BudgetSimulation?) {
         var loaded = try ScenariosCommand.load(scenario)
         if let activities { loaded = loaded.scaled(toActivities: activities) }
         if let seed { loaded.seed = seed }
-        let (parameters, source) = try parameters()
-        let sampleEvery =
-            switch activitiesCSV {
-            case "all": 1
-            case "none": 0
-            default: max(1, loaded.activities / sampleSize)
-            }
         let simulation = BudgetSimulation(
             scenario: loaded,
             parameters: parameters,
             activitiesPerDevice: activitiesPerDevice,
             threads: threads,
-            sampleEvery: sampleEvery
+            sampleEvery: sampleEvery(activities: loaded.activities)
         )
         Console.err(
             "simulating \(loaded.name): \(loaded.activities) activities, preset \(parameters.name), \(threads) thread(s)"
@@ -197,23 +245,6 @@ struct BudgetCommand: ParsableCommand {
                 )
             )
         }
-        let report = BudgetReport(
-            result: result,
-            recommendations: recommendations,
-            parametersSource: source,
-            runID: RunContext.makeRunID(),
-            commandLine: CommandLine.arguments.joined(separator: " ")
-        )
-        for line in BudgetConsole.lines(report) { Console.out(line) }
-        let directory = try report.write(root: reportsDir)
-        if sweep {
-            let rows = try BudgetSweep(simulation: simulation).run { Console.err($0) }
-            let table = BudgetConsole.sweepTable(rows, keyLagTargetSeconds: keyLagTarget)
-            let path = (directory as NSString).appendingPathComponent("budget_sweep.csv")
-            try ReportWriter.save(Data(table.text.utf8), toPath: path)
-            Console.out("sweep of every preset and policy (\(path)):")
-            for line in BudgetConsole.format(table) { Console.out("  " + line) }
-        }
-        Console.out("report: \((directory as NSString).appendingPathComponent("budget.html"))")
+        return (result, recommendations, simulation)
     }
 }

@@ -18,7 +18,7 @@ enum BudgetConsole {
         let tally = result.tally
         let parameters = result.parameters
         var lines = [
-            "budget of \(result.scenario.name): \(result.scenario.activities) activities, preset \(parameters.name)",
+            "budget of \(result.name): \(result.activities) activities, preset \(parameters.name)",
             "  \(BudgetReport.estimateNote)",
             String(
                 format: "  parameters: burst %g, %g/h, low-priority window %g s, frequent %@, start burst %g, %g/h",
@@ -65,7 +65,7 @@ enum BudgetConsole {
                     )
                 )
             }
-            let search = recommendations.policy
+            guard let search = recommendations.policy else { return lines + [footer(result)] }
             let goal = String(
                 format: "%.0f%% of key events within %g s",
                 recommendations.requiredShare * 100,
@@ -88,16 +88,17 @@ enum BudgetConsole {
                     )
             )
         }
-        lines.append(
-            String(
-                format: "simulated %d pushes in %.2f s on %d thread(s): %.1f M pushes/s",
-                tally.pushes,
-                result.wallSeconds,
-                result.threads,
-                result.pushesPerSecond / 1e6
-            )
+        return lines + [footer(result)]
+    }
+
+    private static func footer(_ result: BudgetResult) -> String {
+        String(
+            format: "simulated %d pushes in %.2f s on %d thread(s): %.1f M pushes/s",
+            result.tally.pushes,
+            result.wallSeconds,
+            result.threads,
+            result.pushesPerSecond / 1e6
         )
-        return lines
     }
 
     /// The sweep as `budget_sweep.csv`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MockAPNs
 import Wire
+import Workload
 
 #if canImport(Glibc)
 import Glibc
@@ -71,6 +72,14 @@ struct MockCommand: ParsableCommand {
     @OptionGroup(title: "Token hygiene")
     var tokenHygiene: TokenHygieneOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Record every accepted push to this CSV file, for `pushbench budget --traffic`.",
+            discussion: "Columns: \(TrafficRecord.header). Written in blocks; complete when the mock stops."
+        )
+    )
+    var record: String?
+
     func validate() throws {
         if (cert == nil) != (tlsKey == nil) { throw ValidationError("--cert and --key go together") }
         if authKey != nil && (keyID == nil || teamID == nil) {
@@ -96,6 +105,13 @@ struct MockCommand: ParsableCommand {
                 privateKeyPEM: try KeyFile.read(tlsKey, what: "TLS key")
             )
         }
+        let recorder = try record.map { path in
+            do {
+                return try PushRecorder(path: path)
+            } catch {
+                throw CommandLineError("\(error)")
+            }
+        }
         let server: MockAPNsServer
         do {
             server = try MockAPNsServer.start(
@@ -108,7 +124,8 @@ struct MockCommand: ParsableCommand {
                     streamsBeforeToken: streamsBeforeToken,
                     environment: environment,
                     tokenHygiene: try tokenHygiene.hygiene(),
-                    threads: threads
+                    threads: threads,
+                    recorder: recorder
                 )
             )
         } catch {
@@ -129,6 +146,7 @@ struct MockCommand: ParsableCommand {
                 : "provider tokens: NOT verified (no --auth-key); any well-formed ES256 token is accepted"
         )
         if let certOut { Console.out("certificate written to \(certOut) (use curl --cacert \(certOut))") }
+        if let record { Console.out("recording accepted pushes to \(record)") }
         Console.out("counters: GET /stats · stop with Ctrl-C")
 
         let trap = InterruptTrap { server.shutdown() }
@@ -138,6 +156,13 @@ struct MockCommand: ParsableCommand {
         Console.out(
             "stopped: \(stats.pushes) pushes answered, \(stats.accepted) accepted, \(stats.connectionsAccepted) connections"
         )
+        if let recorder, let record {
+            do {
+                Console.out("recorded \(try recorder.close()) accepted pushes to \(record)")
+            } catch {
+                throw CommandLineError("\(error)")
+            }
+        }
     }
 }
 

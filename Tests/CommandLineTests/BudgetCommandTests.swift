@@ -97,4 +97,57 @@ final class BudgetCommandTests: PushbenchTestCase {
         )
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
     }
+
+    func testTrafficRecordedByTheMockReplaysIntoTheBudget() throws {
+        let certificate = directory.file("mock.pem")
+        let traffic = directory.file("traffic.csv")
+        let mock = try RunningProgram(
+            pushbench,
+            ["mock", "--port", "0", "--cert-out", certificate, "--record", traffic]
+        )
+        let listening = try XCTUnwrap(mock.waitForLine(containing: "listening on https://"), mock.output)
+        let origin = String(try XCTUnwrap(listening.split(separator: " ").first { $0.hasPrefix("https://") }))
+        // The same seed twice: every synthetic activity gets two priority-10 updates.
+        for round in 1...2 {
+            let run = try pushbench.run([
+                "run", "--endpoint", origin, "--ca-file", certificate, "--requests", "200", "--seed", "5",
+                "--reports-dir", directory.file("runs-\(round)"),
+            ])
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        mock.interrupt()
+        XCTAssertEqual(mock.waitForExit(), 0)
+        XCTAssertTrue(mock.output.contains("recorded 400 accepted pushes to \(traffic)"), mock.output)
+
+        let reports = directory.file("budget")
+        let output = try pushbench.run([
+            "budget", "--traffic", traffic, "--burst", "1", "--per-hour", "1", "--reports-dir", reports,
+        ])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertTrue(output.stdout.contains("200 activities"), output.stdout)
+        let run = try FileManager.default.contentsOfDirectory(atPath: reports)[0]
+        let summary = try XCTUnwrap(
+            JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: reports + "/" + run + "/budget_summary.json"))
+            ) as? [String: Any]
+        )
+        let outcomes = try XCTUnwrap(summary["outcomes"] as? [String: Int])
+        XCTAssertEqual(outcomes["shown"], 200)
+        XCTAssertEqual(outcomes["throttled"], 200, "one token, refilled at 1/h: each second update is throttled")
+        XCTAssertEqual((summary["input"] as? [String: Any])?["kind"] as? String, "traffic")
+    }
+
+    func testATrafficFileWithABadLineNamesIt() throws {
+        let file = try directory.write(
+            "traffic.csv",
+            Array(
+                "received_ms,device_token,apns_push_type,apns_priority,event,aps_timestamp_s\n1,ab,liveactivity,ten,update,1\n"
+                    .utf8
+            )
+        )
+        assertCleanFailure(
+            try pushbench.run(["budget", "--traffic", file, "--reports-dir", directory.path]),
+            mentions: "traffic.csv:2: apns_priority 'ten' is not a number"
+        )
+    }
 }

@@ -1,9 +1,12 @@
-import Workload
-
-/// A finished budget simulation: what went in, what the model counted, and how fast it ran.
+/// A finished budget run (a simulated scenario or replayed traffic): what went in, what the
+/// model counted, and how fast it ran.
 public struct BudgetResult: Sendable {
-    /// The scenario simulated.
-    public let scenario: Scenario
+    /// The scenario's name, or the traffic file's path.
+    public let name: String
+    /// Activities the input holds.
+    public let activities: Int
+    /// The scenario's seed; `nil` for recorded traffic.
+    public let seed: UInt64?
     /// The model's numbers.
     public let parameters: BudgetParameters
     /// Activities per device.

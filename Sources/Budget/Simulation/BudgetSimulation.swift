@@ -72,11 +72,13 @@ public struct BudgetSimulation: Sendable {
         var merged = BudgetTally(labels: labels)
         for tally in tallies.withLock({ $0 }) { merged.merge(tally!) }
         return BudgetResult(
-            scenario: scenario,
+            name: scenario.name,
+            activities: scenario.activities,
+            seed: scenario.seed,
             parameters: parameters,
             activitiesPerDevice: activitiesPerDevice,
             threads: workers,
-            wallSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            wallSeconds: elapsed.seconds,
             tally: merged
         )
     }

@@ -34,6 +34,8 @@ public struct MockAPNsConfiguration: Sendable {
     public var tokenHygiene: TokenHygiene
     /// Event-loop threads.
     public var threads: Int
+    /// Where accepted pushes are recorded, if anywhere (`pushbench mock --record`).
+    public var recorder: PushRecorder?
     /// The server's idea of now, UNIX seconds; tests move it to expire tokens.
     public var clock: @Sendable () -> Int64
 
@@ -49,6 +51,7 @@ public struct MockAPNsConfiguration: Sendable {
         environment: Environment = .production,
         tokenHygiene: TokenHygiene = .clean,
         threads: Int = 1,
+        recorder: PushRecorder? = nil,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
         self.host = host
@@ -61,6 +64,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.environment = environment
         self.tokenHygiene = tokenHygiene
         self.threads = threads
+        self.recorder = recorder
         self.clock = clock
     }
 }

@@ -56,7 +56,8 @@ public final class MockAPNsServer: Sendable {
             ),
             stats: stats,
             clock: configuration.clock,
-            environment: configuration.environment
+            environment: configuration.environment,
+            recorder: configuration.recorder
         )
         let connectionConfiguration = Self.connectionConfiguration(configuration)
         let streamConfiguration = Self.streamConfiguration()
@@ -184,12 +185,14 @@ public final class MockAPNsServer: Sendable {
 public enum MockAPNsStartError: Error, Equatable, CustomStringConvertible {
     case addressInUse(host: String, port: Int)
     case unusableIdentity(String)
+    case unusableRecording(String)
 
     public var description: String {
         switch self {
         case .addressInUse(let host, let port): "port \(port) on \(host) is already in use"
         case .unusableIdentity(let detail):
             "the TLS certificate and key are not a usable PEM certificate chain and matching private key (\(detail))"
+        case .unusableRecording(let detail): "cannot record traffic: \(detail)"
         }
     }
 }

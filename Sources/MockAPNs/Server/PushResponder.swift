@@ -6,6 +6,8 @@ struct PushResponder: Sendable {
     let stats: MockStats
     let clock: @Sendable () -> Int64
     let environment: MockAPNsConfiguration.Environment
+    /// Records accepted pushes; when set, stream handlers keep request bodies for it.
+    let recorder: PushRecorder?
 
     /// An answer: status, headers after `:status`, a body for errors, and whether the request
     /// carried a valid provider token.
@@ -31,6 +33,7 @@ struct PushResponder: Sendable {
                 $0.pushes += 1
                 $0.accepted += 1
             }
+            recorder?.record(push)
             return Answer(status: 200, headers: headers, body: nil, tokenVerified: true)
         }
         stats.update {

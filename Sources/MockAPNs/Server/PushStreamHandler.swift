@@ -31,6 +31,7 @@ final class PushStreamHandler: ChannelInboundHandler {
         case .data(let frame):
             if case .byteBuffer(let buffer) = frame.data {
                 request?.bodyLength += buffer.readableBytes
+                if responder.recorder != nil { request?.body += buffer.readableBytesView }
             }
             if frame.endStream { respond(context: context) }
         case .rstStream:

@@ -8,6 +8,8 @@ public struct InboundPush: Sendable {
     public var headers: [(name: String, value: String)]
     /// Body length in bytes.
     public var bodyLength: Int
+    /// The body, kept only when the mock records traffic (judging needs just its length).
+    public var body: [UInt8] = []
 
     /// Creates a request description.
     public init(method: String, path: String, headers: [(name: String, value: String)], bodyLength: Int) {

@@ -6,17 +6,16 @@ extension BudgetReport {
     /// The budget section: what a run's `report.html` embeds and `budget.html` wraps.
     public var htmlBody: String {
         let tally = result.tally
-        let scenario = result.scenario
         let pushes = max(tally.pushes, 1)
         func percent(_ count: Int, of total: Int) -> String {
             String(format: "%.1f%%", Double(count) * 100 / Double(max(total, 1)))
         }
-        var html = "<h1>Live Activity budget: \(HTML.escape(scenario.name))</h1>"
-        html += "<div class=\"sub\">\(scenario.activities) activities · preset \(HTML.escape(result.parameters.name))"
+        var html = "<h1>Live Activity budget: \(HTML.escape(result.name))</h1>"
+        html += "<div class=\"sub\">\(result.activities) activities · preset \(HTML.escape(result.parameters.name))"
         html += " · \(tally.pushes) pushes simulated in \(String(format: "%.2f", result.wallSeconds)) s</div>"
         html += "<p class=\"note\">\(HTML.escape(Self.estimateNote))</p>"
         let firstThrottle = Self.lagPercentilesMs(tally.firstThrottleAfterStartMs)["p50"]
-        let target = recommendations.map { UInt64($0.keyLagTargetSeconds * 1000) }
+        let target = recommendations.flatMap { $0.policy == nil ? nil : UInt64($0.keyLagTargetSeconds * 1000) }
         html += "<div class=\"cards\">"
         html += HTML.card(percent(tally.count(.shown), of: pushes), "of pushes shown")
         html += HTML.card(percent(tally.count(.throttled), of: pushes), "throttled by the budget")
@@ -144,7 +143,7 @@ extension BudgetReport {
                 ("push-to-start refill", "\(parameters.startPerHour) per hour"),
                 ("active limit", "\(parameters.activeLimitSeconds) s"),
                 ("activities per device", "\(result.activitiesPerDevice)"),
-                ("scenario seed", "\(scenario.seed)"), ("command", commandLine),
+                ("scenario seed", result.seed.map(String.init) ?? "– (recorded traffic)"), ("command", commandLine),
                 (
                     "simulation",
                     String(format: "%d thread(s), %.1f M pushes/s", result.threads, result.pushesPerSecond / 1e6)
@@ -167,7 +166,7 @@ extension BudgetReport {
                 ]
             }
         )
-        let search = recommendations.policy
+        guard let search = recommendations.policy else { return html }
         html += "<p>Cheapest priority policy that shows "
         html += String(format: "%.0f%%", recommendations.requiredShare * 100)
         html += " of key events within \(String(format: "%g", recommendations.keyLagTargetSeconds)) s "

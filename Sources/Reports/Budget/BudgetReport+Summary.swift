@@ -7,7 +7,6 @@ extension BudgetReport {
     /// `Reports/README.md`.
     public var summary: [String: Any] {
         let tally = result.tally
-        let scenario = result.scenario
         var outcomes: [String: Int] = [:]
         for outcome in BudgetOutcome.allCases { outcomes[outcome.rawValue] = tally.count(outcome) }
         let p10 = tally.minutes.reduce(0) { $0 + $1.pushesP10 }
@@ -17,8 +16,9 @@ extension BudgetReport {
             "run_id": runID,
             "command_line": commandLine,
             "estimate_note": Self.estimateNote,
-            "scenario": [
-                "name": scenario.name, "activities": scenario.activities, "seed": scenario.seed,
+            "input": [
+                "kind": result.seed == nil ? "traffic" : "scenario", "name": result.name,
+                "activities": result.activities, "seed": result.seed.map { $0 as Any } ?? NSNull(),
                 "activities_per_device": result.activitiesPerDevice,
             ],
             "parameters": result.parameters.dictionary.merging(["source": parametersSource]) { first, _ in first },
@@ -70,7 +70,15 @@ extension BudgetReport {
                 "p10_throttled_share": policy.throttledShare,
             ]
         }
-        let search = recommendations.policy
+        var document: [String: Any] = [
+            "steady_p10": recommendations.steadyRates.map {
+                [
+                    "activity_duration_s": $0.durationSeconds, "frequent_updates": $0.frequent,
+                    "interval_s": $0.intervalSeconds, "updates_per_hour": $0.perHour,
+                ]
+            }
+        ]
+        guard let search = recommendations.policy else { return document }
         var priority: [String: Any] = [
             "key_lag_target_s": recommendations.keyLagTargetSeconds,
             "required_share": recommendations.requiredShare,
@@ -84,14 +92,7 @@ extension BudgetReport {
             priority["recommended"] = NSNull()
             priority["best_share_reached"] = search.bestShare
         }
-        return [
-            "steady_p10": recommendations.steadyRates.map {
-                [
-                    "activity_duration_s": $0.durationSeconds, "frequent_updates": $0.frequent,
-                    "interval_s": $0.intervalSeconds, "updates_per_hour": $0.perHour,
-                ]
-            },
-            "priority_policy": priority,
-        ]
+        document["priority_policy"] = priority
+        return document
     }
 }

@@ -1,0 +1,115 @@
+import Foundation
+import Workload
+
+/// Runs recorded traffic (`pushbench mock --record`) through the budget model: what a real
+/// sender's update policy does to the device budget.
+///
+/// Only `liveactivity` pushes count. Each `start` begins a new activity on the device of its
+/// push-to-start token; every other push belongs to the activity of its token, which began at
+/// its first push. (An activity's update token cannot be linked to the start that created it
+/// from the traffic alone, so a started activity and its updates are counted apart.) Time runs
+/// from the first recorded push; `aps.timestamp` defaults to the receive time.
+public struct TrafficReplay: Sendable {
+    /// The file's pushes, in receive order.
+    public let records: [TrafficRecord]
+    /// Lines skipped because they were not Live Activity pushes.
+    public let skipped: Int
+    /// The file's path, for reports.
+    public let path: String
+
+    /// Reads and checks a traffic file.
+    /// - Throws: `BudgetError` naming the file and line of the first bad one.
+    public init(path: String) throws {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw BudgetError("cannot read \(path): \(error.localizedDescription)")
+        }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map {
+            $0.hasSuffix("\r") ? $0.dropLast() : $0
+        }
+        guard lines.first == Substring(TrafficRecord.header) else {
+            throw BudgetError("\(path) is not a traffic file: its first line must be \(TrafficRecord.header)")
+        }
+        lines.removeFirst()
+        var records: [TrafficRecord] = []
+        var skipped = 0
+        for (number, line) in lines.enumerated() {
+            let record: TrafficRecord
+            do {
+                record = try TrafficRecord(csvLine: line)
+            } catch {
+                throw BudgetError("\(path):\(number + 2): \(error)")
+            }
+            if record.pushType == "liveactivity" { records.append(record) } else { skipped += 1 }
+        }
+        self.path = path
+        self.records = records.enumerated().sorted {
+            ($0.element.receivedMs, $0.offset) < ($1.element.receivedMs, $1.offset)
+        }.map(\.element)
+        self.skipped = skipped
+    }
+
+    /// Runs the records through a model of `parameters`.
+    public func run(parameters: BudgetParameters, sampleEvery: Int = 0) throws -> BudgetResult {
+        try parameters.validate()
+        let clock = ContinuousClock()
+        let started = clock.now
+        var activityOfToken: [String: Int] = [:]
+        var deviceOfToken: [String: Int] = [:]
+        var pushes: [BudgetPush] = []
+        pushes.reserveCapacity(records.count)
+        var activities = 0
+        let origin = records.first?.receivedMs ?? 0
+        for record in records {
+            let phase = record.event ?? .update
+            let activity: Int
+            var device = 0
+            if phase == .start {
+                activity = activities
+                activities += 1
+                device = deviceOfToken[record.deviceToken] ?? deviceOfToken.count
+                deviceOfToken[record.deviceToken] = device
+            } else if let known = activityOfToken[record.deviceToken] {
+                activity = known
+            } else {
+                activity = activities
+                activities += 1
+                activityOfToken[record.deviceToken] = activity
+            }
+            pushes.append(
+                BudgetPush(
+                    timeMs: record.receivedMs - origin,
+                    activity: activity,
+                    device: device,
+                    phase: phase,
+                    priority: record.priority,
+                    timestampSeconds: record.timestampSeconds ?? record.receivedMs / 1000,
+                    label: PushLabels.phaseLabel(phase)
+                )
+            )
+        }
+        var model = BudgetModel(
+            parameters: parameters,
+            activities: 0..<activities,
+            devices: 0..<max(1, deviceOfToken.count),
+            labels: .phases,
+            seed: 0,
+            sampleEvery: sampleEvery
+        )
+        for push in pushes { model.receive(push) }
+        let tally = model.finish()
+        let elapsed = clock.now - started
+        return BudgetResult(
+            name: path,
+            activities: activities,
+            seed: nil,
+            parameters: parameters,
+            activitiesPerDevice: 1,
+            threads: 1,
+            wallSeconds: elapsed.seconds,
+            tally: tally
+        )
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+import Workload
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Appends every push the mock accepts to a traffic file, one `TrafficRecord` line each, so a
+/// team can point its own sender at the mock, replay a match, and run `pushbench budget
+/// --traffic` over what it sent.
+///
+/// Lines are buffered and written in 64 KiB blocks; `close` writes the rest. A failed write
+/// (a full disk) stops the recording, keeps the mock serving, and is reported by `close`.
+public final class PushRecorder: Sendable {
+    private struct State {
+        var descriptor: Int32
+        var buffer: [UInt8] = []
+        var recorded = 0
+        var failure: String?
+    }
+
+    /// The file being written.
+    public let path: String
+    private let state: Mutex<State>
+    private static let blockBytes = 64 * 1024
+
+    /// Creates (or truncates) `path` and writes the header line.
+    /// - Throws: `MockAPNsStartError.unusableRecording` with the system's reason.
+    public init(path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw MockAPNsStartError.unusableRecording("\(path): \(String(cString: strerror(errno)))")
+        }
+        self.path = path
+        state = Mutex(State(descriptor: descriptor, buffer: Array((TrafficRecord.header + "\n").utf8)))
+    }
+
+    /// Pushes recorded so far.
+    public var recorded: Int { state.withLock { $0.recorded } }
+
+    /// Records an accepted push: its token, push type, priority, and the `aps` event and
+    /// timestamp of its payload.
+    func record(_ push: InboundPush) {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        let aps = (try? JSONSerialization.jsonObject(with: Data(push.body)) as? [String: Any])?["aps"] as? [String: Any]
+        let record = TrafficRecord(
+            receivedMs: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000,
+            deviceToken: String(push.path.dropFirst("/3/device/".count)),
+            pushType: push.header("apns-push-type") ?? "",
+            priority: push.header("apns-priority").flatMap { Int($0) } ?? 10,
+            event: (aps?["event"] as? String).flatMap(LifecyclePhase.init(rawValue:)),
+            timestampSeconds: (aps?["timestamp"] as? NSNumber)?.int64Value
+        )
+        let line = Array((record.csvLine + "\n").utf8)
+        state.withLock { state in
+            guard state.failure == nil else { return }
+            state.buffer += line
+            state.recorded += 1
+            if state.buffer.count >= Self.blockBytes { Self.flush(&state) }
+        }
+    }
+
+    /// Writes what is buffered and closes the file.
+    /// - Returns: how many pushes were recorded.
+    /// - Throws: `MockAPNsStartError.unusableRecording` if a write failed; the file then holds
+    ///   the pushes before the failure.
+    @discardableResult
+    public func close() throws -> Int {
+        let (recorded, failure) = state.withLock { state -> (Int, String?) in
+            if state.descriptor >= 0 {
+                Self.flush(&state)
+                Glibc.close(state.descriptor)
+                state.descriptor = -1
+            }
+            return (state.recorded, state.failure)
+        }
+        if let failure { throw MockAPNsStartError.unusableRecording(failure) }
+        return recorded
+    }
+
+    private static func flush(_ state: inout State) {
+        guard state.failure == nil, state.descriptor >= 0 else { return }
+        var offset = 0
+        while offset < state.buffer.count {
+            let written = state.buffer[offset...].withUnsafeBytes { write(state.descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else {
+                state.failure = "recording stopped after \(state.recorded) pushes: \(String(cString: strerror(errno)))"
+                break
+            }
+            offset += written
+        }
+        state.buffer.removeAll(keepingCapacity: true)
+    }
+}
