@@ -1,4 +1,5 @@
 import ArgumentParser
+import Budget
 import Foundation
 import LoadEngine
 import MockAPNs
@@ -94,6 +95,16 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Token hygiene of the embedded mock")
     var tokenHygiene: TokenHygieneOptions
 
+    @Option(
+        name: .customLong("budget-preset"),
+        help:
+            "Budget preset the accepted pushes are run through (conservative, community, frequent; see `pushbench budget`)."
+    )
+    var budgetPreset = "community"
+
+    @Flag(name: .customLong("no-budget"), help: "Do not model what the devices would show of the accepted pushes.")
+    var noBudget = false
+
     static let generatedKeyID = "PBKEY00001"
     static let generatedTeamID = "PBTEAM0001"
 
@@ -110,6 +121,11 @@ struct RunCommand: ParsableCommand {
         guard timeoutMs > 0 else { throw ValidationError("--timeout-ms must be positive") }
         guard [1, 5, 10].contains(priority) else { throw ValidationError("--priority must be 1, 5 or 10") }
         guard (1...256).contains(mockThreads) else { throw ValidationError("--mock-threads must be 1 to 256") }
+        do {
+            _ = try BudgetParameters.preset(named: budgetPreset)
+        } catch {
+            throw ValidationError("--budget-preset: \(error)")
+        }
         if key != nil && (keyID == nil || teamID == nil) {
             throw ValidationError("--key needs --key-id and --team-id")
         }
@@ -144,6 +160,11 @@ struct RunCommand: ParsableCommand {
         let kid = keyID ?? Self.generatedKeyID
         let team = teamID ?? Self.generatedTeamID
         let tokens = ProviderTokenCache(key: signingKey, keyID: kid, teamID: team)
+        let preset = try BudgetParameters.preset(named: budgetPreset)
+        let budget =
+            noBudget
+            ? nil
+            : BudgetFeed(parameters: preset.parameters, activities: requests, sampleEvery: max(1, requests / 1000))
 
         var mock: MockAPNsServer? = nil
         defer { mock?.shutdown() }
@@ -187,7 +208,21 @@ struct RunCommand: ParsableCommand {
         var display = ProgressDisplay()
         let result: RunResult
         do {
-            result = try LoadEngine.run(load, tokens: tokens, stop: stop) { display.show($0) }
+            let priority = load.priority
+            result = try LoadEngine.run(
+                load,
+                tokens: tokens,
+                stop: stop,
+                progress: { display.show($0) },
+                onAccepted: { push in
+                    budget?.receive(
+                        activity: push.tag,
+                        answeredAtMs: Int64(push.answeredAtNanos / 1_000_000),
+                        priority: priority,
+                        timestampSeconds: Int64(Date().timeIntervalSince1970)
+                    )
+                }
+            )
         } catch {
             display.finish()
             throw CommandLineError("the run failed: \(error)")
@@ -210,8 +245,24 @@ struct RunCommand: ParsableCommand {
             serverCounts: serverCounts
         )
         Console.out(SummaryTable.render(result, context: context))
+        let budgetReport = budget.map {
+            BudgetReport(
+                result: $0.finish(name: "accepted pushes of run \(context.runID)"),
+                recommendations: nil,
+                parametersSource: preset.source,
+                runID: context.runID,
+                commandLine: context.commandLine
+            )
+        }
+        if let tally = budgetReport?.result.tally {
+            Console.out(
+                "budget (\(preset.parameters.name) preset, an estimate): of \(tally.pushes) accepted pushes, "
+                    + "\(tally.count(.shown)) shown, \(tally.count(.throttled)) throttled, "
+                    + "\(tally.count(.coalesced)) coalesced on the devices"
+            )
+        }
         do {
-            let written = try ReportWriter.write(result, context: context, root: reportsDir)
+            let written = try ReportWriter.write(result, context: context, root: reportsDir, budget: budgetReport)
             Console.out("report: \(written.htmlPath)")
         } catch {
             throw CommandLineError("\(error) (the summary above is complete)")

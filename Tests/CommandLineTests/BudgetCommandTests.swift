@@ -150,4 +150,27 @@ final class BudgetCommandTests: PushbenchTestCase {
             mentions: "traffic.csv:2: apns_priority 'ten' is not a number"
         )
     }
+
+    func testRunFeedsAcceptedPushesIntoTheBudgetAndReportsIt() throws {
+        let output = try pushbench.run([
+            "run", "--requests", "300", "--budget-preset", "conservative", "--reports-dir", directory.path,
+        ])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertTrue(
+            output.stdout.contains("budget (conservative preset, an estimate): of 300 accepted pushes, 300 shown"),
+            output.stdout
+        )
+        let run = try onlyRunFolder()
+        let summary = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/budget_summary.json")))
+                as? [String: Any]
+        )
+        XCTAssertEqual((summary["input"] as? [String: Any])?["kind"] as? String, "run")
+        let html = try String(contentsOfFile: run + "/report.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("<h2>Live Activity budget: accepted pushes of run"), "budget section missing")
+        assertCleanFailure(
+            try pushbench.run(["run", "--budget-preset", "lenient", "--reports-dir", directory.path]),
+            mentions: "--budget-preset: no budget preset 'lenient'"
+        )
+    }
 }

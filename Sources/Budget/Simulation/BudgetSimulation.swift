@@ -72,6 +72,7 @@ public struct BudgetSimulation: Sendable {
         var merged = BudgetTally(labels: labels)
         for tally in tallies.withLock({ $0 }) { merged.merge(tally!) }
         return BudgetResult(
+            input: .scenario,
             name: scenario.name,
             activities: scenario.activities,
             seed: scenario.seed,

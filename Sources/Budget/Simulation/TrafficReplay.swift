@@ -102,6 +102,7 @@ public struct TrafficReplay: Sendable {
         let tally = model.finish()
         let elapsed = clock.now - started
         return BudgetResult(
+            input: .traffic,
             name: path,
             activities: activities,
             seed: nil,

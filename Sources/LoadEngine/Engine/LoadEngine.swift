@@ -21,13 +21,16 @@ public enum LoadEngine {
     /// Runs `configuration`, signing with `tokens` (or, with the `perRequest` policy, with its
     /// key for every push), until every push has ended or `stop` is set.
     ///
-    /// - Parameter progress: called on this thread about every 250 ms with the run's state.
+    /// - Parameters:
+    ///   - progress: called on this thread about every 250 ms with the run's state.
+    ///   - onAccepted: called on this thread for every push answered 200, in answer order.
     /// - Throws: `TransportError` when libcurl cannot be set up, or a payload error.
     public static func run(
         _ configuration: LoadConfiguration,
         tokens: ProviderTokenCache,
         stop: StopFlag = StopFlag(),
-        progress: (ProgressSnapshot) -> Void = { _ in }
+        progress: (ProgressSnapshot) -> Void = { _ in },
+        onAccepted: (AcceptedPush) -> Void = { _ in }
     ) throws -> RunResult {
         let client = try HTTP2PushClient(configuration: configuration.transport)
         var source = LiveActivityPushSource(seed: configuration.seed, count: configuration.requests)
@@ -97,7 +100,17 @@ public enum LoadEngine {
                 break
             }
             client.step(timeoutMs: 20) { completion in
-                metrics.record(completion, now: monotonicNanos())
+                let answeredAt = monotonicNanos()
+                metrics.record(completion, now: answeredAt)
+                if case .response(200, _) = completion.outcome {
+                    onAccepted(
+                        AcceptedPush(
+                            tag: completion.tag,
+                            intendedAtNanos: completion.intendedAt,
+                            answeredAtNanos: answeredAt
+                        )
+                    )
+                }
             }
             now = monotonicNanos()
             if now >= nextProgress {

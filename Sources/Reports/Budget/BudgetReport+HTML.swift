@@ -12,7 +12,10 @@ extension BudgetReport {
         }
         var html = "<h1>Live Activity budget: \(HTML.escape(result.name))</h1>"
         html += "<div class=\"sub\">\(result.activities) activities · preset \(HTML.escape(result.parameters.name))"
-        html += " · \(tally.pushes) pushes simulated in \(String(format: "%.2f", result.wallSeconds)) s</div>"
+        html +=
+            result.input == .run
+            ? " · the \(tally.pushes) pushes the target accepted</div>"
+            : " · \(tally.pushes) pushes simulated in \(String(format: "%.2f", result.wallSeconds)) s</div>"
         html += "<p class=\"note\">\(HTML.escape(Self.estimateNote))</p>"
         let firstThrottle = Self.lagPercentilesMs(tally.firstThrottleAfterStartMs)["p50"]
         let target = recommendations.flatMap { $0.policy == nil ? nil : UInt64($0.keyLagTargetSeconds * 1000) }
@@ -146,7 +149,9 @@ extension BudgetReport {
                 ("scenario seed", result.seed.map(String.init) ?? "– (recorded traffic)"), ("command", commandLine),
                 (
                     "simulation",
-                    String(format: "%d thread(s), %.1f M pushes/s", result.threads, result.pushesPerSecond / 1e6)
+                    result.input == .run
+                        ? "fed as the target answered"
+                        : String(format: "%d thread(s), %.1f M pushes/s", result.threads, result.pushesPerSecond / 1e6)
                 ),
             ],
             headers: ("parameter", "value")

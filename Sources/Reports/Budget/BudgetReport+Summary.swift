@@ -17,7 +17,7 @@ extension BudgetReport {
             "command_line": commandLine,
             "estimate_note": Self.estimateNote,
             "input": [
-                "kind": result.seed == nil ? "traffic" : "scenario", "name": result.name,
+                "kind": result.input.rawValue, "name": result.name,
                 "activities": result.activities, "seed": result.seed.map { $0 as Any } ?? NSNull(),
                 "activities_per_device": result.activitiesPerDevice,
             ],

@@ -72,4 +72,10 @@ public struct BudgetReport {
         try save(HTML.page(title: "PushBench budget \(runID)", body: htmlBody), "budget.html")
         return directory
     }
+
+    /// The budget section inside a run's `report.html`: the same content, one heading level down.
+    var embeddedHTML: String {
+        htmlBody.replacingOccurrences(of: "<h2>", with: "<h3>").replacingOccurrences(of: "</h2>", with: "</h3>")
+            .replacingOccurrences(of: "<h1>", with: "<h2>").replacingOccurrences(of: "</h1>", with: "</h2>")
+    }
 }

@@ -1,9 +1,10 @@
+import Budget
 import Foundation
 import Histogram
 import LoadEngine
 
 /// Writes a run's report folder: `summary.json`, `latency_percentiles.csv`, `timeseries.csv`
-/// and `report.html`.
+/// and `report.html`, and the budget files when the run fed the budget model.
 public enum ReportWriter {
     /// The files written, for the closing message.
     public struct Written: Sendable {
@@ -13,11 +14,17 @@ public enum ReportWriter {
         public let htmlPath: String
     }
 
-    /// Writes the report for `result` into `<root>/<runID>/`.
+    /// Writes the report for `result` into `<root>/<runID>/`, with `budget`'s files and section
+    /// when given (its run ID must be the context's).
     ///
     /// - Throws: `ReportError` naming the file and the system's reason (full disk, no
     ///   permission); files already written stay.
-    public static func write(_ result: RunResult, context: RunContext, root: String) throws -> Written {
+    public static func write(
+        _ result: RunResult,
+        context: RunContext,
+        root: String,
+        budget: BudgetReport? = nil
+    ) throws -> Written {
         let directory = (root as NSString).appendingPathComponent(context.runID)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -29,7 +36,8 @@ public enum ReportWriter {
         try save(json, as: "summary.json", in: directory)
         try save(Data(percentileTable(result.latency).text.utf8), as: "latency_percentiles.csv", in: directory)
         try save(Data(timeseriesTable(result.timeline).text.utf8), as: "timeseries.csv", in: directory)
-        let html = HTMLReport(result: result, context: context).render()
+        if let budget { _ = try budget.write(root: root) }
+        let html = HTMLReport(result: result, context: context, budget: budget).render()
         try save(Data(html.utf8), as: "report.html", in: directory)
         return Written(directory: directory, htmlPath: (directory as NSString).appendingPathComponent("report.html"))
     }

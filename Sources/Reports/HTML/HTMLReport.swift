@@ -1,3 +1,4 @@
+import Budget
 import Foundation
 import Histogram
 import LoadEngine
@@ -10,11 +11,14 @@ public struct HTMLReport {
     public let result: RunResult
     /// Where and how it ran.
     public let context: RunContext
+    /// What the devices would have shown of the accepted pushes, if modelled.
+    public let budget: BudgetReport?
 
     /// Creates a report.
-    public init(result: RunResult, context: RunContext) {
+    public init(result: RunResult, context: RunContext, budget: BudgetReport? = nil) {
         self.result = result
         self.context = context
+        self.budget = budget
     }
 
     /// The page.
@@ -117,6 +121,8 @@ public struct HTMLReport {
             result.perConnection.sorted { $0.key < $1.key }.map { ("port \($0.key)", "\($0.value)") },
             headers: ("connection", "requests")
         )
+
+        if let budget { html += budget.embeddedHTML }
 
         let configuration = result.configuration
         let transport = configuration.transport
