@@ -15,8 +15,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pushbench", targets: ["pushbench"]),
-        // For the benchmark package in Benchmarks/: the hot-path code and its sample payloads.
-        .library(name: "PushBenchHotPath", targets: ["Wire", "Workload", "HotPath"]),
+        // For the benchmark package in Benchmarks/: the hot-path code, its sample payloads, and the
+        // budget model that simulations push 100 M updates through.
+        .library(name: "PushBenchHotPath", targets: ["Wire", "Workload", "HotPath", "Budget"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
