@@ -4,13 +4,19 @@ struct CohortPlan: Sendable {
     let cohort: Scenario.Cohort
     let firstActivity: Int
     let firstGroup: Int
+    let seed: UInt64
     private(set) var nextGroup = 0
+    /// When the next group to admit begins, or `nil` when all are admitted; kept, not
+    /// recomputed, because the stream asks before every event.
+    private(set) var nextGroupStartMs: Int64?
 
-    init(index: Int, cohort: Scenario.Cohort, firstActivity: Int, firstGroup: Int) {
+    init(index: Int, cohort: Scenario.Cohort, firstActivity: Int, firstGroup: Int, seed: UInt64) {
         self.index = index
         self.cohort = cohort
         self.firstActivity = firstActivity
         self.firstGroup = firstGroup
+        self.seed = seed
+        nextGroupStartMs = groupStart(0, seed: seed)
     }
 
     /// When group `group` begins, ms: stratified over the spread, so start times rise with the
@@ -23,16 +29,12 @@ struct CohortPlan: Sendable {
         return at + Int64(position * Double(cohort.spreadSeconds * 1000))
     }
 
-    /// When the next group to admit begins, or `nil` when all are admitted.
-    func nextGroupStart(seed: UInt64) -> Int64? {
-        nextGroup < cohort.groups ? groupStart(nextGroup, seed: seed) : nil
-    }
-
     /// The cursor of the next group, limited to `shardRange`; `nil` when the group has no
     /// activity in the shard. Either way the group counts as admitted.
     mutating func admitNext(_ scenario: Scenario, shardRange: Range<Int>) -> GroupCursor? {
         let group = nextGroup
         nextGroup += 1
+        nextGroupStartMs = nextGroup < cohort.groups ? groupStart(nextGroup, seed: seed) : nil
         let local = Shard.partition(group, of: cohort.groups, total: cohort.activities)
         let members = (firstActivity + local.lowerBound)..<(firstActivity + local.upperBound)
         let inShard = members.clamped(to: shardRange)

@@ -38,7 +38,15 @@ public struct ScenarioStream: IteratorProtocol, Sequence, Sendable {
         var firstGroup = 0
         cohorts = []
         for (index, cohort) in scenario.cohorts.enumerated() {
-            cohorts.append(CohortPlan(index: index, cohort: cohort, firstActivity: first, firstGroup: firstGroup))
+            cohorts.append(
+                CohortPlan(
+                    index: index,
+                    cohort: cohort,
+                    firstActivity: first,
+                    firstGroup: firstGroup,
+                    seed: scenario.seed
+                )
+            )
             first += cohort.activities
             firstGroup += cohort.groups
         }
@@ -49,24 +57,26 @@ public struct ScenarioStream: IteratorProtocol, Sequence, Sendable {
             if let index = fanning {
                 if let event = cursors[index].nextFanout() { return event }
                 fanning = nil
-                if cursors[index].advance() {
-                    heap.push(cursors[index].key, cursor: index)
-                } else {
-                    freeCursors.append(index)
-                }
+                rekeyTop(index, hasEvents: cursors[index].advance())
                 continue
             }
             admitGroups()
-            guard let index = heap.pop() else { return nil }
+            guard let index = heap.top else { return nil }
             if let start = cursors[index].nextStart() {
-                if cursors[index].hasEvents {
-                    heap.push(cursors[index].key, cursor: index)
-                } else {
-                    freeCursors.append(index)
-                }
+                rekeyTop(index, hasEvents: cursors[index].hasEvents)
                 return start
             }
             fanning = index
+        }
+    }
+
+    /// After the top cursor stepped: back into the heap under its next key, or retired.
+    private mutating func rekeyTop(_ index: Int, hasEvents: Bool) {
+        if hasEvents {
+            heap.replaceTop(cursors[index].key)
+        } else {
+            heap.removeTop()
+            freeCursors.append(index)
         }
     }
 
@@ -76,7 +86,7 @@ public struct ScenarioStream: IteratorProtocol, Sequence, Sendable {
         while true {
             var earliest: (cohort: Int, start: Int64)? = nil
             for index in cohorts.indices {
-                guard let start = cohorts[index].nextGroupStart(seed: scenario.seed) else { continue }
+                guard let start = cohorts[index].nextGroupStartMs else { continue }
                 if earliest.map({ start < $0.start }) ?? true { earliest = (index, start) }
             }
             guard let candidate = earliest else { return }
