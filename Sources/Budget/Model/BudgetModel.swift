@@ -48,6 +48,11 @@ public struct BudgetModel: ~Copyable {
     private var activitiesThrottled = 0
     private var activitiesFrequent = 0
     private var sweptMinutes = 0
+    /// The census visits `censusFrom..<begunThrough` only: activities below have all had their
+    /// first push and are dead (lives end for good), activities above have had none. Activities begin roughly in
+    /// id order in every scenario, so the range is about the live ones.
+    private var censusFrom = 0
+    private var begunThrough = 0
     private let sampleEvery: Int
     private let limitMs: Int64
     private let windowMs: Int64
@@ -267,6 +272,7 @@ public struct BudgetModel: ~Copyable {
         tokens[index] = frequent[index] ? frequentBurst : plainBurst
         refilledAtMs[index] = time
         liveUntilMs[index] = time + limitMs
+        begunThrough = max(begunThrough, index + 1)
         activitiesBegun += 1
         if frequent[index] { activitiesFrequent += 1 }
     }
@@ -420,7 +426,10 @@ public struct BudgetModel: ~Copyable {
         var live = 0
         var exhausted = 0
         let base = minute * 101
-        for index in 0..<states.count where liveUntilMs[index] > end {
+        while censusFrom < states.count && states[censusFrom].status != .waiting && liveUntilMs[censusFrom] <= end {
+            censusFrom += 1
+        }
+        for index in censusFrom..<max(censusFrom, begunThrough) where liveUntilMs[index] > end {
             let available = tokens(index, at: end)
             let percent = min(100, max(0, Int(available * (frequent[index] ? frequentPercent : plainPercent))))
             remaining[base + percent] += 1
