@@ -65,6 +65,29 @@ final class BudgetSimulationTests: XCTestCase {
         XCTAssertEqual(one.activitiesNotStarted, 0)
     }
 
+    func testLiveCountsOfShortActivitiesOverADayMatchABruteForceCount() throws {
+        // Deliveries start over 12 hours and last under an hour: the census skips the dead and
+        // the not yet begun, and must still count exactly the live ones.
+        let scenario = try Scenario.builtIn(named: "delivery").scaled(toActivities: 400)
+        let tally = try BudgetSimulation(scenario: scenario, parameters: BudgetParameters(), threads: 2, sampleEvery: 1)
+            .run().tally
+        var lives: [Range<Int64>] = []
+        var first: [Int: Int64] = [:]
+        for event in try ScenarioStream(scenario) {
+            if first[event.activity] == nil { first[event.activity] = event.timeMs }
+            if event.phase == .end { lives.append(first[event.activity]!..<event.timeMs) }
+        }
+        XCTAssertEqual(lives.count, 400)
+        for (minute, row) in tally.minutes.enumerated() {
+            let end = Int64(minute + 1) * 60_000
+            XCTAssertEqual(
+                row.live,
+                lives.filter { $0.lowerBound <= end && end < $0.upperBound }.count,
+                "minute \(minute)"
+            )
+        }
+    }
+
     func testManyActivitiesPerDeviceExhaustThePushToStartBucket() throws {
         let scenario = try football(activities: 200)
         let result = try BudgetSimulation(
