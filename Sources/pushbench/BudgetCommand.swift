@@ -51,7 +51,13 @@ struct BudgetCommand: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Starting values: conservative, community or frequent.",
-            discussion: BudgetParameters.presets.map { "\($0.parameters.name): \($0.source)" }.joined(separator: "\n")
+            discussion: BudgetParameters.presets.map { preset in
+                let values = preset.parameters
+                let frequent = values.frequentUpdates ? ", frequent ×\(values.frequentFactor.formatted())" : ""
+                return "\(values.name) (burst \(values.burst.formatted()), \(values.perHour.formatted())/h, "
+                    + "window \(values.lowPriorityIntervalSeconds.formatted()) s\(frequent), start burst "
+                    + "\(values.startBurst.formatted()), \(values.startPerHour.formatted())/h): \(preset.source)"
+            }.joined(separator: "\n")
         )
     )
     var preset = "community"
