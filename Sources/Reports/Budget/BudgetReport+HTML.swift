@@ -40,57 +40,10 @@ extension BudgetReport {
         html += "</div>"
 
         html += "<h2>Exhaustion over time</h2>"
-        let minutes = tally.minutes.enumerated()
-        html += LineChart(
-            title: "Live activities with less than one priority-10 update left",
-            xLabel: "simulated hours",
-            yLabel: "% of live activities",
-            series: [
-                .init(
-                    name: "exhausted",
-                    color: "#c62828",
-                    points: minutes.filter { $0.element.live > 0 }.map {
-                        (Double($0.offset + 1) / 60, Double($0.element.exhausted) * 100 / Double($0.element.live))
-                    }
-                )
-            ]
-        ).render()
-        html += LineChart(
-            title: "Priority-10 budget left across live activities",
-            xLabel: "simulated hours",
-            yLabel: "% of the bucket",
-            series: [(0.5, "median", "#0a66c2"), (0.1, "p10 (the worst-off tenth)", "#ef6c00")].map {
-                quantile,
-                name,
-                color in
-                .init(
-                    name: name,
-                    color: color,
-                    points: tally.minutes.indices.compactMap { minute in
-                        tally.remainingPercent(minute: minute, quantile: quantile).map {
-                            (Double(minute + 1) / 60, Double($0))
-                        }
-                    }
-                )
-            }
-        ).render()
-        html += LineChart(
-            title: "Pushes per simulated minute and what the device did with them",
-            xLabel: "simulated hours",
-            yLabel: "pushes/min",
-            series: [
-                (BudgetOutcome.shown, "#1a7f37"), (.throttled, "#c62828"), (.coalesced, "#6a1b9a"),
-                (.droppedEnded, "#757575"),
-            ].map { outcome, color in
-                .init(
-                    name: outcome.rawValue,
-                    color: color,
-                    points: tally.minutes.enumerated().map {
-                        (Double($0.offset) / 60, Double($0.element.outcomes[outcome.ordinal]))
-                    }
-                )
-            }
-        ).render()
+        html +=
+            tally.minutes.count < 2
+            ? "<p class=\"sub\">Under two simulated minutes: too short to chart; the tables below hold every figure.</p>"
+            : overTimeCharts()
 
         html += "<h2>Display lag</h2>"
         html += "<p class=\"sub\">From an update's send until its state, or a later-sent one, is shown. "
@@ -156,6 +109,65 @@ extension BudgetReport {
             ],
             headers: ("parameter", "value")
         )
+        return html
+    }
+
+    /// The per-minute charts: exhaustion, budget left, and pushes by outcome.
+    private func overTimeCharts() -> String {
+        let tally = result.tally
+        var html = ""
+        let minutes = tally.minutes.enumerated()
+        html += LineChart(
+            title: "Live activities with less than one priority-10 update left",
+            xLabel: "simulated hours",
+            yLabel: "% of live activities",
+            series: [
+                .init(
+                    name: "exhausted",
+                    color: "#c62828",
+                    points: minutes.filter { $0.element.live > 0 }.map {
+                        (Double($0.offset + 1) / 60, Double($0.element.exhausted) * 100 / Double($0.element.live))
+                    }
+                )
+            ]
+        ).render()
+        html += LineChart(
+            title: "Priority-10 budget left across live activities",
+            xLabel: "simulated hours",
+            yLabel: "% of the bucket",
+            series: [(0.5, "median", "#0a66c2"), (0.1, "p10 (the worst-off tenth)", "#ef6c00")].map {
+                quantile,
+                name,
+                color in
+                .init(
+                    name: name,
+                    color: color,
+                    points: tally.minutes.indices.compactMap { minute in
+                        tally.remainingPercent(minute: minute, quantile: quantile).map {
+                            (Double(minute + 1) / 60, Double($0))
+                        }
+                    }
+                )
+            }
+        ).render()
+        html += LineChart(
+            title: "Pushes per simulated minute and what the device did with them",
+            xLabel: "simulated hours",
+            yLabel: "pushes/min",
+            series: [
+                (BudgetOutcome.shown, "#1a7f37"), (.throttled, "#c62828"), (.coalesced, "#6a1b9a"),
+                (.droppedEnded, "#757575"),
+            ].map { outcome, color in
+                .init(
+                    name: outcome.rawValue,
+                    color: color,
+                    points: tally.minutes.enumerated().map {
+                        (Double($0.offset) / 60, Double($0.element.outcomes[outcome.ordinal]))
+                    }
+                )
+            }
+        ).render()
+
         return html
     }
 
