@@ -1,6 +1,7 @@
 import ArgumentParser
 import Budget
 import Foundation
+import LoadEngine
 import Reports
 import Workload
 
@@ -175,9 +176,12 @@ struct BudgetCommand: ParsableCommand {
     }
 
     func run() throws {
+        let stop = StopFlag()
+        let trap = InterruptTrap { stop.set() }
+        defer { _ = trap }
         let (parameters, source) = try parameters()
         let (result, recommendations, simulation) =
-            try traffic.map { try replay($0, parameters) } ?? simulate(parameters)
+            try traffic.map { try replay($0, parameters) } ?? simulate(parameters, stop: stop)
         let report = BudgetReport(
             result: result,
             recommendations: recommendations,
@@ -187,7 +191,7 @@ struct BudgetCommand: ParsableCommand {
         )
         for line in BudgetConsole.lines(report) { Console.out(line) }
         let directory = try report.write(root: reportsDir)
-        if sweep, let simulation {
+        if sweep, let simulation, !result.interrupted {
             let rows = try BudgetSweep(simulation: simulation).run { Console.err($0) }
             let table = BudgetConsole.sweepTable(rows, keyLagTargetSeconds: keyLagTarget)
             let path = (directory as NSString).appendingPathComponent("budget_sweep.csv")
@@ -196,6 +200,7 @@ struct BudgetCommand: ParsableCommand {
             for line in BudgetConsole.format(table) { Console.out("  " + line) }
         }
         Console.out("report: \((directory as NSString).appendingPathComponent("budget.html"))")
+        if result.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }
     }
 
     private func sampleEvery(activities: Int) -> Int {
@@ -219,7 +224,8 @@ struct BudgetCommand: ParsableCommand {
     }
 
     private func simulate(
-        _ parameters: BudgetParameters
+        _ parameters: BudgetParameters,
+        stop: StopFlag
     ) throws -> (BudgetResult, BudgetRecommendations?, BudgetSimulation?) {
         var loaded = try ScenariosCommand.load(scenario)
         if let activities { loaded = loaded.scaled(toActivities: activities) }
@@ -234,11 +240,12 @@ struct BudgetCommand: ParsableCommand {
         Console.err(
             "simulating \(loaded.name): \(loaded.activities) activities, preset \(parameters.name), \(threads) thread(s)"
         )
-        let result = try simulation.run { pushes in
-            Console.err(String(format: "  %.1f M pushes simulated", Double(pushes) / 1e6))
-        }
+        let result = try simulation.run(
+            shouldStop: { stop.isSet },
+            progress: { Console.err(String(format: "  %.1f M pushes simulated", Double($0) / 1e6)) }
+        )
         var recommendations: BudgetRecommendations? = nil
-        if !noRecommendations {
+        if !noRecommendations && !result.interrupted {
             Console.err("searching the steady rate and the cheapest priority policy")
             recommendations = try BudgetRecommendations.compute(
                 PriorityPolicySearch(

@@ -20,6 +20,11 @@ enum BudgetConsole {
         var lines = [
             "budget of \(result.name): \(result.activities) activities, preset \(parameters.name)",
             "  \(BudgetReport.estimateNote)",
+        ]
+        if result.interrupted {
+            lines.append("  interrupted: these figures cover the pushes simulated before the stop")
+        }
+        lines += [
             String(
                 format: "  parameters: burst %g, %g/h, low-priority window %g s, frequent %@, start burst %g, %g/h",
                 parameters.burst,

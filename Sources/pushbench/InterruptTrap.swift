@@ -9,11 +9,14 @@ import Glibc
 /// handlers stay installed while the trap is alive.
 final class InterruptTrap {
     private var sources: [DispatchSourceSignal] = []
+    /// A queue of its own: its thread is made on demand, so the handler runs even while
+    /// workers fill the global pool (a budget simulation keeps every core's thread busy).
+    private let queue = DispatchQueue(label: "pushbench.interrupt")
 
     init(onInterrupt: @escaping @Sendable () -> Void) {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
             source.setEventHandler(handler: onInterrupt)
             source.resume()
             sources.append(source)

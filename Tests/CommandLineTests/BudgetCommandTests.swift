@@ -173,4 +173,26 @@ final class BudgetCommandTests: PushbenchTestCase {
             mentions: "--budget-preset: no budget preset 'lenient'"
         )
     }
+
+    func testCtrlCWritesWhatWasSimulatedAndExits130() throws {
+        let budget = try RunningProgram(
+            pushbench,
+            ["budget", "--activities", "2000000", "--no-recommendations", "--reports-dir", directory.path],
+            captureStderr: true
+        )
+        XCTAssertNotNil(budget.waitForLine(containing: "simulating football: 2000000 activities"), budget.output)
+        Thread.sleep(forTimeInterval: 2)
+        budget.interrupt()
+        XCTAssertEqual(budget.waitForExit(), 130, budget.output)
+        XCTAssertTrue(budget.output.contains("interrupted: these figures cover the pushes simulated"), budget.output)
+        let summary = try XCTUnwrap(
+            JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: try onlyRunFolder() + "/budget_summary.json"))
+            ) as? [String: Any]
+        )
+        XCTAssertEqual(summary["interrupted"] as? Bool, true)
+        let pushes = try XCTUnwrap((summary["pushes"] as? [String: Int])?["total"])
+        XCTAssert(pushes > 0 && pushes < 214_000_000, "\(pushes) pushes")
+        XCTAssertEqual((summary["outcomes"] as? [String: Int])?.values.reduce(0, +), pushes)
+    }
 }

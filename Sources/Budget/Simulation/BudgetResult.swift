@@ -29,6 +29,8 @@ public struct BudgetResult: Sendable {
     public let wallSeconds: Double
     /// The counts.
     public let tally: BudgetTally
+    /// Whether the simulation was stopped early (Ctrl-C); the counts cover what was simulated.
+    public var interrupted = false
 
     /// Pushes simulated per wall second.
     public var pushesPerSecond: Double { wallSeconds > 0 ? Double(tally.pushes) / wallSeconds : 0 }

@@ -37,10 +37,17 @@ public struct BudgetSimulation: Sendable {
 
     /// Runs the simulation.
     ///
-    /// - Parameter progress: called about once a second from the calling thread with the
-    ///   number of pushes simulated so far.
+    /// - Parameters:
+    ///   - shouldStop: asked every 65,536 pushes by each worker; once it says yes (Ctrl-C),
+    ///     the workers stop streaming and the result, marked interrupted, covers what they
+    ///     simulated.
+    ///   - progress: called about once a second from the calling thread with the number of
+    ///     pushes simulated so far.
     /// - Throws: `WorkloadError` for an invalid scenario, `BudgetError` for invalid parameters.
-    public func run(progress: (Int) -> Void = { _ in }) throws -> BudgetResult {
+    public func run(
+        shouldStop: @escaping @Sendable () -> Bool = { false },
+        progress: (Int) -> Void = { _ in }
+    ) throws -> BudgetResult {
         try parameters.validate()
         try scenario.validate()
         guard activitiesPerDevice >= 1 else { throw BudgetError("activities-per-device must be at least 1") }
@@ -60,7 +67,13 @@ public struct BudgetSimulation: Sendable {
                 let devices = try! Shard(index: worker, count: workers).range(in: deviceCount)
                 let activities =
                     devices.lowerBound * activitiesPerDevice..<min(total, devices.upperBound * activitiesPerDevice)
-                let tally = simulation.simulate(activities: activities, devices: devices, labels: labels, counter)
+                let tally = simulation.simulate(
+                    activities: activities,
+                    devices: devices,
+                    labels: labels,
+                    counter,
+                    shouldStop
+                )
                 tallies.withLock { $0[worker] = tally }
             }
             done.signal()
@@ -80,7 +93,8 @@ public struct BudgetSimulation: Sendable {
             activitiesPerDevice: activitiesPerDevice,
             threads: workers,
             wallSeconds: elapsed.seconds,
-            tally: merged
+            tally: merged,
+            interrupted: shouldStop()
         )
     }
 
@@ -89,7 +103,8 @@ public struct BudgetSimulation: Sendable {
         activities: Range<Int>,
         devices: Range<Int>,
         labels: PushLabels,
-        _ counter: ProgressCounter
+        _ counter: ProgressCounter,
+        _ shouldStop: @Sendable () -> Bool
     ) -> BudgetTally {
         var model = BudgetModel(
             parameters: parameters,
@@ -115,9 +130,10 @@ public struct BudgetSimulation: Sendable {
                 )
             )
             pending += 1
-            if pending == 1 << 20 {
+            if pending == 1 << 16 {
                 counter.pushes.add(pending, ordering: .relaxed)
                 pending = 0
+                if shouldStop() { break }
             }
         }
         counter.pushes.add(pending, ordering: .relaxed)

@@ -16,6 +16,9 @@ extension BudgetReport {
             result.input == .run
             ? " · the \(tally.pushes) pushes the target accepted</div>"
             : " · \(tally.pushes) pushes simulated in \(String(format: "%.2f", result.wallSeconds)) s</div>"
+        if result.interrupted {
+            html += "<p class=\"bad\">Interrupted: these figures cover the pushes simulated before the stop.</p>"
+        }
         html += "<p class=\"note\">\(HTML.escape(Self.estimateNote))</p>"
         let firstThrottle = Self.lagPercentilesMs(tally.firstThrottleAfterStartMs)["p50"]
         let target = recommendations.flatMap { $0.policy == nil ? nil : UInt64($0.keyLagTargetSeconds * 1000) }

@@ -16,6 +16,7 @@ extension BudgetReport {
             "run_id": runID,
             "command_line": commandLine,
             "estimate_note": Self.estimateNote,
+            "interrupted": result.interrupted,
             "input": [
                 "kind": result.input.rawValue, "name": result.name,
                 "activities": result.activities, "seed": result.seed.map { $0 as Any } ?? NSNull(),
