@@ -73,6 +73,27 @@ struct MockCommand: ParsableCommand {
     var tokenHygiene: TokenHygieneOptions
 
     @Option(
+        help: "Latency added to every answer: none, fixed:20ms, uniform:10ms-30ms, normal:20ms,5ms, lognormal:20ms,0.5."
+    )
+    var latency = "none"
+
+    @Option(
+        name: .customLong("error-rate"),
+        help:
+            "Answer this share of valid pushes with an error instead, REASON=SHARE (TooManyRequests, InternalServerError, ServiceUnavailable, Shutdown); repeatable."
+    )
+    var errorRates: [String] = []
+
+    @Option(
+        help:
+            "Stall FOR/EVERY, such as 1s/10s: nothing is answered in the last FOR of every EVERY; held answers go out at its end."
+    )
+    var stall: String?
+
+    @Option(name: .customLong("fault-seed"), help: "Seed of the injected latency and errors.")
+    var faultSeed: UInt64 = 1
+
+    @Option(
         help: ArgumentHelp(
             "Record every accepted push to this CSV file, for `pushbench budget --traffic`.",
             discussion: "Columns: \(TrafficRecord.header). Written in blocks; complete when the mock stops."
@@ -92,8 +113,23 @@ struct MockCommand: ParsableCommand {
         guard threads <= 256 else { throw ValidationError("--threads may be at most 256") }
     }
 
+    /// The fault flags as a plan.
+    func faultPlan() throws -> FaultPlan {
+        do {
+            return FaultPlan(
+                latency: try InjectedLatency(parsing: latency),
+                errorRates: Dictionary(try errorRates.map(FaultPlan.errorRate(parsing:))) { _, last in last },
+                stall: try stall.map(FaultPlan.stall(parsing:)),
+                seed: faultSeed
+            )
+        } catch {
+            throw CommandLineError("\(error)")
+        }
+    }
+
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
+        let faults = try faultPlan()
         var keys: [ProviderKey] = []
         if let authKey, let keyID, let teamID {
             keys.append(ProviderKey(keyID: keyID, teamID: teamID, publicKey: try KeyFile.verificationKey(authKey)))
@@ -125,7 +161,8 @@ struct MockCommand: ParsableCommand {
                     environment: environment,
                     tokenHygiene: try tokenHygiene.hygiene(),
                     threads: threads,
-                    recorder: recorder
+                    recorder: recorder,
+                    faults: faults
                 )
             )
         } catch {
@@ -147,6 +184,16 @@ struct MockCommand: ParsableCommand {
         )
         if let certOut { Console.out("certificate written to \(certOut) (use curl --cacert \(certOut))") }
         if let record { Console.out("recording accepted pushes to \(record)") }
+        if !faults.isEmpty {
+            let errors = faults.errorRates.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                "\($0.key.rawValue) \($0.value)"
+            }
+            Console.out(
+                "injecting faults (seed \(faults.seed)): latency \(faults.latency)"
+                    + (errors.isEmpty ? "" : ", errors \(errors.joined(separator: ", "))")
+                    + (stall.map { ", stall \($0)" } ?? "")
+            )
+        }
         Console.out("counters: GET /stats · stop with Ctrl-C")
 
         let trap = InterruptTrap { server.shutdown() }

@@ -145,6 +145,21 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertTrue(mock.output.contains("stopped: 1 pushes answered"), mock.output)
     }
 
+    func testMalformedFaultFlagsAreOneClearLine() throws {
+        assertCleanFailure(
+            try pushbench.run(["mock", "--latency", "fixed:20"]),
+            mentions: "'20' is not a duration such as 250us, 20ms or 1.5s"
+        )
+        assertCleanFailure(
+            try pushbench.run(["mock", "--error-rate", "BadTopic=0.1"]),
+            mentions: "REASON one of TooManyRequests, InternalServerError, ServiceUnavailable, Shutdown"
+        )
+        assertCleanFailure(
+            try pushbench.run(["mock", "--stall", "10s/1s"]),
+            mentions: "the stall must be positive and shorter than its period"
+        )
+    }
+
     func testHelpExplainsTheDefaults() throws {
         let output = try pushbench.run(["run", "--help"])
         XCTAssertEqual(output.status, 0)

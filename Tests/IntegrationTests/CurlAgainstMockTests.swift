@@ -73,6 +73,29 @@ final class CurlAgainstMockTests: XCTestCase {
         XCTAssertFalse(response.headers.lowercased().contains("apns-unique-id"), "production sends no apns-unique-id")
     }
 
+    func testCurlSeesAnInjectedErrorAfterTheInjectedLatency() throws {
+        mock = try MockFixture(
+            faults: FaultPlan(latency: .fixed(micros: 300_000), errorRates: [.serviceUnavailable: 1])
+        )
+        try directory.write("ca.pem", mock.server.certificatePEM)
+        let jwt = try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        let started = Date()
+        let response = try request(
+            ["--http2"] + pushHeaders(authorization: "bearer " + jwt)
+                + ["--data", #"{"aps":{"timestamp":1,"event":"update","content-state":{"minute":1}}}"#],
+            path: "/3/device/" + token
+        )
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.3)
+        XCTAssertEqual(response.status, "503")
+        XCTAssertEqual(response.body, #"{"reason":"ServiceUnavailable"}"#)
+        XCTAssertTrue(
+            response.headers.lowercased().contains("apns-id: 0a1b2c3d-0000-4000-8000-000000000001"),
+            response.headers
+        )
+        let stats = try request([], path: "/stats")
+        XCTAssertTrue(stats.body.contains(#""faults_injected":{"ServiceUnavailable":1}"#), stats.body)
+    }
+
     func testAnUnregisteredTokenGets410WithTheMillisecondTimestamp() throws {
         mock = try MockFixture(tokenHygiene: try TokenHygiene(unregisteredFraction: 1))
         try directory.write("ca.pem", mock.server.certificatePEM)

@@ -14,7 +14,8 @@ final class MockFixture {
     init(
         threads: Int = 1,
         environment: MockAPNsConfiguration.Environment = .production,
-        tokenHygiene: TokenHygiene = .clean
+        tokenHygiene: TokenHygiene = .clean,
+        faults: FaultPlan = .none
     ) throws {
         signingKey = try ES256PrivateKey()
         server = try MockAPNsServer.start(
@@ -28,7 +29,8 @@ final class MockFixture {
                 ],
                 environment: environment,
                 tokenHygiene: tokenHygiene,
-                threads: threads
+                threads: threads,
+                faults: faults
             )
         )
     }

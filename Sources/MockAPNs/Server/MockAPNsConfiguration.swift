@@ -36,6 +36,8 @@ public struct MockAPNsConfiguration: Sendable {
     public var threads: Int
     /// Where accepted pushes are recorded, if anywhere (`pushbench mock --record`).
     public var recorder: PushRecorder?
+    /// Latency, errors and stalls injected on purpose.
+    public var faults: FaultPlan
     /// The server's idea of now, UNIX seconds; tests move it to expire tokens.
     public var clock: @Sendable () -> Int64
 
@@ -52,6 +54,7 @@ public struct MockAPNsConfiguration: Sendable {
         tokenHygiene: TokenHygiene = .clean,
         threads: Int = 1,
         recorder: PushRecorder? = nil,
+        faults: FaultPlan = .none,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
         self.host = host
@@ -65,6 +68,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.tokenHygiene = tokenHygiene
         self.threads = threads
         self.recorder = recorder
+        self.faults = faults
         self.clock = clock
     }
 }

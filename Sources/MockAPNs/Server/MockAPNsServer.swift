@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import NIOHTTP2
 import NIOPosix
@@ -57,7 +58,9 @@ public final class MockAPNsServer: Sendable {
             stats: stats,
             clock: configuration.clock,
             environment: configuration.environment,
-            recorder: configuration.recorder
+            recorder: configuration.recorder,
+            faults: configuration.faults.isEmpty
+                ? nil : FaultInjector(plan: configuration.faults, startNanos: DispatchTime.now().uptimeNanoseconds)
         )
         let connectionConfiguration = Self.connectionConfiguration(configuration)
         let streamConfiguration = Self.streamConfiguration()

@@ -1,3 +1,4 @@
+import Dispatch
 import Wire
 
 /// Turns a received request into APNs' answer and counts it; shared by every stream.
@@ -8,6 +9,8 @@ struct PushResponder: Sendable {
     let environment: MockAPNsConfiguration.Environment
     /// Records accepted pushes; when set, stream handlers keep request bodies for it.
     let recorder: PushRecorder?
+    /// Injects latency, errors and stalls, when the configuration asks for any.
+    let faults: FaultInjector?
 
     /// An answer: status, headers after `:status`, a body for errors, and whether the request
     /// carried a valid provider token.
@@ -16,6 +19,8 @@ struct PushResponder: Sendable {
         var headers: [(String, String)]
         var body: [UInt8]?
         var tokenVerified = false
+        /// How long to hold the answer, nanoseconds (injected latency and stalls).
+        var delayNanos: UInt64 = 0
     }
 
     func answer(_ push: InboundPush, tokens: inout ProviderTokenHistory) -> Answer {
@@ -28,13 +33,22 @@ struct PushResponder: Sendable {
         let verdict = validator.verdict(on: push, now: now, tokens: &tokens)
         var headers = [("apns-id", apnsID)]
         if environment == .development { headers.append(("apns-unique-id", APNsID.random())) }
-        guard let reason = verdict.rejection else {
+        let fault = faults?.decide(nowNanos: DispatchTime.now().uptimeNanoseconds, valid: verdict.rejection == nil)
+        let delayNanos = fault?.delayNanos ?? 0
+        if let fault {
+            stats.update {
+                $0.injectedDelayMicros += Int(fault.delayNanos / 1000)
+                if fault.stalled { $0.answersStalled += 1 }
+                if let injected = fault.injected { $0.faultsInjected[injected.rawValue, default: 0] += 1 }
+            }
+        }
+        guard let reason = verdict.rejection ?? fault?.injected else {
             stats.update {
                 $0.pushes += 1
                 $0.accepted += 1
             }
             recorder?.record(push)
-            return Answer(status: 200, headers: headers, body: nil, tokenVerified: true)
+            return Answer(status: 200, headers: headers, body: nil, tokenVerified: true, delayNanos: delayNanos)
         }
         stats.update {
             $0.pushes += 1
@@ -50,7 +64,8 @@ struct PushResponder: Sendable {
             status: reason.status,
             headers: headers + [("content-type", "application/json")],
             body: body,
-            tokenVerified: verdict.tokenVerified
+            tokenVerified: verdict.tokenVerified,
+            delayNanos: delayNanos
         )
     }
 
@@ -67,6 +82,16 @@ struct PushResponder: Sendable {
             JSONMember("accepted", .integer(Int64(snapshot.accepted))),
             JSONMember("rejected_by_reason", .object(reasons)),
             JSONMember("streams_reset_by_client", .integer(Int64(snapshot.streamsResetByClient))),
+            JSONMember(
+                "faults_injected",
+                .object(
+                    snapshot.faultsInjected.sorted { $0.key < $1.key }.map {
+                        JSONMember($0.key, .integer(Int64($0.value)))
+                    }
+                )
+            ),
+            JSONMember("answers_stalled", .integer(Int64(snapshot.answersStalled))),
+            JSONMember("injected_delay_us_total", .integer(Int64(snapshot.injectedDelayMicros))),
             JSONMember("provider_token_full_checks", .integer(Int64(validator.verifier.fullChecks))),
         ])
         var bytes: [UInt8] = []

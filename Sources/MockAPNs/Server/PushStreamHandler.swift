@@ -50,6 +50,19 @@ final class PushStreamHandler: ChannelInboundHandler {
         answered = true
         let answer = responder.answer(request, tokens: &connection.value.tokens)
         if answer.tokenVerified { connection.value.tokenVerified(on: context.channel.parent) }
+        guard answer.delayNanos > 0 else {
+            write(answer, context: context)
+            return
+        }
+        // Injected latency or a stall: answer later on this stream's own event loop, which
+        // keeps serving every other stream meanwhile.
+        context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(answer.delayNanos))) {
+            self.write(answer, context: context)
+        }
+    }
+
+    private func write(_ answer: PushResponder.Answer, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
         var headers = HPACKHeaders([(":status", String(answer.status))])
         for (name, value) in answer.headers { headers.add(name: name, value: value) }
         context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: answer.body == nil))), promise: nil)

@@ -19,6 +19,12 @@ public final class MockStats: Sendable {
         public var rejectedByReason: [String: Int] = [:]
         /// Streams the client reset before the mock answered.
         public var streamsResetByClient = 0
+        /// Answers the fault plan turned into errors, by reason (also in `rejectedByReason`).
+        public var faultsInjected: [String: Int] = [:]
+        /// Answers held by a stall.
+        public var answersStalled = 0
+        /// Delay the fault plan added to answers, microseconds in total.
+        public var injectedDelayMicros = 0
     }
 
     private let state = Mutex(Snapshot())

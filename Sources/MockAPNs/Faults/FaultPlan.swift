@@ -1,0 +1,71 @@
+import Wire
+
+/// The faults a mock injects on purpose: latency, errors at a rate per reason, and periodic
+/// stalls. Every draw comes from `seed` and the push's arrival number, so a run against the
+/// mock is reproducible in its counts.
+public struct FaultPlan: Sendable, Equatable {
+    /// Added to every answer, without blocking the event loop.
+    public var latency: InjectedLatency
+    /// Share of otherwise valid pushes answered with each reason instead (429, 500, 503 …).
+    public var errorRates: [APNsReason: Double]
+    /// Stalls: in the last `seconds` of every `everySeconds` (counted from the mock's start)
+    /// nothing is answered; the answers due then go out when the stall ends, as from a server
+    /// that froze (wrk2's demonstration of coordinated omission).
+    public var stall: (seconds: Double, everySeconds: Double)?
+    /// Seed of every draw.
+    public var seed: UInt64
+
+    /// No faults.
+    public static let none = FaultPlan()
+
+    /// Creates a plan.
+    public init(
+        latency: InjectedLatency = .none,
+        errorRates: [APNsReason: Double] = [:],
+        stall: (seconds: Double, everySeconds: Double)? = nil,
+        seed: UInt64 = 1
+    ) {
+        self.latency = latency
+        self.errorRates = errorRates
+        self.stall = stall
+        self.seed = seed
+    }
+
+    /// Whether the plan does anything.
+    public var isEmpty: Bool { latency == .none && errorRates.isEmpty && stall == nil }
+
+    /// Parses an error rate, `ServiceUnavailable=0.01`.
+    /// - Throws: `MockFaultError` naming the reasons that may be injected.
+    public static func errorRate(parsing text: String) throws -> (APNsReason, Double) {
+        let injectable = [APNsReason.tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown]
+        let parts = text.split(separator: "=").map(String.init)
+        guard parts.count == 2, let reason = APNsReason(rawValue: parts[0]), injectable.contains(reason),
+            let rate = Double(parts[1]), (0...1).contains(rate)
+        else {
+            throw MockFaultError(
+                "error rate '\(text)': expected REASON=SHARE with a share from 0 to 1 and REASON one of "
+                    + injectable.map(\.rawValue).joined(separator: ", ")
+            )
+        }
+        return (reason, rate)
+    }
+
+    /// Parses a stall, `1s/10s` (stall for 1 s out of every 10 s).
+    /// - Throws: `MockFaultError` when the stall is not shorter than its period.
+    public static func stall(parsing text: String) throws -> (seconds: Double, everySeconds: Double) {
+        let parts = text.split(separator: "/").map(String.init)
+        guard parts.count == 2 else {
+            throw MockFaultError("stall '\(text)': expected FOR/EVERY, such as 1s/10s")
+        }
+        let (stalled, every) = (try InjectedLatency.micros(parts[0]) / 1e6, try InjectedLatency.micros(parts[1]) / 1e6)
+        guard stalled > 0, stalled < every else {
+            throw MockFaultError("stall '\(text)': the stall must be positive and shorter than its period")
+        }
+        return (stalled, every)
+    }
+
+    public static func == (lhs: FaultPlan, rhs: FaultPlan) -> Bool {
+        lhs.latency == rhs.latency && lhs.errorRates == rhs.errorRates && lhs.seed == rhs.seed
+            && lhs.stall?.seconds == rhs.stall?.seconds && lhs.stall?.everySeconds == rhs.stall?.everySeconds
+    }
+}

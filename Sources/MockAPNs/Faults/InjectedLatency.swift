@@ -1,0 +1,101 @@
+import Foundation
+import Workload
+
+/// How long the mock waits before answering a push, drawn per push: the shape of a real
+/// server's (and network's) latency, so a client's percentiles can be checked against it.
+public enum InjectedLatency: Sendable, Equatable, CustomStringConvertible {
+    /// Answer at once.
+    case none
+    /// Always this many microseconds.
+    case fixed(micros: Double)
+    /// Evenly between two bounds, microseconds.
+    case uniform(lowMicros: Double, highMicros: Double)
+    /// Normal with this mean and standard deviation, microseconds (negative draws answer at once).
+    case normal(meanMicros: Double, deviationMicros: Double)
+    /// Log-normal with this median (microseconds) and σ of the logarithm: the long right tail
+    /// real services have.
+    case lognormal(medianMicros: Double, sigma: Double)
+
+    /// Parses `fixed:20ms`, `uniform:10ms-30ms`, `normal:20ms,5ms`, `lognormal:20ms,0.5` or
+    /// `none`; durations take `us`, `ms` or `s`.
+    /// - Throws: `MockFaultError` saying what is wrong and what is expected.
+    public init(parsing text: String) throws {
+        let expected = "expected none, fixed:20ms, uniform:10ms-30ms, normal:20ms,5ms or lognormal:20ms,0.5"
+        if text == "none" {
+            self = .none
+            return
+        }
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { throw MockFaultError("latency '\(text)': \(expected)") }
+        let arguments = parts[1]
+        switch parts[0] {
+        case "fixed":
+            self = .fixed(micros: try Self.micros(arguments))
+        case "uniform":
+            let bounds = arguments.split(separator: "-").map(String.init)
+            guard bounds.count == 2 else { throw MockFaultError("latency '\(text)': \(expected)") }
+            let (low, high) = (try Self.micros(bounds[0]), try Self.micros(bounds[1]))
+            guard low <= high else { throw MockFaultError("latency '\(text)': the low bound exceeds the high one") }
+            self = .uniform(lowMicros: low, highMicros: high)
+        case "normal":
+            let values = arguments.split(separator: ",").map(String.init)
+            guard values.count == 2 else { throw MockFaultError("latency '\(text)': \(expected)") }
+            self = .normal(meanMicros: try Self.micros(values[0]), deviationMicros: try Self.micros(values[1]))
+        case "lognormal":
+            let values = arguments.split(separator: ",").map(String.init)
+            guard values.count == 2, let sigma = Double(values[1]), sigma >= 0, sigma.isFinite else {
+                throw MockFaultError("latency '\(text)': \(expected)")
+            }
+            self = .lognormal(medianMicros: try Self.micros(values[0]), sigma: sigma)
+        default:
+            throw MockFaultError("latency '\(text)': \(expected)")
+        }
+    }
+
+    /// A duration such as `250us`, `20ms` or `1.5s`, in microseconds.
+    /// - Throws: `MockFaultError` for anything else.
+    static func micros(_ text: String) throws -> Double {
+        for (suffix, scale) in [("us", 1.0), ("ms", 1000.0), ("s", 1_000_000.0)] where text.hasSuffix(suffix) {
+            if let value = Double(text.dropLast(suffix.count)), value >= 0, value.isFinite { return value * scale }
+        }
+        throw MockFaultError("'\(text)' is not a duration such as 250us, 20ms or 1.5s")
+    }
+
+    /// One draw, microseconds, from `random`.
+    func sample(_ random: inout SplitMix64) -> Double {
+        switch self {
+        case .none: 0
+        case .fixed(let micros): micros
+        case .uniform(let low, let high): low + (high - low) * random.nextUnit()
+        case .normal(let mean, let deviation): max(0, mean + deviation * Self.standardNormal(&random))
+        case .lognormal(let median, let sigma): median * exp(sigma * Self.standardNormal(&random))
+        }
+    }
+
+    /// Box–Muller: one standard normal draw from two uniform ones.
+    private static func standardNormal(_ random: inout SplitMix64) -> Double {
+        let u1 = max(random.nextUnit(), .leastNonzeroMagnitude)
+        let u2 = random.nextUnit()
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
+
+    public var description: String {
+        func ms(_ micros: Double) -> String { "\((micros / 1000).formatted())ms" }
+        switch self {
+        case .none: return "none"
+        case .fixed(let micros): return "fixed:\(ms(micros))"
+        case .uniform(let low, let high): return "uniform:\(ms(low))-\(ms(high))"
+        case .normal(let mean, let deviation): return "normal:\(ms(mean)),\(ms(deviation))"
+        case .lognormal(let median, let sigma): return "lognormal:\(ms(median)),\(sigma)"
+        }
+    }
+}
+
+/// A fault specification the mock cannot use.
+public struct MockFaultError: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

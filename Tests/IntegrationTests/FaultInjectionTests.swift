@@ -1,0 +1,63 @@
+import LoadEngine
+import MockAPNs
+import Wire
+import XCTest
+
+/// The mock's injected faults, seen by our own client over real sockets.
+final class FaultInjectionTests: XCTestCase {
+    func testFixedLatencyShowsInTheClientsPercentiles() throws {
+        let mock = try MockFixture(faults: FaultPlan(latency: .fixed(micros: 50_000)))
+        let result = try LoadEngine.run(mock.load(requests: 200, connections: 1, streams: 20), tokens: mock.tokens())
+        XCTAssertEqual(result.counts.succeeded, 200)
+        // No answer comes sooner than the injected 50 ms; debug builds on a shared machine add
+        // their own time on top, so the upper bound here is loose (benchmarks hold the tight one).
+        XCTAssertGreaterThanOrEqual(result.latency.min, 50_000)
+        let p50 = result.latency.valueAtPercentile(50)
+        XCTAssertLessThan(p50, 150_000, "p50 \(p50) µs with 50 ms injected")
+        let stats = mock.server.stats.snapshot()
+        XCTAssertEqual(stats.injectedDelayMicros / 200, 50_000, accuracy: 10)
+    }
+
+    func testErrorRatesAreReproducibleAndCountedOnBothSides() throws {
+        let plan = FaultPlan(errorRates: [.serviceUnavailable: 0.2, .tooManyRequests: 0.1], seed: 7)
+        var counts: [[String: Int]] = []
+        for _ in 0..<2 {
+            let mock = try MockFixture(faults: plan)
+            let result = try LoadEngine.run(mock.load(requests: 1000), tokens: mock.tokens())
+            XCTAssertTrue(result.counts.isBalanced)
+            XCTAssertEqual(result.rejectedByReason, mock.server.stats.snapshot().faultsInjected)
+            XCTAssertEqual(result.counts.succeeded + result.counts.rejected, 1000)
+            counts.append(result.rejectedByReason)
+        }
+        XCTAssertEqual(counts[0], counts[1], "the same seed injects the same number of each error")
+        XCTAssert((150...250).contains(counts[0]["ServiceUnavailable"] ?? 0), "\(counts[0])")
+        XCTAssert((60...140).contains(counts[0]["TooManyRequests"] ?? 0), "\(counts[0])")
+    }
+
+    func testAStallHoldsAnswersUntilItEnds() throws {
+        // Stalled for the last 400 ms of every second; answers take 2 ms otherwise.
+        let mock = try MockFixture(
+            faults: FaultPlan(latency: .fixed(micros: 2000), stall: (seconds: 0.4, everySeconds: 1))
+        )
+        let result = try LoadEngine.run(mock.load(requests: 1500, connections: 1, streams: 4), tokens: mock.tokens())
+        XCTAssertEqual(result.counts.succeeded, 1500)
+        XCTAssertGreaterThan(mock.server.stats.snapshot().answersStalled, 0)
+        XCTAssertGreaterThan(result.latency.max, 300_000, "a request sent early in a stall waits for its end")
+        XCTAssertLessThan(result.latency.valueAtPercentile(50), 100_000)
+    }
+
+    func testFaultSpecificationsParseAndRefuseNonsense() throws {
+        XCTAssertEqual(try InjectedLatency(parsing: "fixed:20ms"), .fixed(micros: 20_000))
+        XCTAssertEqual(try InjectedLatency(parsing: "uniform:1ms-3ms"), .uniform(lowMicros: 1000, highMicros: 3000))
+        XCTAssertEqual(try InjectedLatency(parsing: "lognormal:20ms,0.5"), .lognormal(medianMicros: 20_000, sigma: 0.5))
+        XCTAssertThrowsError(try InjectedLatency(parsing: "fixed:20"))
+        XCTAssertThrowsError(try InjectedLatency(parsing: "gamma:1ms"))
+        let (reason, rate) = try FaultPlan.errorRate(parsing: "InternalServerError=0.05")
+        XCTAssertEqual(reason, .internalServerError)
+        XCTAssertEqual(rate, 0.05)
+        XCTAssertThrowsError(try FaultPlan.errorRate(parsing: "BadTopic=0.1"))
+        XCTAssertThrowsError(try FaultPlan.errorRate(parsing: "ServiceUnavailable=2"))
+        XCTAssertEqual(try FaultPlan.stall(parsing: "1s/10s").everySeconds, 10)
+        XCTAssertThrowsError(try FaultPlan.stall(parsing: "10s/1s"))
+    }
+}
