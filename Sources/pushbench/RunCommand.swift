@@ -23,9 +23,12 @@ struct RunCommand: ParsableCommand {
             `POST /3/device/<token>` with apns-push-type liveactivity, topic <bundle-id>.push-type.liveactivity, \
             and an `aps` payload of event `update`, timestamp, content-state, stale-date and (for goals) an alert.
 
-            Requests are multiplexed over --connections HTTP/2 connections with up to --streams streams each; \
-            a new request starts as soon as a stream is free (closed loop), and latency is measured from that \
-            moment to the last response byte. Progress goes to stderr; the summary to stdout; the report to \
+            Requests are multiplexed over --connections HTTP/2 connections with up to --streams streams each. \
+            By default a new request starts as soon as a stream is free (closed loop) and latency is measured \
+            from that moment to the last response byte. With --rate the load is open loop: request i is \
+            intended at i/rate seconds, and its latency runs from that intended moment even when no stream was \
+            free to send it then, so a stalled target shows in the percentiles (no coordinated omission); the \
+            summary adds how late requests left (schedule lag). Progress goes to stderr; the summary to stdout; the report to \
             <reports-dir>/<run-id>/ (summary.json, latency_percentiles.csv, timeseries.csv, report.html). \
             Ctrl-C stops the run, writes what was measured and exits with status 130.
             """
@@ -39,6 +42,9 @@ struct RunCommand: ParsableCommand {
 
     @Option(help: "Most concurrent streams per connection (the server's SETTINGS may allow fewer).")
     var streams = 100
+
+    @Option(help: "Open loop at this many pushes per second (default: closed loop, as fast as streams free up).")
+    var rate: Double?
 
     @Option(name: .customLong("timeout-ms"), help: "Per-request deadline in milliseconds.")
     var timeoutMs = 10_000
@@ -119,6 +125,7 @@ struct RunCommand: ParsableCommand {
             )
         }
         guard timeoutMs > 0 else { throw ValidationError("--timeout-ms must be positive") }
+        if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number") }
         guard [1, 5, 10].contains(priority) else { throw ValidationError("--priority must be 1, 5 or 10") }
         guard (1...256).contains(mockThreads) else { throw ValidationError("--mock-threads must be 1 to 256") }
         do {
@@ -180,7 +187,8 @@ struct RunCommand: ParsableCommand {
             bundleID: bundleID,
             priority: priority,
             seed: seed,
-            tokenPolicy: jwtMode
+            tokenPolicy: jwtMode,
+            ratePerSecond: rate
         )
         let target: String
         if let endpoint {

@@ -17,6 +17,11 @@ public struct LoadConfiguration: Sendable {
     public var seed: UInt64
     /// Whether pushes share a cached provider token or each signs its own.
     public var tokenPolicy: ProviderTokenPolicy
+    /// Open loop: pushes per second. Push `i` is intended at the start plus `i / rate`, and its
+    /// latency runs from that moment even when no stream was free to send it then, so a
+    /// stalled target shows in the percentiles (no coordinated omission). `nil`: closed loop,
+    /// a push leaves whenever a stream is free and its latency runs from then.
+    public var ratePerSecond: Double?
 
     /// Creates a configuration with the defaults of `pushbench run`.
     public init(
@@ -26,7 +31,8 @@ public struct LoadConfiguration: Sendable {
         priority: Int = 10,
         expirationSeconds: Int64 = 3600,
         seed: UInt64 = 1,
-        tokenPolicy: ProviderTokenPolicy = .cached
+        tokenPolicy: ProviderTokenPolicy = .cached,
+        ratePerSecond: Double? = nil
     ) {
         self.transport = transport
         self.requests = requests
@@ -35,6 +41,7 @@ public struct LoadConfiguration: Sendable {
         self.expirationSeconds = expirationSeconds
         self.seed = seed
         self.tokenPolicy = tokenPolicy
+        self.ratePerSecond = ratePerSecond
     }
 
     /// The `apns-topic` of every push.

@@ -71,6 +71,8 @@ public enum LoadEngine {
                 }
             }
             while drainDeadline == nil && next < configuration.requests && client.idleSlots > 0 {
+                let intendedAt = configuration.ratePerSecond.map { start + UInt64(Double(next) * 1e9 / $0) }
+                if let intendedAt, intendedAt > monotonicNanos() { break }
                 let unixSeconds = Int64(unixNow())
                 let body = try source.prepare(index: next, now: unixSeconds, path: &path)
                 if configuration.tokenPolicy == .perRequest {
@@ -85,13 +87,13 @@ public enum LoadEngine {
                 now = monotonicNanos()
                 try client.submit(
                     tag: next,
-                    intendedAt: now,
+                    intendedAt: intendedAt ?? now,
                     path: path,
                     apnsID: (idBits.next(), idBits.next()),
                     headers: headers,
                     body: body
                 )
-                metrics.recordSent(now: now)
+                metrics.recordSent(now: now, intendedAt: intendedAt ?? now)
                 next += 1
             }
             if client.inFlight == 0 && (next >= configuration.requests || drainDeadline != nil) { break }
@@ -99,7 +101,8 @@ public enum LoadEngine {
                 metrics.recordAbandoned(client.inFlight, now: now)
                 break
             }
-            client.step(timeoutMs: 20) { completion in
+            client.step(timeoutMs: waitMs(configuration, next: next, start: start, slotsFree: client.idleSlots > 0)) {
+                completion in
                 let answeredAt = monotonicNanos()
                 metrics.record(completion, now: answeredAt)
                 if case .response(200, _) = completion.outcome {
@@ -134,7 +137,7 @@ public enum LoadEngine {
         metrics.finish(now: end)
         return RunResult(
             configuration: configuration,
-            mode: .closedLoop,
+            mode: configuration.ratePerSecond == nil ? .closedLoop : .openLoop,
             startedAtUnix: startedAtUnix,
             durationSeconds: metrics.elapsedSeconds(now: end),
             counts: metrics.counts,
@@ -144,9 +147,19 @@ public enum LoadEngine {
             perConnection: metrics.perConnection,
             apnsIDMismatches: metrics.apnsIDMismatches,
             timeline: metrics.timeline,
+            scheduleLag: metrics.scheduleLag,
             engineCPUSeconds: threadCPUSeconds() - cpuAtStart,
             interrupted: interrupted
         )
+    }
+
+    /// How long libcurl may wait for traffic: 20 ms, or less when an open-loop push is due
+    /// sooner and a stream is free to send it.
+    private static func waitMs(_ configuration: LoadConfiguration, next: Int, start: UInt64, slotsFree: Bool) -> Int32 {
+        guard let rate = configuration.ratePerSecond, slotsFree, next < configuration.requests else { return 20 }
+        let due = start + UInt64(Double(next) * 1e9 / rate)
+        let now = monotonicNanos()
+        return due <= now ? 0 : Int32(min(20, (due - now) / 1_000_000))
     }
 
     /// The headers every push of the run shares; rebuilt only when the provider token changes.

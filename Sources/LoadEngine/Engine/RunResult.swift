@@ -2,10 +2,11 @@ import Histogram
 
 /// What a finished run measured, with the parameters it ran with; the input of every report.
 public struct RunResult: Sendable {
-    /// How load was offered. Requests are submitted whenever a stream is free, so latency runs
-    /// from submission; an open-loop mode with intended send times arrives with the load-engine work.
+    /// How load was offered.
     public enum Mode: String, Sendable {
+        /// A request leaves whenever a stream is free; latency runs from its submission.
         case closedLoop = "closed_loop"
+        /// Requests are intended at a fixed rate; latency runs from the intended time.
         case openLoop = "open_loop"
     }
 
@@ -31,6 +32,8 @@ public struct RunResult: Sendable {
     public let apnsIDMismatches: Int
     /// The per-second series.
     public let timeline: [SecondSample]
+    /// Open loop: how late requests left against their intended times, microseconds.
+    public let scheduleLag: Histogram<UInt64>
     /// CPU seconds the engine's own thread used (user + system).
     public let engineCPUSeconds: Double
     /// Whether the run was stopped early (Ctrl-C); the figures cover what was measured.

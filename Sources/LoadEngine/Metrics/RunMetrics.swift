@@ -22,6 +22,8 @@ public struct RunMetrics {
     public private(set) var apnsIDMismatches = 0
     /// The per-second series, closed seconds only until `finish`.
     public private(set) var timeline: [SecondSample] = []
+    /// Open loop: how late each request left against its intended send time, microseconds.
+    public private(set) var scheduleLag = RunMetrics.makeHistogram(digits: .two)
 
     private var current = SecondSample(second: 0)
     private var currentLatency = RunMetrics.makeHistogram(digits: .two)
@@ -32,9 +34,10 @@ public struct RunMetrics {
         self.startNanos = startNanos
     }
 
-    /// Counts one request handed to the transport at `now`.
-    public mutating func recordSent(now: UInt64) {
+    /// Counts one request handed to the transport at `now`, meant to leave at `intendedAt`.
+    public mutating func recordSent(now: UInt64, intendedAt: UInt64) {
         advance(to: now)
+        scheduleLag.record(max(1, (now &- min(now, intendedAt)) / 1000))
         counts.sent += 1
         current.counts.sent += 1
     }

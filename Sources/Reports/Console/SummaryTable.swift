@@ -36,6 +36,20 @@ public enum SummaryTable {
                 String(format: "%.2f s, %.1f µs per request", result.engineCPUSeconds, result.engineCPUMicrosPerRequest)
             ),
         ]
+        if let rate = result.configuration.ratePerSecond {
+            rows.append(
+                (
+                    "schedule lag",
+                    String(
+                        format: "p50 %.2f ms, p99 %.2f ms, max %.2f ms late against %g/s (latency counts it)",
+                        Double(result.scheduleLag.valueAtPercentile(50)) / 1000,
+                        Double(result.scheduleLag.valueAtPercentile(99)) / 1000,
+                        Double(result.scheduleLag.max) / 1000,
+                        rate
+                    )
+                )
+            )
+        }
         if let server = context.serverCounts {
             let check = ServerCheck(result: result, server: server)
             rows.append(

@@ -37,6 +37,8 @@ public enum SummaryDocument {
             "apns_id_mismatches": result.apnsIDMismatches,
             "engine_cpu_s": result.engineCPUSeconds,
             "engine_cpu_us_per_request": result.engineCPUMicrosPerRequest,
+            "schedule_lag_us": result.configuration.ratePerSecond == nil
+                ? NSNull() : latencyPercentiles(result.scheduleLag) as Any,
             "parameters": [
                 "command_line": context.commandLine,
                 "target": context.targetDescription,

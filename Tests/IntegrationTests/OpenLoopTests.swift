@@ -1,0 +1,35 @@
+import LoadEngine
+import MockAPNs
+import XCTest
+
+/// Open loop against a mock that freezes: latency from the intended send time shows the stall,
+/// closed loop hides it (wrk2's demonstration of coordinated omission).
+final class OpenLoopTests: XCTestCase {
+    func testAStalledTargetShowsInOpenLoopPercentilesAndHidesInClosedLoop() throws {
+        // The mock answers nothing in the last 0.5 s of every 2 s: a quarter of the time.
+        let faults = FaultPlan(latency: .fixed(micros: 1000), stall: (seconds: 0.5, everySeconds: 2))
+        let mock = try MockFixture(faults: faults)
+        var open = mock.load(requests: 1800)
+        open.ratePerSecond = 300
+        let openResult = try LoadEngine.run(open, tokens: mock.tokens())
+        XCTAssertEqual(openResult.mode, .openLoop)
+        XCTAssertEqual(openResult.counts.succeeded, 1800)
+        XCTAssertEqual(openResult.durationSeconds, 6, accuracy: 1, "1800 pushes at 300/s take about 6 s")
+        // A quarter of the pushes are intended inside a stall and wait for its end, 0 to 0.5 s:
+        // p95 ≈ 0.4 s, p99 ≈ 0.48 s.
+        XCTAssertGreaterThan(openResult.latency.valueAtPercentile(95), 250_000)
+        XCTAssertGreaterThan(openResult.latency.valueAtPercentile(99), 350_000)
+        XCTAssertLessThan(openResult.scheduleLag.valueAtPercentile(50), 50_000, "the generator kept its schedule")
+
+        let closedMock = try MockFixture(faults: faults)
+        let closed = try LoadEngine.run(
+            closedMock.load(requests: 1800, connections: 1, streams: 4),
+            tokens: closedMock.tokens()
+        )
+        XCTAssertEqual(closed.mode, .closedLoop)
+        XCTAssertEqual(closed.counts.succeeded, 1800)
+        XCTAssertGreaterThan(closedMock.server.stats.snapshot().answersStalled, 0)
+        // Only the few requests in flight when a stall begins wait; the rest are never sent then.
+        XCTAssertLessThan(closed.latency.valueAtPercentile(95), 100_000)
+    }
+}
