@@ -217,7 +217,7 @@ struct BudgetCommand: ParsableCommand {
     ) throws -> (BudgetResult, BudgetRecommendations?, BudgetSimulation?) {
         let replay = try TrafficReplay(path: path)
         Console.err(
-            "replaying \(replay.records.count) Live Activity pushes from \(path) (\(replay.skipped) others skipped)"
+            "replaying \(replay.records.count) Live Activity pushes from \(path) (\(replay.skipped) others or rejected skipped)"
         )
         let result = try replay.run(parameters: parameters, sampleEvery: sampleEvery(activities: replay.records.count))
         return (result, noRecommendations ? nil : BudgetRecommendations.steadyOnly(parameters), nil)

@@ -95,7 +95,7 @@ struct MockCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Record every accepted push to this CSV file, for `pushbench budget --traffic`.",
+            "Record every answered push to this CSV file (what arrived and the answer); `pushbench budget --traffic` replays the accepted ones.",
             discussion: "Columns: \(TrafficRecord.header). Written in blocks; complete when the mock stops."
         )
     )
@@ -205,7 +205,7 @@ struct MockCommand: ParsableCommand {
         )
         if let recorder, let record {
             do {
-                Console.out("recorded \(try recorder.close()) accepted pushes to \(record)")
+                Console.out("recorded \(try recorder.close()) answered pushes to \(record)")
             } catch {
                 throw CommandLineError("\(error)")
             }

@@ -117,7 +117,15 @@ final class BudgetCommandTests: PushbenchTestCase {
         }
         mock.interrupt()
         XCTAssertEqual(mock.waitForExit(), 0)
-        XCTAssertTrue(mock.output.contains("recorded 400 accepted pushes to \(traffic)"), mock.output)
+        XCTAssertTrue(mock.output.contains("recorded 400 answered pushes to \(traffic)"), mock.output)
+        let recorded = try String(contentsOfFile: traffic, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(recorded.count, 401)
+        let first = recorded[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertNotEqual(first[1], "0", "the client's port identifies the connection")
+        XCTAssertEqual(first[3...5], ["liveactivity", "com.example.pushbench.push-type.liveactivity", "10"])
+        XCTAssertGreaterThan(Int(first[8]) ?? 0, 50, "payload bytes")
+        XCTAssertEqual(first[9...11], ["200", "", "update"])
+        XCTAssertGreaterThan(Int(first[13]) ?? 0, Int(first[12]) ?? .max, "stale-date after timestamp")
 
         let reports = directory.file("budget")
         let output = try pushbench.run([
@@ -138,12 +146,12 @@ final class BudgetCommandTests: PushbenchTestCase {
     }
 
     func testATrafficFileWithABadLineNamesIt() throws {
+        let header =
+            "received_ms,connection,device_token,apns_push_type,apns_topic,apns_priority,apns_expiration,"
+            + "apns_collapse_id,payload_bytes,status,reason,event,aps_timestamp_s,stale_date_s,dismissal_date_s"
         let file = try directory.write(
             "traffic.csv",
-            Array(
-                "received_ms,device_token,apns_push_type,apns_priority,event,aps_timestamp_s\n1,ab,liveactivity,ten,update,1\n"
-                    .utf8
-            )
+            Array((header + "\n1,5000,ab,liveactivity,t,ten,,,10,200,,update,1,,\n").utf8)
         )
         assertCleanFailure(
             try pushbench.run(["budget", "--traffic", file, "--reports-dir", directory.path]),

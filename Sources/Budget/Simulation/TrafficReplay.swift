@@ -4,7 +4,7 @@ import Workload
 /// Runs recorded traffic (`pushbench mock --record`) through the budget model: what a real
 /// sender's update policy does to the device budget.
 ///
-/// Only `liveactivity` pushes count. Each `start` begins a new activity on the device of its
+/// Only `liveactivity` pushes the mock accepted (200) count. Each `start` begins a new activity on the device of its
 /// push-to-start token; every other push belongs to the activity of its token, which began at
 /// its first push. (An activity's update token cannot be linked to the start that created it
 /// from the traffic alone, so a started activity and its updates are counted apart.) Time runs
@@ -12,7 +12,7 @@ import Workload
 public struct TrafficReplay: Sendable {
     /// The file's pushes, in receive order.
     public let records: [TrafficRecord]
-    /// Lines skipped because they were not Live Activity pushes.
+    /// Lines skipped because they were not accepted Live Activity pushes.
     public let skipped: Int
     /// The file's path, for reports.
     public let path: String
@@ -42,7 +42,7 @@ public struct TrafficReplay: Sendable {
             } catch {
                 throw BudgetError("\(path):\(number + 2): \(error)")
             }
-            if record.pushType == "liveactivity" { records.append(record) } else { skipped += 1 }
+            if record.pushType == "liveactivity" && record.accepted { records.append(record) } else { skipped += 1 }
         }
         self.path = path
         self.records = records.enumerated().sorted {

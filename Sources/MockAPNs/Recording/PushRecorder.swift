@@ -1,14 +1,15 @@
 import Foundation
 import Synchronization
+import Wire
 import Workload
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Appends every push the mock accepts to a traffic file, one `TrafficRecord` line each, so a
-/// team can point its own sender at the mock, replay a match, and run `pushbench budget
-/// --traffic` over what it sent.
+/// Appends every push the mock answers to a traffic file, one `TrafficRecord` line each (what
+/// arrived, on which connection, and the answer), so a team can point its own sender at the
+/// mock, see what it really sent, and run `pushbench budget --traffic` over the accepted pushes.
 ///
 /// Lines are buffered and written in 64 KiB blocks; `close` writes the rest. A failed write
 /// (a full disk) stops the recording, keeps the mock serving, and is reported by `close`.
@@ -39,19 +40,29 @@ public final class PushRecorder: Sendable {
     /// Pushes recorded so far.
     public var recorded: Int { state.withLock { $0.recorded } }
 
-    /// Records an accepted push: its token, push type, priority, and the `aps` event and
-    /// timestamp of its payload.
-    func record(_ push: InboundPush) {
+    /// Records an answered push: its headers, size, the answer, and the Live Activity fields
+    /// of its payload's `aps`.
+    func record(_ push: InboundPush, status: Int, reason: APNsReason?) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         let aps = (try? JSONSerialization.jsonObject(with: Data(push.body)) as? [String: Any])?["aps"] as? [String: Any]
+        func seconds(_ key: String) -> Int64? { (aps?[key] as? NSNumber)?.int64Value }
         let record = TrafficRecord(
             receivedMs: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000,
-            deviceToken: String(push.path.dropFirst("/3/device/".count)),
+            connection: push.connection,
+            deviceToken: push.path.hasPrefix("/3/device/") ? String(push.path.dropFirst("/3/device/".count)) : "",
             pushType: push.header("apns-push-type") ?? "",
+            topic: push.header("apns-topic") ?? "",
             priority: push.header("apns-priority").flatMap { Int($0) } ?? 10,
+            expiration: push.header("apns-expiration") ?? "",
+            collapseID: push.header("apns-collapse-id") ?? "",
+            payloadBytes: push.bodyLength,
+            status: status,
+            reason: reason?.rawValue ?? "",
             event: (aps?["event"] as? String).flatMap(LifecyclePhase.init(rawValue:)),
-            timestampSeconds: (aps?["timestamp"] as? NSNumber)?.int64Value
+            timestampSeconds: seconds("timestamp"),
+            staleDateSeconds: seconds("stale-date"),
+            dismissalDateSeconds: seconds("dismissal-date")
         )
         let line = Array((record.csvLine + "\n").utf8)
         state.withLock { state in

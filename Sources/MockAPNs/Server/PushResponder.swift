@@ -47,13 +47,14 @@ struct PushResponder: Sendable {
                 $0.pushes += 1
                 $0.accepted += 1
             }
-            recorder?.record(push)
+            recorder?.record(push, status: 200, reason: nil)
             return Answer(status: 200, headers: headers, body: nil, tokenVerified: true, delayNanos: delayNanos)
         }
         stats.update {
             $0.pushes += 1
             $0.rejectedByReason[reason.rawValue, default: 0] += 1
         }
+        recorder?.record(push, status: reason.status, reason: reason)
         var members = [JSONMember("reason", .string(reason.rawValue))]
         if reason.status == 410 {
             members.append(JSONMember("timestamp", .integer((verdict.invalidSince ?? now) * 1000)))

@@ -26,6 +26,7 @@ final class PushStreamHandler: ChannelInboundHandler {
         case .headers(let frame):
             if request == nil {
                 request = Self.inboundPush(from: frame.headers)
+                request?.connection = context.channel.parent?.remoteAddress?.port ?? 0
             }
             if frame.endStream { respond(context: context) }
         case .data(let frame):

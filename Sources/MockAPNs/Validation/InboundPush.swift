@@ -10,6 +10,8 @@ public struct InboundPush: Sendable {
     public var bodyLength: Int
     /// The body, kept only when the mock records traffic (judging needs just its length).
     public var body: [UInt8] = []
+    /// The connection it came on (the client's port), for recordings.
+    public var connection = 0
 
     /// Creates a request description.
     public init(method: String, path: String, headers: [(name: String, value: String)], bodyLength: Int) {

@@ -1,82 +1,180 @@
-/// One push a mock accepted, as `pushbench mock --record` writes it and `pushbench budget
-/// --traffic` reads it: a CSV line, so any sender's traffic can be replayed into the budget
-/// model and the file opened in a spreadsheet.
+/// One push a mock answered, as `pushbench mock --record` writes it and `pushbench budget
+/// --traffic` reads it: a CSV line (RFC 4180 quoting), so any sender's traffic can be
+/// inspected in a spreadsheet and its accepted Live Activity pushes replayed into the budget
+/// model.
 ///
-/// Columns, in order: `received_ms` (UNIX milliseconds), `device_token` (hex, as in the path),
-/// `apns_push_type`, `apns_priority` (10 when the header was absent, as APNs assumes),
-/// `event` (`aps.event`, empty if none), `aps_timestamp_s` (`aps.timestamp`, empty if none).
+/// Columns, in order: `received_ms` (UNIX milliseconds), `connection` (the client's port),
+/// `device_token`, `apns_push_type`, `apns_topic`, `apns_priority` (10 when absent, as APNs
+/// assumes), `apns_expiration`, `apns_collapse_id` (empty when absent), `payload_bytes`,
+/// `status`, `reason` (empty for 200), and from the payload's `aps`: `event`,
+/// `aps_timestamp_s`, `stale_date_s`, `dismissal_date_s` (empty when missing).
 public struct TrafficRecord: Sendable, Equatable {
-    /// When the mock accepted it, UNIX milliseconds.
+    /// When the mock received it, UNIX milliseconds.
     public var receivedMs: Int64
+    /// The connection it came on: the client's port.
+    public var connection: Int
     /// The device token of the path.
     public var deviceToken: String
     /// `apns-push-type`.
     public var pushType: String
+    /// `apns-topic`.
+    public var topic: String
     /// `apns-priority`.
     public var priority: Int
+    /// `apns-expiration`, as sent.
+    public var expiration: String
+    /// `apns-collapse-id`, as sent.
+    public var collapseID: String
+    /// Body size in bytes.
+    public var payloadBytes: Int
+    /// The HTTP status the mock answered.
+    public var status: Int
+    /// The reason of an error answer.
+    public var reason: String
     /// `aps.event`, if the payload had one.
     public var event: LifecyclePhase?
     /// `aps.timestamp`, if the payload had one.
     public var timestampSeconds: Int64?
+    /// `aps.stale-date`, if the payload had one.
+    public var staleDateSeconds: Int64?
+    /// `aps.dismissal-date`, if the payload had one.
+    public var dismissalDateSeconds: Int64?
 
     /// The header line.
-    public static let header = "received_ms,device_token,apns_push_type,apns_priority,event,aps_timestamp_s"
+    public static let header =
+        "received_ms,connection,device_token,apns_push_type,apns_topic,apns_priority,apns_expiration,"
+        + "apns_collapse_id,payload_bytes,status,reason,event,aps_timestamp_s,stale_date_s,dismissal_date_s"
 
-    /// Creates a record.
+    private static let fieldCount = 15
+
+    /// Creates a record; unnamed fields are empty.
     public init(
         receivedMs: Int64,
+        connection: Int = 0,
         deviceToken: String,
         pushType: String,
+        topic: String = "",
         priority: Int,
+        expiration: String = "",
+        collapseID: String = "",
+        payloadBytes: Int = 0,
+        status: Int = 200,
+        reason: String = "",
         event: LifecyclePhase?,
-        timestampSeconds: Int64?
+        timestampSeconds: Int64?,
+        staleDateSeconds: Int64? = nil,
+        dismissalDateSeconds: Int64? = nil
     ) {
         self.receivedMs = receivedMs
+        self.connection = connection
         self.deviceToken = deviceToken
         self.pushType = pushType
+        self.topic = topic
         self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.payloadBytes = payloadBytes
+        self.status = status
+        self.reason = reason
         self.event = event
         self.timestampSeconds = timestampSeconds
+        self.staleDateSeconds = staleDateSeconds
+        self.dismissalDateSeconds = dismissalDateSeconds
     }
 
-    /// The record as a CSV line, without its line end. No field can hold a comma or a quote:
-    /// tokens are hex, push types and events are words.
+    /// Whether the mock accepted it (200).
+    public var accepted: Bool { status == 200 }
+
+    /// The record as a CSV line, without its line end.
     public var csvLine: String {
-        "\(receivedMs),\(deviceToken),\(pushType),\(priority),\(event?.rawValue ?? ""),"
-            + (timestampSeconds.map(String.init) ?? "")
+        func number(_ value: Int64?) -> String { value.map(String.init) ?? "" }
+        return [
+            String(receivedMs), String(connection), deviceToken, pushType, topic, String(priority), expiration,
+            collapseID, String(payloadBytes), String(status), reason, event?.rawValue ?? "", number(timestampSeconds),
+            number(staleDateSeconds), number(dismissalDateSeconds),
+        ].map(Self.quoted).joined(separator: ",")
     }
 
     /// Parses a line written by `csvLine`.
     /// - Throws: `WorkloadError` saying which field is wrong.
     public init(csvLine line: Substring) throws {
-        let fields = line.split(separator: ",", omittingEmptySubsequences: false)
-        guard fields.count == 6 else { throw WorkloadError("expected 6 fields, found \(fields.count)") }
-        guard let received = Int64(fields[0]) else { throw WorkloadError("received_ms '\(fields[0])' is not a number") }
-        guard !fields[1].isEmpty, fields[1].allSatisfy(\.isHexDigit) else {
-            throw WorkloadError("device_token '\(fields[1])' is not hex")
+        let fields = try Self.fields(of: line)
+        guard fields.count == Self.fieldCount else {
+            throw WorkloadError("expected \(Self.fieldCount) fields, found \(fields.count)")
         }
-        guard let priority = Int(fields[3]) else { throw WorkloadError("apns_priority '\(fields[3])' is not a number") }
+        func integer(_ index: Int, _ name: String) throws -> Int64 {
+            guard let value = Int64(fields[index]) else {
+                throw WorkloadError("\(name) '\(fields[index])' is not a number")
+            }
+            return value
+        }
+        func optional(_ index: Int, _ name: String) throws -> Int64? {
+            fields[index].isEmpty ? nil : try integer(index, name)
+        }
         var event: LifecyclePhase? = nil
-        if !fields[4].isEmpty {
-            guard let phase = LifecyclePhase(rawValue: String(fields[4])) else {
-                throw WorkloadError("event '\(fields[4])' is not start, update or end")
+        if !fields[11].isEmpty {
+            guard let phase = LifecyclePhase(rawValue: fields[11]) else {
+                throw WorkloadError("event '\(fields[11])' is not start, update or end")
             }
             event = phase
         }
-        var timestamp: Int64? = nil
-        if !fields[5].isEmpty {
-            guard let value = Int64(fields[5]) else {
-                throw WorkloadError("aps_timestamp_s '\(fields[5])' is not a number")
-            }
-            timestamp = value
-        }
         self.init(
-            receivedMs: received,
-            deviceToken: String(fields[1]),
-            pushType: String(fields[2]),
-            priority: priority,
+            receivedMs: try integer(0, "received_ms"),
+            connection: Int(try integer(1, "connection")),
+            deviceToken: fields[2],
+            pushType: fields[3],
+            topic: fields[4],
+            priority: Int(try integer(5, "apns_priority")),
+            expiration: fields[6],
+            collapseID: fields[7],
+            payloadBytes: Int(try integer(8, "payload_bytes")),
+            status: Int(try integer(9, "status")),
+            reason: fields[10],
             event: event,
-            timestampSeconds: timestamp
+            timestampSeconds: try optional(12, "aps_timestamp_s"),
+            staleDateSeconds: try optional(13, "stale_date_s"),
+            dismissalDateSeconds: try optional(14, "dismissal_date_s")
         )
+    }
+
+    /// A field as RFC 4180 writes it: quoted, with quotes doubled, when it holds a comma, a
+    /// quote or a line break (a collapse id may).
+    private static func quoted(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Splits one RFC 4180 line into its fields.
+    private static func fields(of line: Substring) throws -> [String] {
+        var fields: [String] = []
+        var field = ""
+        var quoted = false
+        var index = line.startIndex
+        while index < line.endIndex {
+            let character = line[index]
+            index = line.index(after: index)
+            if quoted {
+                if character == "\"" {
+                    if index < line.endIndex && line[index] == "\"" {
+                        field.append("\"")
+                        index = line.index(after: index)
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.append(character)
+                }
+            } else if character == "\"" && field.isEmpty {
+                quoted = true
+            } else if character == "," {
+                fields.append(field)
+                field = ""
+            } else {
+                field.append(character)
+            }
+        }
+        guard !quoted else { throw WorkloadError("a quoted field is not closed") }
+        fields.append(field)
+        return fields
     }
 }
