@@ -63,6 +63,13 @@ struct MockCommand: ParsableCommand {
     )
     var streamsBeforeToken = 1
 
+    @Flag(
+        name: .customLong("drop-streams-after-rejection"),
+        help:
+            "Drop a connection's stream limit to 1 after a rejected push until one is accepted, as APNs was seen doing."
+    )
+    var dropStreamsAfterRejection = false
+
     @Option(help: "The APNs environment to play: production, or development (adds apns-unique-id to answers).")
     var environment: MockAPNsConfiguration.Environment = .production
 
@@ -158,6 +165,7 @@ struct MockCommand: ParsableCommand {
                     keys: keys,
                     maxConcurrentStreams: streams,
                     streamsBeforeToken: streamsBeforeToken,
+                    dropStreamsAfterRejection: dropStreamsAfterRejection,
                     environment: environment,
                     tokenHygiene: try tokenHygiene.hygiene(),
                     threads: threads,

@@ -13,7 +13,7 @@ final class FaultInjectionTests: XCTestCase {
         // their own time on top, so the upper bound here is loose (benchmarks hold the tight one).
         XCTAssertGreaterThanOrEqual(result.latency.min, 50_000)
         let p50 = result.latency.valueAtPercentile(50)
-        XCTAssertLessThan(p50, 150_000, "p50 \(p50) µs with 50 ms injected")
+        XCTAssertLessThan(p50, 500_000, "p50 \(p50) µs with 50 ms injected")
         let stats = mock.server.stats.snapshot()
         XCTAssertEqual(stats.injectedDelayMicros / 200, 50_000, accuracy: 10)
     }
@@ -43,7 +43,7 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertEqual(result.counts.succeeded, 1500)
         XCTAssertGreaterThan(mock.server.stats.snapshot().answersStalled, 0)
         XCTAssertGreaterThan(result.latency.max, 300_000, "a request sent early in a stall waits for its end")
-        XCTAssertLessThan(result.latency.valueAtPercentile(50), 100_000)
+        XCTAssertLessThan(result.latency.valueAtPercentile(50), result.latency.max / 3, "most answers are not held")
     }
 
     func testFaultSpecificationsParseAndRefuseNonsense() throws {

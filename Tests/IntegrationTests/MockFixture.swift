@@ -15,7 +15,8 @@ final class MockFixture {
         threads: Int = 1,
         environment: MockAPNsConfiguration.Environment = .production,
         tokenHygiene: TokenHygiene = .clean,
-        faults: FaultPlan = .none
+        faults: FaultPlan = .none,
+        dropStreamsAfterRejection: Bool = false
     ) throws {
         signingKey = try ES256PrivateKey()
         server = try MockAPNsServer.start(
@@ -27,6 +28,7 @@ final class MockFixture {
                         publicKey: ES256PublicKey(pem: signingKey.publicKeyPEM())
                     )
                 ],
+                dropStreamsAfterRejection: dropStreamsAfterRejection,
                 environment: environment,
                 tokenHygiene: tokenHygiene,
                 threads: threads,

@@ -5,7 +5,11 @@ import XCTest
 /// APNs' stream limit with token authentication, as nghttp (an independent HTTP/2 client) sees
 /// it on the wire: one stream until a request with a valid token, then 1000.
 final class StreamLimitTests: XCTestCase {
-    private func exchange(with mock: MockFixture, authorization: String?) throws -> [String] {
+    private func exchange(
+        with mock: MockFixture,
+        authorization: String?,
+        tokens: [String] = [String(repeating: "3c", count: 32)]
+    ) throws -> [String] {
         let nghttp = try XCTUnwrap(ExternalProgram.onPath("nghttp"), "nghttp comes with nghttp2-client")
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -14,7 +18,7 @@ final class StreamLimitTests: XCTestCase {
         if let authorization { headers.append("authorization: " + authorization) }
         let output = try nghttp.run(
             ["-nv", "-d", payload] + headers.flatMap { ["-H", $0] }
-                + [mock.origin + "/3/device/" + String(repeating: "3c", count: 32)]
+                + tokens.map { mock.origin + "/3/device/" + $0 }
         )
         XCTAssertEqual(output.status, 0, output.stderr)
         return output.stdout.split(separator: "\n").map(String.init)
@@ -49,5 +53,28 @@ final class StreamLimitTests: XCTestCase {
         let lines = try exchange(with: MockFixture(), authorization: nil)
         XCTAssertEqual(streamLimits(lines), ["1"], lines.joined(separator: "\n"))
         XCTAssertTrue(lines.contains { $0.contains(":status: 403") })
+    }
+
+    func testWithTheSwitchARejectionDropsTheLimitToOneUntilAnAcceptance() throws {
+        let mock = try MockFixture(dropStreamsAfterRejection: true)
+        let jwt = try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        // One connection, two pushes in turn: a malformed token (400 BadDeviceToken), then a good one.
+        let lines = try exchange(
+            with: mock,
+            authorization: "bearer " + jwt,
+            tokens: ["zz", String(repeating: "3c", count: 32)]
+        )
+        XCTAssertEqual(streamLimits(lines), ["1", "1000", "1", "1000"], lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains { $0.contains(":status: 400") })
+        XCTAssertTrue(lines.contains { $0.contains(":status: 200") })
+        // Off by default: the same exchange keeps 1000.
+        let plain = try MockFixture()
+        let plainJWT = try plain.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        let unchanged = try exchange(
+            with: plain,
+            authorization: "bearer " + plainJWT,
+            tokens: ["zz", String(repeating: "3c", count: 32)]
+        )
+        XCTAssertEqual(streamLimits(unchanged), ["1", "1000"], unchanged.joined(separator: "\n"))
     }
 }

@@ -9,26 +9,46 @@ import NIOHTTP2
 /// valid provider token arrives, then raises `SETTINGS_MAX_CONCURRENT_STREAMS` (to 1000 when
 /// last observed; `../shared/reference/APNS.md` §1.8). A client that never reads the new
 /// SETTINGS stays at one stream, as it would against APNs.
+///
+/// APNs was also seen (2016, and 2020 per Pushy #732) dropping the limit to 1 after a rejected
+/// push and restoring it after an accepted one; `dropsAfterRejection` plays that.
 final class ConnectionState {
     /// The connection's provider-token history (team pinning, update throttling).
     var tokens = ProviderTokenHistory()
     private let streamsAfterToken: Int
+    private let dropsAfterRejection: Bool
     private var raised: Bool
+    private var dropped = false
 
     /// - Parameters:
     ///   - streamsAfterToken: the limit to advertise after the first valid token.
     ///   - raised: whether the limit is already at `streamsAfterToken` (no one-stream start).
-    init(streamsAfterToken: Int, raised: Bool) {
+    ///   - dropsAfterRejection: whether a rejection drops the limit to 1 until an acceptance.
+    init(streamsAfterToken: Int, raised: Bool, dropsAfterRejection: Bool = false) {
         self.streamsAfterToken = streamsAfterToken
         self.raised = raised
+        self.dropsAfterRejection = dropsAfterRejection
     }
 
     /// Notes a request with a valid token; the first one raises the stream limit on `connection`.
     func tokenVerified(on connection: Channel?) {
-        guard !raised, let connection else { return }
+        guard !raised else { return }
         raised = true
+        advertise(streamsAfterToken, on: connection)
+    }
+
+    /// Notes an answer sent: with `dropsAfterRejection`, a rejection drops the limit to 1 and
+    /// the next acceptance restores it.
+    func answered(accepted: Bool, on connection: Channel?) {
+        guard dropsAfterRejection, raised, accepted == dropped else { return }
+        dropped = !accepted
+        advertise(accepted ? streamsAfterToken : 1, on: connection)
+    }
+
+    private func advertise(_ limit: Int, on connection: Channel?) {
+        guard let connection else { return }
         let settings = HTTP2Frame.FramePayload.settings(
-            .settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: streamsAfterToken)])
+            .settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: limit)])
         )
         connection.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: settings), promise: nil)
     }

@@ -27,6 +27,9 @@ public struct MockAPNsConfiguration: Sendable {
     /// The limit a new connection starts with, until its first valid token: 1, as APNs does with
     /// token authentication. Set it to `maxConcurrentStreams` to skip the one-stream start.
     public var streamsBeforeToken: Int
+    /// Whether a rejected push drops the connection's stream limit to 1 until a push is
+    /// accepted, as APNs was seen doing (`../shared/reference/APNS.md` §1.8). Off by default.
+    public var dropStreamsAfterRejection: Bool
     /// Which environment's answers to give.
     public var environment: Environment
     /// Which device tokens are unregistered, expire during the run, or belong to another
@@ -50,6 +53,7 @@ public struct MockAPNsConfiguration: Sendable {
         tokenHexLength: Int = 64,
         maxConcurrentStreams: Int = 1000,
         streamsBeforeToken: Int = 1,
+        dropStreamsAfterRejection: Bool = false,
         environment: Environment = .production,
         tokenHygiene: TokenHygiene = .clean,
         threads: Int = 1,
@@ -64,6 +68,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.tokenHexLength = tokenHexLength
         self.maxConcurrentStreams = maxConcurrentStreams
         self.streamsBeforeToken = streamsBeforeToken
+        self.dropStreamsAfterRejection = dropStreamsAfterRejection
         self.environment = environment
         self.tokenHygiene = tokenHygiene
         self.threads = threads

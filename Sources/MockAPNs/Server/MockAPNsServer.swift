@@ -84,7 +84,8 @@ public final class MockAPNsServer: Sendable {
                         let connection = NIOLoopBoundBox(
                             ConnectionState(
                                 streamsAfterToken: configuration.maxConcurrentStreams,
-                                raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams
+                                raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams,
+                                dropsAfterRejection: configuration.dropStreamsAfterRejection
                             ),
                             eventLoop: channel.eventLoop
                         )

@@ -64,6 +64,9 @@ final class PushStreamHandler: ChannelInboundHandler {
 
     private func write(_ answer: PushResponder.Answer, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
+        // A changed stream limit goes out before the answer, so a client that stops reading
+        // after its last answer has still seen it.
+        connection.value.answered(accepted: answer.status == 200, on: context.channel.parent)
         var headers = HPACKHeaders([(":status", String(answer.status))])
         for (name, value) in answer.headers { headers.add(name: name, value: value) }
         context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: answer.body == nil))), promise: nil)
