@@ -62,7 +62,5 @@ struct ActivityBudget {
                 }
             }
         }
-
-        var total: Int { BudgetOutcome.allCases.reduce(0) { $0 + Int(self[$1]) } }
     }
 }

@@ -252,7 +252,6 @@ public struct BudgetModel: ~Copyable {
         tally.remainingPercent = remaining.array(prefix: minutes * 101)
         for label in labels.names.indices {
             tally.lagMsByLabel[label] = lagMsByLabel[label]
-            tally.lagMs.add(lagMsByLabel[label])
         }
         tally.firstThrottleAfterStartMs = firstThrottleAfterStartMs
         tally.droppedAfterEnd = droppedAfterEnd

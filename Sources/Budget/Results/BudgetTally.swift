@@ -18,9 +18,7 @@ public struct BudgetTally: Sendable {
     /// minute's end: index `minute · 101 + percent`.
     public internal(set) var remainingPercent: [Int] = []
     /// Display lag of every update the device took (shown, throttled or coalesced) that a
-    /// shown state later covered, ms.
-    public internal(set) var lagMs = BudgetTally.makeHistogram()
-    /// The same, per label.
+    /// shown state later covered, ms, per label.
     public internal(set) var lagMsByLabel: [Histogram<UInt64>]
     /// Updates the device took that no shown state ever covered, per label.
     public internal(set) var neverShownByLabel: [Int]
@@ -83,10 +81,15 @@ public struct BudgetTally: Sendable {
     /// Updates the device took that no shown state ever covered.
     public var neverShown: Int { neverShownByLabel.reduce(0, +) }
 
+    /// Display lag of all updates, ms.
+    public var lagMs: Histogram<UInt64> { lagMs { _ in true } }
+
     /// Display lag of key events, ms.
-    public var keyLagMs: Histogram<UInt64> {
+    public var keyLagMs: Histogram<UInt64> { lagMs { labels.isKey[$0] } }
+
+    private func lagMs(ofLabels included: (Int) -> Bool) -> Histogram<UInt64> {
         var merged = Self.makeHistogram()
-        for (label, histogram) in lagMsByLabel.enumerated() where labels.isKey[label] { merged.add(histogram) }
+        for (label, histogram) in lagMsByLabel.enumerated() where included(label) { merged.add(histogram) }
         return merged
     }
 
@@ -120,7 +123,6 @@ public struct BudgetTally: Sendable {
         extend(through: other.minutes.count - 1)
         for index in other.minutes.indices { minutes[index].add(other.minutes[index]) }
         for index in other.remainingPercent.indices { remainingPercent[index] += other.remainingPercent[index] }
-        lagMs.add(other.lagMs)
         for index in lagMsByLabel.indices {
             lagMsByLabel[index].add(other.lagMsByLabel[index])
             neverShownByLabel[index] += other.neverShownByLabel[index]

@@ -43,7 +43,7 @@ extension BudgetReport {
             "key_events_never_shown": tally.keyNeverShown,
             "first_throttle_after_start_ms": Self.lagPercentilesMs(tally.firstThrottleAfterStartMs),
             "by_event": eventRows.map { row in
-                Dictionary(uniqueKeysWithValues: zip(Self.eventColumns, row.map { Self.jsonValue($0) }))
+                Dictionary(uniqueKeysWithValues: zip(Self.eventColumns, row.map { $0 ?? NSNull() }))
             },
             "simulation": [
                 "threads": result.threads, "wall_s": result.wallSeconds, "pushes_per_s": result.pushesPerSecond,
@@ -52,14 +52,6 @@ extension BudgetReport {
         ]
         if let recommendations { document["recommendations"] = Self.dictionary(recommendations) }
         return document
-    }
-
-    /// A CSV cell as JSON: a number when it reads as one, `true`/`false`, else the text.
-    private static func jsonValue(_ cell: String) -> Any {
-        if let integer = Int(cell) { return integer }
-        if let number = Double(cell) { return number }
-        if cell == "true" || cell == "false" { return cell == "true" }
-        return cell
     }
 
     private static func dictionary(_ recommendations: BudgetRecommendations) -> [String: Any] {

@@ -33,18 +33,19 @@ extension BudgetReport {
         + BudgetOutcome.allCases.map { "pushes_\($0.rawValue)" }
         + ["display_lag_p50_ms", "display_lag_p99_ms", "display_lag_max_ms", "updates_never_shown"]
 
-    /// The outcome mix per event kind, as rows of `eventColumns`.
-    var eventRows: [[String]] {
+    /// The outcome mix per event kind, as values of `eventColumns`: the CSV writes them as
+    /// text, `budget_summary.json` as numbers (`nil`: no lag to report).
+    var eventRows: [[Any?]] {
         let tally = result.tally
         return tally.labels.names.indices.compactMap { label in
             let pushes: [Int] = (0..<3).map { tally.pushes(label: label, priorityIndex: $0) }
             guard pushes.reduce(0, +) > 0 else { return nil }
             let lag = Self.lagPercentilesMs(tally.lagMsByLabel[label])
-            var row: [String] = [tally.labels.names[label], String(tally.labels.isKey[label])]
-            row += pushes.map { String($0) }
-            row += BudgetOutcome.allCases.map { String(tally.count($0, label: label)) }
-            row += ["p50", "p99", "max"].map { name in lag[name].map { String($0) } ?? "" }
-            row.append(String(tally.neverShownByLabel[label]))
+            var row: [Any?] = [tally.labels.names[label], tally.labels.isKey[label]]
+            row += pushes.map { $0 }
+            row += BudgetOutcome.allCases.map { tally.count($0, label: label) }
+            row += ["p50", "p99", "max"].map { lag[$0] }
+            row.append(tally.neverShownByLabel[label])
             return row
         }
     }
@@ -52,7 +53,7 @@ extension BudgetReport {
     /// `budget_by_event.csv`.
     public var eventTable: CSVTable {
         var table = CSVTable(columns: Self.eventColumns)
-        for row in eventRows { table.append(row) }
+        for row in eventRows { table.append(row.map { $0.map { "\($0)" } ?? "" }) }
         return table
     }
 

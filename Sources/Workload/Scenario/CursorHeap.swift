@@ -8,8 +8,6 @@ struct CursorHeap: Sendable {
     private typealias Entry = (timeMs: Int64, order: Int, cursor: Int)
     private var entries: [Entry] = []
 
-    var isEmpty: Bool { entries.isEmpty }
-
     /// The earliest time on the heap.
     var minimumTime: Int64? { entries.first?.timeMs }
 
