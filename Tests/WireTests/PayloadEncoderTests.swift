@@ -43,6 +43,29 @@ final class PayloadEncoderTests: XCTestCase {
         XCTAssertEqual(alert, ["title": "GOAL!", "body": "2–1", "sound": "default"])
     }
 
+    func testStartPayloadCarriesAttributesAndAsksForAnUpdateToken() throws {
+        let payload = LiveActivityPayload(
+            event: .start,
+            timestamp: 1_700_000_000,
+            contentState: .object([JSONMember("homeScore", 0)]),
+            alert: .init(title: "Kick-off", body: "The match has started"),
+            attributesType: "MatchAttributes",
+            attributes: .object([JSONMember("matchID", 7)]),
+            inputPushToken: true
+        )
+        var encoder = PayloadEncoder()
+        try encoder.encode(payload)
+        let aps = try aps(payload)
+        XCTAssertEqual(aps["attributes-type"] as? String, "MatchAttributes")
+        XCTAssertEqual((aps["attributes"] as? [String: Int])?["matchID"], 7)
+        XCTAssertEqual(aps["input-push-token"] as? Int, 1, "a number, as ActivityKit reads it")
+        XCTAssertEqual(
+            try decode(encoder.bytes) as NSDictionary,
+            try decode(Array(JSONEncoder().encode(payload))) as NSDictionary
+        )
+        XCTAssertNil(try self.aps(.init(event: .update, timestamp: 1, contentState: .object([])))["input-push-token"])
+    }
+
     func testEscapedAndControlCharactersRoundTrip() throws {
         let nasty = "quote \" backslash \\ slash / newline \n tab \t return \r bell \u{07} nul \u{00} unit \u{1F}"
         let state = try XCTUnwrap(

@@ -11,6 +11,9 @@ extension LiveActivityPayload: Encodable {
         case staleDate = "stale-date"
         case dismissalDate = "dismissal-date"
         case relevanceScore = "relevance-score"
+        case attributesType = "attributes-type"
+        case attributes
+        case inputPushToken = "input-push-token"
         case alert
     }
 
@@ -23,6 +26,9 @@ extension LiveActivityPayload: Encodable {
         try aps.encodeIfPresent(staleDate, forKey: .staleDate)
         try aps.encodeIfPresent(dismissalDate, forKey: .dismissalDate)
         try aps.encodeIfPresent(relevanceScore, forKey: .relevanceScore)
+        try aps.encodeIfPresent(attributesType, forKey: .attributesType)
+        try aps.encodeIfPresent(attributes, forKey: .attributes)
+        if inputPushToken { try aps.encode(1, forKey: .inputPushToken) }
         try aps.encodeIfPresent(alert, forKey: .alert)
     }
 }

@@ -41,6 +41,13 @@ public struct LiveActivityPayload: Sendable, Equatable {
     public var relevanceScore: Double?
     /// An alert that lights up the device.
     public var alert: Alert?
+    /// `start` only: the name of the app's `ActivityAttributes` type (required for `start`).
+    public var attributesType: String?
+    /// `start` only: the activity's static attributes (required for `start`).
+    public var attributes: JSONValue?
+    /// `start` only (iOS 18): ask the device to mint a per-activity update token, sent as
+    /// `"input-push-token": 1`.
+    public var inputPushToken: Bool
 
     /// Creates a payload.
     public init(
@@ -50,7 +57,10 @@ public struct LiveActivityPayload: Sendable, Equatable {
         staleDate: Int64? = nil,
         dismissalDate: Int64? = nil,
         relevanceScore: Double? = nil,
-        alert: Alert? = nil
+        alert: Alert? = nil,
+        attributesType: String? = nil,
+        attributes: JSONValue? = nil,
+        inputPushToken: Bool = false
     ) {
         self.event = event
         self.timestamp = timestamp
@@ -59,5 +69,8 @@ public struct LiveActivityPayload: Sendable, Equatable {
         self.dismissalDate = dismissalDate
         self.relevanceScore = relevanceScore
         self.alert = alert
+        self.attributesType = attributesType
+        self.attributes = attributes
+        self.inputPushToken = inputPushToken
     }
 }

@@ -45,6 +45,18 @@ public struct PayloadEncoder {
             appendKey("relevance-score")
             JSONWriter.writeDouble(relevanceScore, to: &bytes)
         }
+        if let attributesType = payload.attributesType {
+            appendKey("attributes-type")
+            JSONWriter.writeString(attributesType, to: &bytes)
+        }
+        if let attributes = payload.attributes {
+            appendKey("attributes")
+            JSONWriter.write(attributes, to: &bytes)
+        }
+        if payload.inputPushToken {
+            appendKey("input-push-token")
+            JSONWriter.writeInteger(1, to: &bytes)
+        }
         if let alert = payload.alert {
             appendKey("alert")
             bytes.append(UInt8(ascii: "{"))
