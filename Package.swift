@@ -89,6 +89,13 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BudgetTests", dependencies: ["Budget", "Workload"], swiftSettings: strict),
         .testTarget(name: "HotPathTests", dependencies: ["HotPath", "Wire"], swiftSettings: strict),
+        .testTarget(
+            name: "LoadEngineTests",
+            dependencies: [
+                "LoadEngine", "Workload", "Wire", .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "Wire", "Workload"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",

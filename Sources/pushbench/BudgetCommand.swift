@@ -227,9 +227,7 @@ struct BudgetCommand: ParsableCommand {
         _ parameters: BudgetParameters,
         stop: StopFlag
     ) throws -> (BudgetResult, BudgetRecommendations?, BudgetSimulation?) {
-        var loaded = try ScenariosCommand.load(scenario)
-        if let activities { loaded = loaded.scaled(toActivities: activities) }
-        if let seed { loaded.seed = seed }
+        let loaded = try ScenariosCommand.load(scenario, activities: activities, seed: seed)
         let simulation = BudgetSimulation(
             scenario: loaded,
             parameters: parameters,

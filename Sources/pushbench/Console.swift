@@ -36,19 +36,19 @@ struct ProgressDisplay {
 
     mutating func show(_ snapshot: ProgressSnapshot) {
         let counts = snapshot.counts
-        let percent = snapshot.total > 0 ? Double(counts.completed) * 100 / Double(snapshot.total) : 0
+        let percent = snapshot.total.map { String(format: "  %3.0f%%", Double(counts.completed) * 100 / Double($0)) }
         let failures = counts.rejected + counts.errored + counts.timedOut
-        let line = String(
-            format: "%6.1fs  %3.0f%%  sent %d  done %d  %7.0f req/s  p50 %.2f ms  p99 %.2f ms  errors %d",
-            snapshot.elapsedSeconds,
-            percent,
-            counts.sent,
-            counts.completed,
-            snapshot.recentRatePerSecond,
-            Double(snapshot.p50Us) / 1000,
-            Double(snapshot.p99Us) / 1000,
-            failures
-        )
+        let line =
+            String(format: "%6.1fs", snapshot.elapsedSeconds) + (percent ?? "")
+            + String(
+                format: "  sent %d  done %d  %7.0f req/s  p50 %.2f ms  p99 %.2f ms  errors %d",
+                counts.sent,
+                counts.completed,
+                snapshot.recentRatePerSecond,
+                Double(snapshot.p50Us) / 1000,
+                Double(snapshot.p99Us) / 1000,
+                failures
+            )
         if isTerminal {
             Console.write(STDERR_FILENO, "\r\u{1B}[2K" + line)
         } else if snapshot.elapsedSeconds - lastPlainLine >= 5 {

@@ -19,23 +19,49 @@ struct RunCommand: ParsableCommand {
         discussion: """
             Without --endpoint, an embedded mock APNs starts on a free loopback port (HTTP/2 over TLS with ALPN h2 \
             and a self-signed certificate made in memory) and verifies every provider token against a P-256 key \
-            generated for this run. Each push goes to a synthetic 64-hex device token derived from --seed, as \
-            `POST /3/device/<token>` with apns-push-type liveactivity, topic <bundle-id>.push-type.liveactivity, \
-            and an `aps` payload of event `update`, timestamp, content-state, stale-date and (for goals) an alert.
+            generated for this run.
 
-            Requests are multiplexed over --connections HTTP/2 connections with up to --streams streams each. \
-            By default a new request starts as soon as a stream is free (closed loop) and latency is measured \
-            from that moment to the last response byte. With --rate the load is open loop: request i is \
-            intended at i/rate seconds, and its latency runs from that intended moment even when no stream was \
-            free to send it then, so a stalled target shows in the percentiles (no coordinated omission); the \
-            summary adds how late requests left (schedule lag). Progress goes to stderr; the summary to stdout; the report to \
-            <reports-dir>/<run-id>/ (summary.json, latency_percentiles.csv, timeseries.csv, report.html). \
-            Ctrl-C stops the run, writes what was measured and exits with status 130.
+            The pushes are a scenario's (--scenario, default football; see `pushbench scenarios`), scaled to \
+            --activities: each `start` goes to a synthetic push-to-start token with attributes and an alert, each \
+            `update` and `end` to the activity's update token, as `POST /3/device/<token>` with apns-push-type \
+            liveactivity, topic <bundle-id>.push-type.liveactivity, the event's priority and an `aps` payload of \
+            event, timestamp, content-state and stale-date (dismissal-date for ends). A token answered 410 gets \
+            no more pushes, as a careful sender drops it.
+
+            Pacing. By default a push leaves as soon as a stream is free (closed loop) and its latency runs from \
+            then. --rate N is open loop at N pushes/s in scenario order; --time-scale X is open loop on the \
+            scenario's own clock, X times faster (60: a simulated minute per second), so a goal reaches every \
+            follower of a match at once. In open loop each push has an intended send time and its latency runs \
+            from it, even when no stream was free to send it then, so a stalled target shows in the percentiles \
+            (no coordinated omission); the summary adds how late pushes left (schedule lag).
+
+            Work is shared out among --threads Dispatch workers, each with its own libcurl multi handle, its share \
+            of --connections and of the activities. Each HTTP/2 connection carries up to --streams streams. The \
+            run ends when the scenario is sent, after --requests pushes, or when --duration seconds have passed. \
+            Progress goes to stderr; the summary to stdout; the report to <reports-dir>/<run-id>/ (summary.json, \
+            latency_percentiles.csv, timeseries.csv, report.html, budget files). Ctrl-C stops the run, writes what \
+            was measured and exits with status 130.
+
+              pushbench run --activities 2000 --threads 2
+              pushbench run --scenario football --activities 10000 --time-scale 120 --budget-preset conservative
+              pushbench run --rate 2000 --duration 30
             """
     )
 
-    @Option(help: "Pushes to send, one per synthetic device.")
-    var requests = 100_000
+    @Option(help: "A built-in scenario (pushbench scenarios list) or a scenario file.")
+    var scenario = "football"
+
+    @Option(help: "Scale the scenario to this many activities.")
+    var activities = 1000
+
+    @Option(help: "Stop after this many pushes (default: the whole scenario).")
+    var requests: Int?
+
+    @Option(help: "Stop sending after this many seconds; answers in flight are still awaited.")
+    var duration: Double?
+
+    @Option(help: "Dispatch worker threads, each with its own libcurl multi handle and share of the connections.")
+    var threads = 1
 
     @Option(help: "Most HTTP/2 connections to open.")
     var connections = 4
@@ -46,17 +72,26 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Open loop at this many pushes per second (default: closed loop, as fast as streams free up).")
     var rate: Double?
 
+    @Option(
+        name: .customLong("time-scale"),
+        help: "Open loop on the scenario's clock, this many times faster (60: a simulated minute per second)."
+    )
+    var timeScale: Double?
+
     @Option(name: .customLong("timeout-ms"), help: "Per-request deadline in milliseconds.")
     var timeoutMs = 10_000
 
-    @Option(help: "Seed of the synthetic device tokens and match updates.")
-    var seed: UInt64 = 1
+    @Option(help: "Override the scenario's seed (its tokens and events).")
+    var seed: UInt64?
 
     @Option(name: .customLong("bundle-id"), help: "App bundle ID; the topic is <bundle-id>.push-type.liveactivity.")
     var bundleID = "com.example.pushbench"
 
-    @Option(help: "apns-priority: 10 (immediate, spends the device's budget), 5 or 1.")
-    var priority = 10
+    @Option(
+        help:
+            "apns-priority for every push: 10 (immediate, spends the device's budget), 5 or 1. Default: the scenario's per event."
+    )
+    var priority: Int?
 
     @Option(help: "Target as https://host:port (a mock started with `pushbench mock`). Default: an embedded mock.")
     var endpoint: String?
@@ -115,9 +150,17 @@ struct RunCommand: ParsableCommand {
     static let generatedTeamID = "PBTEAM0001"
 
     func validate() throws {
-        guard requests > 0 else { throw ValidationError("--requests must be at least 1") }
+        if let requests, requests < 1 { throw ValidationError("--requests must be at least 1") }
+        guard activities > 0 else { throw ValidationError("--activities must be at least 1") }
+        if let duration, !(duration > 0 && duration.isFinite) {
+            throw ValidationError("--duration must be a positive number of seconds")
+        }
         guard connections > 0, streams > 0 else {
             throw ValidationError("--connections and --streams must be at least 1")
+        }
+        guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1 to 64") }
+        guard connections >= threads else {
+            throw ValidationError("--connections must be at least --threads: each worker owns its connections")
         }
         guard HTTP2PushClient.allowsInFlight(connections: connections, streams: streams) else {
             throw ValidationError(
@@ -126,7 +169,13 @@ struct RunCommand: ParsableCommand {
         }
         guard timeoutMs > 0 else { throw ValidationError("--timeout-ms must be positive") }
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number") }
-        guard [1, 5, 10].contains(priority) else { throw ValidationError("--priority must be 1, 5 or 10") }
+        if let timeScale, !(timeScale > 0 && timeScale.isFinite) {
+            throw ValidationError("--time-scale must be a positive number")
+        }
+        if rate != nil && timeScale != nil {
+            throw ValidationError("--rate and --time-scale are two ways to pace a run; give one")
+        }
+        if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority must be 1, 5 or 10") }
         guard (1...256).contains(mockThreads) else { throw ValidationError("--mock-threads must be 1 to 256") }
         do {
             _ = try BudgetParameters.preset(named: budgetPreset)
@@ -168,10 +217,7 @@ struct RunCommand: ParsableCommand {
         let team = teamID ?? Self.generatedTeamID
         let tokens = ProviderTokenCache(key: signingKey, keyID: kid, teamID: team)
         let preset = try BudgetParameters.preset(named: budgetPreset)
-        let budget =
-            noBudget
-            ? nil
-            : BudgetFeed(parameters: preset.parameters, activities: requests, sampleEvery: max(1, requests / 1000))
+        let workload = try ScenariosCommand.load(scenario, activities: activities, seed: seed)
 
         var mock: MockAPNsServer? = nil
         defer { mock?.shutdown() }
@@ -183,13 +229,25 @@ struct RunCommand: ParsableCommand {
                 requestTimeoutMs: timeoutMs,
                 verifyPeer: !insecure
             ),
+            scenario: workload,
             requests: requests,
+            durationSeconds: duration,
+            pacing: rate.map { .constantRate(perSecond: $0) } ?? timeScale.map { .scenarioTime(scale: $0) }
+                ?? .closedLoop,
+            threads: threads,
             bundleID: bundleID,
-            priority: priority,
-            seed: seed,
-            tokenPolicy: jwtMode,
-            ratePerSecond: rate
+            priorityOverride: priority,
+            tokenPolicy: jwtMode
         )
+        let budget =
+            noBudget
+            ? nil
+            : BudgetFeed(
+                parameters: preset.parameters,
+                scenario: workload,
+                lanes: load.workerActivities,
+                sampleEvery: max(1, workload.activities / 1000)
+            )
         let target: String
         if let endpoint {
             load.transport.origin = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
@@ -210,13 +268,15 @@ struct RunCommand: ParsableCommand {
             )
         }
         Console.err(
-            "sending \(requests) Live Activity updates over \(connections) connection(s) × \(streams) streams to \(load.transport.origin)"
+            "sending the \(workload.name) scenario's pushes to \(workload.activities) activities"
+                + (requests.map { " (at most \($0))" } ?? "") + ", \(load.pacing.label), from \(threads) worker(s) "
+                + "over \(connections) connection(s) × \(streams) streams to \(load.transport.origin)"
         )
 
         var display = ProgressDisplay()
         let result: RunResult
         do {
-            let priority = load.priority
+            let priority = load.priorityOverride
             result = try LoadEngine.run(
                 load,
                 tokens: tokens,
@@ -224,10 +284,11 @@ struct RunCommand: ParsableCommand {
                 progress: { display.show($0) },
                 onAccepted: { push in
                     budget?.receive(
-                        activity: push.tag,
-                        answeredAtMs: Int64(push.answeredAtNanos / 1_000_000),
-                        priority: priority,
-                        timestampSeconds: Int64(Date().timeIntervalSince1970)
+                        push.event,
+                        lane: push.worker,
+                        timeMs: push.answeredAtSimulatedMs,
+                        priority: priority ?? push.event.priority,
+                        timestampSeconds: push.timestampSeconds
                     )
                 }
             )

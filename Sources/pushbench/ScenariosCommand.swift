@@ -28,6 +28,15 @@ struct ScenariosCommand: ParsableCommand {
         defaultSubcommand: List.self
     )
 
+    /// Finds a scenario by built-in name or file path, scaled to `activities` and reseeded with
+    /// `seed` when they are given.
+    static func load(_ nameOrPath: String, activities: Int?, seed: UInt64?) throws -> Scenario {
+        var loaded = try load(nameOrPath)
+        if let activities { loaded = loaded.scaled(toActivities: activities) }
+        if let seed { loaded.seed = seed }
+        return loaded
+    }
+
     /// Finds a scenario by built-in name or file path.
     static func load(_ nameOrPath: String) throws -> Scenario {
         if FileManager.default.fileExists(atPath: nameOrPath) {
@@ -113,10 +122,7 @@ struct ScenariosCommand: ParsableCommand {
         }
 
         func run() throws {
-            var loaded = try ScenariosCommand.load(scenario)
-            if let activities { loaded = loaded.scaled(toActivities: activities) }
-            if let seed { loaded.seed = seed }
-            let chosen = loaded
+            let chosen = try ScenariosCommand.load(scenario, activities: activities, seed: seed)
             let streams = try (0..<threads).map {
                 try ScenarioStream(chosen, shard: try Shard(index: $0, count: threads))
             }

@@ -107,10 +107,12 @@ final class BudgetCommandTests: PushbenchTestCase {
         )
         let listening = try XCTUnwrap(mock.waitForLine(containing: "listening on https://"), mock.output)
         let origin = String(try XCTUnwrap(listening.split(separator: " ").first { $0.hasPrefix("https://") }))
-        // The same seed twice: every synthetic activity gets two priority-10 updates.
+        // The same seed twice: 100 football activities each get a start and a kick-off (priority
+        // 10) per round, so every update token gets two priority-10 updates.
         for round in 1...2 {
             let run = try pushbench.run([
-                "run", "--endpoint", origin, "--ca-file", certificate, "--requests", "200", "--seed", "5",
+                "run", "--endpoint", origin, "--ca-file", certificate, "--activities", "100", "--requests", "200",
+                "--seed", "5",
                 "--reports-dir", directory.file("runs-\(round)"),
             ])
             XCTAssertEqual(run.status, 0, run.stderr)
@@ -124,15 +126,18 @@ final class BudgetCommandTests: PushbenchTestCase {
         XCTAssertNotEqual(first[1], "0", "the client's port identifies the connection")
         XCTAssertEqual(first[3...5], ["liveactivity", "com.example.pushbench.push-type.liveactivity", "10"])
         XCTAssertGreaterThan(Int(first[8]) ?? 0, 50, "payload bytes")
-        XCTAssertEqual(first[9...11], ["200", "", "update"])
+        XCTAssertEqual(first[9...11], ["200", "", "start"])
         XCTAssertGreaterThan(Int(first[13]) ?? 0, Int(first[12]) ?? .max, "stale-date after timestamp")
+        XCTAssertEqual(recorded.filter { $0.contains(",200,,update,") }.count, 200)
 
         let reports = directory.file("budget")
         let output = try pushbench.run([
             "budget", "--traffic", traffic, "--burst", "1", "--per-hour", "1", "--reports-dir", reports,
         ])
         XCTAssertEqual(output.status, 0, output.stderr)
-        XCTAssertTrue(output.stdout.contains("200 activities"), output.stdout)
+        // Each start begins a new activity (replay cannot link it to its update token): 200 of
+        // them, shown; and 100 update tokens, whose second kick-off finds the bucket empty.
+        XCTAssertTrue(output.stdout.contains("300 activities"), output.stdout)
         let run = try FileManager.default.contentsOfDirectory(atPath: reports)[0]
         let summary = try XCTUnwrap(
             JSONSerialization.jsonObject(
@@ -140,8 +145,8 @@ final class BudgetCommandTests: PushbenchTestCase {
             ) as? [String: Any]
         )
         let outcomes = try XCTUnwrap(summary["outcomes"] as? [String: Int])
-        XCTAssertEqual(outcomes["shown"], 200)
-        XCTAssertEqual(outcomes["throttled"], 200, "one token, refilled at 1/h: each second update is throttled")
+        XCTAssertEqual(outcomes["shown"], 300)
+        XCTAssertEqual(outcomes["throttled"], 100, "one token, refilled at 1/h: each second update is throttled")
         XCTAssertEqual((summary["input"] as? [String: Any])?["kind"] as? String, "traffic")
     }
 

@@ -96,10 +96,10 @@ final class CommandLineTests: PushbenchTestCase {
     func testCtrlCWritesWhatWasMeasuredAndExits130() throws {
         let run = try RunningProgram(
             pushbench,
-            ["run", "--requests", "50000000", "--reports-dir", directory.path],
+            ["run", "--activities", "100000", "--reports-dir", directory.path],
             captureStderr: true
         )
-        XCTAssertNotNil(run.waitForLine(containing: "sending 50000000 Live Activity updates"), run.output)
+        XCTAssertNotNil(run.waitForLine(containing: "sending the football scenario's pushes"), run.output)
         Thread.sleep(forTimeInterval: 2)
         run.interrupt()
         XCTAssertEqual(run.waitForExit(), 130)
@@ -165,7 +165,8 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertEqual(output.status, 0)
         let words = output.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for text in [
-            "--requests", "(default: 100000)", "--connections", "embedded mock APNs starts", "Ctrl-C stops the run",
+            "--scenario", "--activities", "(default: 1000)", "--time-scale", "--threads", "--connections",
+            "embedded mock APNs starts", "no coordinated omission", "Ctrl-C stops the run",
         ] {
             XCTAssertTrue(words.contains(text), "help lacks \(text)")
         }

@@ -37,13 +37,13 @@ final class EndToEndTests: XCTestCase {
     func testTheMockRejectsExactlyTheTokensTheWorkloadPredicts() throws {
         let hygiene = try TokenHygiene(unregisteredFraction: 0.1, otherTopicFraction: 0.05)
         let mock = try MockFixture(tokenHygiene: hygiene)
-        let configuration = mock.load(requests: 2000)
+        let configuration = try mock.load(requests: 2000)
         let result = try LoadEngine.run(configuration, tokens: mock.tokens())
 
-        let tokens = TokenSet(seed: configuration.seed, count: 2000)
+        let source = ScenarioPushSource(scenario: configuration.scenario)
         var predicted: [String: Int] = [:]
-        for index in 0..<2000 {
-            switch hygiene.fate(of: tokens, at: index) {
+        for event in try ScenarioStream(configuration.scenario).prefix(2000) {
+            switch hygiene.fate(of: source.tokens(for: event), at: event.tokenIndex) {
             case .unregistered: predicted["Unregistered", default: 0] += 1
             case .otherTopic: predicted["DeviceTokenNotForTopic", default: 0] += 1
             case .valid, .expires: break
@@ -68,7 +68,7 @@ final class EndToEndTests: XCTestCase {
 
     func testSigningEveryPushGetsEachConnectionThrottledAfterItsFirstToken() throws {
         let mock = try MockFixture()
-        var load = mock.load(requests: 200, connections: 2, streams: 10)
+        var load = try mock.load(requests: 200, connections: 2, streams: 10)
         load.tokenPolicy = .perRequest
         let result = try LoadEngine.run(load, tokens: mock.tokens())
 
@@ -80,7 +80,7 @@ final class EndToEndTests: XCTestCase {
 
     func testAnUnreachableEndpointIsCountedAsErrorsNotLost() throws {
         let mock = try MockFixture()
-        var load = mock.load(requests: 50, connections: 2, streams: 10)
+        var load = try mock.load(requests: 50, connections: 2, streams: 10)
         mock.server.shutdown()
         load.transport.requestTimeoutMs = 5000
         let result = try LoadEngine.run(load, tokens: mock.tokens())

@@ -48,8 +48,15 @@ final class MockFixture {
         ProviderTokenCache(key: key ?? signingKey, keyID: Self.keyID, teamID: Self.teamID)
     }
 
-    /// A load configuration aimed at this mock.
-    func load(requests: Int, connections: Int = 4, streams: Int = 50) -> LoadConfiguration {
+    /// A load configuration aimed at this mock: the first `requests` pushes (all when `nil`) of
+    /// `scenario` scaled to `activities`.
+    func load(
+        requests: Int?,
+        activities: Int = 1000,
+        scenario: String = "football",
+        connections: Int = 4,
+        streams: Int = 50
+    ) throws -> LoadConfiguration {
         LoadConfiguration(
             transport: .init(
                 origin: origin,
@@ -58,6 +65,7 @@ final class MockFixture {
                 requestTimeoutMs: 20_000,
                 trustedCertificatesPEM: server.certificatePEM
             ),
+            scenario: try Scenario.builtIn(named: scenario).scaled(toActivities: activities),
             requests: requests
         )
     }

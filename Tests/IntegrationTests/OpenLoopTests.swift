@@ -9,8 +9,8 @@ final class OpenLoopTests: XCTestCase {
         // The mock answers nothing in the last 0.5 s of every 2 s: a quarter of the time.
         let faults = FaultPlan(latency: .fixed(micros: 1000), stall: (seconds: 0.5, everySeconds: 2))
         let mock = try MockFixture(faults: faults)
-        var open = mock.load(requests: 1800)
-        open.ratePerSecond = 300
+        var open = try mock.load(requests: 1800)
+        open.pacing = .constantRate(perSecond: 300)
         let openResult = try LoadEngine.run(open, tokens: mock.tokens())
         XCTAssertEqual(openResult.mode, .openLoop)
         XCTAssertEqual(openResult.counts.succeeded, 1800)

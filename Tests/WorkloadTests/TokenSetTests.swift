@@ -112,18 +112,6 @@ final class TokenSetTests: XCTestCase {
         }
     }
 
-    func testMatchUpdatesAreDeterministicAndPlausible() {
-        let stream = MatchUpdateStream(seed: 3)
-        XCTAssertEqual(stream.update(at: 12), MatchUpdateStream(seed: 3).update(at: 12))
-        let updates = (0..<5000).map(stream.update)
-        XCTAssertTrue(updates.allSatisfy { (1...90).contains($0.minute) })
-        // About 2.7 goals per 90 minutes: at a uniform minute the mean total is about 2.7 × 45.5/90 ≈ 1.37.
-        let meanGoals = Double(updates.map { $0.homeScore + $0.awayScore }.reduce(0, +)) / Double(updates.count)
-        XCTAssertEqual(meanGoals, 1.37, accuracy: 0.15)
-        XCTAssertTrue(updates.contains { $0.isGoal })
-        XCTAssertTrue(updates.filter(\.isGoal).allSatisfy { $0.lastEvent.hasPrefix("Goal!") })
-    }
-
     private func file(_ tokens: TokenSet, _ format: TokenFormat, _ shard: Shard) -> [UInt8] {
         let range = shard.range(in: tokens.count)
         return [UInt8](unsafeUninitializedCapacity: range.count * format.recordLength(of: tokens)) { buffer, count in

@@ -1,10 +1,16 @@
+import Workload
+
 /// A push the target answered 200, handed to whoever models what the device does next (the
 /// budget model): APNs accepting a push says nothing about whether the device shows it.
 public struct AcceptedPush: Sendable {
-    /// The push's index in the run (its synthetic device and activity).
-    public let tag: Int
-    /// When it was meant to be sent, monotonic nanoseconds.
-    public let intendedAtNanos: UInt64
-    /// When its answer arrived, monotonic nanoseconds; non-decreasing from one call to the next.
-    public let answeredAtNanos: UInt64
+    /// The worker that sent it; calls for one worker come from one thread, in answer order.
+    public let worker: Int
+    /// The scenario event it carried.
+    public let event: WorkloadEvent
+    /// Its `aps.timestamp`, UNIX seconds.
+    public let timestampSeconds: Int64
+    /// When its answer arrived on the scenario's clock, milliseconds: the first event's time
+    /// plus the run's elapsed time times the pacing's `simulatedSecondsPerSecond`.
+    /// Non-decreasing from one call to the next of a worker.
+    public let answeredAtSimulatedMs: Int64
 }

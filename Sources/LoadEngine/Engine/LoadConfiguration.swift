@@ -1,47 +1,60 @@
 import Transport
 import Wire
+import Workload
 
 /// What one run sends, where, and how hard.
 public struct LoadConfiguration: Sendable {
-    /// Where and how the pushes travel: origin, connections, streams, deadlines, TLS trust.
+    /// Where and how the pushes travel: origin, connections (shared out among the workers),
+    /// streams, deadlines, TLS trust.
     public var transport: HTTP2PushClient.Configuration
-    /// How many pushes to send.
-    public var requests: Int
+    /// The pushes: every event of the scenario's activities, in time order.
+    public var scenario: Scenario
+    /// Stop after this many pushes (shared out among the workers); `nil`: the whole scenario.
+    public var requests: Int?
+    /// Stop submitting after this many seconds; requests in flight still finish.
+    public var durationSeconds: Double?
+    /// When pushes are meant to leave.
+    public var pacing: Pacing
+    /// Dispatch workers, each with its own libcurl multi handle, connections and share of the
+    /// activities.
+    public var threads: Int
     /// The app's bundle ID; the topic is `<bundleID>.push-type.liveactivity`.
     public var bundleID: String
-    /// `apns-priority`: 10 (immediate, budgeted on device), 5 or 1.
-    public var priority: Int
+    /// `apns-priority` for every push instead of the scenario's per-event priorities.
+    public var priorityOverride: Int?
     /// `apns-expiration` is set to the run's start plus this many seconds.
     public var expirationSeconds: Int64
-    /// Seed of the synthetic tokens and updates.
-    public var seed: UInt64
     /// Whether pushes share a cached provider token or each signs its own.
     public var tokenPolicy: ProviderTokenPolicy
-    /// Open loop: pushes per second. Push `i` is intended at the start plus `i / rate`, and its
-    /// latency runs from that moment even when no stream was free to send it then, so a
-    /// stalled target shows in the percentiles (no coordinated omission). `nil`: closed loop,
-    /// a push leaves whenever a stream is free and its latency runs from then.
-    public var ratePerSecond: Double?
 
     /// Creates a configuration with the defaults of `pushbench run`.
     public init(
         transport: HTTP2PushClient.Configuration,
-        requests: Int = 100_000,
+        scenario: Scenario,
+        requests: Int? = nil,
+        durationSeconds: Double? = nil,
+        pacing: Pacing = .closedLoop,
+        threads: Int = 1,
         bundleID: String = "com.example.pushbench",
-        priority: Int = 10,
+        priorityOverride: Int? = nil,
         expirationSeconds: Int64 = 3600,
-        seed: UInt64 = 1,
-        tokenPolicy: ProviderTokenPolicy = .cached,
-        ratePerSecond: Double? = nil
+        tokenPolicy: ProviderTokenPolicy = .cached
     ) {
         self.transport = transport
+        self.scenario = scenario
         self.requests = requests
+        self.durationSeconds = durationSeconds
+        self.pacing = pacing
+        self.threads = threads
         self.bundleID = bundleID
-        self.priority = priority
+        self.priorityOverride = priorityOverride
         self.expirationSeconds = expirationSeconds
-        self.seed = seed
         self.tokenPolicy = tokenPolicy
-        self.ratePerSecond = ratePerSecond
+    }
+
+    /// The activities each worker sends, in worker order: contiguous near-equal shares.
+    public var workerActivities: [Range<Int>] {
+        (0..<max(threads, 1)).map { (try? Shard(index: $0, count: threads).range(in: scenario.activities)) ?? 0..<0 }
     }
 
     /// The `apns-topic` of every push.

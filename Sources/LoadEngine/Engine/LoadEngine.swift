@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Transport
 import Wire
 import Workload
@@ -7,15 +8,15 @@ import Workload
 import Glibc
 #endif
 
-/// Sends a run's pushes through one libcurl multi handle and measures what happens.
+/// Sends a scenario's pushes from `threads` Dispatch workers and measures what happens.
 ///
-/// The whole engine is this loop, on the calling thread: fill every free stream with the next
-/// push, let libcurl move bytes, record each completion, report progress four times a second,
-/// and stop when every push has ended. A stop request (Ctrl-C) ends submission; requests in
-/// flight get `drainSeconds` to finish and are then counted as timed out, so the books balance.
+/// Each worker (`LoadWorker`) owns a libcurl multi handle, its share of the connections and a
+/// contiguous share of the activities, so every activity's pushes leave in order from one
+/// worker. The calling thread only waits, reports progress four times a second, and adds the
+/// workers' metrics up at the end. A stop request (Ctrl-C) ends submission; requests in flight
+/// get `LoadWorker.drainSeconds` to finish and are then counted as timed out, so the books
+/// balance.
 public enum LoadEngine {
-    /// How long an interrupted run waits for requests in flight.
-    public static let drainSeconds: UInt64 = 2
     private static let progressIntervalNanos: UInt64 = 250_000_000
 
     /// Runs `configuration`, signing with `tokens` (or, with the `perRequest` policy, with its
@@ -23,161 +24,107 @@ public enum LoadEngine {
     ///
     /// - Parameters:
     ///   - progress: called on this thread about every 250 ms with the run's state.
-    ///   - onAccepted: called on this thread for every push answered 200, in answer order.
-    /// - Throws: `TransportError` when libcurl cannot be set up, or a payload error.
+    ///   - onAccepted: called for every push answered 200, on its worker's thread; one worker's
+    ///     calls come in answer order, different workers' concurrently.
+    /// - Throws: `TransportError` when libcurl cannot be set up, or a scenario or payload error.
     public static func run(
         _ configuration: LoadConfiguration,
         tokens: ProviderTokenCache,
         stop: StopFlag = StopFlag(),
         progress: (ProgressSnapshot) -> Void = { _ in },
-        onAccepted: (AcceptedPush) -> Void = { _ in }
+        onAccepted: @escaping @Sendable (AcceptedPush) -> Void = { _ in }
     ) throws -> RunResult {
-        let client = try HTTP2PushClient(configuration: configuration.transport)
-        var source = LiveActivityPushSource(seed: configuration.seed, count: configuration.requests)
-        // apns-id bits: seeded once from the system, then no syscall per request (the system
-        // generator costs a getrandom(2) per call). SplitMix64's outputs do not repeat within 2^64.
-        var system = SystemRandomNumberGenerator()
-        var idBits = SplitMix64(seed: system.next())
+        let threads = configuration.threads
+        guard threads > 0, configuration.transport.connections >= threads else {
+            throw TransportError.setup(
+                "\(threads) workers need at least as many connections, not \(configuration.transport.connections)"
+            )
+        }
+        var firstEvents = try ScenarioStream(configuration.scenario)
+        let firstEventMs = firstEvents.next()?.timeMs ?? 0
+        let timeline = RunTimeline(workers: threads)
+        let abort = StopFlag()
         let startedAtUnix = unixNow()
-        let expiration = Int64(startedAtUnix) + configuration.expirationSeconds
-        var reader = ProviderTokenCache.Reader(tokens)
-        let signer = try ES256Signer(key: tokens.key)
-        var bearer = try reader.token(now: Int64(startedAtUnix))
-        var headers = headerBlock(configuration, bearer: bearer, expiration: expiration)
-        var path: [UInt8] = []
-
-        let cpuAtStart = threadCPUSeconds()
         let start = monotonicNanos()
-        var metrics = RunMetrics(startNanos: start)
-        var next = 0
-        var nextProgress = start + progressIntervalNanos
-        var nextTokenCheck = start + 1_000_000_000
-        var completedAtLastProgress = 0
-        var drainDeadline: UInt64? = nil
-        var interrupted = false
-
-        while true {
-            var now = monotonicNanos()
-            if stop.isSet && drainDeadline == nil {
-                interrupted = true
-                drainDeadline = now + drainSeconds * 1_000_000_000
-            }
-            if now >= nextTokenCheck {
-                nextTokenCheck = now + 1_000_000_000
-                let current = try reader.token(now: Int64(unixNow()))
-                if current != bearer && configuration.tokenPolicy == .cached {
-                    bearer = current
-                    headers = headerBlock(configuration, bearer: bearer, expiration: expiration)
-                }
-            }
-            while drainDeadline == nil && next < configuration.requests && client.idleSlots > 0 {
-                let intendedAt = configuration.ratePerSecond.map { start + UInt64(Double(next) * 1e9 / $0) }
-                if let intendedAt, intendedAt > monotonicNanos() { break }
-                let unixSeconds = Int64(unixNow())
-                let body = try source.prepare(index: next, now: unixSeconds, path: &path)
-                if configuration.tokenPolicy == .perRequest {
-                    let token = try ProviderToken.sign(
-                        keyID: tokens.keyID,
-                        teamID: tokens.teamID,
-                        issuedAt: unixSeconds,
-                        with: signer
-                    )
-                    headers = headerBlock(configuration, bearer: token, expiration: expiration)
-                }
-                now = monotonicNanos()
-                try client.submit(
-                    tag: next,
-                    intendedAt: intendedAt ?? now,
-                    path: path,
-                    apnsID: (idBits.next(), idBits.next()),
-                    headers: headers,
-                    body: body
-                )
-                metrics.recordSent(now: now, intendedAt: intendedAt ?? now)
-                next += 1
-            }
-            if client.inFlight == 0 && (next >= configuration.requests || drainDeadline != nil) { break }
-            if let deadline = drainDeadline, now >= deadline {
-                metrics.recordAbandoned(client.inFlight, now: now)
-                break
-            }
-            client.step(timeoutMs: waitMs(configuration, next: next, start: start, slotsFree: client.idleSlots > 0)) {
-                completion in
-                let answeredAt = monotonicNanos()
-                metrics.record(completion, now: answeredAt)
-                if case .response(200, _) = completion.outcome {
-                    onAccepted(
-                        AcceptedPush(
-                            tag: completion.tag,
-                            intendedAtNanos: completion.intendedAt,
-                            answeredAtNanos: answeredAt
-                        )
-                    )
-                }
-            }
-            now = monotonicNanos()
-            if now >= nextProgress {
-                let completed = metrics.counts.completed
-                let interval = Double(now - nextProgress + progressIntervalNanos) / 1e9
-                progress(
-                    ProgressSnapshot(
-                        elapsedSeconds: metrics.elapsedSeconds(now: now),
-                        total: configuration.requests,
-                        counts: metrics.counts,
-                        recentRatePerSecond: Double(completed - completedAtLastProgress) / interval,
-                        p50Us: metrics.latency.valueAtPercentile(50),
-                        p99Us: metrics.latency.valueAtPercentile(99)
-                    )
-                )
-                completedAtLastProgress = completed
-                nextProgress = now + progressIntervalNanos
+        let rate: Double?
+        if case .constantRate(let perSecond) = configuration.pacing { rate = perSecond } else { rate = nil }
+        let shares = configuration.workerActivities
+        let workers = (0..<threads).map { index in
+            LoadWorker(
+                index: index,
+                configuration: configuration,
+                activities: shares[index],
+                requestCap: configuration.requests.map { LoadWorker.share(of: $0, worker: index, of: threads) } ?? .max,
+                ratePerSecond: rate.map { $0 / Double(threads) },
+                startNanos: start,
+                startedAtUnix: startedAtUnix,
+                firstEventMs: firstEventMs,
+                tokens: tokens,
+                stop: stop,
+                abort: abort,
+                timeline: timeline
+            )
+        }
+        let outcomes = Mutex<[Int: Result<LoadWorker.Outcome, Error>]>([:])
+        let group = DispatchGroup()
+        for worker in workers {
+            DispatchQueue(label: "pushbench.worker.\(worker.index)").async(group: group) {
+                let outcome = Result { try worker.run(onAccepted: onAccepted) }
+                if case .failure = outcome { abort.set() }
+                outcomes.withLock { $0[worker.index] = outcome }
             }
         }
+
+        var completedAtLastProgress = 0
+        var lastProgress = start
+        while group.wait(timeout: .now() + .nanoseconds(Int(progressIntervalNanos))) == .timedOut {
+            let now = monotonicNanos()
+            let (counts, lastSecond) = timeline.progress
+            progress(
+                ProgressSnapshot(
+                    elapsedSeconds: Double(now - start) / 1e9,
+                    total: configuration.requests,
+                    counts: counts,
+                    recentRatePerSecond: Double(counts.completed - completedAtLastProgress) * 1e9
+                        / Double(now - lastProgress),
+                    p50Us: lastSecond?.p50Us ?? 0,
+                    p99Us: lastSecond?.p99Us ?? 0
+                )
+            )
+            completedAtLastProgress = counts.completed
+            lastProgress = now
+        }
         let end = monotonicNanos()
-        metrics.finish(now: end)
+
+        var merged: LoadWorker.Outcome? = nil
+        for index in 0..<threads {
+            let outcome = try outcomes.withLock { $0[index]! }.get()
+            if merged == nil {
+                merged = outcome
+            } else {
+                merged!.metrics.add(outcome.metrics)
+                merged!.skippedForGoneTokens += outcome.skippedForGoneTokens
+                merged!.cpuSeconds += outcome.cpuSeconds
+            }
+        }
+        let total = merged!
         return RunResult(
             configuration: configuration,
-            mode: configuration.ratePerSecond == nil ? .closedLoop : .openLoop,
+            mode: configuration.pacing.isOpenLoop ? .openLoop : .closedLoop,
             startedAtUnix: startedAtUnix,
-            durationSeconds: metrics.elapsedSeconds(now: end),
-            counts: metrics.counts,
-            latency: metrics.latency,
-            rejectedByReason: metrics.rejectedByReason,
-            erroredByKind: metrics.erroredByKind,
-            perConnection: metrics.perConnection,
-            apnsIDMismatches: metrics.apnsIDMismatches,
-            timeline: metrics.timeline,
-            scheduleLag: metrics.scheduleLag,
-            engineCPUSeconds: threadCPUSeconds() - cpuAtStart,
-            interrupted: interrupted
+            durationSeconds: Double(end - start) / 1e9,
+            counts: total.metrics.counts,
+            latency: total.metrics.latency,
+            rejectedByReason: total.metrics.rejectedByReason,
+            erroredByKind: total.metrics.erroredByKind,
+            perConnection: total.metrics.perConnection,
+            apnsIDMismatches: total.metrics.apnsIDMismatches,
+            timeline: timeline.seconds,
+            scheduleLag: total.metrics.scheduleLag,
+            skippedForGoneTokens: total.skippedForGoneTokens,
+            engineCPUSeconds: total.cpuSeconds,
+            interrupted: stop.isSet
         )
-    }
-
-    /// How long libcurl may wait for traffic: 20 ms, or less when an open-loop push is due
-    /// sooner and a stream is free to send it.
-    private static func waitMs(_ configuration: LoadConfiguration, next: Int, start: UInt64, slotsFree: Bool) -> Int32 {
-        guard let rate = configuration.ratePerSecond, slotsFree, next < configuration.requests else { return 20 }
-        let due = start + UInt64(Double(next) * 1e9 / rate)
-        let now = monotonicNanos()
-        return due <= now ? 0 : Int32(min(20, (due - now) / 1_000_000))
-    }
-
-    /// The headers every push of the run shares; rebuilt only when the provider token changes.
-    private static func headerBlock(
-        _ configuration: LoadConfiguration,
-        bearer: ProviderToken,
-        expiration: Int64
-    )
-        -> HeaderBlock
-    {
-        HeaderBlock(lines: [
-            "authorization: \(bearer.authorization)",
-            "apns-push-type: \(PushType.liveactivity.rawValue)",
-            "apns-topic: \(configuration.topic)",
-            "apns-priority: \(configuration.priority)",
-            "apns-expiration: \(expiration)",
-            "content-type: application/json",
-        ])
     }
 }
 

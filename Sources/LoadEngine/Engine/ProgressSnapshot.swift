@@ -2,14 +2,14 @@
 public struct ProgressSnapshot: Sendable {
     /// Seconds since the run started.
     public let elapsedSeconds: Double
-    /// Requests to send in all.
-    public let total: Int
+    /// Pushes the run will send at most, when known (`--requests`).
+    public let total: Int?
     /// Outcome totals so far.
     public let counts: OutcomeCounts
     /// Completions per second since the previous snapshot.
     public let recentRatePerSecond: Double
-    /// Median latency so far, microseconds.
+    /// Median latency of the latest second every worker has closed, microseconds.
     public let p50Us: UInt64
-    /// 99th-percentile latency so far, microseconds.
+    /// 99th-percentile latency of that second, microseconds.
     public let p99Us: UInt64
 }

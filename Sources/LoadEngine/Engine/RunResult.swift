@@ -6,7 +6,8 @@ public struct RunResult: Sendable {
     public enum Mode: String, Sendable {
         /// A request leaves whenever a stream is free; latency runs from its submission.
         case closedLoop = "closed_loop"
-        /// Requests are intended at a fixed rate; latency runs from the intended time.
+        /// Requests have intended send times (a rate or the scenario's clock); latency runs from
+        /// the intended time.
         case openLoop = "open_loop"
     }
 
@@ -34,7 +35,10 @@ public struct RunResult: Sendable {
     public let timeline: [SecondSample]
     /// Open loop: how late requests left against their intended times, microseconds.
     public let scheduleLag: Histogram<UInt64>
-    /// CPU seconds the engine's own thread used (user + system).
+    /// Pushes not sent because their token had been answered 410 earlier in the run, as a
+    /// careful sender drops such tokens.
+    public let skippedForGoneTokens: Int
+    /// CPU seconds the engine's worker threads used (user + system).
     public let engineCPUSeconds: Double
     /// Whether the run was stopped early (Ctrl-C); the figures cover what was measured.
     public let interrupted: Bool

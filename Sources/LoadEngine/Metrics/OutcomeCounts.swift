@@ -14,6 +14,15 @@ public struct OutcomeCounts: Sendable, Equatable {
     /// Creates zero counts.
     public init() {}
 
+    /// Adds `other`'s counts (another worker's, or another second's).
+    public mutating func add(_ other: OutcomeCounts) {
+        sent += other.sent
+        succeeded += other.succeeded
+        rejected += other.rejected
+        errored += other.errored
+        timedOut += other.timedOut
+    }
+
     /// Requests that have ended so far.
     public var completed: Int { succeeded + rejected + errored + timedOut }
 

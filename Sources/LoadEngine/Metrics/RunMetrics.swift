@@ -2,40 +2,44 @@ import Histogram
 import Transport
 import Wire
 
-/// Everything one worker measures during a run; turned into a `RunResult` at the end.
+/// Everything one worker measures during a run; the workers' metrics add up to the run's.
 ///
 /// Latency is recorded in microseconds, three significant digits, from each request's intended
 /// send time to its completion, for requests that got an HTTP answer (transport failures and
-/// timeouts are counted, not timed).
-public struct RunMetrics {
+/// timeouts are counted, not timed). Each second, once over, goes to the run's shared
+/// `RunTimeline`.
+struct RunMetrics: Sendable {
     /// Outcome totals.
-    public private(set) var counts = OutcomeCounts()
+    private(set) var counts = OutcomeCounts()
     /// Latency of answered requests, microseconds.
-    public private(set) var latency = RunMetrics.makeHistogram(digits: .three)
+    private(set) var latency = RunMetrics.makeHistogram(digits: .three)
     /// Rejections by APNs reason (or `HTTP <status>` when the body had none).
-    public private(set) var rejectedByReason: [String: Int] = [:]
+    private(set) var rejectedByReason: [String: Int] = [:]
     /// Transport failures by libcurl's description.
-    public private(set) var erroredByKind: [String: Int] = [:]
+    private(set) var erroredByKind: [String: Int] = [:]
     /// Requests answered on each connection, keyed by its local port.
-    public private(set) var perConnection: [Int: Int] = [:]
+    private(set) var perConnection: [Int: Int] = [:]
     /// Answers whose `apns-id` did not echo the request's.
-    public private(set) var apnsIDMismatches = 0
-    /// The per-second series, closed seconds only until `finish`.
-    public private(set) var timeline: [SecondSample] = []
+    private(set) var apnsIDMismatches = 0
     /// Open loop: how late each request left against its intended send time, microseconds.
-    public private(set) var scheduleLag = RunMetrics.makeHistogram(digits: .two)
+    private(set) var scheduleLag = RunMetrics.makeHistogram(digits: .two)
 
     private var current = SecondSample(second: 0)
     private var currentLatency = RunMetrics.makeHistogram(digits: .two)
     private let startNanos: UInt64
+    private let timeline: RunTimeline
+    private let worker: Int
 
-    /// Starts measuring at `startNanos` (a monotonic clock reading).
-    public init(startNanos: UInt64) {
+    /// Starts measuring at `startNanos` (a monotonic clock reading) for `worker`, whose seconds
+    /// go to `timeline`.
+    init(startNanos: UInt64, timeline: RunTimeline, worker: Int) {
         self.startNanos = startNanos
+        self.timeline = timeline
+        self.worker = worker
     }
 
     /// Counts one request handed to the transport at `now`, meant to leave at `intendedAt`.
-    public mutating func recordSent(now: UInt64, intendedAt: UInt64) {
+    mutating func recordSent(now: UInt64, intendedAt: UInt64) {
         advance(to: now)
         scheduleLag.record(max(1, (now &- min(now, intendedAt)) / 1000))
         counts.sent += 1
@@ -43,7 +47,7 @@ public struct RunMetrics {
     }
 
     /// Counts one completion observed at `now`.
-    public mutating func record(_ completion: PushCompletion, now: UInt64) {
+    mutating func record(_ completion: PushCompletion, now: UInt64) {
         advance(to: now)
         switch completion.outcome {
         case .response(let status, let body):
@@ -72,40 +76,38 @@ public struct RunMetrics {
     }
 
     /// Counts requests abandoned when a run was cut short as timed out, so none goes missing.
-    public mutating func recordAbandoned(_ count: Int, now: UInt64) {
+    mutating func recordAbandoned(_ count: Int, now: UInt64) {
         advance(to: now)
         counts.timedOut += count
         current.counts.timedOut += count
     }
 
-    /// Closes the last, usually partial, second.
-    public mutating func finish(now: UInt64) {
+    /// Closes the last, usually partial, second and tells the timeline this worker is done.
+    mutating func finish(now: UInt64) {
         advance(to: now)
-        current.intervalSeconds = elapsedSeconds(now: now) - Double(current.second)
-        closeCurrentSecond()
+        current.intervalSeconds = Double(now &- startNanos) / 1e9 - Double(current.second)
+        timeline.add(current, latency: currentLatency, worker: worker)
+        timeline.finish(worker: worker)
     }
 
-    /// Seconds since the start at `now`.
-    public func elapsedSeconds(now: UInt64) -> Double {
-        Double(now &- startNanos) / 1e9
+    /// Adds another worker's totals (the per-second series is already shared).
+    mutating func add(_ other: RunMetrics) {
+        counts.add(other.counts)
+        latency.add(other.latency)
+        scheduleLag.add(other.scheduleLag)
+        rejectedByReason.merge(other.rejectedByReason, uniquingKeysWith: +)
+        erroredByKind.merge(other.erroredByKind, uniquingKeysWith: +)
+        perConnection.merge(other.perConnection, uniquingKeysWith: +)
+        apnsIDMismatches += other.apnsIDMismatches
     }
 
     private mutating func advance(to now: UInt64) {
         let second = Int((now &- startNanos) / 1_000_000_000)
         while current.second < second {
-            closeCurrentSecond()
+            timeline.add(current, latency: currentLatency, worker: worker)
+            currentLatency.reset()
             current = SecondSample(second: current.second + 1)
         }
-    }
-
-    private mutating func closeCurrentSecond() {
-        if currentLatency.totalCount > 0 {
-            current.p50Us = currentLatency.valueAtPercentile(50)
-            current.p99Us = currentLatency.valueAtPercentile(99)
-            current.maxUs = currentLatency.max
-        }
-        timeline.append(current)
-        currentLatency.reset()
     }
 
     /// A histogram from 1 µs that grows as needed (a stalled server can produce minutes).

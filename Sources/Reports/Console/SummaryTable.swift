@@ -10,6 +10,11 @@ public enum SummaryTable {
         func ms(_ key: String) -> String { String(format: "%.2f ms", Double(latency[key] ?? 0) / 1000) }
         var rows: [(String, String)] = [
             ("run", "\(context.runID) (\(result.mode.rawValue), \(context.targetDescription))"),
+            (
+                "workload",
+                "\(result.configuration.scenario.name) scenario, \(result.configuration.scenario.activities) activities, "
+                    + "\(result.configuration.threads) worker thread(s), \(result.configuration.pacing.label)"
+            ),
             ("sent", "\(counts.sent)"),
             ("succeeded", "\(counts.succeeded)"),
             ("rejected", "\(counts.rejected)" + reasons(result.rejectedByReason)),
@@ -36,19 +41,21 @@ public enum SummaryTable {
                 String(format: "%.2f s, %.1f µs per request", result.engineCPUSeconds, result.engineCPUMicrosPerRequest)
             ),
         ]
-        if let rate = result.configuration.ratePerSecond {
+        if result.configuration.pacing.isOpenLoop {
             rows.append(
                 (
                     "schedule lag",
                     String(
-                        format: "p50 %.2f ms, p99 %.2f ms, max %.2f ms late against %g/s (latency counts it)",
+                        format: "p50 %.2f ms, p99 %.2f ms, max %.2f ms late, ",
                         Double(result.scheduleLag.valueAtPercentile(50)) / 1000,
                         Double(result.scheduleLag.valueAtPercentile(99)) / 1000,
-                        Double(result.scheduleLag.max) / 1000,
-                        rate
-                    )
+                        Double(result.scheduleLag.max) / 1000
+                    ) + result.configuration.pacing.label + " (latency counts it)"
                 )
             )
+        }
+        if result.skippedForGoneTokens > 0 {
+            rows.append(("not sent", "\(result.skippedForGoneTokens) pushes to tokens answered 410 earlier in the run"))
         }
         if let server = context.serverCounts {
             let check = ServerCheck(result: result, server: server)

@@ -37,21 +37,27 @@ public enum SummaryDocument {
             "apns_id_mismatches": result.apnsIDMismatches,
             "engine_cpu_s": result.engineCPUSeconds,
             "engine_cpu_us_per_request": result.engineCPUMicrosPerRequest,
-            "schedule_lag_us": result.configuration.ratePerSecond == nil
-                ? NSNull() : latencyPercentiles(result.scheduleLag) as Any,
+            "schedule_lag_us": result.configuration.pacing.isOpenLoop
+                ? latencyPercentiles(result.scheduleLag) as Any : NSNull(),
+            "skipped_gone_tokens": result.skippedForGoneTokens,
             "parameters": [
                 "command_line": context.commandLine,
                 "target": context.targetDescription,
                 "origin": configuration.transport.origin,
-                "requests": configuration.requests,
+                "scenario": configuration.scenario.name,
+                "activities": configuration.scenario.activities,
+                "seed": configuration.scenario.seed,
+                "pacing": pacingParameters(configuration.pacing),
+                "requests_cap": configuration.requests.map { $0 as Any } ?? NSNull(),
+                "duration_cap_s": configuration.durationSeconds.map { $0 as Any } ?? NSNull(),
+                "threads": configuration.threads,
                 "connections": configuration.transport.connections,
                 "streams_per_connection": configuration.transport.streamsPerConnection,
                 "request_timeout_ms": configuration.transport.requestTimeoutMs,
                 "bundle_id": configuration.bundleID,
                 "topic": configuration.topic,
-                "priority": configuration.priority,
+                "priority_override": configuration.priorityOverride.map { $0 as Any } ?? NSNull(),
                 "expiration_s": configuration.expirationSeconds,
-                "seed": configuration.seed,
                 "jwt_mode": configuration.tokenPolicy.rawValue,
                 "tls_verify_peer": configuration.transport.verifyPeer,
             ],
@@ -67,6 +73,15 @@ public enum SummaryDocument {
             ]
         }
         return summary
+    }
+
+    /// The pacing as `{"kind": ..., "rate_per_s" | "time_scale": ...}`.
+    static func pacingParameters(_ pacing: Pacing) -> [String: Any] {
+        switch pacing {
+        case .closedLoop: ["kind": "closed_loop"]
+        case .constantRate(let perSecond): ["kind": "constant_rate", "rate_per_s": perSecond]
+        case .scenarioTime(let scale): ["kind": "scenario_time", "time_scale": scale]
+        }
     }
 
     /// The percentiles every reader wants, microseconds.

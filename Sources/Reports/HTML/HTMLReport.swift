@@ -131,10 +131,17 @@ public struct HTMLReport {
             "This run",
             [
                 ("command", context.commandLine), ("target", transport.origin),
-                ("requests", "\(configuration.requests)"), ("connections", "\(transport.connections)"),
+                ("scenario", "\(configuration.scenario.name), \(configuration.scenario.activities) activities"),
+                ("pacing", configuration.pacing.label), ("threads", "\(configuration.threads)"),
+                ("requests cap", configuration.requests.map(String.init) ?? "none (the whole scenario)"),
+                ("connections", "\(transport.connections)"),
                 ("streams per connection", "\(transport.streamsPerConnection)"),
                 ("request timeout", "\(transport.requestTimeoutMs) ms"), ("topic", configuration.topic),
-                ("priority", "\(configuration.priority)"), ("seed", "\(configuration.seed)"),
+                (
+                    "priority",
+                    configuration.priorityOverride.map { "\($0) for every push" } ?? "per event, from the scenario"
+                ),
+                ("seed", "\(configuration.scenario.seed)"),
                 ("provider tokens", configuration.tokenPolicy.rawValue),
                 ("TLS verification", transport.verifyPeer ? "on" : "off"),
                 ("engine CPU", String(format: "%.2f s", result.engineCPUSeconds)),

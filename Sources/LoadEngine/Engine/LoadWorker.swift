@@ -1,0 +1,204 @@
+import Transport
+import Wire
+import Workload
+
+/// One Dispatch worker of a run: its own libcurl multi handle and connections, its own share of
+/// the scenario's activities, its own metrics.
+///
+/// The worker is this loop: fill every free stream with the next push that is due, let libcurl
+/// move bytes, record each completion, publish its totals four times a second, and stop when its
+/// share is sent and answered. Nothing is shared with other workers but the provider token
+/// cache, the stop flags and the run's timeline.
+struct LoadWorker: Sendable {
+    /// What the worker hands back when it is done.
+    struct Outcome: Sendable {
+        var metrics: RunMetrics
+        var skippedForGoneTokens: Int
+        var cpuSeconds: Double
+        var interrupted: Bool
+    }
+
+    /// The worker's number, `0..<threads`.
+    let index: Int
+    let configuration: LoadConfiguration
+    /// The activities whose events this worker sends.
+    let activities: Range<Int>
+    /// The most pushes this worker sends (its share of `--requests`).
+    let requestCap: Int
+    /// Its share of a constant rate, pushes per second.
+    let ratePerSecond: Double?
+    /// The run's start on the monotonic clock, and on the wall clock in UNIX seconds.
+    let startNanos: UInt64
+    let startedAtUnix: Double
+    /// The scenario time of the run's first event, milliseconds.
+    let firstEventMs: Int64
+    let tokens: ProviderTokenCache
+    /// Set by Ctrl-C; `abort` is set by the engine when another worker failed.
+    let stop: StopFlag
+    let abort: StopFlag
+    let timeline: RunTimeline
+
+    /// How long an interrupted run waits for requests in flight.
+    static let drainSeconds: UInt64 = 2
+    private static let publishIntervalNanos: UInt64 = 250_000_000
+
+    func run(onAccepted: (AcceptedPush) -> Void) throws -> Outcome {
+        var transport = configuration.transport
+        transport.connections = Self.share(
+            of: configuration.transport.connections,
+            worker: index,
+            of: configuration.threads
+        )
+        let client = try HTTP2PushClient(configuration: transport)
+        var stream = try ScenarioStream(configuration.scenario, activities: activities)
+        var source = ScenarioPushSource(scenario: configuration.scenario)
+        // apns-id bits: seeded once from the system, then no syscall per request (the system
+        // generator costs a getrandom(2) per call). SplitMix64's outputs do not repeat within 2^64.
+        var system = SystemRandomNumberGenerator()
+        var idBits = SplitMix64(seed: system.next())
+        let expiration = Int64(startedAtUnix) + configuration.expirationSeconds
+        var reader = ProviderTokenCache.Reader(tokens)
+        let signer = try ES256Signer(key: tokens.key)
+        var bearer = try reader.token(now: Int64(startedAtUnix))
+        var headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
+        var path: [UInt8] = []
+        // Requests in flight by tag; a tag is free again when its answer arrives.
+        var inFlight = [WorkloadEvent?](repeating: nil, count: transport.connections * transport.streamsPerConnection)
+        var freeTags = Array(inFlight.indices.reversed())
+        // Tokens answered 410: a careful sender never sends to them again.
+        var goneTokens = Set<Int>()
+        var skipped = 0
+
+        let cpuAtStart = threadCPUSeconds()
+        var metrics = RunMetrics(startNanos: startNanos, timeline: timeline, worker: index)
+        var pending = stream.next()
+        var sent = 0
+        var nextPublish = startNanos + Self.publishIntervalNanos
+        var nextTokenCheck = startNanos + 1_000_000_000
+        let submitUntil = configuration.durationSeconds.map { startNanos + UInt64($0 * 1e9) } ?? .max
+        var drainDeadline: UInt64? = nil
+        var submitting = true
+
+        while true {
+            var now = monotonicNanos()
+            if (stop.isSet || abort.isSet) && drainDeadline == nil {
+                drainDeadline = now + Self.drainSeconds * 1_000_000_000
+            }
+            if drainDeadline != nil || now >= submitUntil || sent >= requestCap { submitting = false }
+            if now >= nextTokenCheck {
+                nextTokenCheck = now + 1_000_000_000
+                let current = try reader.token(now: Int64(unixNow()))
+                if current != bearer && configuration.tokenPolicy == .cached {
+                    bearer = current
+                    headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
+                }
+            }
+            while submitting, sent < requestCap, client.idleSlots > 0, let event = pending {
+                if goneTokens.contains(Self.tokenKey(event)) {
+                    skipped += 1
+                    pending = stream.next()
+                    continue
+                }
+                let intendedAt = intendedTime(of: event, index: sent)
+                if let intendedAt, intendedAt > monotonicNanos() { break }
+                let unixSeconds = Int64(unixNow())
+                let body = try source.prepare(event, now: unixSeconds, path: &path)
+                if configuration.tokenPolicy == .perRequest {
+                    let token = try ProviderToken.sign(
+                        keyID: tokens.keyID,
+                        teamID: tokens.teamID,
+                        issuedAt: unixSeconds,
+                        with: signer
+                    )
+                    headers = HeaderSet(configuration, bearer: token, expiration: expiration)
+                }
+                now = monotonicNanos()
+                let tag = freeTags.removeLast()
+                inFlight[tag] = event
+                try client.submit(
+                    tag: tag,
+                    intendedAt: intendedAt ?? now,
+                    path: path,
+                    apnsID: (idBits.next(), idBits.next()),
+                    headers: headers.block(priority: configuration.priorityOverride ?? event.priority),
+                    body: body
+                )
+                metrics.recordSent(now: now, intendedAt: intendedAt ?? now)
+                sent += 1
+                pending = stream.next()
+            }
+            if client.inFlight == 0 && (!submitting || pending == nil || sent >= requestCap) { break }
+            if let deadline = drainDeadline, now >= deadline {
+                metrics.recordAbandoned(client.inFlight, now: now)
+                break
+            }
+            let waitMs = submitting ? dueInMs(pending, index: sent, slotsFree: client.idleSlots > 0) : 20
+            client.step(timeoutMs: waitMs) { completion in
+                let answeredAt = monotonicNanos()
+                let event = inFlight[completion.tag]!
+                inFlight[completion.tag] = nil
+                freeTags.append(completion.tag)
+                metrics.record(completion, now: answeredAt)
+                guard case .response(let status, _) = completion.outcome else { return }
+                if status == 410 { goneTokens.insert(Self.tokenKey(event)) }
+                if status == 200 {
+                    let elapsedMs = Double(answeredAt &- startNanos) / 1e6
+                    onAccepted(
+                        AcceptedPush(
+                            worker: index,
+                            event: event,
+                            timestampSeconds: Int64(startedAtUnix + Double(answeredAt &- startNanos) / 1e9),
+                            answeredAtSimulatedMs: firstEventMs
+                                + Int64(elapsedMs * configuration.pacing.simulatedSecondsPerSecond)
+                        )
+                    )
+                }
+            }
+            now = monotonicNanos()
+            if now >= nextPublish {
+                timeline.publish(metrics.counts, worker: index)
+                nextPublish = now + Self.publishIntervalNanos
+            }
+        }
+        let end = monotonicNanos()
+        metrics.finish(now: end)
+        timeline.publish(metrics.counts, worker: index)
+        return Outcome(
+            metrics: metrics,
+            skippedForGoneTokens: skipped,
+            cpuSeconds: threadCPUSeconds() - cpuAtStart,
+            interrupted: drainDeadline != nil
+        )
+    }
+
+    /// When push number `index` of this worker, `event`, is meant to leave; `nil` in closed loop.
+    private func intendedTime(of event: WorkloadEvent, index: Int) -> UInt64? {
+        switch configuration.pacing {
+        case .closedLoop:
+            return nil
+        case .constantRate:
+            return startNanos + UInt64(Double(index) * 1e9 / (ratePerSecond ?? 1))
+        case .scenarioTime(let scale):
+            return startNanos + UInt64(Double(event.timeMs - firstEventMs) * 1e6 / scale)
+        }
+    }
+
+    /// How long libcurl may wait for traffic: 20 ms, or less when an open-loop push is due
+    /// sooner and a stream is free to send it.
+    private func dueInMs(_ pending: WorkloadEvent?, index: Int, slotsFree: Bool) -> Int32 {
+        guard slotsFree, let pending, let due = intendedTime(of: pending, index: index) else { return 20 }
+        let now = monotonicNanos()
+        return due <= now ? 0 : Int32(min(20, (due - now) / 1_000_000))
+    }
+
+    /// One number per token across both populations the scenario addresses.
+    private static func tokenKey(_ event: WorkloadEvent) -> Int {
+        event.tokenIndex << 1 | (event.tokenKind == .pushToStart ? 1 : 0)
+    }
+
+    /// Worker `worker`'s part of `total` when it is shared out among `workers` as evenly as
+    /// possible (the first ones take the remainder).
+    static func share(of total: Int, worker: Int, of workers: Int) -> Int {
+        total / workers + (worker < total % workers ? 1 : 0)
+    }
+}

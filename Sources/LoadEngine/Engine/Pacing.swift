@@ -1,0 +1,35 @@
+/// When each push of a run is meant to leave.
+public enum Pacing: Sendable, Equatable {
+    /// Closed loop: a push leaves whenever a stream is free, and its latency runs from then.
+    case closedLoop
+    /// Open loop at a constant rate: push `i` (in scenario order) is intended at the start plus
+    /// `i / rate`.
+    case constantRate(perSecond: Double)
+    /// Open loop on the scenario's own clock, `scale` times faster: an event at simulated time
+    /// `t` is intended at the start plus `(t - t₀) / scale`, `t₀` being the first event's time.
+    /// A goal fanned out to a million activities is a million pushes due at once.
+    case scenarioTime(scale: Double)
+
+    /// How reports name the pacing, e.g. `open loop at 1000/s`.
+    public var label: String {
+        switch self {
+        case .closedLoop: "closed loop"
+        case .constantRate(let perSecond): "open loop at \(Self.number(perSecond))/s"
+        case .scenarioTime(let scale): "open loop on the scenario's clock, \(Self.number(scale))× faster"
+        }
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// Whether latency runs from intended send times (open loop).
+    public var isOpenLoop: Bool { self != .closedLoop }
+
+    /// How many simulated seconds one real second of the run stands for: the budget model runs
+    /// the accepted pushes on this clock.
+    public var simulatedSecondsPerSecond: Double {
+        if case .scenarioTime(let scale) = self { return scale }
+        return 1
+    }
+}

@@ -1,0 +1,93 @@
+import Wire
+import Workload
+
+/// Turns a scenario's events into requests: the `/3/device/<token>` path and the encoded `aps`
+/// payload, written into buffers the worker reuses.
+///
+/// A `start` goes to the device's push-to-start token with `attributes-type`, `attributes` and
+/// an alert (all three required by ActivityKit); an `update` or `end` goes to the activity's
+/// update token with its `content-state`, a `stale-date`, and for `end` a `dismissal-date`.
+/// Token `i` of a kind is a pure function of the scenario's seed, so the same scenario sends the
+/// same bytes to the same tokens on every run and every shard.
+public struct ScenarioPushSource {
+    /// Push-to-start tokens, one per activity (each activity on its own device).
+    public let startTokens: TokenSet
+    /// Activity update tokens, two per activity (the second after a rotation).
+    public let updateTokens: TokenSet
+    private let fieldsByCohort: [[String]]
+    private let attributesTypeByCohort: [String]
+    private var encoder = PayloadEncoder(limit: PushType.liveactivity.payloadLimit)
+    private static let pathPrefix: [UInt8] = Array("/3/device/".utf8)
+
+    /// How long a shown state stays fresh on the device before it is marked stale, seconds.
+    public static let staleAfterSeconds: Int64 = 15 * 60
+    /// How long an ended activity stays on the Lock Screen, seconds.
+    public static let dismissAfterSeconds: Int64 = 15 * 60
+
+    /// Creates the source for `scenario`'s activities.
+    public init(scenario: Scenario) {
+        startTokens = TokenSet(seed: scenario.seed, kind: .pushToStart, count: scenario.activities)
+        updateTokens = TokenSet(seed: scenario.seed, kind: .activityUpdate, count: 2 * scenario.activities)
+        fieldsByCohort = scenario.cohorts.map(\.kind.stateFields)
+        attributesTypeByCohort = scenario.cohorts.map { Self.attributesType(of: $0.kind) }
+    }
+
+    /// The token set `event` is addressed through.
+    public func tokens(for event: WorkloadEvent) -> TokenSet {
+        event.tokenKind == .pushToStart ? startTokens : updateTokens
+    }
+
+    /// Writes `event`'s path into `path` and returns its payload bytes, timestamped `now` (UNIX
+    /// seconds).
+    /// - Throws: `PayloadTooLargeError` if the payload outgrows APNs' limit.
+    public mutating func prepare(_ event: WorkloadEvent, now: Int64, path: inout [UInt8]) throws -> [UInt8] {
+        path.removeAll(keepingCapacity: true)
+        path.append(contentsOf: Self.pathPrefix)
+        tokens(for: event).appendHex(at: event.tokenIndex, to: &path)
+        let fields = fieldsByCohort[event.cohort]
+        var members: [JSONMember] = []
+        members.reserveCapacity(fields.count)
+        for (index, name) in fields.enumerated() {
+            members.append(JSONMember(name, .integer(Int64(event.state[index]))))
+        }
+        var payload = LiveActivityPayload(event: .update, timestamp: now, contentState: .object(members))
+        switch event.phase {
+        case .start:
+            payload.event = .start
+            payload.attributesType = attributesTypeByCohort[event.cohort]
+            payload.attributes = .object([
+                JSONMember("activityID", .integer(Int64(event.activity))),
+                JSONMember("groupID", .integer(Int64(event.group))),
+            ])
+            payload.inputPushToken = event.inputPushToken
+            payload.alert = alert(for: event, fields: fields)
+            payload.staleDate = now + Self.staleAfterSeconds
+        case .update:
+            payload.staleDate = now + Self.staleAfterSeconds
+            if event.alert { payload.alert = alert(for: event, fields: fields) }
+        case .end:
+            payload.event = .end
+            payload.dismissalDate = now + Self.dismissAfterSeconds
+            if event.alert { payload.alert = alert(for: event, fields: fields) }
+        }
+        try encoder.encode(payload)
+        return encoder.bytes
+    }
+
+    /// An alert naming the event and the state it leaves; only alerting pushes pay for it.
+    private func alert(for event: WorkloadEvent, fields: [String]) -> LiveActivityPayload.Alert {
+        let state = fields.indices.map { "\(fields[$0]) \(event.state[$0])" }.joined(separator: ", ")
+        return LiveActivityPayload.Alert(title: event.kind.rawValue, body: state, sound: "default")
+    }
+
+    /// The `ActivityAttributes` type name an app of `kind` would declare.
+    private static func attributesType(of kind: ActivityKind) -> String {
+        switch kind {
+        case .football: "MatchAttributes"
+        case .delivery: "DeliveryAttributes"
+        case .rideshare: "RideAttributes"
+        case .upload: "UploadAttributes"
+        case .flashSale: "FlashSaleAttributes"
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import LoadEngine
+import MockAPNs
+import Workload
+import XCTest
+
+/// The engine sends whole scenarios from several workers, paced by the scenario's clock, drops
+/// gone tokens, and stops on time: over real sockets to the mock.
+final class ScenarioRunTests: XCTestCase {
+    func testTwoWorkersSendTheWholeScenarioAndBothSidesAgree() throws {
+        let mock = try MockFixture()
+        var load = try mock.load(requests: nil, activities: 40)
+        load.threads = 2
+        let expected = try ScenarioStream(load.scenario).reduce(0) { count, _ in count + 1 }
+        let accepted = AcceptedTally()
+        let result = try LoadEngine.run(load, tokens: mock.tokens(), onAccepted: { push in accepted.add(push) })
+
+        XCTAssertEqual(result.counts.sent, expected)
+        XCTAssertEqual(result.counts.succeeded, expected)
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertEqual(result.timeline.map(\.counts.sent).reduce(0, +), expected)
+        XCTAssertEqual(result.latency.totalCount, UInt64(expected))
+        XCTAssertEqual(result.perConnection.count, 4, "two workers, two connections each")
+        XCTAssertEqual(mock.server.stats.snapshot().pushes, expected)
+        XCTAssertEqual(accepted.byWorker, [0: expected / 2, 1: expected / 2], "each worker owns half the activities")
+        XCTAssertEqual(accepted.phases[.start], 40)
+        XCTAssertEqual(accepted.phases[.end], 40)
+        XCTAssertTrue(accepted.inOrder, "one worker's answers come in time order on the scenario's clock")
+    }
+
+    func testTokensAnsweredGoneAreNotSentAgain() throws {
+        let hygiene = try TokenHygiene(unregisteredFraction: 0.3)
+        let mock = try MockFixture(tokenHygiene: hygiene)
+        // One stream: each answer arrives before the next push leaves, so the count is exact.
+        let load = try mock.load(requests: nil, activities: 20, connections: 1, streams: 1)
+        let source = ScenarioPushSource(scenario: load.scenario)
+        var gone: Set<String> = []
+        var firstPushes = 0
+        var later = 0
+        var total = 0
+        for event in try ScenarioStream(load.scenario) {
+            total += 1
+            let tokens = source.tokens(for: event)
+            guard hygiene.fate(of: tokens, at: event.tokenIndex) == .unregistered else { continue }
+            if gone.insert(tokens.hex(at: event.tokenIndex)).inserted { firstPushes += 1 } else { later += 1 }
+        }
+        XCTAssertGreaterThan(later, 100, "the scenario sends again to gone tokens")
+
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        XCTAssertEqual(result.rejectedByReason, ["Unregistered": firstPushes])
+        XCTAssertEqual(result.skippedForGoneTokens, later)
+        XCTAssertEqual(result.counts.sent, total - later)
+        XCTAssertTrue(result.counts.isBalanced)
+    }
+
+    func testTheScenarioClockPacesAnOpenLoopRun() throws {
+        let mock = try MockFixture()
+        var load = try mock.load(requests: nil, activities: 5)
+        let times = try ScenarioStream(load.scenario).map(\.timeMs)
+        let spanMs = Double(times.last! - times.first!)
+        load.pacing = .scenarioTime(scale: spanMs / 2000)
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+
+        XCTAssertEqual(result.mode, .openLoop)
+        XCTAssertEqual(result.counts.succeeded, times.count)
+        XCTAssertGreaterThanOrEqual(result.durationSeconds, 1.95, "the last event is due 2 s after the first")
+        XCTAssertLessThan(result.durationSeconds, 10)
+        XCTAssertEqual(result.scheduleLag.totalCount, UInt64(times.count))
+        XCTAssertLessThan(result.scheduleLag.valueAtPercentile(50), 200_000, "pushes left when the scenario said")
+    }
+
+    func testADurationEndsSubmissionAndAwaitsWhatIsInFlight() throws {
+        let mock = try MockFixture()
+        var load = try mock.load(requests: nil, activities: 100_000)
+        load.durationSeconds = 1.5
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+
+        XCTAssertFalse(result.interrupted)
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertEqual(result.counts.succeeded, result.counts.sent, "nothing in flight was abandoned")
+        XCTAssertGreaterThan(result.counts.sent, 100)
+        XCTAssertLessThan(result.durationSeconds, 6)
+    }
+}
+
+/// What the accepted-push callback saw, from several worker threads.
+private final class AcceptedTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var byWorker: [Int: Int] = [:]
+    private(set) var phases: [LifecyclePhase: Int] = [:]
+    private(set) var inOrder = true
+    private var lastMs: [Int: Int64] = [:]
+
+    func add(_ push: AcceptedPush) {
+        lock.lock()
+        defer { lock.unlock() }
+        byWorker[push.worker, default: 0] += 1
+        phases[push.event.phase, default: 0] += 1
+        if push.answeredAtSimulatedMs < lastMs[push.worker, default: .min] { inOrder = false }
+        lastMs[push.worker] = push.answeredAtSimulatedMs
+    }
+}

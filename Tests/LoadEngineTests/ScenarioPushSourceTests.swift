@@ -1,0 +1,70 @@
+import Foundation
+import Wire
+import Workload
+import XCTest
+
+@testable import LoadEngine
+
+/// Scenario events become the requests ActivityKit expects: starts to push-to-start tokens with
+/// attributes and an alert, updates and ends to the activity's update token.
+final class ScenarioPushSourceTests: XCTestCase {
+    private let scenario = Scenario(
+        name: "test",
+        cohorts: [.init(kind: .delivery, activities: 20, rotateFraction: 1, rotationWithinSeconds: 600)]
+    )
+
+    private func aps(_ body: [UInt8]) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+        return try XCTUnwrap(object?["aps"] as? [String: Any])
+    }
+
+    func testEachPhaseGoesToItsTokenWithTheFieldsActivityKitNeeds() throws {
+        var source = ScenarioPushSource(scenario: scenario)
+        var path: [UInt8] = []
+        var phases: Set<LifecyclePhase> = []
+        var rotated = false
+        for event in try ScenarioStream(scenario) {
+            let body = try source.prepare(event, now: 1_800_000_000, path: &path)
+            let aps = try aps(body)
+            let token =
+                event.phase == .start
+                ? source.startTokens.hex(at: event.activity)
+                : source.updateTokens.hex(at: 2 * event.activity + (event.tokenIndex & 1))
+            XCTAssertEqual(String(decoding: path, as: UTF8.self), "/3/device/" + token)
+            XCTAssertEqual(aps["event"] as? String, event.phase.rawValue)
+            XCTAssertEqual(aps["timestamp"] as? Int, 1_800_000_000)
+            let state = try XCTUnwrap(aps["content-state"] as? [String: Int])
+            XCTAssertEqual(state.keys.sorted(), ActivityKind.delivery.stateFields.sorted())
+            XCTAssertEqual(state["status"], Int(event.state[0]))
+            switch event.phase {
+            case .start:
+                XCTAssertEqual(aps["attributes-type"] as? String, "DeliveryAttributes")
+                XCTAssertEqual((aps["attributes"] as? [String: Int])?["activityID"], event.activity)
+                XCTAssertNotNil(aps["alert"] as? [String: String], "a start needs an alert")
+                XCTAssertEqual(aps["input-push-token"] as? Int, 1)
+            case .update:
+                XCTAssertNil(aps["attributes-type"])
+                XCTAssertEqual(aps["stale-date"] as? Int, 1_800_000_000 + 900)
+                XCTAssertEqual(aps["alert"] != nil, event.alert)
+            case .end:
+                XCTAssertEqual(aps["dismissal-date"] as? Int, 1_800_000_000 + 900)
+            }
+            phases.insert(event.phase)
+            if event.tokenKind == .activityUpdate && event.tokenIndex & 1 == 1 { rotated = true }
+        }
+        XCTAssertEqual(phases, [.start, .update, .end])
+        XCTAssertTrue(rotated, "every activity's token rotates, so the second token is used too")
+    }
+
+    func testTheSameScenarioSendsTheSameBytes() throws {
+        var first = ScenarioPushSource(scenario: scenario)
+        var second = ScenarioPushSource(scenario: scenario)
+        var paths: ([UInt8], [UInt8]) = ([], [])
+        for event in try ScenarioStream(scenario).prefix(200) {
+            let one = try first.prepare(event, now: 5, path: &paths.0)
+            let two = try second.prepare(event, now: 5, path: &paths.1)
+            XCTAssertEqual(one, two)
+            XCTAssertEqual(paths.0, paths.1)
+        }
+    }
+}
