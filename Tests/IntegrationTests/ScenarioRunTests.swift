@@ -25,6 +25,12 @@ final class ScenarioRunTests: XCTestCase {
         XCTAssertEqual(accepted.phases[.start], 40)
         XCTAssertEqual(accepted.phases[.end], 40)
         XCTAssertTrue(accepted.inOrder, "one worker's answers come in time order on the scenario's clock")
+        for stage in [StageTimes.Stage.workload, .encoding, .submit, .transport, .responses] {
+            XCTAssertGreaterThan(result.stageTimes.nanosPerPush(stage, pushes: expected), 0, "\(stage) was timed")
+        }
+        XCTAssertEqual(result.stageTimes.nanosPerPush(.signing, pushes: expected), 0, accuracy: 1000)
+        XCTAssertGreaterThan(result.workerBusyShare, 0)
+        XCTAssertLessThanOrEqual(result.workerBusyShare, 1.05)
     }
 
     func testTokensAnsweredGoneAreNotSentAgain() throws {

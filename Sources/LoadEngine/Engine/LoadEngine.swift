@@ -104,6 +104,7 @@ public enum LoadEngine {
             } else {
                 merged!.metrics.add(outcome.metrics)
                 merged!.skippedForGoneTokens += outcome.skippedForGoneTokens
+                merged!.stages.add(outcome.stages)
                 merged!.cpuSeconds += outcome.cpuSeconds
             }
         }
@@ -122,6 +123,7 @@ public enum LoadEngine {
             timeline: timeline.seconds,
             scheduleLag: total.metrics.scheduleLag,
             skippedForGoneTokens: total.skippedForGoneTokens,
+            stageTimes: total.stages,
             engineCPUSeconds: total.cpuSeconds,
             interrupted: stop.isSet
         )

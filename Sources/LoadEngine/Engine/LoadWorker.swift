@@ -14,6 +14,7 @@ struct LoadWorker: Sendable {
     struct Outcome: Sendable {
         var metrics: RunMetrics
         var skippedForGoneTokens: Int
+        var stages: StageTimes
         var cpuSeconds: Double
         var interrupted: Bool
     }
@@ -71,6 +72,7 @@ struct LoadWorker: Sendable {
 
         let cpuAtStart = threadCPUSeconds()
         var metrics = RunMetrics(startNanos: startNanos, timeline: timeline, worker: index)
+        var stages = StageTimes()
         var pending = stream.next()
         var sent = 0
         var nextPublish = startNanos + Self.publishIntervalNanos
@@ -92,17 +94,24 @@ struct LoadWorker: Sendable {
                     bearer = current
                     headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
                 }
+                stages.add(.signing, from: now, to: monotonicNanos())
             }
             while submitting, sent < requestCap, client.idleSlots > 0, let event = pending {
                 if goneTokens.contains(Self.tokenKey(event)) {
                     skipped += 1
+                    let begin = monotonicNanos()
                     pending = stream.next()
+                    stages.add(.workload, from: begin, to: monotonicNanos())
                     continue
                 }
                 let intendedAt = intendedTime(of: event, index: sent)
-                if let intendedAt, intendedAt > monotonicNanos() { break }
+                let begin = monotonicNanos()
+                if let intendedAt, intendedAt > begin { break }
                 let unixSeconds = Int64(unixNow())
                 let body = try source.prepare(event, now: unixSeconds, path: &path)
+                let encoded = monotonicNanos()
+                stages.add(.encoding, from: begin, to: encoded)
+                now = encoded
                 if configuration.tokenPolicy == .perRequest {
                     let token = try ProviderToken.sign(
                         keyID: tokens.keyID,
@@ -111,8 +120,9 @@ struct LoadWorker: Sendable {
                         with: signer
                     )
                     headers = HeaderSet(configuration, bearer: token, expiration: expiration)
+                    now = monotonicNanos()
+                    stages.add(.signing, from: encoded, to: now)
                 }
-                now = monotonicNanos()
                 let tag = freeTags.removeLast()
                 inFlight[tag] = event
                 try client.submit(
@@ -123,9 +133,12 @@ struct LoadWorker: Sendable {
                     headers: headers.block(priority: configuration.priorityOverride ?? event.priority),
                     body: body
                 )
+                let submitted = monotonicNanos()
+                stages.add(.submit, from: now, to: submitted)
                 metrics.recordSent(now: now, intendedAt: intendedAt ?? now)
                 sent += 1
                 pending = stream.next()
+                stages.add(.workload, from: submitted, to: monotonicNanos())
             }
             if client.inFlight == 0 && (!submitting || pending == nil || sent >= requestCap) { break }
             if let deadline = drainDeadline, now >= deadline {
@@ -133,8 +146,11 @@ struct LoadWorker: Sendable {
                 break
             }
             let waitMs = submitting ? dueInMs(pending, index: sent, slotsFree: client.idleSlots > 0) : 20
-            client.step(timeoutMs: waitMs) { completion in
+            let performing = monotonicNanos()
+            var handling: UInt64 = 0
+            client.perform { completion in
                 let answeredAt = monotonicNanos()
+                defer { handling &+= monotonicNanos() &- answeredAt }
                 let event = inFlight[completion.tag]!
                 inFlight[completion.tag] = nil
                 freeTags.append(completion.tag)
@@ -155,6 +171,10 @@ struct LoadWorker: Sendable {
                 }
             }
             now = monotonicNanos()
+            stages.add(.transport, from: performing &+ handling, to: now)
+            stages.add(.responses, from: 0, to: handling)
+            client.wait(timeoutMs: waitMs)
+            now = monotonicNanos()
             if now >= nextPublish {
                 timeline.publish(metrics.counts, worker: index)
                 nextPublish = now + Self.publishIntervalNanos
@@ -166,6 +186,7 @@ struct LoadWorker: Sendable {
         return Outcome(
             metrics: metrics,
             skippedForGoneTokens: skipped,
+            stages: stages,
             cpuSeconds: threadCPUSeconds() - cpuAtStart,
             interrupted: drainDeadline != nil
         )

@@ -38,6 +38,8 @@ public struct RunResult: Sendable {
     /// Pushes not sent because their token had been answered 410 earlier in the run, as a
     /// careful sender drops such tokens.
     public let skippedForGoneTokens: Int
+    /// Where the workers' time went, stage by stage.
+    public let stageTimes: StageTimes
     /// CPU seconds the engine's worker threads used (user + system).
     public let engineCPUSeconds: Double
     /// Whether the run was stopped early (Ctrl-C); the figures cover what was measured.
@@ -47,6 +49,15 @@ public struct RunResult: Sendable {
     public var throughputPerSecond: Double {
         durationSeconds > 0 ? Double(counts.completed) / durationSeconds : 0
     }
+
+    /// The share of the run the workers spent on a CPU (1: every worker busy all the time).
+    public var workerBusyShare: Double {
+        durationSeconds > 0 ? engineCPUSeconds / (durationSeconds * Double(configuration.threads)) : 0
+    }
+
+    /// Whether the sender, not the target, limited the run: its workers were on a CPU at least
+    /// 90% of the time, so a faster target would not have been sent to any faster.
+    public var senderLimited: Bool { workerBusyShare >= 0.9 }
 
     /// Engine CPU per completed request, microseconds: how expensive the sender itself is.
     public var engineCPUMicrosPerRequest: Double {

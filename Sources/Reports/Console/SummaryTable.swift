@@ -54,6 +54,14 @@ public enum SummaryTable {
                 )
             )
         }
+        rows.append(("sender", GeneratorHealth.verdict(result)))
+        rows.append(
+            (
+                "sender stages",
+                GeneratorHealth.stageRows(result).dropLast().map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+                    + " per push"
+            )
+        )
         if result.skippedForGoneTokens > 0 {
             rows.append(("not sent", "\(result.skippedForGoneTokens) pushes to tokens answered 410 earlier in the run"))
         }

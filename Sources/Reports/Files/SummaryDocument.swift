@@ -40,6 +40,11 @@ public enum SummaryDocument {
             "schedule_lag_us": result.configuration.pacing.isOpenLoop
                 ? latencyPercentiles(result.scheduleLag) as Any : NSNull(),
             "skipped_gone_tokens": result.skippedForGoneTokens,
+            "stage_ns_per_push": GeneratorHealth.stageNanosPerPush(result),
+            "generator": [
+                "worker_busy_share": result.workerBusyShare,
+                "limited_by": result.senderLimited ? "sender" : "target",
+            ],
             "parameters": [
                 "command_line": context.commandLine,
                 "target": context.targetDescription,

@@ -122,6 +122,13 @@ public struct HTMLReport {
             headers: ("connection", "requests")
         )
 
+        html += "<h2>The sender</h2>"
+        html += "<p class=\"sub\">\(HTML.escape(GeneratorHealth.verdict(result))).</p>"
+        html += HTML.table(
+            "Time per push in each stage of the sender core",
+            GeneratorHealth.stageRows(result),
+            headers: ("stage", "per push")
+        )
         if let budget { html += budget.embeddedHTML }
 
         let configuration = result.configuration

@@ -5,7 +5,8 @@ import CCurl
 /// The client owns `connections × streamsPerConnection` transfer slots; libcurl multiplexes them
 /// over at most `connections` connections and opens a new connection only when the ones it has
 /// carry `streamsPerConnection` streams (or the server's lower SETTINGS limit). It is driven by
-/// one thread: `submit` while `idleSlots > 0`, then `step` to move bytes and collect completions.
+/// one thread: `submit` while `idleSlots > 0`, then `perform` to move bytes and collect completions
+/// and `wait` for the sockets.
 /// Nothing here is per-request allocation on our side except what libcurl does internally.
 public final class HTTP2PushClient {
     /// How the client connects.
@@ -134,9 +135,8 @@ public final class HTTP2PushClient {
         slot.isInFlight = true
     }
 
-    /// Moves bytes, hands every finished request to `onCompletion`, then waits up to `timeoutMs`
-    /// for socket activity (not at all when nothing is in flight).
-    public func step(timeoutMs: Int32, onCompletion: (PushCompletion) -> Void) {
+    /// Moves bytes and hands every finished request to `onCompletion`; never blocks.
+    public func perform(onCompletion: (PushCompletion) -> Void) {
         var running: Int32 = 0
         _ = curl_multi_perform(multi, &running)
         var queued: Int32 = 0
@@ -152,6 +152,10 @@ public final class HTTP2PushClient {
             idle.append(slot)
             onCompletion(completion)
         }
+    }
+
+    /// Waits up to `timeoutMs` for socket activity (not at all when nothing is in flight).
+    public func wait(timeoutMs: Int32) {
         if inFlight > 0 {
             _ = curl_multi_poll(multi, nil, 0, timeoutMs, nil)
         }

@@ -1,0 +1,56 @@
+/// Where a worker's time goes, stage by stage, so a slow sender shows which part of the hot
+/// path to fix.
+///
+/// Every push is timed on the monotonic clock (a vDSO read, about 20 ns, a few per push: well
+/// under 1% of a push's cost). These are wall times on the worker's own thread; on a machine
+/// whose cores are busy they include time the thread waited for a core.
+public struct StageTimes: Sendable, Equatable {
+    /// The stages of a push in the sender core.
+    public enum Stage: Int, CaseIterable, Sendable {
+        /// The scenario stream producing the next event.
+        case workload
+        /// Path and `aps` payload bytes.
+        case encoding
+        /// ES256 signing and provider-token refresh.
+        case signing
+        /// Handing the request to libcurl.
+        case submit
+        /// libcurl moving bytes: HTTP/2 framing, TLS, socket calls (waiting excluded).
+        case transport
+        /// Recording answers and handing accepted pushes on (the budget feed).
+        case responses
+
+        /// The stage's name in reports.
+        public var name: String {
+            switch self {
+            case .workload: "workload"
+            case .encoding: "encoding"
+            case .signing: "signing"
+            case .submit: "submit"
+            case .transport: "transport"
+            case .responses: "responses"
+            }
+        }
+    }
+
+    /// Nanoseconds spent in each stage, indexed by `Stage.rawValue`.
+    public private(set) var nanos = [UInt64](repeating: 0, count: Stage.allCases.count)
+
+    /// Creates empty totals.
+    public init() {}
+
+    /// Adds the time from `start` to `end` to `stage`.
+    mutating func add(_ stage: Stage, from start: UInt64, to end: UInt64) {
+        nanos[stage.rawValue] &+= end &- start
+    }
+
+    /// Adds another worker's totals.
+    mutating func add(_ other: StageTimes) {
+        for index in nanos.indices { nanos[index] &+= other.nanos[index] }
+    }
+
+    /// Nanoseconds per push in `stage` over `pushes` pushes.
+    public func nanosPerPush(_ stage: Stage, pushes: Int) -> Double {
+        pushes > 0 ? Double(nanos[stage.rawValue]) / Double(pushes) : 0
+    }
+}

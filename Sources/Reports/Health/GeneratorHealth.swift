@@ -1,0 +1,42 @@
+import Foundation
+import LoadEngine
+
+/// What the sender knows about itself after a run: whether it, rather than the target, set the
+/// pace, and where its time went. Every report says it in the same words.
+enum GeneratorHealth {
+    /// One sentence: who limited the run, with the figures that say so.
+    static func verdict(_ result: RunResult) -> String {
+        let busy = String(format: "%.0f%%", result.workerBusyShare * 100)
+        let lateP99Ms = Double(result.scheduleLag.valueAtPercentile(99)) / 1000
+        if result.senderLimited {
+            return "the sender limited this run: its \(result.configuration.threads) worker(s) were on a CPU \(busy) "
+                + "of the time, so the target could have taken more (add --threads or cores; the stages below say "
+                + "where the time went)"
+        }
+        if result.configuration.pacing.isOpenLoop && lateP99Ms > 10 {
+            return String(format: "pushes left late (p99 %.0f ms) while the workers were on a CPU only ", lateP99Ms)
+                + "\(busy) of the time: every stream was busy, so the target (or too few --connections × --streams) "
+                + "held the schedule back"
+        }
+        return "the target set the pace: the sender's workers were on a CPU \(busy) of the time"
+    }
+
+    /// Each stage's time per push, and the workers' CPU per push beside them.
+    static func stageRows(_ result: RunResult) -> [(String, String)] {
+        let pushes = result.counts.sent
+        var rows = StageTimes.Stage.allCases.map { stage in
+            (stage.name, String(format: "%.2f µs", result.stageTimes.nanosPerPush(stage, pushes: pushes) / 1000))
+        }
+        rows.append(("worker CPU (all stages)", String(format: "%.2f µs", result.engineCPUMicrosPerRequest)))
+        return rows
+    }
+
+    /// `stage_ns_per_push` of summary.json.
+    static func stageNanosPerPush(_ result: RunResult) -> [String: Double] {
+        Dictionary(
+            uniqueKeysWithValues: StageTimes.Stage.allCases.map {
+                ($0.name, (result.stageTimes.nanosPerPush($0, pushes: result.counts.sent) * 10).rounded() / 10)
+            }
+        )
+    }
+}
