@@ -18,6 +18,25 @@ final class FaultInjectionTests: XCTestCase {
         XCTAssertEqual(stats.injectedDelayMicros / 200, 50_000, accuracy: 10)
     }
 
+    /// Measurement truth: with 20 ms injected, the reported median is 20 ms plus what the same
+    /// run measures without it (the loopback baseline), within 5%. Open loop at a gentle rate,
+    /// so neither run queues behind its own load. (Both runs at once, each to its own mock, was
+    /// tried: four busy threads on two cores delay the mock's timers by about 3 ms.)
+    func testTwentyMillisecondsInjectedReadAsTwentyMillisecondsPlusTheBaseline() throws {
+        func medianMicros(_ faults: FaultPlan) throws -> Double {
+            let mock = try MockFixture(faults: faults)
+            var load = try mock.load(requests: 400, connections: 1, streams: 20)
+            load.pacing = .constantRate(perSecond: 150)
+            let result = try LoadEngine.run(load, tokens: mock.tokens())
+            XCTAssertEqual(result.counts.succeeded, 400)
+            return Double(result.latency.valueAtPercentile(50))
+        }
+        let baseline = try medianMicros(.none)
+        let injected = try medianMicros(FaultPlan(latency: .fixed(micros: 20_000)))
+        let expected = 20_000 + baseline
+        XCTAssertEqual(injected, expected, accuracy: expected * 0.05, "baseline p50 \(baseline) µs")
+    }
+
     func testErrorRatesAreReproducibleAndCountedOnBothSides() throws {
         let plan = FaultPlan(errorRates: [.serviceUnavailable: 0.2, .tooManyRequests: 0.1], seed: 7)
         var counts: [[String: Int]] = []
