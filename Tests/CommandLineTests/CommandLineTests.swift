@@ -128,7 +128,8 @@ final class CommandLineTests: PushbenchTestCase {
         )
         let listening = try XCTUnwrap(mock.waitForLine(containing: "listening on https://"), mock.output)
         let origin = try XCTUnwrap(listening.split(separator: " ").first { $0.hasPrefix("https://") })
-        XCTAssertTrue(mock.output.contains("verifying ES256 signatures of key ABC123DEFG"), mock.output)
+        // The line after "listening" may not have been read yet: wait for it too.
+        XCTAssertNotNil(mock.waitForLine(containing: "verifying ES256 signatures of key ABC123DEFG"), mock.output)
 
         let unsigned = try curl.run([
             "-sS", "--http2", "--cacert", certificate, "-w", " %{http_code}", "-H",
