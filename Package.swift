@@ -38,6 +38,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CNGHTTP2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev", "libssl-dev"])]
+        ),
         .target(name: "Workload", dependencies: ["Yams"], swiftSettings: strict),
         .target(name: "Wire", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "HotPath", dependencies: ["Wire", "Workload"], swiftSettings: strict),
@@ -46,7 +51,7 @@ let package = Package(
             dependencies: ["Workload", .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: strict
         ),
-        .target(name: "Transport", dependencies: ["CCurl", "Wire"], swiftSettings: strict),
+        .target(name: "Transport", dependencies: ["CCurl", "CNGHTTP2", "Wire"], swiftSettings: strict),
         .target(
             name: "LoadEngine",
             dependencies: [

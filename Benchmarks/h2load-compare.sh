@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# PushBench's sender against h2load (nghttp2's HTTP/2 load generator), side by side, on one mock.
+# PushBench's sender (both transports) against h2load (nghttp2's HTTP/2 load generator), side by
+# side, on one mock.
 #
 # Starts `pushbench mock` (release build, one event-loop thread, verifying ES256 provider tokens
 # of a key made for this script), then for each shape CONNECTIONS×STREAMS runs both clients
 # alternately, ROUNDS times, with the same headers (bearer, push type, topic, priority,
-# expiration, content type) and a payload of the same size, REQUESTS pushes each. Prints every
-# run, then per shape the medians of req/s and of client CPU per request (user + sys of the whole
-# client process over its requests), and PushBench's ratio to h2load. The mock's CPU per request
-# is printed too: on 2 cores the clients and the mock share the machine.
+# expiration, content type) and a payload of the same size, REQUESTS pushes each. PushBench runs
+# once with each transport (`--transport nghttp2` and `--transport curl`). Prints every run, then
+# per shape the medians of req/s and of client CPU per request (user + sys of the whole client
+# process over its requests), and each transport's ratio to h2load. The mock's CPU per request is
+# printed too: on 2 cores the clients and the mock share the machine.
 #
 # Usage: Benchmarks/h2load-compare.sh [ROUNDS] [REQUESTS] [SHAPES...]
 #        (defaults: 3 rounds, 100000 requests, shapes 1x100 8x100)
@@ -71,7 +73,7 @@ mock_cpu() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$m
 
 # Prints "<req/s> <client µs/request> <mock µs/request>" for one run of client $1 at $2 conns × $3 streams.
 measure() {
-    local client=$1 connections=$2 streams=$3 before after output rate
+    local client=$1 connections=$2 streams=$3 before after output rate transport
     before=$(mock_cpu)
     if [[ $client == h2load ]]; then
         output=$(/usr/bin/time -f 'cpu %U %S' h2load -n "$requests" -c "$connections" -m "$streams" \
@@ -81,7 +83,9 @@ measure() {
         grep -q "$requests succeeded" <<<"$output" || { echo "$output" >&2; exit 1; }
         rate=$(awk '/^finished in/ {print $4}' <<<"$output")
     else
-        output=$(/usr/bin/time -f 'cpu %U %S' "$binary" run --endpoint "$origin" --ca-file "$work/mock.pem" \
+        transport=${client#pushbench-}
+        output=$(/usr/bin/time -f 'cpu %U %S' "$binary" run --transport "$transport" --endpoint "$origin" \
+            --ca-file "$work/mock.pem" \
             --key "$work/key.p8" --key-id "$key_id" --team-id "$team_id" --requests "$requests" \
             --activities $((requests / 100 + 1)) --connections "$connections" --streams "$streams" --no-budget \
             --reports-dir "$work/reports" 2>&1)
@@ -95,26 +99,27 @@ measure() {
 
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 
-printf '%-7s %-6s %-10s %10s %20s %18s\n' shape round client "req/s" "client µs/request" "mock µs/request"
+printf '%-7s %-6s %-18s %10s %20s %18s\n' shape round client "req/s" "client µs/request" "mock µs/request"
 summary=()
 for shape in "${shapes[@]}"; do
     connections=${shape%x*} streams=${shape#*x}
     declare -A rates=() cpus=()
     for round in $(seq 1 "$rounds"); do
-        for client in h2load pushbench; do
+        for client in h2load pushbench-nghttp2 pushbench-curl; do
             read -r rate cpu mock < <(measure "$client" "$connections" "$streams")
             rates[$client]+="$rate " cpus[$client]+="$cpu "
-            printf '%-7s %-6s %-10s %10s %20s %18s\n' "$shape" "$round" "$client" "$rate" "$cpu" "$mock"
+            printf '%-7s %-6s %-18s %10s %20s %18s\n' "$shape" "$round" "$client" "$rate" "$cpu" "$mock"
         done
     done
-    h_rate=$(tr ' ' '\n' <<<"${rates[h2load]}" | grep . | median)
-    p_rate=$(tr ' ' '\n' <<<"${rates[pushbench]}" | grep . | median)
-    h_cpu=$(tr ' ' '\n' <<<"${cpus[h2load]}" | grep . | median)
-    p_cpu=$(tr ' ' '\n' <<<"${cpus[pushbench]}" | grep . | median)
-    summary+=("$(awk -v s="$shape" -v hr="$h_rate" -v pr="$p_rate" -v hc="$h_cpu" -v pc="$p_cpu" 'BEGIN {
-        printf "%-7s h2load %6.0f req/s %5.1f µs/req   pushbench %6.0f req/s %5.1f µs/req   req/s ratio %.2f, CPU ratio %.2f",
-            s, hr, hc, pr, pc, pr / hr, pc / hc }')")
+    med() { tr ' ' '\n' <<<"$1" | grep . | median; }
+    h_rate=$(med "${rates[h2load]}") h_cpu=$(med "${cpus[h2load]}")
+    for client in pushbench-nghttp2 pushbench-curl; do
+        summary+=("$(awk -v s="$shape" -v c="$client" -v hr="$h_rate" -v hc="$h_cpu" \
+            -v pr="$(med "${rates[$client]}")" -v pc="$(med "${cpus[$client]}")" 'BEGIN {
+            printf "%-7s %-18s %6.0f req/s %5.1f µs/req   h2load %6.0f req/s %5.1f µs/req   req/s ratio %.2f, CPU ratio %.2f",
+                s, c, pr, pc, hr, hc, pr / hr, pc / hc }')")
+    done
     unset rates cpus
 done
-printf '\nmedians (pushbench / h2load)\n'
+printf '\nmedians (ratios: pushbench / h2load)\n'
 printf '%s\n' "${summary[@]}"

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages PushBench builds and tests with, if any is missing.
 #   libcurl4-openssl-dev  HTTP/2 client (libcurl multi, nghttp2 inside)
-#   libssl-dev            libcrypto: ES256 signing and verification, certificates
+#   libssl-dev            libcrypto: ES256 signing and verification, certificates; libssl: TLS
+#   libnghttp2-dev        HTTP/2 framing for the nghttp2 transport (batched TLS writes)
 #   libjemalloc-dev       the allocator the sender core is measured with (against glibc's)
 #   nghttp2-client        h2load, the reference HTTP/2 load generator we compare against
 #   curl, openssl         independent clients the tests check the mock and our signatures with
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libssl-dev libjemalloc-dev nghttp2-client curl openssl pkg-config)
+packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libjemalloc-dev nghttp2-client curl openssl pkg-config)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -69,6 +69,14 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Most concurrent streams per connection (the server's SETTINGS may allow fewer).")
     var streams = 100
 
+    @Option(
+        help: ArgumentHelp(
+            "HTTP/2 client: curl (libcurl multi) or nghttp2 (libnghttp2 over libssl, one TLS write per loop).",
+            discussion: "Benchmarks/h2load-compare.sh measures both against h2load."
+        )
+    )
+    var transport = TransportKind.curl
+
     @Option(help: "Open loop at this many pushes per second (default: closed loop, as fast as streams free up).")
     var rate: Double?
 
@@ -229,6 +237,7 @@ struct RunCommand: ParsableCommand {
                 requestTimeoutMs: timeoutMs,
                 verifyPeer: !insecure
             ),
+            transportKind: transport,
             scenario: workload,
             requests: requests,
             durationSeconds: duration,
@@ -356,3 +365,5 @@ struct RunCommand: ParsableCommand {
 }
 
 extension ProviderTokenPolicy: ExpressibleByArgument {}
+
+extension TransportKind: ExpressibleByArgument {}

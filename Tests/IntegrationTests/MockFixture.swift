@@ -1,5 +1,6 @@
 import LoadEngine
 import MockAPNs
+import Transport
 import Wire
 import Workload
 
@@ -55,7 +56,8 @@ final class MockFixture {
         activities: Int = 1000,
         scenario: String = "football",
         connections: Int = 4,
-        streams: Int = 50
+        streams: Int = 50,
+        transport: TransportKind = .curl
     ) throws -> LoadConfiguration {
         LoadConfiguration(
             transport: .init(
@@ -65,6 +67,7 @@ final class MockFixture {
                 requestTimeoutMs: 20_000,
                 trustedCertificatesPEM: server.certificatePEM
             ),
+            transportKind: transport,
             scenario: try Scenario.builtIn(named: scenario).scaled(toActivities: activities),
             requests: requests
         )

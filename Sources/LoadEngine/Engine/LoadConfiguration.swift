@@ -7,6 +7,8 @@ public struct LoadConfiguration: Sendable {
     /// Where and how the pushes travel: origin, connections (shared out among the workers),
     /// streams, deadlines, TLS trust.
     public var transport: HTTP2PushClient.Configuration
+    /// Which HTTP/2 client carries the pushes.
+    public var transportKind: TransportKind
     /// The pushes: every event of the scenario's activities, in time order.
     public var scenario: Scenario
     /// Stop after this many pushes (shared out among the workers); `nil`: the whole scenario.
@@ -30,6 +32,7 @@ public struct LoadConfiguration: Sendable {
     /// Creates a configuration with the defaults of `pushbench run`.
     public init(
         transport: HTTP2PushClient.Configuration,
+        transportKind: TransportKind = .curl,
         scenario: Scenario,
         requests: Int? = nil,
         durationSeconds: Double? = nil,
@@ -41,6 +44,7 @@ public struct LoadConfiguration: Sendable {
         tokenPolicy: ProviderTokenPolicy = .cached
     ) {
         self.transport = transport
+        self.transportKind = transportKind
         self.scenario = scenario
         self.requests = requests
         self.durationSeconds = durationSeconds

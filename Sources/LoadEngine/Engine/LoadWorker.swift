@@ -50,7 +50,7 @@ struct LoadWorker: Sendable {
             worker: index,
             of: configuration.threads
         )
-        let client = try HTTP2PushClient(configuration: transport)
+        let client = try configuration.transportKind.makeClient(transport)
         var stream = try ScenarioStream(configuration.scenario, activities: activities)
         var source = ScenarioPushSource(scenario: configuration.scenario)
         // apns-id bits: seeded once from the system, then no syscall per request (the system

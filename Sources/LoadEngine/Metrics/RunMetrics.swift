@@ -15,7 +15,7 @@ struct RunMetrics: Sendable {
     private(set) var latency = RunMetrics.makeHistogram(digits: .three)
     /// Rejections by APNs reason (or `HTTP <status>` when the body had none).
     private(set) var rejectedByReason: [String: Int] = [:]
-    /// Transport failures by libcurl's description.
+    /// Transport failures by description (libcurl's code and words, or the nghttp2 transport's).
     private(set) var erroredByKind: [String: Int] = [:]
     /// Requests answered on each connection, keyed by its local port.
     private(set) var perConnection: [Int: Int] = [:]
@@ -71,7 +71,7 @@ struct RunMetrics: Sendable {
         case .failed(let code, let message):
             counts.errored += 1
             current.counts.errored += 1
-            erroredByKind["curl \(code): \(message)", default: 0] += 1
+            erroredByKind[code >= 0 ? "curl \(code): \(message)" : message, default: 0] += 1
         }
     }
 

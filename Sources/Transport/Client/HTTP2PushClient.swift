@@ -8,7 +8,7 @@ import CCurl
 /// one thread: `submit` while `idleSlots > 0`, then `perform` to move bytes and collect completions
 /// and `wait` for the sockets.
 /// Nothing here is per-request allocation on our side except what libcurl does internally.
-public final class HTTP2PushClient {
+public final class HTTP2PushClient: PushTransport {
     /// How the client connects.
     public struct Configuration: Sendable {
         /// Scheme, host and port, for example `https://127.0.0.1:2197`.
@@ -44,6 +44,20 @@ public final class HTTP2PushClient {
             self.trustedCertificatesPEM = trustedCertificatesPEM
             self.verifyPeer = verifyPeer
         }
+
+        /// Checks that connections and streams are positive and their product is within
+        /// `maxInFlight`, since each request in flight holds its own buffers.
+        func checkShape() throws(TransportError) {
+            guard connections > 0, streamsPerConnection > 0 else {
+                throw TransportError.setup("connections and streams per connection must be positive")
+            }
+            guard HTTP2PushClient.allowsInFlight(connections: connections, streams: streamsPerConnection) else {
+                throw TransportError.setup(
+                    "\(connections) connections × \(streamsPerConnection) streams is more than "
+                        + "\(HTTP2PushClient.maxInFlight) requests in flight"
+                )
+            }
+        }
     }
 
     /// The most requests one client keeps in flight (connections × streams), each a libcurl
@@ -73,16 +87,7 @@ public final class HTTP2PushClient {
         guard CurlLibrary.supportsHTTP2 else {
             throw TransportError.setup("the linked libcurl \(CurlLibrary.version) has no HTTP/2 support")
         }
-        guard configuration.connections > 0, configuration.streamsPerConnection > 0 else {
-            throw TransportError.setup("connections and streams per connection must be positive")
-        }
-        guard Self.allowsInFlight(connections: configuration.connections, streams: configuration.streamsPerConnection)
-        else {
-            throw TransportError.setup(
-                "\(configuration.connections) connections × \(configuration.streamsPerConnection) streams is more than "
-                    + "\(Self.maxInFlight) requests in flight, each of which needs a libcurl handle"
-            )
-        }
+        try configuration.checkShape()
         guard let multi = curl_multi_init() else { throw TransportError.setup("curl_multi_init failed") }
         self.multi = multi
         self.originBytes = Array(configuration.origin.utf8)

@@ -4,7 +4,8 @@ public enum TransferOutcome: Sendable, Equatable {
     case response(status: Int, body: [UInt8])
     /// The request's deadline passed first.
     case timedOut
-    /// The transfer failed below HTTP (connect, TLS, reset, protocol); libcurl's code and words.
+    /// The transfer failed below HTTP (connect, TLS, reset, protocol): libcurl's code and words,
+    /// or a negative code and the transport's own words.
     case failed(code: Int, message: String)
 }
 

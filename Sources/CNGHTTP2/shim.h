@@ -1,0 +1,27 @@
+// libnghttp2 (HTTP/2 framing) and libssl (TLS) for PushBench's nghttp2 transport, plus wrappers
+// for the libssl macros Swift cannot import.
+#ifndef PUSHBENCH_CNGHTTP2_SHIM_H
+#define PUSHBENCH_CNGHTTP2_SHIM_H
+
+#include <nghttp2/nghttp2.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+/// `SSL_CTX_set_min_proto_version` is a macro over `SSL_CTX_ctrl`.
+static inline int pb_ssl_ctx_require_tls12(SSL_CTX *context) {
+    return (int)SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION);
+}
+
+/// `SSL_CTX_set_mode` is a macro; partial writes let a non-blocking write report progress.
+static inline void pb_ssl_ctx_allow_partial_writes(SSL_CTX *context) {
+    SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+}
+
+/// `SSL_set_tlsext_host_name` (SNI) is a macro over `SSL_ctrl`.
+static inline int pb_ssl_set_server_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+#endif

@@ -1,0 +1,42 @@
+/// What the load engine needs from an HTTP/2 client: submit pushes into free slots, move bytes
+/// and collect what finished, wait for the sockets.
+///
+/// Two implementations: `HTTP2PushClient` on libcurl (the compatible one: any TLS setup libcurl
+/// handles) and `NGHTTP2PushClient` on libnghttp2 and libssl directly (the fast one: one TLS
+/// write per loop for every frame queued, as h2load does). Both are driven by one thread.
+public protocol PushTransport: AnyObject {
+    /// Requests submitted and not yet completed.
+    var inFlight: Int { get }
+    /// How many more requests can be submitted now.
+    var idleSlots: Int { get }
+    /// Starts one POST of `body` to the origin plus `path`, with `headers` and an `apns-id` made
+    /// from `apnsID`. Requires `idleSlots > 0`.
+    func submit(
+        tag: Int,
+        intendedAt: UInt64,
+        path: [UInt8],
+        apnsID: (high: UInt64, low: UInt64),
+        headers: HeaderBlock,
+        body: [UInt8]
+    ) throws(TransportError)
+    /// Moves bytes and hands every finished request to `onCompletion`; never blocks.
+    func perform(onCompletion: (PushCompletion) -> Void)
+    /// Waits up to `timeoutMs` for socket activity (not at all when nothing is in flight).
+    func wait(timeoutMs: Int32)
+}
+
+/// Which HTTP/2 client a run uses.
+public enum TransportKind: String, Sendable, CaseIterable {
+    /// libcurl's multi interface.
+    case curl
+    /// libnghttp2 over libssl, driven directly.
+    case nghttp2
+
+    /// Creates the client.
+    public func makeClient(_ configuration: HTTP2PushClient.Configuration) throws(TransportError) -> any PushTransport {
+        switch self {
+        case .curl: try HTTP2PushClient(configuration: configuration)
+        case .nghttp2: try NGHTTP2PushClient(configuration: configuration)
+        }
+    }
+}

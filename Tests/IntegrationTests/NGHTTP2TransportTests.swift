@@ -1,0 +1,91 @@
+import LoadEngine
+import MockAPNs
+import Transport
+import Workload
+import XCTest
+
+/// The nghttp2 transport against the mock over real TLS sockets: the same answers and books as
+/// the libcurl one, and every way a request can end.
+final class NGHTTP2TransportTests: XCTestCase {
+    func testAWholeScenarioFromTwoWorkersSucceedsAndBothSidesAgree() throws {
+        let mock = try MockFixture()
+        var load = try mock.load(requests: nil, activities: 30, transport: .nghttp2)
+        load.threads = 2
+        let expected = try ScenarioStream(load.scenario).reduce(0) { count, _ in count + 1 }
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+
+        XCTAssertEqual(result.counts.succeeded, expected)
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertEqual(result.apnsIDMismatches, 0, "the mock echoes every apns-id, and we read it")
+        XCTAssertEqual(result.perConnection.count, 4)
+        XCTAssertEqual(result.perConnection.values.reduce(0, +), expected)
+        let stats = mock.server.stats.snapshot()
+        XCTAssertEqual(stats.accepted, expected)
+        XCTAssertEqual(stats.connectionsAccepted, 4)
+        XCTAssertEqual(mock.server.verifier.fullChecks, 1, "one token for the run, verified once")
+    }
+
+    func testRejectionsCarryTheirReasonFromTheJSONBody() throws {
+        let hygiene = try TokenHygiene(unregisteredFraction: 0.1, otherTopicFraction: 0.05)
+        let mock = try MockFixture(tokenHygiene: hygiene)
+        let load = try mock.load(requests: 1500, transport: .nghttp2)
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+
+        let stats = mock.server.stats.snapshot()
+        XCTAssertGreaterThan(result.rejectedByReason["Unregistered"] ?? 0, 50)
+        XCTAssertEqual(result.rejectedByReason, stats.rejectedByReason)
+        XCTAssertEqual(result.counts.succeeded, stats.accepted)
+        XCTAssertTrue(result.counts.isBalanced)
+    }
+
+    func testAnUnreachableEndpointIsCountedAsErrorsNotLost() throws {
+        let mock = try MockFixture()
+        let load = try mock.load(requests: 40, connections: 2, streams: 10, transport: .nghttp2)
+        mock.server.shutdown()
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        XCTAssertEqual(result.counts.errored, 40)
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertTrue(result.erroredByKind.keys.allSatisfy { $0.contains("cannot connect") }, "\(result.erroredByKind)")
+    }
+
+    func testAnswersThatNeverComeTimeOutAndTheStreamsAreCancelled() throws {
+        // Nothing is answered in the last 0.9 s of every second: requests sent then outlive a
+        // 300 ms deadline.
+        let mock = try MockFixture(
+            faults: FaultPlan(latency: .fixed(micros: 1000), stall: (seconds: 0.9, everySeconds: 1))
+        )
+        var load = try mock.load(requests: 300, connections: 1, streams: 20, transport: .nghttp2)
+        load.transport.requestTimeoutMs = 300
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+
+        XCTAssertGreaterThan(result.counts.timedOut, 0)
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertEqual(result.counts.sent, 300)
+        XCTAssertLessThan(result.latency.max, 400_000, "no answer is counted after its deadline")
+    }
+
+    func testAServerThatGoesAwayMidRunLeavesBalancedBooks() throws {
+        let mock = try MockFixture()
+        let load = try mock.load(requests: 3000, connections: 2, streams: 20, transport: .nghttp2)
+        let result = try LoadEngine.run(
+            load,
+            tokens: mock.tokens(),
+            progress: { progress in
+                if progress.counts.completed > 500 { mock.server.shutdown() }
+            }
+        )
+        XCTAssertGreaterThan(result.counts.succeeded, 500)
+        XCTAssertGreaterThan(result.counts.errored, 0, "requests after the shutdown fail")
+        XCTAssertTrue(result.counts.isBalanced)
+    }
+
+    func testAStreamLimitThatDropsToOneIsHonoured() throws {
+        let hygiene = try TokenHygiene(unregisteredFraction: 0.2)
+        let mock = try MockFixture(tokenHygiene: hygiene, dropStreamsAfterRejection: true)
+        let load = try mock.load(requests: 2000, connections: 1, streams: 100, transport: .nghttp2)
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        XCTAssertEqual(result.counts.succeeded + result.counts.rejected, 2000, "\(result.erroredByKind)")
+        XCTAssertEqual(result.counts.errored, 0, "nghttp2 held requests beyond the limit instead of failing them")
+        XCTAssertGreaterThanOrEqual(mock.server.stats.snapshot().pushes, 2000)
+    }
+}
