@@ -32,7 +32,7 @@ public struct LoadConfiguration: Sendable {
     /// Creates a configuration with the defaults of `pushbench run`.
     public init(
         transport: HTTP2PushClient.Configuration,
-        transportKind: TransportKind = .curl,
+        transportKind: TransportKind = .nghttp2,
         scenario: Scenario,
         requests: Int? = nil,
         durationSeconds: Double? = nil,
