@@ -22,6 +22,7 @@ final class EndToEndTests: XCTestCase {
         )
         XCTAssertEqual(result.latency.totalCount, 2000)
         XCTAssertEqual(result.apnsIDMismatches, 0, "the mock echoes every apns-id")
+        XCTAssertNil(result.recoveries, "libcurl recovers inside and does not say")
         XCTAssertGreaterThan(result.perConnection.count, 1, "requests are spread over several HTTP/2 connections")
         XCTAssertEqual(result.perConnection.values.reduce(0, +), 2000)
         XCTAssertEqual(result.timeline.map(\.counts.sent).reduce(0, +), 2000)

@@ -86,6 +86,7 @@ final class NGHTTP2TransportTests: XCTestCase {
         let result = try LoadEngine.run(load, tokens: mock.tokens())
         XCTAssertEqual(result.counts.succeeded + result.counts.rejected, 2000, "\(result.erroredByKind)")
         XCTAssertEqual(result.counts.errored, 0, "nghttp2 held requests beyond the limit instead of failing them")
+        XCTAssertGreaterThan(result.recoveries?.resentRefused ?? 0, 0, "streams refused by the lower limit went again")
         XCTAssertGreaterThanOrEqual(mock.server.stats.snapshot().pushes, 2000)
     }
 }

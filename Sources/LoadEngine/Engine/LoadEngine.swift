@@ -105,6 +105,7 @@ public enum LoadEngine {
                 merged!.metrics.add(outcome.metrics)
                 merged!.skippedForGoneTokens += outcome.skippedForGoneTokens
                 merged!.stages.add(outcome.stages)
+                if let recoveries = outcome.recoveries { merged!.recoveries?.add(recoveries) }
                 merged!.cpuSeconds += outcome.cpuSeconds
             }
         }
@@ -123,6 +124,7 @@ public enum LoadEngine {
             timeline: timeline.seconds,
             scheduleLag: total.metrics.scheduleLag,
             skippedForGoneTokens: total.skippedForGoneTokens,
+            recoveries: total.recoveries,
             stageTimes: total.stages,
             engineCPUSeconds: total.cpuSeconds,
             interrupted: stop.isSet

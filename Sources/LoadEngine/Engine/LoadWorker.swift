@@ -15,6 +15,7 @@ struct LoadWorker: Sendable {
         var metrics: RunMetrics
         var skippedForGoneTokens: Int
         var stages: StageTimes
+        var recoveries: TransportRecoveries?
         var cpuSeconds: Double
         var interrupted: Bool
     }
@@ -187,6 +188,7 @@ struct LoadWorker: Sendable {
             metrics: metrics,
             skippedForGoneTokens: skipped,
             stages: stages,
+            recoveries: client.recoveries,
             cpuSeconds: threadCPUSeconds() - cpuAtStart,
             interrupted: drainDeadline != nil
         )

@@ -1,4 +1,5 @@
 import Histogram
+import Transport
 
 /// What a finished run measured, with the parameters it ran with; the input of every report.
 public struct RunResult: Sendable {
@@ -38,6 +39,8 @@ public struct RunResult: Sendable {
     /// Pushes not sent because their token had been answered 410 earlier in the run, as a
     /// careful sender drops such tokens.
     public let skippedForGoneTokens: Int
+    /// Reconnections and refused requests sent again; `nil` when the transport cannot tell.
+    public let recoveries: TransportRecoveries?
     /// Where the workers' time went, stage by stage.
     public let stageTimes: StageTimes
     /// CPU seconds the engine's worker threads used (user + system).

@@ -34,7 +34,11 @@ public enum SummaryTable {
             (
                 "connections",
                 "\(result.perConnection.count) used of \(result.configuration.transport.connections), "
-                    + "\(result.configuration.transport.streamsPerConnection) streams each"
+                    + "\(result.configuration.transport.streamsPerConnection) streams each, "
+                    + result.configuration.transportKind.rawValue
+                    + (result.recoveries.map {
+                        "; \($0.reconnections) reopened, \($0.resentRefused) refused pushes sent again"
+                    } ?? "")
             ),
             (
                 "engine CPU",

@@ -40,6 +40,8 @@ public enum SummaryDocument {
             "schedule_lag_us": result.configuration.pacing.isOpenLoop
                 ? latencyPercentiles(result.scheduleLag) as Any : NSNull(),
             "skipped_gone_tokens": result.skippedForGoneTokens,
+            "reconnections": result.recoveries.map { $0.reconnections as Any } ?? NSNull(),
+            "resent_refused": result.recoveries.map { $0.resentRefused as Any } ?? NSNull(),
             "stage_ns_per_push": GeneratorHealth.stageNanosPerPush(result),
             "generator": [
                 "worker_busy_share": result.workerBusyShare,
@@ -56,6 +58,7 @@ public enum SummaryDocument {
                 "requests_cap": configuration.requests.map { $0 as Any } ?? NSNull(),
                 "duration_cap_s": configuration.durationSeconds.map { $0 as Any } ?? NSNull(),
                 "threads": configuration.threads,
+                "transport": configuration.transportKind.rawValue,
                 "connections": configuration.transport.connections,
                 "streams_per_connection": configuration.transport.streamsPerConnection,
                 "request_timeout_ms": configuration.transport.requestTimeoutMs,

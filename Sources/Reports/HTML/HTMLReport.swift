@@ -116,6 +116,10 @@ public struct HTMLReport {
         )
 
         html += "<h2>Connections</h2>"
+        if let recoveries = result.recoveries {
+            html += "<p class=\"sub\">\(recoveries.reconnections) reopened after a failure or GOAWAY; "
+            html += "\(recoveries.resentRefused) pushes the server refused unprocessed were sent again.</p>"
+        }
         html += HTML.table(
             "Answered requests per HTTP/2 connection (by local port)",
             result.perConnection.sorted { $0.key < $1.key }.map { ("port \($0.key)", "\($0.value)") },
@@ -141,7 +145,7 @@ public struct HTMLReport {
                 ("scenario", "\(configuration.scenario.name), \(configuration.scenario.activities) activities"),
                 ("pacing", configuration.pacing.label), ("threads", "\(configuration.threads)"),
                 ("requests cap", configuration.requests.map(String.init) ?? "none (the whole scenario)"),
-                ("connections", "\(transport.connections)"),
+                ("transport", configuration.transportKind.rawValue), ("connections", "\(transport.connections)"),
                 ("streams per connection", "\(transport.streamsPerConnection)"),
                 ("request timeout", "\(transport.requestTimeoutMs) ms"), ("topic", configuration.topic),
                 (

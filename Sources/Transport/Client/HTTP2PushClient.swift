@@ -80,6 +80,8 @@ public final class HTTP2PushClient: PushTransport {
     public var inFlight: Int { slots.count - idle.count }
     /// How many more requests can be submitted now.
     public var idleSlots: Int { idle.count }
+    /// libcurl reconnects and retries refused streams inside, without telling.
+    public var recoveries: TransportRecoveries? { nil }
 
     /// Creates the client and its transfer slots; connections open lazily with the first requests.
     public init(configuration: Configuration) throws(TransportError) {

@@ -9,6 +9,10 @@ public protocol PushTransport: AnyObject {
     var inFlight: Int { get }
     /// How many more requests can be submitted now.
     var idleSlots: Int { get }
+    /// Connections opened again after one failed or was told to go away, and requests sent again
+    /// because the server refused them unprocessed; `nil` where the client cannot tell (libcurl
+    /// does both inside).
+    var recoveries: TransportRecoveries? { get }
     /// Starts one POST of `body` to the origin plus `path`, with `headers` and an `apns-id` made
     /// from `apnsID`. Requires `idleSlots > 0`.
     func submit(
@@ -23,6 +27,23 @@ public protocol PushTransport: AnyObject {
     func perform(onCompletion: (PushCompletion) -> Void)
     /// Waits up to `timeoutMs` for socket activity (not at all when nothing is in flight).
     func wait(timeoutMs: Int32)
+}
+
+/// What a client did to keep requests flowing when connections or streams failed.
+public struct TransportRecoveries: Sendable, Equatable {
+    /// Connections opened again after a failure, a reset or a GOAWAY.
+    public var reconnections = 0
+    /// Requests sent again because the server refused them unprocessed (REFUSED_STREAM).
+    public var resentRefused = 0
+
+    /// Creates zero counts.
+    public init() {}
+
+    /// Adds another client's counts.
+    public mutating func add(_ other: TransportRecoveries) {
+        reconnections += other.reconnections
+        resentRefused += other.resentRefused
+    }
 }
 
 /// Which HTTP/2 client a run uses.

@@ -22,12 +22,9 @@ public final class NGHTTP2PushClient: PushTransport {
     private let slotCount: Int
     /// Requests that failed before reaching a connection, handed back at the next `perform`.
     private var unsent: [StreamSlot] = []
-    /// Requests sent again after the server refused them unprocessed (REFUSED_STREAM).
-    public private(set) var resent = 0
+    public private(set) var recoveries: TransportRecoveries? = TransportRecoveries()
     private var polled: [pollfd] = []
     private var nextDeadlineCheck: UInt64 = 0
-    /// Connections opened after the first one in each position (after a failure or GOAWAY).
-    public private(set) var reconnections = 0
     private var opened: [Bool]
     /// Connections told to go away whose position was reopened, kept until their answers come.
     private var orphans: [HTTP2Connection] = []
@@ -104,7 +101,7 @@ public final class NGHTTP2PushClient: PushTransport {
             let refused = connection.refused
             connection.refused.removeAll(keepingCapacity: true)
             for slot in refused {
-                resent += 1
+                recoveries!.resentRefused += 1
                 slot.rewind()
                 send(slot)
             }
@@ -166,7 +163,7 @@ public final class NGHTTP2PushClient: PushTransport {
             tls: tls,
             connectTimeoutMs: configuration.connectTimeoutMs
         )
-        if opened[index] { reconnections += 1 }
+        if opened[index] { recoveries!.reconnections += 1 }
         opened[index] = true
         connections[index] = connection
         return connection
