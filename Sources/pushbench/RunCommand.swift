@@ -261,10 +261,15 @@ struct RunCommand: ParsableCommand {
                 sampleEvery: max(1, workload.activities / 1000)
             )
         let target: String
+        var statsBefore: ServerCounts? = nil
         if let endpoint {
             load.transport.origin = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
             load.transport.trustedCertificatesPEM = try caFile.map { try KeyFile.read($0, what: "CA file") }
             target = endpoint
+            statsBefore = MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
+            if statsBefore != nil {
+                Console.err("\(endpoint) is a PushBench mock: its /stats will be compared with this run's counts")
+            }
         } else {
             let server = try startEmbeddedMock(
                 publicKey: ES256PublicKey(pem: signingKey.publicKeyPEM()),
@@ -310,15 +315,19 @@ struct RunCommand: ParsableCommand {
         }
         display.finish()
 
-        let serverCounts = mock.map { server -> ServerCounts in
-            let snapshot = server.stats.snapshot()
-            return ServerCounts(
-                pushes: snapshot.pushes,
-                accepted: snapshot.accepted,
-                rejectedByReason: snapshot.rejectedByReason,
-                connections: snapshot.connectionsAccepted
-            )
-        }
+        let serverCounts =
+            mock.map { server -> ServerCounts in
+                let snapshot = server.stats.snapshot()
+                return ServerCounts(
+                    pushes: snapshot.pushes,
+                    accepted: snapshot.accepted,
+                    rejectedByReason: snapshot.rejectedByReason,
+                    connections: snapshot.connectionsAccepted
+                )
+            }
+            ?? statsBefore.flatMap { before in
+                MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))?.since(before)
+            }
         let context = RunContext(
             runID: RunContext.makeRunID(),
             commandLine: CommandLine.arguments.joined(separator: " "),

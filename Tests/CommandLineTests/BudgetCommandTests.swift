@@ -116,6 +116,11 @@ final class BudgetCommandTests: PushbenchTestCase {
                 "--reports-dir", directory.file("runs-\(round)"),
             ])
             XCTAssertEqual(run.status, 0, run.stderr)
+            // The mock's /stats are cumulative: each run compares with what it added.
+            XCTAssertTrue(
+                run.stdout.contains("mock's count   200 answered, 200 accepted: agrees with the client"),
+                run.stdout
+            )
         }
         mock.interrupt()
         XCTAssertEqual(mock.waitForExit(), 0)

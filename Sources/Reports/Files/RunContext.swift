@@ -66,4 +66,26 @@ public struct ServerCounts: Sendable, Equatable {
         self.rejectedByReason = rejectedByReason
         self.connections = connections
     }
+
+    /// Reads a PushBench mock's `GET /stats` body; `nil` for anything else.
+    public init?(statsJSON bytes: [UInt8]) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+            let pushes = object["pushes"] as? Int, let accepted = object["accepted"] as? Int,
+            let reasons = object["rejected_by_reason"] as? [String: Int],
+            let connections = object["connections_accepted"] as? Int
+        else { return nil }
+        self.init(pushes: pushes, accepted: accepted, rejectedByReason: reasons, connections: connections)
+    }
+
+    /// What the server counted between `earlier` and these counts (the mock's are cumulative).
+    public func since(_ earlier: ServerCounts) -> ServerCounts {
+        var reasons = rejectedByReason
+        for (reason, count) in earlier.rejectedByReason { reasons[reason, default: 0] -= count }
+        return ServerCounts(
+            pushes: pushes - earlier.pushes,
+            accepted: accepted - earlier.accepted,
+            rejectedByReason: reasons.filter { $0.value != 0 },
+            connections: connections - earlier.connections
+        )
+    }
 }
