@@ -29,7 +29,8 @@ struct RunCommand: ParsableCommand {
             no more pushes, as a careful sender drops it.
 
             Pacing. By default a push leaves as soon as a stream is free (closed loop) and its latency runs from \
-            then. --rate N is open loop at N pushes/s in scenario order; --time-scale X is open loop on the \
+            then. --rate N is open loop at N pushes/s in scenario order, --rate-profile a rate that ramps or \
+            steps; --time-scale X is open loop on the \
             scenario's own clock, X times faster (60: a simulated minute per second), so a goal reaches every \
             follower of a match at once. In open loop each push has an intended send time and its latency runs \
             from it, even when no stream was free to send it then, so a stalled target shows in the percentiles \
@@ -82,6 +83,19 @@ struct RunCommand: ParsableCommand {
 
     @Option(help: "Open loop at this many pushes per second (default: closed loop, as fast as streams free up).")
     var rate: Double?
+
+    @Option(
+        name: .customLong("rate-profile"),
+        help: ArgumentHelp(
+            "Open loop at a rate that changes: SECONDS:RATE,... (straight lines between points) or a file of them.",
+            discussion: """
+                0:100,60:2000 ramps from 100/s to 2000/s over a minute, then holds; 0:500,30:500,30:1000,60:1000,60:0 \
+                is two 30-second steps, then stops. A file holds one SECONDS,RATE pair per line (a header line \
+                "seconds,rate" is allowed).
+                """
+        )
+    )
+    var rateProfile: String?
 
     @Option(
         name: .customLong("time-scale"),
@@ -183,8 +197,8 @@ struct RunCommand: ParsableCommand {
         if let timeScale, !(timeScale > 0 && timeScale.isFinite) {
             throw ValidationError("--time-scale must be a positive number")
         }
-        if rate != nil && timeScale != nil {
-            throw ValidationError("--rate and --time-scale are two ways to pace a run; give one")
+        if [rate != nil, rateProfile != nil, timeScale != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("--rate, --rate-profile and --time-scale are three ways to pace a run; give one")
         }
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority must be 1, 5 or 10") }
         guard (1...256).contains(mockThreads) else { throw ValidationError("--mock-threads must be 1 to 256") }
@@ -244,8 +258,7 @@ struct RunCommand: ParsableCommand {
             scenario: workload,
             requests: requests,
             durationSeconds: duration,
-            pacing: rate.map { .constantRate(perSecond: $0) } ?? timeScale.map { .scenarioTime(scale: $0) }
-                ?? .closedLoop,
+            pacing: try pacing(),
             threads: threads,
             bundleID: bundleID,
             priorityOverride: priority,
@@ -359,6 +372,21 @@ struct RunCommand: ParsableCommand {
         }
         if result.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }
         if !result.counts.isBalanced { throw CommandLineError("internal error: the run's books do not balance") }
+    }
+
+    /// The pacing the options ask for; a bad profile is one clear line.
+    private func pacing() throws -> Pacing {
+        if let timeScale { return .scenarioTime(scale: timeScale) }
+        if let rate { return try .constantRate(perSecond: rate) }
+        guard let rateProfile else { return .closedLoop }
+        let text =
+            FileManager.default.fileExists(atPath: rateProfile)
+            ? String(decoding: try KeyFile.read(rateProfile, what: "rate profile"), as: UTF8.self) : rateProfile
+        do {
+            return .rate(try RateProfile(parsing: text))
+        } catch {
+            throw CommandLineError("--rate-profile \(rateProfile): \(error)")
+        }
     }
 
     private func startEmbeddedMock(publicKey: ES256PublicKey, keyID: String, teamID: String) throws -> MockAPNsServer {

@@ -146,6 +146,21 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertTrue(mock.output.contains("stopped: 1 pushes answered"), mock.output)
     }
 
+    func testMalformedPacingIsOneClearLine() throws {
+        assertCleanFailure(
+            try pushbench.run(["run", "--rate-profile", "0:100,10:-5"]),
+            mentions: "--rate-profile 0:100,10:-5: rates must be finite and not negative"
+        )
+        assertCleanFailure(
+            try pushbench.run(["run", "--rate", "100", "--time-scale", "60"]),
+            mentions: "three ways to pace a run; give one"
+        )
+        assertCleanFailure(
+            try pushbench.run(["run", "--threads", "4", "--connections", "2"]),
+            mentions: "--connections must be at least --threads"
+        )
+    }
+
     func testMalformedFaultFlagsAreOneClearLine() throws {
         assertCleanFailure(
             try pushbench.run(["mock", "--latency", "fixed:20"]),

@@ -27,7 +27,7 @@ final class FaultInjectionTests: XCTestCase {
         func medianMicros(_ faults: FaultPlan) throws -> Double {
             let mock = try MockFixture(faults: faults)
             var load = try mock.load(requests: 400, connections: 1, streams: 20)
-            load.pacing = .constantRate(perSecond: 150)
+            load.pacing = try .constantRate(perSecond: 150)
             let result = try LoadEngine.run(load, tokens: mock.tokens())
             XCTAssertEqual(result.counts.succeeded, 400)
             return Double(result.latency.valueAtPercentile(50))

@@ -10,7 +10,7 @@ final class OpenLoopTests: XCTestCase {
         let faults = FaultPlan(latency: .fixed(micros: 1000), stall: (seconds: 0.5, everySeconds: 2))
         let mock = try MockFixture(faults: faults)
         var open = try mock.load(requests: 1800)
-        open.pacing = .constantRate(perSecond: 300)
+        open.pacing = try .constantRate(perSecond: 300)
         let openResult = try LoadEngine.run(open, tokens: mock.tokens())
         XCTAssertEqual(openResult.mode, .openLoop)
         XCTAssertEqual(openResult.counts.succeeded, 1800)

@@ -105,3 +105,22 @@ private final class AcceptedTally: @unchecked Sendable {
         lastMs[push.worker] = push.answeredAtSimulatedMs
     }
 }
+
+/// Rate profiles drive real runs: the shape sets when pushes leave and when the run ends.
+final class RateProfileRunTests: XCTestCase {
+    func testARunFollowsARampAndEndsWhenTheProfileFallsToZero() throws {
+        let mock = try MockFixture()
+        var load = try mock.load(requests: nil, activities: 1000)
+        // 100/s rising to 300/s over 2 s (400 pushes), then nothing.
+        load.pacing = .rate(try RateProfile(parsing: "0:100,2:300,2:0"))
+        load.threads = 2
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+
+        XCTAssertEqual(result.counts.sent, 400, "the profile's integral")
+        XCTAssertEqual(result.counts.succeeded, 400)
+        XCTAssertEqual(result.durationSeconds, 2, accuracy: 0.5)
+        XCTAssertEqual(result.mode, .openLoop)
+        let perSecond = result.timeline.map(\.counts.sent)
+        XCTAssertGreaterThan(perSecond[1], perSecond[0], "the second second is busier than the first")
+    }
+}

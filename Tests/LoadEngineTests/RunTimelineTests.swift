@@ -58,9 +58,9 @@ final class RunTimelineTests: XCTestCase {
         XCTAssertEqual((0..<4).map { LoadWorker.share(of: 2, worker: $0, of: 4) }, [1, 1, 0, 0])
     }
 
-    func testPacingLabelsSayHowLoadWasOffered() {
+    func testPacingLabelsSayHowLoadWasOffered() throws {
         XCTAssertEqual(Pacing.closedLoop.label, "closed loop")
-        XCTAssertEqual(Pacing.constantRate(perSecond: 1000).label, "open loop at 1000/s")
+        XCTAssertEqual(try Pacing.constantRate(perSecond: 1000).label, "open loop at 1000/s")
         XCTAssertEqual(Pacing.scenarioTime(scale: 60).simulatedSecondsPerSecond, 60)
         XCTAssertFalse(Pacing.closedLoop.isOpenLoop)
     }

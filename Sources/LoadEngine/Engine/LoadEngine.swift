@@ -46,8 +46,8 @@ public enum LoadEngine {
         let abort = StopFlag()
         let startedAtUnix = unixNow()
         let start = monotonicNanos()
-        let rate: Double?
-        if case .constantRate(let perSecond) = configuration.pacing { rate = perSecond } else { rate = nil }
+        var workerProfile: RateProfile? = nil
+        if case .rate(let profile) = configuration.pacing { workerProfile = profile.scaled(by: 1 / Double(threads)) }
         let shares = configuration.workerActivities
         let workers = (0..<threads).map { index in
             LoadWorker(
@@ -55,7 +55,7 @@ public enum LoadEngine {
                 configuration: configuration,
                 activities: shares[index],
                 requestCap: configuration.requests.map { LoadWorker.share(of: $0, worker: index, of: threads) } ?? .max,
-                ratePerSecond: rate.map { $0 / Double(threads) },
+                rateProfile: workerProfile,
                 startNanos: start,
                 startedAtUnix: startedAtUnix,
                 firstEventMs: firstEventMs,

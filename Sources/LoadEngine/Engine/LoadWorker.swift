@@ -27,8 +27,8 @@ struct LoadWorker: Sendable {
     let activities: Range<Int>
     /// The most pushes this worker sends (its share of `--requests`).
     let requestCap: Int
-    /// Its share of a constant rate, pushes per second.
-    let ratePerSecond: Double?
+    /// Its share of the offered rate (the run's profile divided among the workers).
+    let rateProfile: RateProfile?
     /// The run's start on the monotonic clock, and on the wall clock in UNIX seconds.
     let startNanos: UInt64
     let startedAtUnix: Double
@@ -39,6 +39,9 @@ struct LoadWorker: Sendable {
     let stop: StopFlag
     let abort: StopFlag
     let timeline: RunTimeline
+
+    /// The intended time of a push the rate profile never reaches (its rate fell to 0 for good).
+    static let never = UInt64.max
 
     /// How long an interrupted run waits for requests in flight.
     static let drainSeconds: UInt64 = 2
@@ -106,6 +109,10 @@ struct LoadWorker: Sendable {
                     continue
                 }
                 let intendedAt = intendedTime(of: event, index: sent)
+                if intendedAt == Self.never {
+                    submitting = false
+                    break
+                }
                 let begin = monotonicNanos()
                 if let intendedAt, intendedAt > begin { break }
                 let unixSeconds = Int64(unixNow())
@@ -199,8 +206,9 @@ struct LoadWorker: Sendable {
         switch configuration.pacing {
         case .closedLoop:
             return nil
-        case .constantRate:
-            return startNanos + UInt64(Double(index) * 1e9 / (ratePerSecond ?? 1))
+        case .rate:
+            guard let seconds = rateProfile?.seconds(ofPush: index) else { return Self.never }
+            return startNanos + UInt64(seconds * 1e9)
         case .scenarioTime(let scale):
             return startNanos + UInt64(Double(event.timeMs - firstEventMs) * 1e6 / scale)
         }

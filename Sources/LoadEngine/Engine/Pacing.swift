@@ -2,25 +2,26 @@
 public enum Pacing: Sendable, Equatable {
     /// Closed loop: a push leaves whenever a stream is free, and its latency runs from then.
     case closedLoop
-    /// Open loop at a constant rate: push `i` (in scenario order) is intended at the start plus
-    /// `i / rate`.
-    case constantRate(perSecond: Double)
+    /// Open loop at a rate that may change over the run (constant, ramp, steps): push `i` (in
+    /// scenario order) is intended when the rate's integral reaches `i`.
+    case rate(RateProfile)
     /// Open loop on the scenario's own clock, `scale` times faster: an event at simulated time
     /// `t` is intended at the start plus `(t - t₀) / scale`, `t₀` being the first event's time.
     /// A goal fanned out to a million activities is a million pushes due at once.
     case scenarioTime(scale: Double)
 
+    /// Open loop at a constant rate.
+    public static func constantRate(perSecond: Double) throws(RateProfileError) -> Pacing {
+        .rate(try .constant(perSecond))
+    }
+
     /// How reports name the pacing, e.g. `open loop at 1000/s`.
     public var label: String {
         switch self {
         case .closedLoop: "closed loop"
-        case .constantRate(let perSecond): "open loop at \(Self.number(perSecond))/s"
-        case .scenarioTime(let scale): "open loop on the scenario's clock, \(Self.number(scale))× faster"
+        case .rate(let profile): "open loop at \(profile.label)"
+        case .scenarioTime(let scale): "open loop on the scenario's clock, \(RateProfile.number(scale))× faster"
         }
-    }
-
-    private static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     /// Whether latency runs from intended send times (open loop).

@@ -87,7 +87,9 @@ public enum SummaryDocument {
     static func pacingParameters(_ pacing: Pacing) -> [String: Any] {
         switch pacing {
         case .closedLoop: ["kind": "closed_loop"]
-        case .constantRate(let perSecond): ["kind": "constant_rate", "rate_per_s": perSecond]
+        case .rate(let profile) where profile.points.count == 1:
+            ["kind": "constant_rate", "rate_per_s": profile.points[0].perSecond]
+        case .rate(let profile): ["kind": "rate_profile", "points": profile.points.map { [$0.seconds, $0.perSecond] }]
         case .scenarioTime(let scale): ["kind": "scenario_time", "time_scale": scale]
         }
     }
