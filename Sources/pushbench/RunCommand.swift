@@ -61,6 +61,11 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Stop sending after this many seconds; answers in flight are still awaited.")
     var duration: Double?
 
+    @Option(
+        help: "Seconds at the start whose pushes are sent but kept out of the figures (counted apart as the warmup)."
+    )
+    var warmup: Double = 0
+
     @Option(help: "Dispatch worker threads, each with its own HTTP/2 client and share of the connections.")
     var threads = 1
 
@@ -180,6 +185,7 @@ struct RunCommand: ParsableCommand {
         if let duration, !(duration > 0 && duration.isFinite) {
             throw ValidationError("--duration must be a positive number of seconds")
         }
+        guard warmup >= 0 && warmup.isFinite else { throw ValidationError("--warmup must be 0 or more seconds") }
         guard connections > 0, streams > 0 else {
             throw ValidationError("--connections and --streams must be at least 1")
         }
@@ -258,6 +264,7 @@ struct RunCommand: ParsableCommand {
             scenario: workload,
             requests: requests,
             durationSeconds: duration,
+            warmupSeconds: warmup,
             pacing: try pacing(),
             threads: threads,
             bundleID: bundleID,

@@ -1,5 +1,6 @@
 import LoadEngine
 import MockAPNs
+import Reports
 import Workload
 import XCTest
 
@@ -122,5 +123,33 @@ final class RateProfileRunTests: XCTestCase {
         XCTAssertEqual(result.mode, .openLoop)
         let perSecond = result.timeline.map(\.counts.sent)
         XCTAssertGreaterThan(perSecond[1], perSecond[0], "the second second is busier than the first")
+    }
+}
+
+/// The warmup's pushes are sent and counted apart; every figure covers only what follows.
+final class WarmupTests: XCTestCase {
+    func testTheWarmupIsCountedApartAndTheServerStillAgrees() throws {
+        let mock = try MockFixture()
+        var load = try mock.load(requests: nil, activities: 1000)
+        load.pacing = try .constantRate(perSecond: 400)
+        load.warmupSeconds = 1
+        load.durationSeconds = 1
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+
+        XCTAssertEqual(Double(result.warmupCounts.sent), 400, accuracy: 2, "pushes meant for the first second")
+        XCTAssertEqual(Double(result.counts.sent), 400, accuracy: 2, "pushes meant for the measured second")
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertTrue(result.warmupCounts.isBalanced)
+        XCTAssertEqual(result.latency.totalCount, UInt64(result.counts.succeeded), "no warmup answer is timed")
+        XCTAssertEqual(result.timeline.map(\.counts.sent).reduce(0, +), result.counts.sent)
+        XCTAssertEqual(result.durationSeconds, 1, accuracy: 0.5, "measured from the end of the warmup")
+        let stats = mock.server.stats.snapshot()
+        let server = ServerCounts(
+            pushes: stats.pushes,
+            accepted: stats.accepted,
+            rejectedByReason: stats.rejectedByReason,
+            connections: stats.connectionsAccepted
+        )
+        XCTAssertEqual(ServerCheck(result: result, server: server).differences, [])
     }
 }

@@ -13,8 +13,11 @@ public struct LoadConfiguration: Sendable {
     public var scenario: Scenario
     /// Stop after this many pushes (shared out among the workers); `nil`: the whole scenario.
     public var requests: Int?
-    /// Stop submitting after this many seconds; requests in flight still finish.
+    /// Stop submitting this many seconds after the warmup; requests in flight still finish.
     public var durationSeconds: Double?
+    /// The first seconds of the run, whose requests are sent and counted apart but kept out of
+    /// every figure (connections, TLS, caches and the server settle first).
+    public var warmupSeconds: Double
     /// When pushes are meant to leave.
     public var pacing: Pacing
     /// Dispatch workers, each with its own libcurl multi handle, connections and share of the
@@ -36,6 +39,7 @@ public struct LoadConfiguration: Sendable {
         scenario: Scenario,
         requests: Int? = nil,
         durationSeconds: Double? = nil,
+        warmupSeconds: Double = 0,
         pacing: Pacing = .closedLoop,
         threads: Int = 1,
         bundleID: String = "com.example.pushbench",
@@ -48,6 +52,7 @@ public struct LoadConfiguration: Sendable {
         self.scenario = scenario
         self.requests = requests
         self.durationSeconds = durationSeconds
+        self.warmupSeconds = warmupSeconds
         self.pacing = pacing
         self.threads = threads
         self.bundleID = bundleID

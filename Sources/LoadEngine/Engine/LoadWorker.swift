@@ -75,13 +75,17 @@ struct LoadWorker: Sendable {
         var skipped = 0
 
         let cpuAtStart = threadCPUSeconds()
-        var metrics = RunMetrics(startNanos: startNanos, timeline: timeline, worker: index)
+        let measuredFrom = startNanos + UInt64(configuration.warmupSeconds * 1e9)
+        var metrics = RunMetrics(startNanos: measuredFrom, timeline: timeline, worker: index)
+        // Whether each tag in flight was meant to leave during the warmup, and how many were.
+        var inWarmup = [Bool](repeating: false, count: inFlight.count)
+        var warmupInFlight = 0
         var stages = StageTimes()
         var pending = stream.next()
         var sent = 0
         var nextPublish = startNanos + Self.publishIntervalNanos
         var nextTokenCheck = startNanos + 1_000_000_000
-        let submitUntil = configuration.durationSeconds.map { startNanos + UInt64($0 * 1e9) } ?? .max
+        let submitUntil = configuration.durationSeconds.map { measuredFrom + UInt64($0 * 1e9) } ?? .max
         var drainDeadline: UInt64? = nil
         var submitting = true
 
@@ -143,14 +147,19 @@ struct LoadWorker: Sendable {
                 )
                 let submitted = monotonicNanos()
                 stages.add(.submit, from: now, to: submitted)
-                metrics.recordSent(now: now, intendedAt: intendedAt ?? now)
+                inWarmup[tag] = metrics.recordSent(now: now, intendedAt: intendedAt ?? now)
+                if inWarmup[tag] { warmupInFlight += 1 }
                 sent += 1
                 pending = stream.next()
                 stages.add(.workload, from: submitted, to: monotonicNanos())
             }
             if client.inFlight == 0 && (!submitting || pending == nil || sent >= requestCap) { break }
             if let deadline = drainDeadline, now >= deadline {
-                metrics.recordAbandoned(client.inFlight, now: now)
+                metrics.recordAbandoned(
+                    measured: client.inFlight - warmupInFlight,
+                    warmup: warmupInFlight,
+                    now: now
+                )
                 break
             }
             let waitMs = submitting ? dueInMs(pending, index: sent, slotsFree: client.idleSlots > 0) : 20
@@ -162,7 +171,8 @@ struct LoadWorker: Sendable {
                 let event = inFlight[completion.tag]!
                 inFlight[completion.tag] = nil
                 freeTags.append(completion.tag)
-                metrics.record(completion, now: answeredAt)
+                metrics.record(completion, now: answeredAt, warmup: inWarmup[completion.tag])
+                if inWarmup[completion.tag] { warmupInFlight -= 1 }
                 guard case .response(let status, _) = completion.outcome else { return }
                 if status == 410 { goneTokens.insert(Self.tokenKey(event)) }
                 if status == 200 {
@@ -184,13 +194,13 @@ struct LoadWorker: Sendable {
             client.wait(timeoutMs: waitMs)
             now = monotonicNanos()
             if now >= nextPublish {
-                timeline.publish(metrics.counts, worker: index)
+                timeline.publish(metrics.counts, warmup: metrics.warmup, worker: index)
                 nextPublish = now + Self.publishIntervalNanos
             }
         }
         let end = monotonicNanos()
         metrics.finish(now: end)
-        timeline.publish(metrics.counts, worker: index)
+        timeline.publish(metrics.counts, warmup: metrics.warmup, worker: index)
         return Outcome(
             metrics: metrics,
             skippedForGoneTokens: skipped,

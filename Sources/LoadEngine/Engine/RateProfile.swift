@@ -88,7 +88,8 @@ public struct RateProfile: Sendable, Equatable {
         return points.map { "\(Self.number($0.seconds)) s \(Self.number($0.perSecond))/s" }.joined(separator: " → ")
     }
 
-    static func number(_ value: Double) -> String {
+    /// A number as people write it: 60, 2.5.
+    public static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 

@@ -18,10 +18,14 @@ public struct RunResult: Sendable {
     public let mode: Mode
     /// Wall-clock start, UNIX seconds.
     public let startedAtUnix: Double
-    /// From the first submission to the last completion, seconds.
+    /// From the end of the warmup (the start, without one) to the last completion, seconds.
     public let durationSeconds: Double
-    /// Outcome totals.
+    /// Outcome totals of the measured requests (the warmup's are apart).
     public let counts: OutcomeCounts
+    /// Outcomes of the requests meant to leave during the warmup.
+    public let warmupCounts: OutcomeCounts
+    /// The warmup's rejections by reason.
+    public let warmupRejectedByReason: [String: Int]
     /// Latency of answered requests, microseconds.
     public let latency: Histogram<UInt64>
     /// Rejections by reason.

@@ -7,7 +7,8 @@ import Wire
 /// Latency is recorded in microseconds, three significant digits, from each request's intended
 /// send time to its completion, for requests that got an HTTP answer (transport failures and
 /// timeouts are counted, not timed). Each second, once over, goes to the run's shared
-/// `RunTimeline`.
+/// `RunTimeline`. Requests meant to leave during the warmup are only counted, in `warmup`; the
+/// measured figures and their seconds start when it ends.
 struct RunMetrics: Sendable {
     /// Outcome totals.
     private(set) var counts = OutcomeCounts()
@@ -23,6 +24,10 @@ struct RunMetrics: Sendable {
     private(set) var apnsIDMismatches = 0
     /// Open loop: how late each request left against its intended send time, microseconds.
     private(set) var scheduleLag = RunMetrics.makeHistogram(digits: .two)
+    /// Outcomes of the requests meant to leave during the warmup, kept out of every other figure.
+    private(set) var warmup = OutcomeCounts()
+    /// The warmup's rejections by reason, so a server's totals can still be compared.
+    private(set) var warmupRejectedByReason: [String: Int] = [:]
 
     private var current = SecondSample(second: 0)
     private var currentLatency = RunMetrics.makeHistogram(digits: .two)
@@ -30,24 +35,41 @@ struct RunMetrics: Sendable {
     private let timeline: RunTimeline
     private let worker: Int
 
-    /// Starts measuring at `startNanos` (a monotonic clock reading) for `worker`, whose seconds
-    /// go to `timeline`.
+    /// Starts measuring at `startNanos` (a monotonic clock reading: the end of the warmup) for
+    /// `worker`, whose seconds go to `timeline`.
     init(startNanos: UInt64, timeline: RunTimeline, worker: Int) {
         self.startNanos = startNanos
         self.timeline = timeline
         self.worker = worker
     }
 
-    /// Counts one request handed to the transport at `now`, meant to leave at `intendedAt`.
-    mutating func recordSent(now: UInt64, intendedAt: UInt64) {
+    /// Counts one request handed to the transport at `now`, meant to leave at `intendedAt`, and
+    /// returns whether it belongs to the warmup (meant to leave before the measurement starts).
+    mutating func recordSent(now: UInt64, intendedAt: UInt64) -> Bool {
+        if intendedAt < startNanos {
+            warmup.sent += 1
+            return true
+        }
         advance(to: now)
         scheduleLag.record(max(1, (now &- min(now, intendedAt)) / 1000))
         counts.sent += 1
         current.counts.sent += 1
+        return false
     }
 
-    /// Counts one completion observed at `now`.
-    mutating func record(_ completion: PushCompletion, now: UInt64) {
+    /// Counts one completion observed at `now` of a request `recordSent` put in the warmup or not.
+    mutating func record(_ completion: PushCompletion, now: UInt64, warmup isWarmup: Bool) {
+        if isWarmup {
+            switch completion.outcome {
+            case .response(200, _): warmup.succeeded += 1
+            case .response(let status, let body):
+                warmup.rejected += 1
+                warmupRejectedByReason[APNsErrorBody(bytes: body)?.reason ?? "HTTP \(status)", default: 0] += 1
+            case .timedOut: warmup.timedOut += 1
+            case .failed: warmup.errored += 1
+            }
+            return
+        }
         advance(to: now)
         switch completion.outcome {
         case .response(let status, let body):
@@ -75,15 +97,19 @@ struct RunMetrics: Sendable {
         }
     }
 
-    /// Counts requests abandoned when a run was cut short as timed out, so none goes missing.
-    mutating func recordAbandoned(_ count: Int, now: UInt64) {
+    /// Counts requests abandoned when a run was cut short as timed out, so none goes missing:
+    /// `measured` of them sent after the warmup, `warmup` during it.
+    mutating func recordAbandoned(measured: Int, warmup abandonedInWarmup: Int, now: UInt64) {
+        warmup.timedOut += abandonedInWarmup
+        guard measured > 0 else { return }
         advance(to: now)
-        counts.timedOut += count
-        current.counts.timedOut += count
+        counts.timedOut += measured
+        current.counts.timedOut += measured
     }
 
     /// Closes the last, usually partial, second and tells the timeline this worker is done.
     mutating func finish(now: UInt64) {
+        let now = max(now, startNanos)  // a run may end within its warmup
         advance(to: now)
         current.intervalSeconds = Double(now &- startNanos) / 1e9 - Double(current.second)
         timeline.add(current, latency: currentLatency, worker: worker)
@@ -99,6 +125,8 @@ struct RunMetrics: Sendable {
         erroredByKind.merge(other.erroredByKind, uniquingKeysWith: +)
         perConnection.merge(other.perConnection, uniquingKeysWith: +)
         apnsIDMismatches += other.apnsIDMismatches
+        warmup.add(other.warmup)
+        warmupRejectedByReason.merge(other.warmupRejectedByReason, uniquingKeysWith: +)
     }
 
     private mutating func advance(to now: UInt64) {

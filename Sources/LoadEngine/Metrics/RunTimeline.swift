@@ -55,9 +55,11 @@ final class RunTimeline: Sendable {
         }
     }
 
-    /// Publishes `worker`'s running totals for the progress display.
-    func publish(_ counts: OutcomeCounts, worker: Int) {
-        state.withLock { $0.counts[worker] = counts }
+    /// Publishes `worker`'s running totals for the progress display, its warmup's included.
+    func publish(_ counts: OutcomeCounts, warmup: OutcomeCounts = OutcomeCounts(), worker: Int) {
+        var total = counts
+        total.add(warmup)
+        state.withLock { $0.counts[worker] = total }
     }
 
     /// Every worker's totals added up, and the latest second every worker has closed.

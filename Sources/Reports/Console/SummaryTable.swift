@@ -66,6 +66,17 @@ public enum SummaryTable {
                     + " per push"
             )
         )
+        if result.configuration.warmupSeconds > 0 {
+            let warm = result.warmupCounts
+            rows.append(
+                (
+                    "warmup",
+                    "\(warm.sent) pushes meant for the first \(RateProfile.number(result.configuration.warmupSeconds)) s, "
+                        + "kept out of these figures (\(warm.succeeded) succeeded, \(warm.rejected) rejected, "
+                        + "\(warm.errored) errored, \(warm.timedOut) timed out)"
+                )
+            )
+        }
         if result.skippedForGoneTokens > 0 {
             rows.append(("not sent", "\(result.skippedForGoneTokens) pushes to tokens answered 410 earlier in the run"))
         }

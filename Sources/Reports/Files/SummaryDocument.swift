@@ -40,6 +40,16 @@ public enum SummaryDocument {
             "schedule_lag_us": result.configuration.pacing.isOpenLoop
                 ? latencyPercentiles(result.scheduleLag) as Any : NSNull(),
             "skipped_gone_tokens": result.skippedForGoneTokens,
+            "warmup": [
+                "seconds": result.configuration.warmupSeconds,
+                "counts": [
+                    "sent": result.warmupCounts.sent,
+                    "succeeded": result.warmupCounts.succeeded,
+                    "rejected": result.warmupCounts.rejected,
+                    "errored": result.warmupCounts.errored,
+                    "timed_out": result.warmupCounts.timedOut,
+                ],
+            ],
             "reconnections": result.recoveries.map { $0.reconnections as Any } ?? NSNull(),
             "resent_refused": result.recoveries.map { $0.resentRefused as Any } ?? NSNull(),
             "stage_ns_per_push": GeneratorHealth.stageNanosPerPush(result),
@@ -140,18 +150,19 @@ public struct ServerCheck: Sendable {
 
     /// Each disagreement in words, empty when the books agree.
     public var differences: [String] {
+        // The server saw the warmup too.
         var found: [String] = []
-        let answered = result.counts.succeeded + result.counts.rejected
+        let succeeded = result.counts.succeeded + result.warmupCounts.succeeded
+        let answered = succeeded + result.counts.rejected + result.warmupCounts.rejected
+        let rejectedByReason = result.rejectedByReason.merging(result.warmupRejectedByReason, uniquingKeysWith: +)
         if server.pushes != answered {
             found.append("server answered \(server.pushes), client saw \(answered) answers")
         }
-        if server.accepted != result.counts.succeeded {
-            found.append("server accepted \(server.accepted), client counted \(result.counts.succeeded) successes")
+        if server.accepted != succeeded {
+            found.append("server accepted \(server.accepted), client counted \(succeeded) successes")
         }
-        if server.rejectedByReason != result.rejectedByReason {
-            found.append(
-                "rejections by reason differ: server \(server.rejectedByReason), client \(result.rejectedByReason)"
-            )
+        if server.rejectedByReason != rejectedByReason {
+            found.append("rejections by reason differ: server \(server.rejectedByReason), client \(rejectedByReason)")
         }
         return found
     }
