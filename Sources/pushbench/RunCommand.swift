@@ -62,6 +62,21 @@ struct RunCommand: ParsableCommand {
     var duration: Double?
 
     @Option(
+        help: ArgumentHelp(
+            "Send a push again after 429, 500, 503 or a transport failure, up to this many times.",
+            discussion: """
+                Each retry waits the answer's Retry-After, or a random time below --retry-backoff-ms × 2^(retry-1) \
+                (at most 10 s), as careful senders do. Retries are requests in every count, and are also counted \
+                apart. Timeouts are not retried: the push may have arrived.
+                """
+        )
+    )
+    var retries = 0
+
+    @Option(name: .customLong("retry-backoff-ms"), help: "The first retry's backoff bound, milliseconds.")
+    var retryBackoffMs = 100.0
+
+    @Option(
         help: "Seconds at the start whose pushes are sent but kept out of the figures (counted apart as the warmup)."
     )
     var warmup: Double = 0
@@ -185,6 +200,10 @@ struct RunCommand: ParsableCommand {
         if let duration, !(duration > 0 && duration.isFinite) {
             throw ValidationError("--duration must be a positive number of seconds")
         }
+        guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0 to 10") }
+        guard retryBackoffMs > 0 && retryBackoffMs.isFinite else {
+            throw ValidationError("--retry-backoff-ms must be positive")
+        }
         guard warmup >= 0 && warmup.isFinite else { throw ValidationError("--warmup must be 0 or more seconds") }
         guard connections > 0, streams > 0 else {
             throw ValidationError("--connections and --streams must be at least 1")
@@ -269,7 +288,8 @@ struct RunCommand: ParsableCommand {
             threads: threads,
             bundleID: bundleID,
             priorityOverride: priority,
-            tokenPolicy: jwtMode
+            tokenPolicy: jwtMode,
+            retryPolicy: RetryPolicy(maxRetries: retries, baseSeconds: retryBackoffMs / 1000)
         )
         let budget =
             noBudget

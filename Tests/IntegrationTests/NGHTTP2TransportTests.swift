@@ -1,8 +1,9 @@
 import LoadEngine
 import MockAPNs
-import Transport
 import Workload
 import XCTest
+
+@testable import Transport
 
 /// The nghttp2 transport against the mock over real TLS sockets: the same answers and books as
 /// the libcurl one, and every way a request can end.
@@ -88,5 +89,19 @@ final class NGHTTP2TransportTests: XCTestCase {
         XCTAssertEqual(result.counts.errored, 0, "nghttp2 held requests beyond the limit instead of failing them")
         XCTAssertGreaterThan(result.recoveries?.resentRefused ?? 0, 0, "streams refused by the lower limit went again")
         XCTAssertGreaterThanOrEqual(mock.server.stats.snapshot().pushes, 2000)
+    }
+
+    func testRetryAfterAndTheStatusAreReadFromTheAnswersHeaders() {
+        let slot = StreamSlot()
+        func header(_ name: String, _ value: String) {
+            Array(name.utf8).withUnsafeBytes { name in
+                Array(value.utf8).withUnsafeBytes { value in slot.header(name: name, value: value) }
+            }
+        }
+        header(":status", "429")
+        header("retry-after", "7")
+        let completion = slot.completion(localPort: 1)
+        XCTAssertEqual(completion.outcome, .response(status: 429, body: []))
+        XCTAssertEqual(completion.retryAfterSeconds, 7)
     }
 }

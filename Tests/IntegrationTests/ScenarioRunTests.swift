@@ -153,3 +153,24 @@ final class WarmupTests: XCTestCase {
         XCTAssertEqual(ServerCheck(result: result, server: server).differences, [])
     }
 }
+
+/// Retries against a mock that fails some answers on purpose: every attempt is accounted for,
+/// and each push ends delivered or given up.
+final class RetryRunTests: XCTestCase {
+    func testPushesThatFailAreSentAgainAndEveryAttemptIsAccountedFor() throws {
+        let mock = try MockFixture(faults: FaultPlan(errorRates: [.serviceUnavailable: 0.3], seed: 11))
+        var load = try mock.load(requests: 600, transport: .nghttp2)
+        load.retryPolicy = RetryPolicy(maxRetries: 3, baseSeconds: 0.01)
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+
+        let retries = result.retries
+        XCTAssertGreaterThan(retries.attempts.sent, 150, "about 30% of attempts fail and go again")
+        XCTAssertEqual(result.counts.sent, 600 + retries.attempts.sent, "each retry is a request")
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertTrue(retries.attempts.isBalanced)
+        XCTAssertGreaterThan(retries.recovered, 100)
+        XCTAssertEqual(result.counts.succeeded + retries.exhausted, 600, "every push delivered or given up")
+        XCTAssertEqual(result.rejectedByReason["ServiceUnavailable"], result.counts.rejected)
+        XCTAssertEqual(mock.server.stats.snapshot().pushes, result.counts.sent, "the mock saw every attempt")
+    }
+}

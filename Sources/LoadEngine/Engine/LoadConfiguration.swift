@@ -31,6 +31,8 @@ public struct LoadConfiguration: Sendable {
     public var expirationSeconds: Int64
     /// Whether pushes share a cached provider token or each signs its own.
     public var tokenPolicy: ProviderTokenPolicy
+    /// Whether and when failed pushes are sent again.
+    public var retryPolicy: RetryPolicy
 
     /// Creates a configuration with the defaults of `pushbench run`.
     public init(
@@ -45,7 +47,8 @@ public struct LoadConfiguration: Sendable {
         bundleID: String = "com.example.pushbench",
         priorityOverride: Int? = nil,
         expirationSeconds: Int64 = 3600,
-        tokenPolicy: ProviderTokenPolicy = .cached
+        tokenPolicy: ProviderTokenPolicy = .cached,
+        retryPolicy: RetryPolicy = .none
     ) {
         self.transport = transport
         self.transportKind = transportKind
@@ -59,6 +62,7 @@ public struct LoadConfiguration: Sendable {
         self.priorityOverride = priorityOverride
         self.expirationSeconds = expirationSeconds
         self.tokenPolicy = tokenPolicy
+        self.retryPolicy = retryPolicy
     }
 
     /// The activities each worker sends, in worker order: contiguous near-equal shares.

@@ -105,6 +105,7 @@ public enum LoadEngine {
                 merged!.metrics.add(outcome.metrics)
                 merged!.skippedForGoneTokens += outcome.skippedForGoneTokens
                 merged!.stages.add(outcome.stages)
+                merged!.retries.add(outcome.retries)
                 if let recoveries = outcome.recoveries { merged!.recoveries?.add(recoveries) }
                 merged!.cpuSeconds += outcome.cpuSeconds
             }
@@ -126,6 +127,7 @@ public enum LoadEngine {
             timeline: timeline.seconds,
             scheduleLag: total.metrics.scheduleLag,
             skippedForGoneTokens: total.skippedForGoneTokens,
+            retries: total.retries,
             recoveries: total.recoveries,
             stageTimes: total.stages,
             engineCPUSeconds: total.cpuSeconds,

@@ -15,6 +15,7 @@ struct LoadWorker: Sendable {
         var metrics: RunMetrics
         var skippedForGoneTokens: Int
         var stages: StageTimes
+        var retries: RetryCounts
         var recoveries: TransportRecoveries?
         var cpuSeconds: Double
         var interrupted: Bool
@@ -80,8 +81,14 @@ struct LoadWorker: Sendable {
         // Whether each tag in flight was meant to leave during the warmup, and how many were.
         var inWarmup = [Bool](repeating: false, count: inFlight.count)
         var warmupInFlight = 0
+        // Which attempt each tag in flight is (0: the first), and the pushes waiting to go again.
+        var attempts = [Int](repeating: 0, count: inFlight.count)
+        var retryQueue = RetryQueue()
+        var retryCounts = RetryCounts()
+        var jitter = SplitMix64(seed: system.next())
         var stages = StageTimes()
         var pending = stream.next()
+        // First attempts: the rate schedule's index and what --requests caps.
         var sent = 0
         var nextPublish = startNanos + Self.publishIntervalNanos
         var nextTokenCheck = startNanos + 1_000_000_000
@@ -104,15 +111,19 @@ struct LoadWorker: Sendable {
                 }
                 stages.add(.signing, from: now, to: monotonicNanos())
             }
-            while submitting, sent < requestCap, client.idleSlots > 0, let event = pending {
-                if goneTokens.contains(Self.tokenKey(event)) {
+            while drainDeadline == nil, client.idleSlots > 0 {
+                // A retry that is due goes before the next new push.
+                let retry = retryQueue.popDue(now: monotonicNanos())
+                guard let event = retry?.event ?? (submitting && sent < requestCap ? pending : nil) else { break }
+                let attempt = retry?.attempt ?? 0
+                if attempt == 0 && goneTokens.contains(Self.tokenKey(event)) {
                     skipped += 1
                     let begin = monotonicNanos()
                     pending = stream.next()
                     stages.add(.workload, from: begin, to: monotonicNanos())
                     continue
                 }
-                let intendedAt = intendedTime(of: event, index: sent)
+                let intendedAt = attempt > 0 ? nil : intendedTime(of: event, index: sent)
                 if intendedAt == Self.never {
                     submitting = false
                     break
@@ -149,11 +160,17 @@ struct LoadWorker: Sendable {
                 stages.add(.submit, from: now, to: submitted)
                 inWarmup[tag] = metrics.recordSent(now: now, intendedAt: intendedAt ?? now)
                 if inWarmup[tag] { warmupInFlight += 1 }
+                attempts[tag] = attempt
+                if attempt > 0 {
+                    retryCounts.attempts.sent += 1
+                    continue
+                }
                 sent += 1
                 pending = stream.next()
                 stages.add(.workload, from: submitted, to: monotonicNanos())
             }
-            if client.inFlight == 0 && (!submitting || pending == nil || sent >= requestCap) { break }
+            let newPushesDone = !submitting || pending == nil || sent >= requestCap
+            if client.inFlight == 0 && (drainDeadline != nil || retryQueue.isEmpty) && newPushesDone { break }
             if let deadline = drainDeadline, now >= deadline {
                 metrics.recordAbandoned(
                     measured: client.inFlight - warmupInFlight,
@@ -162,7 +179,11 @@ struct LoadWorker: Sendable {
                 )
                 break
             }
-            let waitMs = submitting ? dueInMs(pending, index: sent, slotsFree: client.idleSlots > 0) : 20
+            var waitMs = submitting ? dueInMs(pending, index: sent, slotsFree: client.idleSlots > 0) : 20
+            if let due = retryQueue.nextDueNanos, client.idleSlots > 0 {
+                let now = monotonicNanos()
+                waitMs = min(waitMs, due <= now ? 0 : Int32(min(20, (due - now) / 1_000_000)))
+            }
             let performing = monotonicNanos()
             var handling: UInt64 = 0
             client.perform { completion in
@@ -173,8 +194,23 @@ struct LoadWorker: Sendable {
                 freeTags.append(completion.tag)
                 metrics.record(completion, now: answeredAt, warmup: inWarmup[completion.tag])
                 if inWarmup[completion.tag] { warmupInFlight -= 1 }
+                let attempt = attempts[completion.tag]
+                if attempt > 0 { retryCounts.attempts.count(completion.outcome) }
+                if RetryPolicy.isRetryable(completion.outcome) && configuration.retryPolicy.maxRetries > 0 {
+                    if attempt < configuration.retryPolicy.maxRetries && drainDeadline == nil {
+                        let delay = configuration.retryPolicy.delayNanos(
+                            attempt: attempt + 1,
+                            retryAfterSeconds: completion.retryAfterSeconds,
+                            random: &jitter
+                        )
+                        retryQueue.add(event, attempt: attempt + 1, dueNanos: answeredAt + delay)
+                    } else {
+                        retryCounts.exhausted += 1
+                    }
+                }
                 guard case .response(let status, _) = completion.outcome else { return }
                 if status == 410 { goneTokens.insert(Self.tokenKey(event)) }
+                if status == 200 && attempt > 0 { retryCounts.recovered += 1 }
                 if status == 200 {
                     let elapsedMs = Double(answeredAt &- startNanos) / 1e6
                     onAccepted(
@@ -199,12 +235,14 @@ struct LoadWorker: Sendable {
             }
         }
         let end = monotonicNanos()
+        retryCounts.exhausted += retryQueue.count  // stopped before their turn
         metrics.finish(now: end)
         timeline.publish(metrics.counts, warmup: metrics.warmup, worker: index)
         return Outcome(
             metrics: metrics,
             skippedForGoneTokens: skipped,
             stages: stages,
+            retries: retryCounts,
             recoveries: client.recoveries,
             cpuSeconds: threadCPUSeconds() - cpuAtStart,
             interrupted: drainDeadline != nil

@@ -1,3 +1,5 @@
+import Transport
+
 /// How requests ended. Every request sent ends in exactly one of the four outcomes.
 public struct OutcomeCounts: Sendable, Equatable {
     /// Requests handed to the transport.
@@ -13,6 +15,16 @@ public struct OutcomeCounts: Sendable, Equatable {
 
     /// Creates zero counts.
     public init() {}
+
+    /// Counts one ended request by how it ended (`sent` is counted when it leaves).
+    public mutating func count(_ outcome: TransferOutcome) {
+        switch outcome {
+        case .response(200, _): succeeded += 1
+        case .response: rejected += 1
+        case .timedOut: timedOut += 1
+        case .failed: errored += 1
+        }
+    }
 
     /// Adds `other`'s counts (another worker's, or another second's).
     public mutating func add(_ other: OutcomeCounts) {

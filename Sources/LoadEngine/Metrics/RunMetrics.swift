@@ -60,13 +60,9 @@ struct RunMetrics: Sendable {
     /// Counts one completion observed at `now` of a request `recordSent` put in the warmup or not.
     mutating func record(_ completion: PushCompletion, now: UInt64, warmup isWarmup: Bool) {
         if isWarmup {
-            switch completion.outcome {
-            case .response(200, _): warmup.succeeded += 1
-            case .response(let status, let body):
-                warmup.rejected += 1
+            warmup.count(completion.outcome)
+            if case .response(let status, let body) = completion.outcome, status != 200 {
                 warmupRejectedByReason[APNsErrorBody(bytes: body)?.reason ?? "HTTP \(status)", default: 0] += 1
-            case .timedOut: warmup.timedOut += 1
-            case .failed: warmup.errored += 1
             }
             return
         }

@@ -66,6 +66,16 @@ public enum SummaryTable {
                     + " per push"
             )
         )
+        if result.configuration.retryPolicy.maxRetries > 0 {
+            let retries = result.retries
+            rows.append(
+                (
+                    "retries",
+                    "\(retries.attempts.sent) sent again (in the counts above), \(retries.recovered) pushes recovered, "
+                        + "\(retries.exhausted) still failing after \(result.configuration.retryPolicy.maxRetries)"
+                )
+            )
+        }
         if result.configuration.warmupSeconds > 0 {
             let warm = result.warmupCounts
             rows.append(

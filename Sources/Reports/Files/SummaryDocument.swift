@@ -40,6 +40,18 @@ public enum SummaryDocument {
             "schedule_lag_us": result.configuration.pacing.isOpenLoop
                 ? latencyPercentiles(result.scheduleLag) as Any : NSNull(),
             "skipped_gone_tokens": result.skippedForGoneTokens,
+            "retries": [
+                "max_per_push": result.configuration.retryPolicy.maxRetries,
+                "attempts": [
+                    "sent": result.retries.attempts.sent,
+                    "succeeded": result.retries.attempts.succeeded,
+                    "rejected": result.retries.attempts.rejected,
+                    "errored": result.retries.attempts.errored,
+                    "timed_out": result.retries.attempts.timedOut,
+                ],
+                "recovered": result.retries.recovered,
+                "exhausted": result.retries.exhausted,
+            ],
             "warmup": [
                 "seconds": result.configuration.warmupSeconds,
                 "counts": [

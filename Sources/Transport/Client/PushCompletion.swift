@@ -21,4 +21,6 @@ public struct PushCompletion: Sendable {
     public let apnsIDEchoed: Bool
     /// The local TCP port of the connection that carried it: identifies the connection.
     public let localPort: Int
+    /// The answer's `Retry-After`, in seconds, when it had one.
+    public var retryAfterSeconds: Int? = nil
 }

@@ -17,6 +17,7 @@ final class TransferSlot {
     private var intendedAt: UInt64 = 0
     fileprivate var responseBody: [UInt8] = []
     fileprivate var echoedID = false
+    fileprivate var retryAfterSeconds: Int?
 
     private static let idPrefix: [UInt8] = Array("apns-id: ".utf8)
     private static let maxResponseBody = 16 * 1024
@@ -70,6 +71,7 @@ final class TransferSlot {
         self.headers = headers
         responseBody.removeAll(keepingCapacity: true)
         echoedID = false
+        retryAfterSeconds = nil
         if body.count > bodyStorage.count {  // grows to the largest body this slot has carried
             bodyStorage.deallocate()
             bodyStorage = .allocate(byteCount: max(body.count, 512), alignment: 1)
@@ -105,26 +107,42 @@ final class TransferSlot {
             outcome = .failed(code: Int(result.rawValue), message: curlMessage(result))
         }
         headers = nil
-        return PushCompletion(
+        var completion = PushCompletion(
             tag: tag,
             intendedAt: intendedAt,
             outcome: outcome,
             apnsIDEchoed: echoedID,
             localPort: port
         )
+        completion.retryAfterSeconds = retryAfterSeconds
+        return completion
     }
 
-    /// Compares a response header line with the `apns-id` this request sent.
+    /// Compares a response header line with the `apns-id` this request sent, and reads
+    /// `Retry-After`.
     fileprivate func inspectHeader(_ line: UnsafeRawBufferPointer) {
-        let name = Self.idPrefix.count - 1  // "apns-id:"
-        guard line.count >= name else { return }
-        for index in 0..<name where asciiLower(line[index]) != Self.idPrefix[index] { return }
-        var value = line[name...].drop { $0 == UInt8(ascii: " ") }
+        if let value = Self.value(of: Self.retryAfterName, in: line) {
+            retryAfterSeconds = Int(String(decoding: value, as: UTF8.self))
+            return
+        }
+        guard let value = Self.value(of: Self.idPrefix.dropLast(), in: line) else { return }
+        let sent = UnsafeRawBufferPointer(start: idLine + Self.idPrefix.count, count: APNsID.length)
+        echoedID = value.elementsEqual(sent)
+    }
+
+    private static let retryAfterName: [UInt8] = Array("retry-after:".utf8)
+
+    /// The value of header `name` (lower case, with its colon) if `line` is that header.
+    private static func value(
+        of name: some Collection<UInt8>,
+        in line: UnsafeRawBufferPointer
+    ) -> Slice<UnsafeRawBufferPointer>? {
+        guard line.count >= name.count, zip(line, name).allSatisfy({ asciiLower($0) == $1 }) else { return nil }
+        var value = line[name.count...].drop { $0 == UInt8(ascii: " ") }
         while let last = value.last, last == 0x0A || last == 0x0D || last == UInt8(ascii: " ") {
             value = value.dropLast()
         }
-        let sent = UnsafeRawBufferPointer(start: idLine + Self.idPrefix.count, count: APNsID.length)
-        echoedID = value.elementsEqual(sent)
+        return value
     }
 
     fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) {

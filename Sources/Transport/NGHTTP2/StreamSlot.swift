@@ -21,6 +21,7 @@ final class StreamSlot {
     var status = 0
     var responseBody: [UInt8] = []
     var echoedID = false
+    var retryAfterSeconds: Int?
     /// Set when the deadline passed and the stream was cancelled.
     var timedOut = false
     /// Why it failed below HTTP, if it did.
@@ -67,6 +68,7 @@ final class StreamSlot {
         status = 0
         responseBody.removeAll(keepingCapacity: true)
         echoedID = false
+        retryAfterSeconds = nil
         failure = nil
         streamID = 0
     }
@@ -76,6 +78,8 @@ final class StreamSlot {
             status = value.reduce(0) { $0 * 10 + Int($1) - 48 }
         } else if name.elementsEqual("apns-id".utf8) {
             echoedID = value.elementsEqual(UnsafeRawBufferPointer(start: apnsID.bytes, count: apnsID.count))
+        } else if name.elementsEqual("retry-after".utf8) {
+            retryAfterSeconds = Int(String(decoding: value, as: UTF8.self))
         }
     }
 
@@ -95,13 +99,15 @@ final class StreamSlot {
         } else {
             outcome = .failed(code: -1, message: failure ?? "the stream closed without an answer")
         }
-        return PushCompletion(
+        var completion = PushCompletion(
             tag: tag,
             intendedAt: intendedAt,
             outcome: outcome,
             apnsIDEchoed: echoedID,
             localPort: localPort
         )
+        completion.retryAfterSeconds = retryAfterSeconds
+        return completion
     }
 }
 

@@ -1,0 +1,111 @@
+import Transport
+import Workload
+
+/// When a sender sends a push again, as careful senders do: after 429 TooManyRequests, 500, 503
+/// or a transport failure, up to `maxRetries` times, waiting `Retry-After` when the server gives
+/// one and otherwise an exponential backoff with full jitter (`base · 2^attempt`, capped).
+///
+/// Timeouts are not retried: the push may have been delivered, and a duplicate shows twice.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Retries per push after its first attempt; 0 turns retrying off.
+    public var maxRetries: Int
+    /// The first backoff's upper bound, seconds.
+    public var baseSeconds: Double
+    /// No backoff is longer than this, seconds.
+    public var capSeconds: Double
+
+    /// No retries.
+    public static let none = RetryPolicy(maxRetries: 0)
+
+    /// Creates a policy.
+    public init(maxRetries: Int, baseSeconds: Double = 0.1, capSeconds: Double = 10) {
+        self.maxRetries = maxRetries
+        self.baseSeconds = baseSeconds
+        self.capSeconds = capSeconds
+    }
+
+    /// Whether a request that ended with `outcome` is worth sending again.
+    public static func isRetryable(_ outcome: TransferOutcome) -> Bool {
+        switch outcome {
+        case .response(let status, _): status == 429 || status == 500 || status == 503
+        case .failed: true
+        case .timedOut: false
+        }
+    }
+
+    /// How long to wait before retry number `attempt` (1 for the first retry), nanoseconds:
+    /// `retryAfterSeconds` when the server said, else a uniform draw below the backoff bound.
+    func delayNanos(attempt: Int, retryAfterSeconds: Int?, random: inout SplitMix64) -> UInt64 {
+        if let retryAfterSeconds { return UInt64(min(Double(retryAfterSeconds), capSeconds) * 1e9) }
+        let bound = min(capSeconds, baseSeconds * Double(1 << min(attempt - 1, 30)))
+        return UInt64(random.nextUnit() * bound * 1e9)
+    }
+}
+
+/// What retrying did in a run, apart from first attempts.
+public struct RetryCounts: Sendable, Equatable {
+    /// Outcomes of the retry attempts themselves (also inside the run's totals).
+    public var attempts = OutcomeCounts()
+    /// Pushes whose first attempt failed and a retry succeeded.
+    public var recovered = 0
+    /// Pushes still failing when their retries ran out.
+    public var exhausted = 0
+
+    /// Creates zero counts.
+    public init() {}
+
+    /// Adds another worker's counts.
+    mutating func add(_ other: RetryCounts) {
+        attempts.add(other.attempts)
+        recovered += other.recovered
+        exhausted += other.exhausted
+    }
+}
+
+/// A worker's pushes waiting for their next attempt, earliest first.
+struct RetryQueue {
+    private struct Entry {
+        var dueNanos: UInt64
+        var event: WorkloadEvent
+        var attempt: Int
+    }
+
+    private var entries: [Entry] = []
+
+    var isEmpty: Bool { entries.isEmpty }
+    var count: Int { entries.count }
+    var nextDueNanos: UInt64? { entries.first?.dueNanos }
+
+    /// Queues attempt `attempt` of `event` at `dueNanos`.
+    mutating func add(_ event: WorkloadEvent, attempt: Int, dueNanos: UInt64) {
+        entries.append(Entry(dueNanos: dueNanos, event: event, attempt: attempt))
+        var child = entries.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard entries[child].dueNanos < entries[parent].dueNanos else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// The earliest retry if it is due by `now`.
+    mutating func popDue(now: UInt64) -> (event: WorkloadEvent, attempt: Int)? {
+        guard let first = entries.first, first.dueNanos <= now else { return nil }
+        let last = entries.removeLast()
+        if !entries.isEmpty {
+            entries[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var smallest = parent
+                if left < entries.count && entries[left].dueNanos < entries[smallest].dueNanos { smallest = left }
+                if right < entries.count && entries[right].dueNanos < entries[smallest].dueNanos { smallest = right }
+                if smallest == parent { break }
+                entries.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return (first.event, first.attempt)
+    }
+}
