@@ -52,8 +52,8 @@ struct RunCommand: ParsableCommand {
     @Option(help: "A built-in scenario (pushbench scenarios list) or a scenario file.")
     var scenario = "football"
 
-    @Option(help: "Scale the scenario to this many activities.")
-    var activities = 1000
+    @Option(help: "Scale the scenario to this many activities (default: 1000, or one per --tokens line).")
+    var activities: Int?
 
     @Option(help: "Stop after this many pushes (default: the whole scenario).")
     var requests: Int?
@@ -130,7 +130,7 @@ struct RunCommand: ParsableCommand {
     var seed: UInt64?
 
     @Option(name: .customLong("bundle-id"), help: "App bundle ID; the topic is <bundle-id>.push-type.liveactivity.")
-    var bundleID = "com.example.pushbench"
+    var bundleID = RunCommand.defaultBundleID
 
     @Option(
         help:
@@ -138,8 +138,37 @@ struct RunCommand: ParsableCommand {
     )
     var priority: Int?
 
-    @Option(help: "Target as https://host:port (a mock started with `pushbench mock`). Default: an embedded mock.")
+    @Option(
+        help: ArgumentHelp(
+            "production, sandbox, or https://host:port (e.g. a `pushbench mock`). Default: an embedded mock.",
+            discussion: "Toward Apple's servers a run needs --tokens, --key, --bundle-id, and keeps to 50 pushes/s."
+        )
+    )
     var endpoint: String?
+
+    @Option(
+        name: .customLong("tokens"),
+        help: ArgumentHelp(
+            "Your devices' activity tokens, one hex token per line, instead of synthetic ones.",
+            discussion: """
+                Activity i's pushes go to line i (modulo the count); the scenario's starts are not sent, since \
+                your apps started those activities. Required toward production or sandbox.
+                """
+        )
+    )
+    var tokensFile: String?
+
+    @Flag(
+        name: .customLong("no-rate-cap"),
+        help: "Allow more than 50 pushes/s toward Apple's servers (production, sandbox)."
+    )
+    var noRateCap = false
+
+    @Flag(
+        name: .customLong("dry-run"),
+        help: "Print the first 3 requests (bearer token redacted) and send nothing."
+    )
+    var dryRun = false
 
     @Option(
         name: .customLong("ca-file"),
@@ -191,12 +220,13 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("no-budget"), help: "Do not model what the devices would show of the accepted pushes.")
     var noBudget = false
 
+    static let defaultBundleID = "com.example.pushbench"
     static let generatedKeyID = "PBKEY00001"
     static let generatedTeamID = "PBTEAM0001"
 
     func validate() throws {
         if let requests, requests < 1 { throw ValidationError("--requests must be at least 1") }
-        guard activities > 0 else { throw ValidationError("--activities must be at least 1") }
+        if let activities, activities < 1 { throw ValidationError("--activities must be at least 1") }
         if let duration, !(duration > 0 && duration.isFinite) {
             throw ValidationError("--duration must be a positive number of seconds")
         }
@@ -240,21 +270,13 @@ struct RunCommand: ParsableCommand {
                 "--unregistered, --expiring and --other-topic shape the embedded mock; give them to `pushbench mock` instead"
             )
         }
-        if let endpoint {
-            guard endpoint.hasPrefix("https://"), let url = URL(string: endpoint), let host = url.host, !host.isEmpty,
-                url.path.isEmpty || url.path == "/", url.query == nil
-            else {
-                throw ValidationError(
-                    "--endpoint must be https://host[:port] (APNs speaks HTTP/2 over TLS only), not '\(endpoint)'"
-                )
-            }
-            guard !endpoint.contains("push.apple.com") else {
-                throw ValidationError(
-                    "this build sends synthetic device tokens only, which Apple's servers must not receive; "
-                        + "point --endpoint at a mock"
-                )
-            }
-        }
+        try RunTarget(parsing: endpoint).checkAppleRules(
+            tokensFile: tokensFile,
+            key: key,
+            bundleID: bundleID,
+            paced: (rate, rateProfile != nil || timeScale != nil),
+            noRateCap: noRateCap
+        )
     }
 
     func run() throws {
@@ -267,7 +289,13 @@ struct RunCommand: ParsableCommand {
         let team = teamID ?? Self.generatedTeamID
         let tokens = ProviderTokenCache(key: signingKey, keyID: kid, teamID: team)
         let preset = try BudgetParameters.preset(named: budgetPreset)
-        let workload = try ScenariosCommand.load(scenario, activities: activities, seed: seed)
+        let target = try RunTarget(parsing: endpoint)
+        let realTokens = try tokensFile.map(RealTokensFile.read)
+        let workload = try ScenariosCommand.load(
+            scenario,
+            activities: activities ?? realTokens?.count ?? 1000,
+            seed: seed
+        )
 
         var mock: MockAPNsServer? = nil
         defer { mock?.shutdown() }
@@ -281,10 +309,11 @@ struct RunCommand: ParsableCommand {
             ),
             transportKind: transport,
             scenario: workload,
+            realTokens: realTokens,
             requests: requests,
             durationSeconds: duration,
             warmupSeconds: warmup,
-            pacing: try pacing(),
+            pacing: target.isApple && !isPaced ? try .constantRate(perSecond: RunTarget.appleRateCap) : try pacing(),
             threads: threads,
             bundleID: bundleID,
             priorityOverride: priority,
@@ -300,17 +329,22 @@ struct RunCommand: ParsableCommand {
                 lanes: load.workerActivities,
                 sampleEvery: max(1, workload.activities / 1000)
             )
-        let target: String
+        let targetDescription: String
         var statsBefore: ServerCounts? = nil
-        if let endpoint {
-            load.transport.origin = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+        if case .endpoint(let origin, let isApple) = target {
+            load.transport.origin = origin
             load.transport.trustedCertificatesPEM = try caFile.map { try KeyFile.read($0, what: "CA file") }
-            target = endpoint
-            statsBefore = MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
+            targetDescription = origin
+            if dryRun { return try printDryRun(load, keyID: kid, teamID: team) }
+            statsBefore = isApple ? nil : MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
             if statsBefore != nil {
-                Console.err("\(endpoint) is a PushBench mock: its /stats will be compared with this run's counts")
+                Console.err("\(origin) is a PushBench mock: its /stats will be compared with this run's counts")
             }
         } else {
+            if dryRun {
+                load.transport.origin = "https://<embedded mock>"
+                return try printDryRun(load, keyID: kid, teamID: team)
+            }
             let server = try startEmbeddedMock(
                 publicKey: ES256PublicKey(pem: signingKey.publicKeyPEM()),
                 keyID: kid,
@@ -319,7 +353,7 @@ struct RunCommand: ParsableCommand {
             mock = server
             load.transport.origin = "https://127.0.0.1:\(server.port)"
             load.transport.trustedCertificatesPEM = server.certificatePEM
-            target = "embedded mock"
+            targetDescription = "embedded mock"
             Console.err(
                 "mock APNs on \(load.transport.origin) (HTTP/2, TLS, ALPN h2, self-signed), verifying ES256 tokens of key \(kid)"
             )
@@ -371,7 +405,7 @@ struct RunCommand: ParsableCommand {
         let context = RunContext(
             runID: RunContext.makeRunID(),
             commandLine: CommandLine.arguments.joined(separator: " "),
-            targetDescription: target,
+            targetDescription: targetDescription,
             serverCounts: serverCounts
         )
         Console.out(SummaryTable.render(result, context: context))
@@ -399,6 +433,18 @@ struct RunCommand: ParsableCommand {
         }
         if result.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }
         if !result.counts.isBalanced { throw CommandLineError("internal error: the run's books do not balance") }
+    }
+
+    /// Whether any pacing option was given.
+    private var isPaced: Bool { rate != nil || rateProfile != nil || timeScale != nil }
+
+    /// `--dry-run`: the first requests, as the target would get them, bearer redacted.
+    private func printDryRun(_ load: LoadConfiguration, keyID: String, teamID: String) throws {
+        let requests = try LoadEngine.preview(load, keyID: keyID, teamID: teamID, count: 3)
+        Console.out(
+            "dry run: the first \(requests.count) requests of \(load.scenario.name) (\(load.scenario.activities) activities, "
+                + "\(load.pacing.label)); nothing is sent\n\n" + requests.joined(separator: "\n\n")
+        )
     }
 
     /// The pacing the options ask for; a bad profile is one clear line.

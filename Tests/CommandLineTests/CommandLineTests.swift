@@ -181,7 +181,8 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertEqual(output.status, 0)
         let words = output.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for text in [
-            "--scenario", "--activities", "(default: 1000)", "--time-scale", "--threads", "--connections",
+            "--scenario", "--activities", "(default: 1000, or one per --tokens line)", "--time-scale", "--threads",
+            "--connections", "--dry-run", "--retries", "--warmup", "--rate-profile", "--transport",
             "embedded mock APNs starts", "no coordinated omission", "Ctrl-C stops the run",
         ] {
             XCTAssertTrue(words.contains(text), "help lacks \(text)")

@@ -10,18 +10,37 @@ struct HeaderSet {
 
     init(_ configuration: LoadConfiguration, bearer: ProviderToken, expiration: Int64) {
         func block(_ priority: Int) -> HeaderBlock {
-            HeaderBlock(lines: [
-                "authorization: \(bearer.authorization)",
-                "apns-push-type: \(PushType.liveactivity.rawValue)",
-                "apns-topic: \(configuration.topic)",
-                "apns-priority: \(priority)",
-                "apns-expiration: \(expiration)",
-                "content-type: application/json",
-            ])
+            HeaderBlock(
+                lines: Self.lines(
+                    configuration,
+                    authorization: bearer.authorization,
+                    expiration: expiration,
+                    priority: priority
+                )
+            )
         }
         low = block(1)
         normal = block(5)
         immediate = block(10)
+    }
+
+    /// The shared header lines of a push at `priority`.
+    static func lines(
+        _ configuration: LoadConfiguration,
+        authorization: String,
+        expiration: Int64,
+        priority: Int
+    )
+        -> [String]
+    {
+        [
+            "authorization: \(authorization)",
+            "apns-push-type: \(PushType.liveactivity.rawValue)",
+            "apns-topic: \(configuration.topic)",
+            "apns-priority: \(priority)",
+            "apns-expiration: \(expiration)",
+            "content-type: application/json",
+        ]
     }
 
     /// The block for `priority`, which scenarios and options keep to 1, 5 or 10.

@@ -11,6 +11,8 @@ public struct LoadConfiguration: Sendable {
     public var transportKind: TransportKind
     /// The pushes: every event of the scenario's activities, in time order.
     public var scenario: Scenario
+    /// Your devices' tokens (hex), to address instead of synthetic ones; starts are then not sent.
+    public var realTokens: [[UInt8]]?
     /// Stop after this many pushes (shared out among the workers); `nil`: the whole scenario.
     public var requests: Int?
     /// Stop submitting this many seconds after the warmup; requests in flight still finish.
@@ -39,6 +41,7 @@ public struct LoadConfiguration: Sendable {
         transport: HTTP2PushClient.Configuration,
         transportKind: TransportKind = .nghttp2,
         scenario: Scenario,
+        realTokens: [[UInt8]]? = nil,
         requests: Int? = nil,
         durationSeconds: Double? = nil,
         warmupSeconds: Double = 0,
@@ -53,6 +56,7 @@ public struct LoadConfiguration: Sendable {
         self.transport = transport
         self.transportKind = transportKind
         self.scenario = scenario
+        self.realTokens = realTokens
         self.requests = requests
         self.durationSeconds = durationSeconds
         self.warmupSeconds = warmupSeconds

@@ -104,6 +104,7 @@ public enum LoadEngine {
             } else {
                 merged!.metrics.add(outcome.metrics)
                 merged!.skippedForGoneTokens += outcome.skippedForGoneTokens
+                merged!.startsNotSent += outcome.startsNotSent
                 merged!.stages.add(outcome.stages)
                 merged!.retries.add(outcome.retries)
                 if let recoveries = outcome.recoveries { merged!.recoveries?.add(recoveries) }
@@ -127,6 +128,7 @@ public enum LoadEngine {
             timeline: timeline.seconds,
             scheduleLag: total.metrics.scheduleLag,
             skippedForGoneTokens: total.skippedForGoneTokens,
+            startsNotSent: total.startsNotSent,
             retries: total.retries,
             recoveries: total.recoveries,
             stageTimes: total.stages,

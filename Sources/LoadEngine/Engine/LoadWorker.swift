@@ -14,6 +14,7 @@ struct LoadWorker: Sendable {
     struct Outcome: Sendable {
         var metrics: RunMetrics
         var skippedForGoneTokens: Int
+        var startsNotSent: Int
         var stages: StageTimes
         var retries: RetryCounts
         var recoveries: TransportRecoveries?
@@ -57,7 +58,7 @@ struct LoadWorker: Sendable {
         )
         let client = try configuration.transportKind.makeClient(transport)
         var stream = try ScenarioStream(configuration.scenario, activities: activities)
-        var source = ScenarioPushSource(scenario: configuration.scenario)
+        var source = ScenarioPushSource(scenario: configuration.scenario, realTokens: configuration.realTokens)
         // apns-id bits: seeded once from the system, then no syscall per request (the system
         // generator costs a getrandom(2) per call). SplitMix64's outputs do not repeat within 2^64.
         var system = SystemRandomNumberGenerator()
@@ -74,6 +75,7 @@ struct LoadWorker: Sendable {
         // Tokens answered 410: a careful sender never sends to them again.
         var goneTokens = Set<Int>()
         var skipped = 0
+        var startsNotSent = 0
 
         let cpuAtStart = threadCPUSeconds()
         let measuredFrom = startNanos + UInt64(configuration.warmupSeconds * 1e9)
@@ -116,8 +118,8 @@ struct LoadWorker: Sendable {
                 let retry = retryQueue.popDue(now: monotonicNanos())
                 guard let event = retry?.event ?? (submitting && sent < requestCap ? pending : nil) else { break }
                 let attempt = retry?.attempt ?? 0
-                if attempt == 0 && goneTokens.contains(Self.tokenKey(event)) {
-                    skipped += 1
+                if attempt == 0, !source.sends(event) || goneTokens.contains(Self.tokenKey(event)) {
+                    if source.sends(event) { skipped += 1 } else { startsNotSent += 1 }
                     let begin = monotonicNanos()
                     pending = stream.next()
                     stages.add(.workload, from: begin, to: monotonicNanos())
@@ -241,6 +243,7 @@ struct LoadWorker: Sendable {
         return Outcome(
             metrics: metrics,
             skippedForGoneTokens: skipped,
+            startsNotSent: startsNotSent,
             stages: stages,
             retries: retryCounts,
             recoveries: client.recoveries,

@@ -43,6 +43,8 @@ public struct RunResult: Sendable {
     /// Pushes not sent because their token had been answered 410 earlier in the run, as a
     /// careful sender drops such tokens.
     public let skippedForGoneTokens: Int
+    /// Starts not sent because the run addressed real tokens, whose activities their apps started.
+    public let startsNotSent: Int
     /// What retrying did (attempts are also in `counts`: each attempt is a request).
     public let retries: RetryCounts
     /// Reconnections and refused requests sent again; `nil` when the transport cannot tell.

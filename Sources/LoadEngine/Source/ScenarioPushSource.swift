@@ -14,6 +14,10 @@ public struct ScenarioPushSource {
     public let startTokens: TokenSet
     /// Activity update tokens, two per activity (the second after a rotation).
     public let updateTokens: TokenSet
+    /// Real tokens (hex) addressed instead of synthetic ones (`--tokens`): activity `i`'s pushes
+    /// go to token `i` modulo their count, and starts are not sent, since a real activity was
+    /// started by its app.
+    public let realTokens: [[UInt8]]?
     private let fieldsByCohort: [[String]]
     private let attributesTypeByCohort: [String]
     private var encoder = PayloadEncoder(limit: PushType.liveactivity.payloadLimit)
@@ -24,12 +28,18 @@ public struct ScenarioPushSource {
     /// How long an ended activity stays on the Lock Screen, seconds.
     public static let dismissAfterSeconds: Int64 = 15 * 60
 
-    /// Creates the source for `scenario`'s activities.
-    public init(scenario: Scenario) {
+    /// Creates the source for `scenario`'s activities, addressed to `realTokens` when given.
+    public init(scenario: Scenario, realTokens: [[UInt8]]? = nil) {
+        self.realTokens = realTokens
         startTokens = TokenSet(seed: scenario.seed, kind: .pushToStart, count: scenario.activities)
         updateTokens = TokenSet(seed: scenario.seed, kind: .activityUpdate, count: 2 * scenario.activities)
         fieldsByCohort = scenario.cohorts.map(\.kind.stateFields)
         attributesTypeByCohort = scenario.cohorts.map { Self.attributesType(of: $0.kind) }
+    }
+
+    /// Whether `event` is sent at all: with real tokens, starts are not.
+    public func sends(_ event: WorkloadEvent) -> Bool {
+        realTokens == nil || event.phase != .start
     }
 
     /// The token set `event` is addressed through.
@@ -43,7 +53,11 @@ public struct ScenarioPushSource {
     public mutating func prepare(_ event: WorkloadEvent, now: Int64, path: inout [UInt8]) throws -> [UInt8] {
         path.removeAll(keepingCapacity: true)
         path.append(contentsOf: Self.pathPrefix)
-        tokens(for: event).appendHex(at: event.tokenIndex, to: &path)
+        if let realTokens {
+            path.append(contentsOf: realTokens[event.activity % realTokens.count])
+        } else {
+            tokens(for: event).appendHex(at: event.tokenIndex, to: &path)
+        }
         let fields = fieldsByCohort[event.cohort]
         var members: [JSONMember] = []
         members.reserveCapacity(fields.count)

@@ -40,6 +40,7 @@ public enum SummaryDocument {
             "schedule_lag_us": result.configuration.pacing.isOpenLoop
                 ? latencyPercentiles(result.scheduleLag) as Any : NSNull(),
             "skipped_gone_tokens": result.skippedForGoneTokens,
+            "starts_not_sent": result.startsNotSent,
             "retries": [
                 "max_per_push": result.configuration.retryPolicy.maxRetries,
                 "attempts": [

@@ -1,0 +1,22 @@
+/// Reads `--tokens FILE`: your devices' activity tokens, one hex token per line (`#` comments and
+/// blank lines allowed), for runs toward real APNs.
+enum RealTokensFile {
+    /// The tokens, lower-case hex bytes.
+    /// - Throws: `CommandLineError` naming the file and the first bad line.
+    static func read(_ path: String) throws -> [[UInt8]] {
+        let text = String(decoding: try KeyFile.read(path, what: "tokens file"), as: UTF8.self)
+        var tokens: [[UInt8]] = []
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let hex = Array(line.lowercased().utf8)
+            let isHex = hex.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+            guard isHex, hex.count >= 16, hex.count % 2 == 0 else {
+                throw CommandLineError("\(path) line \(number + 1): not a hex device token (an even number of 0-9a-f)")
+            }
+            tokens.append(hex)
+        }
+        guard !tokens.isEmpty else { throw CommandLineError("\(path) holds no tokens") }
+        return tokens
+    }
+}
