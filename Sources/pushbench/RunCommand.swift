@@ -6,6 +6,7 @@ import MockAPNs
 import Reports
 import Transport
 import Wire
+import Workload
 
 #if canImport(Glibc)
 import Glibc
@@ -116,6 +117,17 @@ struct RunCommand: ParsableCommand {
         )
     )
     var rateProfile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Open loop, a burst: one update of this kind (goal, status, ...) to every activity, all due at once.",
+            discussion: """
+                The goal in the final: latency runs from the burst's start, so p50 and p99 say when half and 99% \
+                of the followers had it, and the run's length when the last did.
+                """
+        )
+    )
+    var burst: String?
 
     @Option(
         name: .customLong("time-scale"),
@@ -252,8 +264,17 @@ struct RunCommand: ParsableCommand {
         if let timeScale, !(timeScale > 0 && timeScale.isFinite) {
             throw ValidationError("--time-scale must be a positive number")
         }
-        if [rate != nil, rateProfile != nil, timeScale != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("--rate, --rate-profile and --time-scale are three ways to pace a run; give one")
+        if [rate != nil, rateProfile != nil, timeScale != nil, burst != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("--rate, --rate-profile, --time-scale and --burst are ways to pace a run; give one")
+        }
+        if let burst, EventKind(rawValue: burst) == nil {
+            throw ValidationError(
+                "--burst: no event kind '\(burst)'; the kinds are "
+                    + EventKind.allCases.map(\.rawValue).joined(separator: ", ")
+            )
+        }
+        if burst != nil && warmup > 0 {
+            throw ValidationError("--warmup does not apply to --burst: all of it is due at once")
         }
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority must be 1, 5 or 10") }
         guard (1...256).contains(mockThreads) else { throw ValidationError("--mock-threads must be 1 to 256") }
@@ -274,7 +295,7 @@ struct RunCommand: ParsableCommand {
             tokensFile: tokensFile,
             key: key,
             bundleID: bundleID,
-            paced: (rate, rateProfile != nil || timeScale != nil),
+            paced: (rate, rateProfile != nil || timeScale != nil || burst != nil),
             noRateCap: noRateCap
         )
     }
@@ -436,7 +457,7 @@ struct RunCommand: ParsableCommand {
     }
 
     /// Whether any pacing option was given.
-    private var isPaced: Bool { rate != nil || rateProfile != nil || timeScale != nil }
+    private var isPaced: Bool { rate != nil || rateProfile != nil || timeScale != nil || burst != nil }
 
     /// `--dry-run`: the first requests, as the target would get them, bearer redacted.
     private func printDryRun(_ load: LoadConfiguration, keyID: String, teamID: String) throws {
@@ -450,6 +471,7 @@ struct RunCommand: ParsableCommand {
     /// The pacing the options ask for; a bad profile is one clear line.
     private func pacing() throws -> Pacing {
         if let timeScale { return .scenarioTime(scale: timeScale) }
+        if let burst, let kind = EventKind(rawValue: burst) { return .burst(kind) }
         if let rate { return try .constantRate(perSecond: rate) }
         guard let rateProfile else { return .closedLoop }
         let text =

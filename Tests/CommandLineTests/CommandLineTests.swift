@@ -153,7 +153,15 @@ final class CommandLineTests: PushbenchTestCase {
         )
         assertCleanFailure(
             try pushbench.run(["run", "--rate", "100", "--time-scale", "60"]),
-            mentions: "three ways to pace a run; give one"
+            mentions: "are ways to pace a run; give one"
+        )
+        assertCleanFailure(
+            try pushbench.run(["run", "--burst", "penalty"]),
+            mentions: "--burst: no event kind 'penalty'; the kinds are start, kick-off"
+        )
+        assertCleanFailure(
+            try pushbench.run(["run", "--burst", "goal", "--warmup", "2"]),
+            mentions: "--warmup does not apply to --burst"
         )
         assertCleanFailure(
             try pushbench.run(["run", "--threads", "4", "--connections", "2"]),

@@ -95,6 +95,8 @@ private final class AcceptedTally: @unchecked Sendable {
     private(set) var byWorker: [Int: Int] = [:]
     private(set) var phases: [LifecyclePhase: Int] = [:]
     private(set) var inOrder = true
+    private(set) var kinds: [EventKind: Int] = [:]
+    private(set) var activities: Set<Int> = []
     private var lastMs: [Int: Int64] = [:]
 
     func add(_ push: AcceptedPush) {
@@ -102,6 +104,8 @@ private final class AcceptedTally: @unchecked Sendable {
         defer { lock.unlock() }
         byWorker[push.worker, default: 0] += 1
         phases[push.event.phase, default: 0] += 1
+        kinds[push.event.kind, default: 0] += 1
+        activities.insert(push.event.activity)
         if push.answeredAtSimulatedMs < lastMs[push.worker, default: .min] { inOrder = false }
         lastMs[push.worker] = push.answeredAtSimulatedMs
     }
@@ -172,5 +176,33 @@ final class RetryRunTests: XCTestCase {
         XCTAssertEqual(result.counts.succeeded + retries.exhausted, 600, "every push delivered or given up")
         XCTAssertEqual(result.rejectedByReason["ServiceUnavailable"], result.counts.rejected)
         XCTAssertEqual(mock.server.stats.snapshot().pushes, result.counts.sent, "the mock saw every attempt")
+    }
+}
+
+/// The goal in the final: one goal to every activity, all due at once, timed from the start.
+final class BurstTests: XCTestCase {
+    func testABurstSendsOneGoalToEveryActivityTimedFromTheStart() throws {
+        let mock = try MockFixture()
+        var load = try mock.load(requests: nil, activities: 300)
+        load.pacing = .burst(.goal)
+        load.threads = 2
+        let accepted = AcceptedTally()
+        let result = try LoadEngine.run(load, tokens: mock.tokens(), onAccepted: { push in accepted.add(push) })
+
+        XCTAssertEqual(result.counts.succeeded, 300)
+        XCTAssertEqual(accepted.kinds, [.goal: 300])
+        XCTAssertEqual(accepted.activities.count, 300, "every activity once")
+        XCTAssertEqual(result.mode, .openLoop)
+        // Every push is timed from the burst's start: the slowest answer is as old as the run.
+        XCTAssertEqual(Double(result.latency.max) / 1e6, result.durationSeconds, accuracy: 0.2)
+    }
+
+    func testAScenarioWithoutTheKindSaysSo() throws {
+        let mock = try MockFixture()
+        var load = try mock.load(requests: nil, activities: 10, scenario: "delivery")
+        load.pacing = .burst(.goal)
+        XCTAssertThrowsError(try LoadEngine.run(load, tokens: mock.tokens())) { error in
+            XCTAssertTrue("\(error)".contains("the delivery scenario sends no goal update to burst"), "\(error)")
+        }
     }
 }

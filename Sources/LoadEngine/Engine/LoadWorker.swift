@@ -57,7 +57,7 @@ struct LoadWorker: Sendable {
             of: configuration.threads
         )
         let client = try configuration.transportKind.makeClient(transport)
-        var stream = try ScenarioStream(configuration.scenario, activities: activities)
+        var stream = try RunEvents(configuration.scenario, activities: activities, pacing: configuration.pacing)
         var source = ScenarioPushSource(scenario: configuration.scenario, realTokens: configuration.realTokens)
         // apns-id bits: seeded once from the system, then no syscall per request (the system
         // generator costs a getrandom(2) per call). SplitMix64's outputs do not repeat within 2^64.
@@ -262,6 +262,8 @@ struct LoadWorker: Sendable {
             return startNanos + UInt64(seconds * 1e9)
         case .scenarioTime(let scale):
             return startNanos + UInt64(Double(event.timeMs - firstEventMs) * 1e6 / scale)
+        case .burst:
+            return startNanos
         }
     }
 

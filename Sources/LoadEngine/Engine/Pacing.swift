@@ -1,3 +1,5 @@
+import Workload
+
 /// When each push of a run is meant to leave.
 public enum Pacing: Sendable, Equatable {
     /// Closed loop: a push leaves whenever a stream is free, and its latency runs from then.
@@ -10,6 +12,11 @@ public enum Pacing: Sendable, Equatable {
     /// A goal fanned out to a million activities is a million pushes due at once.
     case scenarioTime(scale: Double)
 
+    /// Open loop, all at once: one update of this kind (a goal) to every activity, all intended
+    /// at the start, so latency says how long until each follower had it, and the run's length
+    /// how long until the last did.
+    case burst(EventKind)
+
     /// Open loop at a constant rate.
     public static func constantRate(perSecond: Double) throws(RateProfileError) -> Pacing {
         .rate(try .constant(perSecond))
@@ -21,6 +28,7 @@ public enum Pacing: Sendable, Equatable {
         case .closedLoop: "closed loop"
         case .rate(let profile): "open loop at \(profile.label)"
         case .scenarioTime(let scale): "open loop on the scenario's clock, \(RateProfile.number(scale))× faster"
+        case .burst(let kind): "open loop, a burst: one \(kind.rawValue) to every activity, all due at once"
         }
     }
 

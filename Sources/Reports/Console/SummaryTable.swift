@@ -66,6 +66,18 @@ public enum SummaryTable {
                     + " per push"
             )
         )
+        if case .burst(let kind) = result.configuration.pacing, result.latency.totalCount > 0 {
+            let seconds = { (percentile: Double) in
+                String(format: "%.3f s", Double(result.latency.valueAtPercentile(percentile)) / 1e6)
+            }
+            rows.append(
+                (
+                    "burst",
+                    "\(result.counts.sent) \(kind.rawValue) pushes due at once: half the activities had theirs after "
+                        + "\(seconds(50)), 99% after \(seconds(99)), the last after \(seconds(100))"
+                )
+            )
+        }
         if result.configuration.retryPolicy.maxRetries > 0 {
             let retries = result.retries
             rows.append(

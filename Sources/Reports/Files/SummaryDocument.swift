@@ -114,6 +114,7 @@ public enum SummaryDocument {
             ["kind": "constant_rate", "rate_per_s": profile.points[0].perSecond]
         case .rate(let profile): ["kind": "rate_profile", "points": profile.points.map { [$0.seconds, $0.perSecond] }]
         case .scenarioTime(let scale): ["kind": "scenario_time", "time_scale": scale]
+        case .burst(let kind): ["kind": "burst", "event": kind.rawValue]
         }
     }
 

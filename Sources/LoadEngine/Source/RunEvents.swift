@@ -1,0 +1,42 @@
+import Workload
+
+/// The events a worker sends, in order: its share of the scenario, or for a burst one event per
+/// activity, all due at once.
+struct RunEvents {
+    private var stream: ScenarioStream?
+    /// A burst: `template` (the scenario's first event of the burst's kind) for each activity.
+    private var template: WorkloadEvent?
+    private var activities: Range<Int>
+    private var nextActivity: Int
+
+    /// The events of `activities` under `pacing`.
+    /// - Throws: `WorkloadError` when the scenario is invalid or has no event of a burst's kind.
+    init(_ scenario: Scenario, activities: Range<Int>, pacing: Pacing) throws {
+        self.activities = activities
+        nextActivity = activities.lowerBound
+        if case .burst(let kind) = pacing {
+            template = try Self.template(of: kind, in: scenario)
+        } else {
+            stream = try ScenarioStream(scenario, activities: activities)
+        }
+    }
+
+    mutating func next() -> WorkloadEvent? {
+        guard var event = template else { return stream?.next() }
+        guard nextActivity < activities.upperBound else { return nil }
+        event.activity = nextActivity
+        event.tokenIndex = 2 * nextActivity
+        nextActivity += 1
+        return event
+    }
+
+    /// The first `kind` update activity 0 gets: what every activity gets in a burst.
+    /// - Throws: `WorkloadError` when the scenario never sends one.
+    static func template(of kind: EventKind, in scenario: Scenario) throws -> WorkloadEvent {
+        var first = try ScenarioStream(scenario, activities: 0..<1)
+        while let event = first.next() {
+            if event.kind == kind && event.phase != .start { return event }
+        }
+        throw WorkloadError("the \(scenario.name) scenario sends no \(kind.rawValue) update to burst")
+    }
+}
