@@ -2,7 +2,7 @@
 ///
 /// `content-state` must match the app's `ContentState` exactly, and readers diff payloads by eye,
 /// so the encoder keeps the order the caller gave rather than a dictionary's hash order.
-public indirect enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Equatable {
     case string(String)
     case integer(Int64)
     case double(Double)
