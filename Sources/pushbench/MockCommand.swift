@@ -97,6 +97,13 @@ struct MockCommand: ParsableCommand {
     )
     var stall: String?
 
+    @Option(
+        name: .customLong("goaway-after"),
+        help:
+            "Send each connection GOAWAY {\"reason\":\"Shutdown\"} after this many answers, and close it a second later."
+    )
+    var goAwayAfter: Int?
+
     @Option(name: .customLong("fault-seed"), help: "Seed of the injected latency and errors.")
     var faultSeed: UInt64 = 1
 
@@ -118,6 +125,7 @@ struct MockCommand: ParsableCommand {
             throw ValidationError("--streams, --streams-before-token and --threads must be at least 1")
         }
         guard threads <= 256 else { throw ValidationError("--threads may be at most 256") }
+        if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1") }
     }
 
     /// The fault flags as a plan.
@@ -127,6 +135,7 @@ struct MockCommand: ParsableCommand {
                 latency: try InjectedLatency(parsing: latency),
                 errorRates: Dictionary(try errorRates.map(FaultPlan.errorRate(parsing:))) { _, last in last },
                 stall: try stall.map(FaultPlan.stall(parsing:)),
+                goAwayAfter: goAwayAfter,
                 seed: faultSeed
             )
         } catch {
@@ -200,6 +209,7 @@ struct MockCommand: ParsableCommand {
                 "injecting faults (seed \(faults.seed)): latency \(faults.latency)"
                     + (errors.isEmpty ? "" : ", errors \(errors.joined(separator: ", "))")
                     + (stall.map { ", stall \($0)" } ?? "")
+                    + (goAwayAfter.map { ", GOAWAY after \($0) answers per connection" } ?? "")
             )
         }
         Console.out("counters: GET /stats · stop with Ctrl-C")

@@ -105,3 +105,31 @@ final class NGHTTP2TransportTests: XCTestCase {
         XCTAssertEqual(completion.retryAfterSeconds, 7)
     }
 }
+
+/// GOAWAY storms: the mock sends every connection away after a few answers, with a JSON reason;
+/// the sender reconnects and resends what was refused, and the books stay exact on both sides.
+final class GoAwayTests: XCTestCase {
+    private func runThroughGoAways(_ transport: TransportKind) throws -> (RunResult, MockStats.Snapshot) {
+        let mock = try MockFixture(faults: FaultPlan(goAwayAfter: 50))
+        let load = try mock.load(requests: 1500, connections: 2, streams: 20, transport: transport)
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        return (result, mock.server.stats.snapshot())
+    }
+
+    func testTheNGHTTP2TransportReconnectsAndLosesNothing() throws {
+        let (result, stats) = try runThroughGoAways(.nghttp2)
+        XCTAssertEqual(result.counts.succeeded, 1500, "\(result.erroredByKind)")
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertGreaterThanOrEqual(stats.goAwaysSent, 20)
+        XCTAssertGreaterThanOrEqual(result.recoveries?.reconnections ?? 0, stats.goAwaysSent - 2)
+        XCTAssertEqual(stats.pushes, 1500, "every push the mock answered reached the client")
+    }
+
+    func testTheCurlTransportKeepsItsBooksBalanced() throws {
+        let (result, stats) = try runThroughGoAways(.curl)
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertEqual(result.counts.sent, 1500)
+        XCTAssertGreaterThanOrEqual(stats.goAwaysSent, 20)
+        XCTAssertEqual(stats.accepted, result.counts.succeeded, "\(result.erroredByKind)")
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import MockAPNs
 import TestSupport
 import XCTest
 
@@ -76,5 +77,22 @@ final class StreamLimitTests: XCTestCase {
             tokens: ["zz", String(repeating: "3c", count: 32)]
         )
         XCTAssertEqual(streamLimits(unchanged), ["1", "1000"], unchanged.joined(separator: "\n"))
+    }
+
+    func testGoAwayCarriesAJSONReasonAndEveryOpenedStreamIsAnswered() throws {
+        let mock = try MockFixture(faults: FaultPlan(goAwayAfter: 1))
+        let jwt = try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        // Two requests, so nghttp is still reading when GOAWAY follows the first answer.
+        let lines = try exchange(
+            with: mock,
+            authorization: "bearer " + jwt,
+            tokens: [String(repeating: "3c", count: 32), String(repeating: "4d", count: 32)]
+        )
+        let goAway = try XCTUnwrap(lines.firstIndex { $0.contains("recv GOAWAY frame") }, lines.joined(separator: "\n"))
+        XCTAssertTrue(
+            lines[goAway + 1].contains(#"error_code=NO_ERROR(0x00), opaque_data(21)=[{"reason":"Shutdown"}]"#)
+        )
+        XCTAssertTrue(lines.contains { $0.contains(":status: 200") }, "the stream it had opened was answered")
+        XCTAssertEqual(mock.server.stats.snapshot().goAwaysSent, 1)
     }
 }

@@ -12,6 +12,10 @@ public struct FaultPlan: Sendable, Equatable {
     /// nothing is answered; the answers due then go out when the stall ends, as from a server
     /// that froze (wrk2's demonstration of coordinated omission).
     public var stall: (seconds: Double, everySeconds: Double)?
+    /// Each connection is sent GOAWAY (`{"reason":"Shutdown"}`, as APNs sends when it closes a
+    /// connection) after answering this many pushes, and closed a second later; every stream it
+    /// had opened is still answered. Senders must reconnect and resend what was refused.
+    public var goAwayAfter: Int?
     /// Seed of every draw.
     public var seed: UInt64
 
@@ -23,8 +27,10 @@ public struct FaultPlan: Sendable, Equatable {
         latency: InjectedLatency = .none,
         errorRates: [APNsReason: Double] = [:],
         stall: (seconds: Double, everySeconds: Double)? = nil,
+        goAwayAfter: Int? = nil,
         seed: UInt64 = 1
     ) {
+        self.goAwayAfter = goAwayAfter
         self.latency = latency
         self.errorRates = errorRates
         self.stall = stall
@@ -32,7 +38,7 @@ public struct FaultPlan: Sendable, Equatable {
     }
 
     /// Whether the plan does anything.
-    public var isEmpty: Bool { latency == .none && errorRates.isEmpty && stall == nil }
+    public var isEmpty: Bool { latency == .none && errorRates.isEmpty && stall == nil && goAwayAfter == nil }
 
     /// Parses an error rate, `ServiceUnavailable=0.01`.
     /// - Throws: `MockFaultError` naming the reasons that may be injected.
@@ -66,6 +72,7 @@ public struct FaultPlan: Sendable, Equatable {
 
     public static func == (lhs: FaultPlan, rhs: FaultPlan) -> Bool {
         lhs.latency == rhs.latency && lhs.errorRates == rhs.errorRates && lhs.seed == rhs.seed
+            && lhs.goAwayAfter == rhs.goAwayAfter
             && lhs.stall?.seconds == rhs.stall?.seconds && lhs.stall?.everySeconds == rhs.stall?.everySeconds
     }
 }

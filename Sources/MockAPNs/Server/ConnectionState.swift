@@ -19,12 +19,19 @@ final class ConnectionState {
     private let dropsAfterRejection: Bool
     private var raised: Bool
     private var dropped = false
+    private let goAwayAfter: Int?
+    private var answers = 0
+    private var highestStream = HTTP2StreamID(0)
+    /// Whether GOAWAY has been sent.
+    private(set) var wentAway = false
 
     /// - Parameters:
     ///   - streamsAfterToken: the limit to advertise after the first valid token.
     ///   - raised: whether the limit is already at `streamsAfterToken` (no one-stream start).
     ///   - dropsAfterRejection: whether a rejection drops the limit to 1 until an acceptance.
-    init(streamsAfterToken: Int, raised: Bool, dropsAfterRejection: Bool = false) {
+    ///   - goAwayAfter: send GOAWAY after this many answers (`FaultPlan.goAwayAfter`).
+    init(streamsAfterToken: Int, raised: Bool, dropsAfterRejection: Bool = false, goAwayAfter: Int? = nil) {
+        self.goAwayAfter = goAwayAfter
         self.streamsAfterToken = streamsAfterToken
         self.raised = raised
         self.dropsAfterRejection = dropsAfterRejection
@@ -43,6 +50,29 @@ final class ConnectionState {
         guard dropsAfterRejection, raised, accepted == dropped else { return }
         dropped = !accepted
         advertise(accepted ? streamsAfterToken : 1, on: connection)
+    }
+
+    /// Notes a stream the client opened.
+    func opened(_ stream: HTTP2StreamID) {
+        highestStream = max(highestStream, stream)
+    }
+
+    /// Notes an answer written; after `goAwayAfter` of them, says GOAWAY with the last stream
+    /// opened (all of them are answered) and closes the connection a second later.
+    /// - Returns: whether GOAWAY went out now.
+    func afterAnswer(on connection: Channel?) -> Bool {
+        answers += 1
+        guard let goAwayAfter, answers >= goAwayAfter, !wentAway, let connection else { return false }
+        wentAway = true
+        let reason = connection.allocator.buffer(string: #"{"reason":"Shutdown"}"#)
+        let goAway = HTTP2Frame.FramePayload.goAway(
+            lastStreamID: highestStream,
+            errorCode: .noError,
+            opaqueData: reason
+        )
+        connection.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: goAway), promise: nil)
+        connection.eventLoop.scheduleTask(in: .seconds(1)) { connection.close(promise: nil) }
+        return true
     }
 
     private func advertise(_ limit: Int, on connection: Channel?) {

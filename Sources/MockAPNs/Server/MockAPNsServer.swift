@@ -85,7 +85,8 @@ public final class MockAPNsServer: Sendable {
                             ConnectionState(
                                 streamsAfterToken: configuration.maxConcurrentStreams,
                                 raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams,
-                                dropsAfterRejection: configuration.dropStreamsAfterRejection
+                                dropsAfterRejection: configuration.dropStreamsAfterRejection,
+                                goAwayAfter: configuration.faults.goAwayAfter
                             ),
                             eventLoop: channel.eventLoop
                         )

@@ -92,6 +92,7 @@ struct PushResponder: Sendable {
                 )
             ),
             JSONMember("answers_stalled", .integer(Int64(snapshot.answersStalled))),
+            JSONMember("goaways_sent", .integer(Int64(snapshot.goAwaysSent))),
             JSONMember("injected_delay_us_total", .integer(Int64(snapshot.injectedDelayMicros))),
             JSONMember("provider_token_full_checks", .integer(Int64(validator.verifier.fullChecks))),
         ])

@@ -25,6 +25,9 @@ final class PushStreamHandler: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .headers(let frame):
             if request == nil {
+                if let stream = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
+                    connection.value.opened(stream)
+                }
                 request = Self.inboundPush(from: frame.headers)
                 request?.connection = context.channel.parent?.remoteAddress?.port ?? 0
             }
@@ -75,6 +78,9 @@ final class PushStreamHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
         }
         context.flush()
+        if connection.value.afterAnswer(on: context.channel.parent) {
+            responder.stats.update { $0.goAwaysSent += 1 }
+        }
     }
 
     private static func inboundPush(from headers: HPACKHeaders) -> InboundPush {

@@ -23,6 +23,8 @@ public final class MockStats: Sendable {
         public var faultsInjected: [String: Int] = [:]
         /// Answers held by a stall.
         public var answersStalled = 0
+        /// Connections sent GOAWAY by the fault plan.
+        public var goAwaysSent = 0
         /// Delay the fault plan added to answers, microseconds in total.
         public var injectedDelayMicros = 0
     }
