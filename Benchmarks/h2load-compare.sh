@@ -5,7 +5,8 @@
 # Starts `pushbench mock` (release build, one event-loop thread, verifying ES256 provider tokens
 # of a key made for this script), then for each shape CONNECTIONS×STREAMS runs both clients
 # alternately, ROUNDS times, with the same headers (bearer, push type, topic, priority,
-# expiration, content type) and a payload of the same size, REQUESTS pushes each. PushBench runs
+# expiration, content type), a payload of the same size and a different device path per push
+# (10,000 of them, cycled), REQUESTS pushes each. PushBench runs
 # once with each transport (`--transport nghttp2` and `--transport curl`). Prints every run, then
 # per shape the medians of req/s and of client CPU per request (user + sys of the whole client
 # process over its requests), and each transport's ratio to h2load. The mock's CPU per request is
@@ -58,7 +59,9 @@ bearer="$header.$claims.$signature"
 now=$(date +%s)
 printf '{"aps":{"timestamp":%d,"event":"update","content-state":{"homeScore":1,"awayScore":0,"minute":63,"period":2},"stale-date":%d}}' \
     "$now" $((now + 900)) >"$work/payload.json"
-token=$("$binary" tokens -n 1 --kind update --seed 7 -o - 2>/dev/null)
+# h2load cycles through one URI per device, as PushBench addresses a different token per push
+# (HPACK cannot index a new path, so each costs the server alike).
+"$binary" tokens -n 10000 --kind update --seed 7 -o "$work/tokens.txt" 2>/dev/null
 
 "$binary" mock --port 0 --cert-out "$work/mock.pem" --auth-key "$work/public.pem" --key-id "$key_id" \
     --team-id "$team_id" >"$work/mock.log" 2>&1 &
@@ -66,6 +69,7 @@ mock_pid=$!
 for _ in $(seq 1 50); do grep -q "listening on https://" "$work/mock.log" && break; sleep 0.1; done
 origin=$(grep -o 'https://[0-9.:]*' "$work/mock.log" | head -1)
 [[ -n $origin ]] || { cat "$work/mock.log" >&2; exit 1; }
+sed "s|^|$origin/3/device/|" "$work/tokens.txt" >"$work/uris.txt"
 echo "mock $origin (1 event-loop thread), $requests requests per run, payload $(wc -c <"$work/payload.json") bytes" >&2
 
 # CPU seconds (user + sys) the mock has used so far.
@@ -79,7 +83,7 @@ measure() {
         output=$(/usr/bin/time -f 'cpu %U %S' h2load -n "$requests" -c "$connections" -m "$streams" \
             -H "authorization: bearer $bearer" -H "apns-push-type: liveactivity" -H "apns-topic: $topic" \
             -H "apns-priority: 10" -H "apns-expiration: $((now + 3600))" -H "content-type: application/json" \
-            -d "$work/payload.json" "$origin/3/device/$token" 2>&1)
+            -d "$work/payload.json" -i "$work/uris.txt" 2>&1)
         grep -q "$requests succeeded" <<<"$output" || { echo "$output" >&2; exit 1; }
         rate=$(awk '/^finished in/ {print $4}' <<<"$output")
     else
