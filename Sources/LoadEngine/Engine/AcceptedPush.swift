@@ -7,7 +7,8 @@ public struct AcceptedPush: Sendable {
     public let worker: Int
     /// The scenario event it carried.
     public let event: WorkloadEvent
-    /// Its `aps.timestamp`, UNIX seconds.
+    /// When its answer arrived, UNIX seconds: the budget model's `aps.timestamp`. It is never
+    /// earlier than the timestamp the payload carried, and keeps its order.
     public let timestampSeconds: Int64
     /// When its answer arrived on the scenario's clock, milliseconds: the first event's time
     /// plus the run's elapsed time times the pacing's `simulatedSecondsPerSecond`.

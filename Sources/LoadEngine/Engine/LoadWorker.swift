@@ -19,7 +19,6 @@ struct LoadWorker: Sendable {
         var retries: RetryCounts
         var recoveries: TransportRecoveries?
         var cpuSeconds: Double
-        var interrupted: Bool
     }
 
     /// The worker's number, `0..<threads`.
@@ -214,14 +213,14 @@ struct LoadWorker: Sendable {
                 if status == 410 { goneTokens.insert(Self.tokenKey(event)) }
                 if status == 200 && attempt > 0 { retryCounts.recovered += 1 }
                 if status == 200 {
-                    let elapsedMs = Double(answeredAt &- startNanos) / 1e6
+                    let elapsedSeconds = Double(answeredAt &- startNanos) / 1e9
                     onAccepted(
                         AcceptedPush(
                             worker: index,
                             event: event,
-                            timestampSeconds: Int64(startedAtUnix + Double(answeredAt &- startNanos) / 1e9),
+                            timestampSeconds: Int64(startedAtUnix + elapsedSeconds),
                             answeredAtSimulatedMs: firstEventMs
-                                + Int64(elapsedMs * configuration.pacing.simulatedSecondsPerSecond)
+                                + Int64(elapsedSeconds * 1000 * configuration.pacing.simulatedSecondsPerSecond)
                         )
                     )
                 }
@@ -247,8 +246,7 @@ struct LoadWorker: Sendable {
             stages: stages,
             retries: retryCounts,
             recoveries: client.recoveries,
-            cpuSeconds: threadCPUSeconds() - cpuAtStart,
-            interrupted: drainDeadline != nil
+            cpuSeconds: threadCPUSeconds() - cpuAtStart
         )
     }
 
