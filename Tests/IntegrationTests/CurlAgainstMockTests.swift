@@ -127,7 +127,7 @@ final class CurlAgainstMockTests: XCTestCase {
             response.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("apns-unique-id: ") },
             response.headers
         )
-        XCTAssertTrue(APNsID.isValid(Array(line.dropFirst("apns-unique-id: ".count).utf8)), String(line))
+        XCTAssertTrue(APNsID.isValid(String(line.dropFirst("apns-unique-id: ".count))), String(line))
     }
 
     func testCurlWithoutATokenGets403MissingProviderTokenAsJSON() throws {

@@ -21,10 +21,10 @@ final class EncodingTests: XCTestCase {
         var bytes = [UInt8](repeating: 0, count: APNsID.length)
         bytes.withUnsafeMutableBytes { APNsID.write(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210, into: $0) }
         XCTAssertEqual(String(decoding: bytes, as: UTF8.self), "01234567-89ab-4def-bedc-ba9876543210")
-        XCTAssertTrue(APNsID.isValid(bytes))
-        XCTAssertTrue(APNsID.isValid(Array(APNsID.random().utf8)))
-        XCTAssertFalse(APNsID.isValid(Array("01234567-89AB-4DEF-BEDC-BA9876543210".utf8)))
-        XCTAssertFalse(APNsID.isValid(Array("0123456789ab4defbedcba9876543210".utf8)))
+        XCTAssertTrue(APNsID.isValid(String(decoding: bytes, as: UTF8.self)))
+        XCTAssertTrue(APNsID.isValid(APNsID.random()))
+        XCTAssertFalse(APNsID.isValid("01234567-89AB-4DEF-BEDC-BA9876543210"))
+        XCTAssertFalse(APNsID.isValid("0123456789ab4defbedcba9876543210"))
     }
 
     func testReasonsCarryApplesStatuses() {

@@ -28,7 +28,7 @@ struct PushResponder: Sendable {
             return Answer(status: 200, headers: [("content-type", "application/json")], body: statsJSON())
         }
         let now = clock()
-        let requestID = push.header("apns-id").flatMap { APNsID.isValid(Array($0.utf8)) ? $0 : nil }
+        let requestID = push.header("apns-id").flatMap { APNsID.isValid($0) ? $0 : nil }
         let apnsID = requestID ?? APNsID.random()
         let verdict = validator.verdict(on: push, now: now, tokens: &tokens)
         var headers = [("apns-id", apnsID)]

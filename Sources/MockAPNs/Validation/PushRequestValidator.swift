@@ -56,7 +56,8 @@ public struct PushRequestValidator: Sendable {
     }
 
     private static let devicePathPrefix = "/3/device/"
-    private static let singleValuedHeaders: Set<String> = [
+    /// At most 16 (the duplicate check keeps one bit per name).
+    private static let singleValuedHeaders = [
         "authorization", "apns-id", "apns-push-type", "apns-topic", "apns-priority", "apns-expiration",
         "apns-collapse-id",
     ]
@@ -109,10 +110,13 @@ public struct PushRequestValidator: Sendable {
         guard push.path.hasPrefix(Self.devicePathPrefix) else { return .badPath }
         let token = push.path.dropFirst(Self.devicePathPrefix.count)
         guard !token.isEmpty else { return .missingDeviceToken }
-        guard !token.contains("/") else { return .badPath }
-        var seen = Set<String>()
-        for (name, _) in push.headers where Self.singleValuedHeaders.contains(name) {
-            guard seen.insert(name).inserted else { return .duplicateHeaders }
+        guard !token.utf8.contains(UInt8(ascii: "/")) else { return .badPath }
+        var seen: UInt16 = 0
+        for (name, _) in push.headers {
+            guard let index = Self.singleValuedHeaders.firstIndex(of: name) else { continue }
+            let bit: UInt16 = 1 << index
+            guard seen & bit == 0 else { return .duplicateHeaders }
+            seen |= bit
         }
         return nil
     }
@@ -120,7 +124,7 @@ public struct PushRequestValidator: Sendable {
     /// Checks 5 to 12, after the provider token passed.
     private func headerAndPayloadRejection(_ push: InboundPush) -> APNsReason? {
         let token = push.path.dropFirst(Self.devicePathPrefix.count)
-        if let id = push.header("apns-id"), !APNsID.isValid(Array(id.utf8)) { return .badMessageId }
+        if let id = push.header("apns-id"), !APNsID.isValid(id) { return .badMessageId }
 
         var pushType = PushType.alert
         if let value = push.header("apns-push-type") {
