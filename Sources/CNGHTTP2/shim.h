@@ -19,6 +19,13 @@ static inline void pb_ssl_ctx_allow_partial_writes(SSL_CTX *context) {
     SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 }
 
+/// `SSL_CTX_set_read_ahead` is a macro; reading ahead takes many TLS records per `read` call
+/// instead of two calls (header, then body) per record.
+static inline void pb_ssl_ctx_read_ahead(SSL_CTX *context, size_t bytes) {
+    SSL_CTX_set_read_ahead(context, 1);
+    SSL_CTX_set_default_read_buffer_len(context, bytes);
+}
+
 /// `SSL_set_tlsext_host_name` (SNI) is a macro over `SSL_ctrl`.
 static inline int pb_ssl_set_server_name(SSL *ssl, const char *name) {
     return (int)SSL_set_tlsext_host_name(ssl, name);

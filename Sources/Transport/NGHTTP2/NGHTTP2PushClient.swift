@@ -93,19 +93,10 @@ public final class NGHTTP2PushClient: PushTransport {
         let now = nanosNow()
         let checkDeadlines = now >= nextDeadlineCheck
         if checkDeadlines { nextDeadlineCheck = now + 50_000_000 }
-        for connection in connections.compactMap({ $0 }) + orphans {
-            if checkDeadlines { cancelOverdue(on: connection, now: now) }
-            connection.transfer()
-            hand(connection.finished, port: connection.localPort, to: onCompletion)
-            connection.finished.removeAll(keepingCapacity: true)
-            let refused = connection.refused
-            connection.refused.removeAll(keepingCapacity: true)
-            for slot in refused {
-                recoveries!.resentRefused += 1
-                slot.rewind()
-                send(slot)
-            }
+        for case let connection? in connections {
+            serve(connection, now: now, checkDeadlines: checkDeadlines, onCompletion)
         }
+        for connection in orphans { serve(connection, now: now, checkDeadlines: checkDeadlines, onCompletion) }
         for index in connections.indices where connections[index]?.isOpen == false {
             connections[index] = nil
         }
@@ -117,12 +108,38 @@ public final class NGHTTP2PushClient: PushTransport {
     public func wait(timeoutMs: Int32) {
         guard inFlight > 0, unsent.isEmpty else { return }
         polled.removeAll(keepingCapacity: true)
-        for connection in connections.compactMap({ $0 }) + orphans where connection.isOpen {
-            let events = Int16(POLLIN) | (connection.hasPendingOutput ? Int16(POLLOUT) : 0)
-            polled.append(pollfd(fd: connection.socket, events: events, revents: 0))
-        }
+        for case let connection? in connections where connection.isOpen { watch(connection) }
+        for connection in orphans where connection.isOpen { watch(connection) }
         guard !polled.isEmpty else { return }
         _ = poll(&polled, nfds_t(polled.count), timeoutMs)
+    }
+
+    /// Moves `connection`'s frames both ways and hands over what finished, sending refused
+    /// requests again.
+    private func serve(
+        _ connection: HTTP2Connection,
+        now: UInt64,
+        checkDeadlines: Bool,
+        _ onCompletion: (PushCompletion) -> Void
+    ) {
+        if checkDeadlines { cancelOverdue(on: connection, now: now) }
+        connection.transfer()
+        hand(connection.finished, port: connection.localPort, to: onCompletion)
+        connection.finished.removeAll(keepingCapacity: true)
+        // Checked first: taking a copy of an empty list and clearing it would allocate anew.
+        guard !connection.refused.isEmpty else { return }
+        let refused = connection.refused
+        connection.refused.removeAll()
+        for slot in refused {
+            recoveries!.resentRefused += 1
+            slot.rewind()
+            send(slot)
+        }
+    }
+
+    private func watch(_ connection: HTTP2Connection) {
+        let events = Int16(POLLIN) | (connection.hasPendingOutput ? Int16(POLLOUT) : 0)
+        polled.append(pollfd(fd: connection.socket, events: events, revents: 0))
     }
 
     private func hand(_ slots: [StreamSlot], port: Int, to onCompletion: (PushCompletion) -> Void) {
@@ -145,8 +162,8 @@ public final class NGHTTP2PushClient: PushTransport {
     private func leastBusyConnection() throws(TransportError) -> HTTP2Connection {
         var index = 0
         var fewest = Int.max
-        for position in connections.indices {
-            let streams = connections[position].map { $0.acceptsRequests ? $0.open.count : Int.max } ?? 0
+        for (position, connection) in connections.enumerated() {
+            let streams = connection.map { $0.acceptsRequests ? $0.open.count : Int.max } ?? 0
             if streams < fewest {
                 index = position
                 fewest = streams

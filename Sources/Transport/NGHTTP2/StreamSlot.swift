@@ -74,13 +74,19 @@ final class StreamSlot {
     }
 
     func header(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        if name.elementsEqual(":status".utf8) {
+        if Self.matches(name, ":status") {
             status = value.reduce(0) { $0 * 10 + Int($1) - 48 }
-        } else if name.elementsEqual("apns-id".utf8) {
-            echoedID = value.elementsEqual(UnsafeRawBufferPointer(start: apnsID.bytes, count: apnsID.count))
-        } else if name.elementsEqual("retry-after".utf8) {
+        } else if Self.matches(name, "apns-id") {
+            echoedID = value.count == apnsID.count && memcmp(value.baseAddress!, apnsID.bytes, value.count) == 0
+        } else if Self.matches(name, "retry-after") {
             retryAfterSeconds = Int(String(decoding: value, as: UTF8.self))
         }
+    }
+
+    /// Whether `bytes` spell `name` (never empty): a length check and one `memcmp`, since every
+    /// answer's headers pass through here.
+    private static func matches(_ bytes: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+        bytes.count == name.utf8CodeUnitCount && memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0
     }
 
     func appendBody(_ bytes: UnsafeRawBufferPointer) {
