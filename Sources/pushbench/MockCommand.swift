@@ -104,6 +104,13 @@ struct MockCommand: ParsableCommand {
     )
     var goAwayAfter: Int?
 
+    @Option(
+        name: .customLong("reset-after"),
+        help:
+            "Reset each connection (TCP RST, no GOAWAY) after this many answers; the streams still open are never answered."
+    )
+    var resetAfter: Int?
+
     @Option(name: .customLong("fault-seed"), help: "Seed of the injected latency and errors.")
     var faultSeed: UInt64 = 1
 
@@ -126,6 +133,7 @@ struct MockCommand: ParsableCommand {
         }
         guard threads <= 256 else { throw ValidationError("--threads may be at most 256") }
         if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1") }
+        if let resetAfter, resetAfter < 1 { throw ValidationError("--reset-after must be at least 1") }
     }
 
     /// The fault flags as a plan.
@@ -136,6 +144,7 @@ struct MockCommand: ParsableCommand {
                 errorRates: Dictionary(try errorRates.map(FaultPlan.errorRate(parsing:))) { _, last in last },
                 stall: try stall.map(FaultPlan.stall(parsing:)),
                 goAwayAfter: goAwayAfter,
+                resetAfter: resetAfter,
                 seed: faultSeed
             )
         } catch {
@@ -210,6 +219,7 @@ struct MockCommand: ParsableCommand {
                     + (errors.isEmpty ? "" : ", errors \(errors.joined(separator: ", "))")
                     + (stall.map { ", stall \($0)" } ?? "")
                     + (goAwayAfter.map { ", GOAWAY after \($0) answers per connection" } ?? "")
+                    + (resetAfter.map { ", reset after \($0) answers per connection" } ?? "")
             )
         }
         Console.out("counters: GET /stats · stop with Ctrl-C")

@@ -133,3 +133,49 @@ final class GoAwayTests: XCTestCase {
         XCTAssertEqual(stats.accepted, result.counts.succeeded, "\(result.erroredByKind)")
     }
 }
+
+/// Connection resets: the mock drops every connection after a few answers, with no GOAWAY and the
+/// streams still open never answered. The sender counts those pushes lost (or sends them again),
+/// reconnects, and its books still match the mock's, answer for answer.
+final class ConnectionResetTests: XCTestCase {
+    private func runThroughResets(
+        _ transport: TransportKind,
+        retries: Int
+    ) throws -> (RunResult, MockStats.Snapshot) {
+        let mock = try MockFixture(faults: FaultPlan(resetAfter: 100))
+        var load = try mock.load(requests: 1500, connections: 2, streams: 20, transport: transport)
+        load.retryPolicy = RetryPolicy(maxRetries: retries, baseSeconds: 0.001)
+        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        return (result, mock.server.stats.snapshot())
+    }
+
+    func testTheNGHTTP2TransportCountsThePushesAResetLost() throws {
+        let (result, stats) = try runThroughResets(.nghttp2, retries: 0)
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertEqual(result.counts.sent, 1500)
+        XCTAssertGreaterThanOrEqual(stats.connectionResets, 5)
+        XCTAssertGreaterThanOrEqual(result.recoveries?.reconnections ?? 0, stats.connectionResets - 2)
+        XCTAssertGreaterThan(result.counts.errored, 0, "streams open at a reset are never answered")
+        XCTAssertEqual(stats.pushes, result.counts.succeeded, "every answer the mock wrote reached the client")
+        XCTAssertEqual(stats.accepted, result.counts.succeeded)
+    }
+
+    func testRetriesRecoverThePushesAResetLost() throws {
+        let (result, stats) = try runThroughResets(.nghttp2, retries: 3)
+        XCTAssertEqual(result.counts.succeeded, 1500, "\(result.erroredByKind)")
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertGreaterThan(result.retries.recovered, 0)
+        XCTAssertEqual(stats.accepted, 1500, "a push lost to a reset was not answered, so it is accepted once")
+    }
+
+    func testTheCurlTransportKeepsItsBooksBalanced() throws {
+        let (result, stats) = try runThroughResets(.curl, retries: 0)
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertEqual(result.counts.sent, 1500)
+        XCTAssertGreaterThanOrEqual(stats.connectionResets, 5)
+        // libcurl fails every transfer of a broken connection, even one whose answer it had read
+        // in the same pass: such pushes are accepted by the mock and errored for the sender.
+        XCTAssertGreaterThanOrEqual(stats.accepted, result.counts.succeeded)
+        XCTAssertLessThanOrEqual(stats.accepted - result.counts.succeeded, result.counts.errored)
+    }
+}

@@ -16,6 +16,10 @@ public struct FaultPlan: Sendable, Equatable {
     /// connection) after answering this many pushes, and closed a second later; every stream it
     /// had opened is still answered. Senders must reconnect and resend what was refused.
     public var goAwayAfter: Int?
+    /// Each connection is reset (TCP RST, no TLS close_notify, no GOAWAY) after answering this
+    /// many pushes, as when a host dies or a middlebox drops a connection: the streams still open
+    /// are never answered, and senders must count them lost or send them again.
+    public var resetAfter: Int?
     /// Seed of every draw.
     public var seed: UInt64
 
@@ -28,9 +32,11 @@ public struct FaultPlan: Sendable, Equatable {
         errorRates: [APNsReason: Double] = [:],
         stall: (seconds: Double, everySeconds: Double)? = nil,
         goAwayAfter: Int? = nil,
+        resetAfter: Int? = nil,
         seed: UInt64 = 1
     ) {
         self.goAwayAfter = goAwayAfter
+        self.resetAfter = resetAfter
         self.latency = latency
         self.errorRates = errorRates
         self.stall = stall
@@ -38,7 +44,9 @@ public struct FaultPlan: Sendable, Equatable {
     }
 
     /// Whether the plan does anything.
-    public var isEmpty: Bool { latency == .none && errorRates.isEmpty && stall == nil && goAwayAfter == nil }
+    public var isEmpty: Bool {
+        latency == .none && errorRates.isEmpty && stall == nil && goAwayAfter == nil && resetAfter == nil
+    }
 
     /// Parses an error rate, `ServiceUnavailable=0.01`.
     /// - Throws: `MockFaultError` naming the reasons that may be injected.
@@ -72,7 +80,7 @@ public struct FaultPlan: Sendable, Equatable {
 
     public static func == (lhs: FaultPlan, rhs: FaultPlan) -> Bool {
         lhs.latency == rhs.latency && lhs.errorRates == rhs.errorRates && lhs.seed == rhs.seed
-            && lhs.goAwayAfter == rhs.goAwayAfter
+            && lhs.goAwayAfter == rhs.goAwayAfter && lhs.resetAfter == rhs.resetAfter
             && lhs.stall?.seconds == rhs.stall?.seconds && lhs.stall?.everySeconds == rhs.stall?.everySeconds
     }
 }

@@ -1,5 +1,10 @@
 import NIOCore
 import NIOHTTP2
+import NIOSSL
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the mock remembers about one HTTP/2 connection; touched only on its event loop.
 ///
@@ -20,18 +25,36 @@ final class ConnectionState {
     private var raised: Bool
     private var dropped = false
     private let goAwayAfter: Int?
+    private let resetAfter: Int?
     private var answers = 0
     private var highestStream = HTTP2StreamID(0)
     /// Whether GOAWAY has been sent.
     private(set) var wentAway = false
+    private var wasReset = false
+
+    /// What the fault plan did to a connection after an answer.
+    enum Incident {
+        /// GOAWAY went out; the connection closes a second later.
+        case goAway
+        /// The connection was reset.
+        case reset
+    }
 
     /// - Parameters:
     ///   - streamsAfterToken: the limit to advertise after the first valid token.
     ///   - raised: whether the limit is already at `streamsAfterToken` (no one-stream start).
     ///   - dropsAfterRejection: whether a rejection drops the limit to 1 until an acceptance.
     ///   - goAwayAfter: send GOAWAY after this many answers (`FaultPlan.goAwayAfter`).
-    init(streamsAfterToken: Int, raised: Bool, dropsAfterRejection: Bool = false, goAwayAfter: Int? = nil) {
+    ///   - resetAfter: reset the connection after this many answers (`FaultPlan.resetAfter`).
+    init(
+        streamsAfterToken: Int,
+        raised: Bool,
+        dropsAfterRejection: Bool = false,
+        goAwayAfter: Int? = nil,
+        resetAfter: Int? = nil
+    ) {
         self.goAwayAfter = goAwayAfter
+        self.resetAfter = resetAfter
         self.streamsAfterToken = streamsAfterToken
         self.raised = raised
         self.dropsAfterRejection = dropsAfterRejection
@@ -57,12 +80,19 @@ final class ConnectionState {
         highestStream = max(highestStream, stream)
     }
 
-    /// Notes an answer written; after `goAwayAfter` of them, says GOAWAY with the last stream
-    /// opened (all of them are answered) and closes the connection a second later.
-    /// - Returns: whether GOAWAY went out now.
-    func afterAnswer(on connection: Channel?) -> Bool {
+    /// Notes an answer written; after `resetAfter` of them, resets the connection; after
+    /// `goAwayAfter` of them, says GOAWAY with the last stream opened (all of them are answered)
+    /// and closes the connection a second later.
+    /// - Returns: what happened to the connection now, if anything.
+    func afterAnswer(on connection: Channel?) -> Incident? {
         answers += 1
-        guard let goAwayAfter, answers >= goAwayAfter, !wentAway, let connection else { return false }
+        guard let connection else { return nil }
+        if let resetAfter, answers >= resetAfter, !wasReset {
+            wasReset = true
+            reset(connection)
+            return .reset
+        }
+        guard let goAwayAfter, answers >= goAwayAfter, !wentAway else { return nil }
         wentAway = true
         let reason = connection.allocator.buffer(string: #"{"reason":"Shutdown"}"#)
         let goAway = HTTP2Frame.FramePayload.goAway(
@@ -72,7 +102,20 @@ final class ConnectionState {
         )
         connection.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: goAway), promise: nil)
         connection.eventLoop.scheduleTask(in: .seconds(1)) { connection.close(promise: nil) }
-        return true
+        return .goAway
+    }
+
+    /// Closes the socket with SO_LINGER 0, which sends RST, once the answers of this read are out:
+    /// HTTP/2 holds frames written during a read until the read completes, so the close waits for
+    /// the event loop's next turn. It starts below the TLS handler, which would otherwise say
+    /// close_notify first.
+    private func reset(_ connection: Channel) {
+        connection.eventLoop.assumeIsolated().execute {
+            connection.flush()
+            _ = (connection as? SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+            let belowTLS = try? connection.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self)
+            if let belowTLS { belowTLS.close(promise: nil) } else { connection.close(promise: nil) }
+        }
     }
 
     private func advertise(_ limit: Int, on connection: Channel?) {

@@ -86,7 +86,8 @@ public final class MockAPNsServer: Sendable {
                                 streamsAfterToken: configuration.maxConcurrentStreams,
                                 raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams,
                                 dropsAfterRejection: configuration.dropStreamsAfterRejection,
-                                goAwayAfter: configuration.faults.goAwayAfter
+                                goAwayAfter: configuration.faults.goAwayAfter,
+                                resetAfter: configuration.faults.resetAfter
                             ),
                             eventLoop: channel.eventLoop
                         )

@@ -1,7 +1,8 @@
 import Dispatch
 import Wire
 
-/// Turns a received request into APNs' answer and counts it; shared by every stream.
+/// Turns a received request into APNs' answer, and counts the answers written; shared by every
+/// stream.
 struct PushResponder: Sendable {
     let validator: PushRequestValidator
     let stats: MockStats
@@ -16,6 +17,10 @@ struct PushResponder: Sendable {
     /// carried a valid provider token.
     struct Answer {
         var status: Int
+        /// The rejection's reason; `nil` for an acceptance or an answer to something else.
+        var reason: APNsReason? = nil
+        /// Whether it answers a push (and counts as one), not a `/stats` request.
+        var isPush = true
         var headers: [(String, String)]
         var body: [UInt8]?
         var tokenVerified = false
@@ -25,7 +30,12 @@ struct PushResponder: Sendable {
 
     func answer(_ push: InboundPush, tokens: inout ProviderTokenHistory) -> Answer {
         if push.method == "GET" && push.path == "/stats" {
-            return Answer(status: 200, headers: [("content-type", "application/json")], body: statsJSON())
+            return Answer(
+                status: 200,
+                isPush: false,
+                headers: [("content-type", "application/json")],
+                body: statsJSON()
+            )
         }
         let now = clock()
         let requestID = push.header("apns-id").flatMap { APNsID.isValid($0) ? $0 : nil }
@@ -43,16 +53,8 @@ struct PushResponder: Sendable {
             }
         }
         guard let reason = verdict.rejection ?? fault?.injected else {
-            stats.update {
-                $0.pushes += 1
-                $0.accepted += 1
-            }
             recorder?.record(push, status: 200, reason: nil)
             return Answer(status: 200, headers: headers, body: nil, tokenVerified: true, delayNanos: delayNanos)
-        }
-        stats.update {
-            $0.pushes += 1
-            $0.rejectedByReason[reason.rawValue, default: 0] += 1
         }
         recorder?.record(push, status: reason.status, reason: reason)
         var members = [JSONMember("reason", .string(reason.rawValue))]
@@ -63,11 +65,29 @@ struct PushResponder: Sendable {
         JSONWriter.write(.object(members), to: &body)
         return Answer(
             status: reason.status,
+            reason: reason,
             headers: headers + [("content-type", "application/json")],
             body: body,
             tokenVerified: verdict.tokenVerified,
             delayNanos: delayNanos
         )
+    }
+
+    /// Counts an answer to a push as written to its stream, or as never sent.
+    func count(_ answer: Answer, written: Bool) {
+        guard answer.isPush else { return }
+        stats.update {
+            guard written else {
+                $0.answersUnsent += 1
+                return
+            }
+            $0.pushes += 1
+            if let reason = answer.reason {
+                $0.rejectedByReason[reason.rawValue, default: 0] += 1
+            } else {
+                $0.accepted += 1
+            }
+        }
     }
 
     private func statsJSON() -> [UInt8] {
@@ -93,6 +113,8 @@ struct PushResponder: Sendable {
             ),
             JSONMember("answers_stalled", .integer(Int64(snapshot.answersStalled))),
             JSONMember("goaways_sent", .integer(Int64(snapshot.goAwaysSent))),
+            JSONMember("connection_resets", .integer(Int64(snapshot.connectionResets))),
+            JSONMember("answers_unsent", .integer(Int64(snapshot.answersUnsent))),
             JSONMember("injected_delay_us_total", .integer(Int64(snapshot.injectedDelayMicros))),
             JSONMember("provider_token_full_checks", .integer(Int64(validator.verifier.fullChecks))),
         ])

@@ -66,7 +66,11 @@ final class PushStreamHandler: ChannelInboundHandler {
     }
 
     private func write(_ answer: PushResponder.Answer, context: ChannelHandlerContext) {
-        guard context.channel.isActive else { return }
+        guard context.channel.isActive else {
+            responder.count(answer, written: false)
+            return
+        }
+        responder.count(answer, written: true)
         // A changed stream limit goes out before the answer, so a client that stops reading
         // after its last answer has still seen it.
         connection.value.answered(accepted: answer.status == 200, on: context.channel.parent)
@@ -78,8 +82,10 @@ final class PushStreamHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
         }
         context.flush()
-        if connection.value.afterAnswer(on: context.channel.parent) {
-            responder.stats.update { $0.goAwaysSent += 1 }
+        switch connection.value.afterAnswer(on: context.channel.parent) {
+        case .goAway: responder.stats.update { $0.goAwaysSent += 1 }
+        case .reset: responder.stats.update { $0.connectionResets += 1 }
+        case nil: break
         }
     }
 

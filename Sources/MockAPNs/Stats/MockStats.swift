@@ -11,7 +11,7 @@ public final class MockStats: Sendable {
         public var connectionsRefusedWithoutH2 = 0
         /// HTTP/2 connections currently open.
         public var connectionsOpen = 0
-        /// Device pushes answered (every status).
+        /// Device pushes answered (every status): answers written to their stream.
         public var pushes = 0
         /// Pushes answered 200.
         public var accepted = 0
@@ -25,6 +25,11 @@ public final class MockStats: Sendable {
         public var answersStalled = 0
         /// Connections sent GOAWAY by the fault plan.
         public var goAwaysSent = 0
+        /// Connections reset by the fault plan.
+        public var connectionResets = 0
+        /// Answers decided but never written, because their stream or connection had closed
+        /// first (a client's timeout, a reset); not in `pushes`.
+        public var answersUnsent = 0
         /// Delay the fault plan added to answers, microseconds in total.
         public var injectedDelayMicros = 0
     }
