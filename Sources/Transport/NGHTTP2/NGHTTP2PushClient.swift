@@ -24,6 +24,9 @@ public final class NGHTTP2PushClient: PushTransport {
     private var unsent: [StreamSlot] = []
     public private(set) var recoveries: TransportRecoveries? = TransportRecoveries()
     private var polled: [pollfd] = []
+    /// Whether `polled` holds the sockets' readiness since the last `perform`; if not, every
+    /// connection is read.
+    private var pollIsFresh = false
     private var nextDeadlineCheck: UInt64 = 0
     private var opened: [Bool]
     /// Connections told to go away whose position was reopened, kept until their answers come.
@@ -93,10 +96,14 @@ public final class NGHTTP2PushClient: PushTransport {
         let now = nanosNow()
         let checkDeadlines = now >= nextDeadlineCheck
         if checkDeadlines { nextDeadlineCheck = now + 50_000_000 }
+        let readAll = !pollIsFresh
+        pollIsFresh = false
         for case let connection? in connections {
-            serve(connection, now: now, checkDeadlines: checkDeadlines, onCompletion)
+            serve(connection, reading: readAll || isReadable(connection), now: now, checkDeadlines, onCompletion)
         }
-        for connection in orphans { serve(connection, now: now, checkDeadlines: checkDeadlines, onCompletion) }
+        for connection in orphans {
+            serve(connection, reading: readAll || isReadable(connection), now: now, checkDeadlines, onCompletion)
+        }
         for index in connections.indices where connections[index]?.isOpen == false {
             connections[index] = nil
         }
@@ -111,19 +118,27 @@ public final class NGHTTP2PushClient: PushTransport {
         for case let connection? in connections where connection.isOpen { watch(connection) }
         for connection in orphans where connection.isOpen { watch(connection) }
         guard !polled.isEmpty else { return }
-        _ = poll(&polled, nfds_t(polled.count), timeoutMs)
+        pollIsFresh = poll(&polled, nfds_t(polled.count), timeoutMs) >= 0
     }
 
-    /// Moves `connection`'s frames both ways and hands over what finished, sending refused
-    /// requests again.
+    /// Whether the last `poll` found `connection`'s socket readable (or failed): a socket with
+    /// nothing to read would cost a `read` call that says so.
+    private func isReadable(_ connection: HTTP2Connection) -> Bool {
+        let ready = Int16(POLLIN) | Int16(POLLERR) | Int16(POLLHUP)
+        return polled.contains { $0.fd == connection.socket && $0.revents & ready != 0 }
+    }
+
+    /// Moves `connection`'s frames (reading only when there is something to read) and hands
+    /// over what finished, sending refused requests again.
     private func serve(
         _ connection: HTTP2Connection,
+        reading: Bool,
         now: UInt64,
-        checkDeadlines: Bool,
+        _ checkDeadlines: Bool,
         _ onCompletion: (PushCompletion) -> Void
     ) {
         if checkDeadlines { cancelOverdue(on: connection, now: now) }
-        connection.transfer()
+        if reading { connection.transfer() } else { connection.flush() }
         hand(connection.finished, port: connection.localPort, to: onCompletion)
         connection.finished.removeAll(keepingCapacity: true)
         // Checked first: taking a copy of an empty list and clearing it would allocate anew.
