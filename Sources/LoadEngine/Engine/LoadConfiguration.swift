@@ -22,7 +22,7 @@ public struct LoadConfiguration: Sendable {
     public var warmupSeconds: Double
     /// When pushes are meant to leave.
     public var pacing: Pacing
-    /// Dispatch workers, each with its own libcurl multi handle, connections and share of the
+    /// Dispatch workers, each with its own transport client, connections and share of the
     /// activities.
     public var threads: Int
     /// The app's bundle ID; the topic is `<bundleID>.push-type.liveactivity`.

@@ -10,7 +10,7 @@ import Glibc
 
 /// Sends a scenario's pushes from `threads` Dispatch workers and measures what happens.
 ///
-/// Each worker (`LoadWorker`) owns a libcurl multi handle, its share of the connections and a
+/// Each worker (`LoadWorker`) owns a transport client, its share of the connections and a
 /// contiguous share of the activities, so every activity's pushes leave in order from one
 /// worker. The calling thread only waits, reports progress four times a second, and adds the
 /// workers' metrics up at the end. A stop request (Ctrl-C) ends submission; requests in flight
@@ -26,7 +26,7 @@ public enum LoadEngine {
     ///   - progress: called on this thread about every 250 ms with the run's state.
     ///   - onAccepted: called for every push answered 200, on its worker's thread; one worker's
     ///     calls come in answer order, different workers' concurrently.
-    /// - Throws: `TransportError` when libcurl cannot be set up, or a scenario or payload error.
+    /// - Throws: `TransportError` when the transport cannot be set up, or a scenario or payload error.
     public static func run(
         _ configuration: LoadConfiguration,
         tokens: ProviderTokenCache,

@@ -2,10 +2,10 @@ import Transport
 import Wire
 import Workload
 
-/// One Dispatch worker of a run: its own libcurl multi handle and connections, its own share of
+/// One Dispatch worker of a run: its own transport client and connections, its own share of
 /// the scenario's activities, its own metrics.
 ///
-/// The worker is this loop: fill every free stream with the next push that is due, let libcurl
+/// The worker is this loop: fill every free stream with the next push that is due, let the client
 /// move bytes, record each completion, publish its totals four times a second, and stop when its
 /// share is sent and answered. Nothing is shared with other workers but the provider token
 /// cache, the stop flags and the run's timeline.
@@ -68,9 +68,7 @@ struct LoadWorker: Sendable {
         var bearer = try reader.token(now: Int64(startedAtUnix))
         var headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
         var path: [UInt8] = []
-        // Requests in flight by tag; a tag is free again when its answer arrives.
-        var inFlight = [WorkloadEvent?](repeating: nil, count: transport.connections * transport.streamsPerConnection)
-        var freeTags = Array(inFlight.indices.reversed())
+        var inFlight = InFlightRequests(capacity: transport.connections * transport.streamsPerConnection)
         // Tokens answered 410: a careful sender never sends to them again.
         var goneTokens = Set<Int>()
         var skipped = 0
@@ -79,11 +77,7 @@ struct LoadWorker: Sendable {
         let cpuAtStart = threadCPUSeconds()
         let measuredFrom = startNanos + UInt64(configuration.warmupSeconds * 1e9)
         var metrics = RunMetrics(startNanos: measuredFrom, timeline: timeline, worker: index)
-        // Whether each tag in flight was meant to leave during the warmup, and how many were.
-        var inWarmup = [Bool](repeating: false, count: inFlight.count)
-        var warmupInFlight = 0
-        // Which attempt each tag in flight is (0: the first), and the pushes waiting to go again.
-        var attempts = [Int](repeating: 0, count: inFlight.count)
+        // The pushes waiting to go again.
         var retryQueue = RetryQueue()
         var retryCounts = RetryCounts()
         var jitter = SplitMix64(seed: system.next())
@@ -147,8 +141,7 @@ struct LoadWorker: Sendable {
                     now = monotonicNanos()
                     stages.add(.signing, from: encoded, to: now)
                 }
-                let tag = freeTags.removeLast()
-                inFlight[tag] = event
+                let tag = inFlight.add(event, attempt: attempt)
                 try client.submit(
                     tag: tag,
                     intendedAt: intendedAt ?? now,
@@ -159,9 +152,7 @@ struct LoadWorker: Sendable {
                 )
                 let submitted = monotonicNanos()
                 stages.add(.submit, from: now, to: submitted)
-                inWarmup[tag] = metrics.recordSent(now: now, intendedAt: intendedAt ?? now)
-                if inWarmup[tag] { warmupInFlight += 1 }
-                attempts[tag] = attempt
+                if metrics.recordSent(now: now, intendedAt: intendedAt ?? now) { inFlight.markWarmup(tag) }
                 if attempt > 0 {
                     retryCounts.attempts.sent += 1
                     continue
@@ -174,8 +165,8 @@ struct LoadWorker: Sendable {
             if client.inFlight == 0 && (drainDeadline != nil || retryQueue.isEmpty) && newPushesDone { break }
             if let deadline = drainDeadline, now >= deadline {
                 metrics.recordAbandoned(
-                    measured: client.inFlight - warmupInFlight,
-                    warmup: warmupInFlight,
+                    measured: client.inFlight - inFlight.inWarmup,
+                    warmup: inFlight.inWarmup,
                     now: now
                 )
                 break
@@ -190,12 +181,9 @@ struct LoadWorker: Sendable {
             client.perform { completion in
                 let answeredAt = monotonicNanos()
                 defer { handling &+= monotonicNanos() &- answeredAt }
-                let event = inFlight[completion.tag]!
-                inFlight[completion.tag] = nil
-                freeTags.append(completion.tag)
-                metrics.record(completion, now: answeredAt, warmup: inWarmup[completion.tag])
-                if inWarmup[completion.tag] { warmupInFlight -= 1 }
-                let attempt = attempts[completion.tag]
+                let request = inFlight.remove(completion.tag)
+                let (event, attempt) = (request.event, request.attempt)
+                metrics.record(completion, now: answeredAt, warmup: request.inWarmup)
                 if attempt > 0 { retryCounts.attempts.count(completion.outcome) }
                 if RetryPolicy.isRetryable(completion.outcome) && configuration.retryPolicy.maxRetries > 0 {
                     if attempt < configuration.retryPolicy.maxRetries && drainDeadline == nil {
@@ -265,7 +253,7 @@ struct LoadWorker: Sendable {
         }
     }
 
-    /// How long libcurl may wait for traffic: 20 ms, or less when an open-loop push is due
+    /// How long the client may wait for traffic: 20 ms, or less when an open-loop push is due
     /// sooner and a stream is free to send it.
     private func dueInMs(_ pending: WorkloadEvent?, index: Int, slotsFree: Bool) -> Int32 {
         guard slotsFree, let pending, let due = intendedTime(of: pending, index: index) else { return 20 }

@@ -1,0 +1,49 @@
+import Workload
+
+/// A worker's requests in flight, by tag (the number the transport hands back with each
+/// answer): which event each one sends, which attempt it is, and whether it was meant for the
+/// warmup. A tag is free again when its answer arrives.
+struct InFlightRequests {
+    /// One request in flight.
+    struct Request {
+        /// The scenario event it sends.
+        var event: WorkloadEvent
+        /// 0 for a first attempt, then 1, 2, … for retries.
+        var attempt: Int
+        /// Whether it was meant to leave during the warmup, so its answer is counted apart.
+        var inWarmup = false
+    }
+
+    private var requests: [Request?]
+    private var freeTags: [Int]
+    /// How many of them were meant for the warmup.
+    private(set) var inWarmup = 0
+
+    /// Room for `capacity` requests, one per stream of the worker's connections.
+    init(capacity: Int) {
+        requests = Array(repeating: nil, count: capacity)
+        freeTags = Array((0..<capacity).reversed())
+    }
+
+    /// Takes a free tag for attempt `attempt` of `event`.
+    mutating func add(_ event: WorkloadEvent, attempt: Int) -> Int {
+        let tag = freeTags.removeLast()
+        requests[tag] = Request(event: event, attempt: attempt)
+        return tag
+    }
+
+    /// Marks the request under `tag` as one of the warmup's.
+    mutating func markWarmup(_ tag: Int) {
+        requests[tag]!.inWarmup = true
+        inWarmup += 1
+    }
+
+    /// The request under `tag`, whose answer has come; the tag is free again.
+    mutating func remove(_ tag: Int) -> Request {
+        let request = requests[tag]!
+        requests[tag] = nil
+        freeTags.append(tag)
+        if request.inWarmup { inWarmup -= 1 }
+        return request
+    }
+}
