@@ -14,7 +14,7 @@ struct MockCommand: ParsableCommand {
         commandName: "mock",
         abstract: "Run the mock APNs server (HTTP/2 over TLS, ALPN h2) until Ctrl-C.",
         discussion: """
-            Answers `POST /3/device/<token>` as APNs does (the README lists the checks and their order) and `GET /stats` with its counters as JSON. Without --cert/--key it makes a self-signed \
+            Answers `POST /3/device/<token>` as APNs does (the README lists the checks and their order) and `GET /stats` with its counters as JSON; --admin-port serves them over plain HTTP too, with `GET /metrics` for Prometheus. Without --cert/--key it makes a self-signed \
             certificate for localhost, 127.0.0.1 and ::1 in memory; --cert-out writes that certificate (public, \
             no key) so clients can trust it:
 
@@ -35,6 +35,13 @@ struct MockCommand: ParsableCommand {
 
     @Option(help: "Port to listen on; 0 picks a free one. 2197 is APNs' alternative port.")
     var port = 2197
+
+    @Option(
+        name: .customLong("admin-port"),
+        help:
+            "Also serve GET /stats (JSON) and GET /metrics (Prometheus text) over plain HTTP/1.1 on this port of --host; 0 picks a free one."
+    )
+    var adminPort: Int?
 
     @Option(help: "TLS certificate chain (PEM). Needs --key.")
     var cert: String?
@@ -128,6 +135,9 @@ struct MockCommand: ParsableCommand {
             throw ValidationError("--auth-key needs --key-id and --team-id")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        if let adminPort, !(0...65535).contains(adminPort) {
+            throw ValidationError("--admin-port must be 0 to 65535")
+        }
         guard streams > 0, threads > 0, streamsBeforeToken > 0 else {
             throw ValidationError("--streams, --streams-before-token and --threads must be at least 1")
         }
@@ -179,6 +189,7 @@ struct MockCommand: ParsableCommand {
                 MockAPNsConfiguration(
                     host: host,
                     port: port,
+                    adminPort: adminPort,
                     identity: identity,
                     keys: keys,
                     maxConcurrentStreams: streams,
@@ -203,6 +214,9 @@ struct MockCommand: ParsableCommand {
             }
         }
         Console.out("mock APNs listening on https://\(host):\(server.port) (HTTP/2 over TLS 1.2+, ALPN h2 only)")
+        if let admin = server.adminPort {
+            Console.out("admin: http://\(host):\(admin)/stats (JSON) and http://\(host):\(admin)/metrics (Prometheus)")
+        }
         Console.out(
             server.verifier.verifiesSignatures
                 ? "provider tokens: verifying ES256 signatures of key \(keyID ?? "") for team \(teamID ?? "")"

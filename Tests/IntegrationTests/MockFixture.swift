@@ -17,11 +17,13 @@ final class MockFixture {
         environment: MockAPNsConfiguration.Environment = .production,
         tokenHygiene: TokenHygiene = .clean,
         faults: FaultPlan = .none,
-        dropStreamsAfterRejection: Bool = false
+        dropStreamsAfterRejection: Bool = false,
+        adminPort: Int? = nil
     ) throws {
         signingKey = try ES256PrivateKey()
         server = try MockAPNsServer.start(
             MockAPNsConfiguration(
+                adminPort: adminPort,
                 keys: [
                     ProviderKey(
                         keyID: Self.keyID,

@@ -15,6 +15,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var host: String
     /// Port to bind; 0 picks a free one (read it back from `MockAPNsServer.port`).
     public var port: Int
+    /// Port of the plain-HTTP admin listener (`/stats`, `/metrics`) on `host`; 0 picks a free
+    /// one, `nil` opens none.
+    public var adminPort: Int?
     /// The certificate and key to serve; `nil` makes a self-signed one in memory.
     public var identity: TLSIdentity?
     /// Keys whose tokens are accepted; empty accepts any well-formed ES256 token unverified.
@@ -48,6 +51,7 @@ public struct MockAPNsConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1",
         port: Int = 0,
+        adminPort: Int? = nil,
         identity: TLSIdentity? = nil,
         keys: [ProviderKey] = [],
         tokenHexLength: Int = 64,
@@ -63,6 +67,7 @@ public struct MockAPNsConfiguration: Sendable {
     ) {
         self.host = host
         self.port = port
+        self.adminPort = adminPort
         self.identity = identity
         self.keys = keys
         self.tokenHexLength = tokenHexLength

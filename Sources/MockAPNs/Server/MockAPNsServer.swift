@@ -1,5 +1,6 @@
 import Dispatch
 import NIOCore
+import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
@@ -15,10 +16,13 @@ import Glibc
 /// SETTINGS, and APNs' answers to device pushes (see `PushRequestValidator`).
 ///
 /// `pushbench run` embeds one; `pushbench mock` runs one for curl, h2load or another team's
-/// sender. `GET /stats` answers the server's counters as JSON.
+/// sender. `GET /stats` answers the server's counters as JSON, on the APNs listener itself and on
+/// the admin port (plain HTTP/1.1, which also serves `GET /metrics` for Prometheus).
 public final class MockAPNsServer: Sendable {
     /// The bound port.
     public let port: Int
+    /// The admin listener's port, when it has one.
+    public let adminPort: Int?
     /// The certificate clients must trust.
     public let certificatePEM: [UInt8]
     /// The server's counters.
@@ -28,6 +32,7 @@ public final class MockAPNsServer: Sendable {
 
     private let group: MultiThreadedEventLoopGroup
     private let channel: Channel
+    private let adminChannel: Channel?
     private let stopped = Atomic<Bool>(false)
 
     /// Binds and starts serving. Throws if the identity is unusable or the port is taken.
@@ -108,14 +113,28 @@ public final class MockAPNsServer: Sendable {
             }
         do {
             let channel = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
+            let adminChannel = try configuration.adminPort.map { port in
+                do {
+                    return try Self.adminBootstrap(group: group, stats: stats, verifier: verifier)
+                        .bind(host: configuration.host, port: port).wait()
+                } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                    try? channel.close().wait()
+                    throw MockAPNsStartError.addressInUse(host: configuration.host, port: port)
+                }
+            }
             return MockAPNsServer(
                 port: channel.localAddress?.port ?? configuration.port,
+                adminPort: adminChannel?.localAddress?.port,
                 certificatePEM: identity.certificatePEM,
                 stats: stats,
                 verifier: verifier,
                 group: group,
-                channel: channel
+                channel: channel,
+                adminChannel: adminChannel
             )
+        } catch let error as MockAPNsStartError {
+            try? group.syncShutdownGracefully()
+            throw error
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
             try? group.syncShutdownGracefully()
             throw MockAPNsStartError.addressInUse(host: configuration.host, port: configuration.port)
@@ -127,13 +146,17 @@ public final class MockAPNsServer: Sendable {
 
     private init(
         port: Int,
+        adminPort: Int?,
         certificatePEM: [UInt8],
         stats: MockStats,
         verifier: ProviderTokenVerifier,
         group: MultiThreadedEventLoopGroup,
-        channel: Channel
+        channel: Channel,
+        adminChannel: Channel?
     ) {
         self.port = port
+        self.adminPort = adminPort
+        self.adminChannel = adminChannel
         self.certificatePEM = certificatePEM
         self.stats = stats
         self.verifier = verifier
@@ -151,7 +174,26 @@ public final class MockAPNsServer: Sendable {
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         try? channel.close().wait()
+        try? adminChannel?.close().wait()
         try? group.syncShutdownGracefully()
+    }
+
+    /// The admin listener: plain HTTP/1.1 with keep-alive, one `AdminRequestHandler` per
+    /// connection.
+    private static func adminBootstrap(
+        group: MultiThreadedEventLoopGroup,
+        stats: MockStats,
+        verifier: ProviderTokenVerifier
+    ) -> ServerBootstrap {
+        ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
+                    try channel.pipeline.syncOperations.addHandler(
+                        AdminRequestHandler(stats: stats, verifier: verifier)
+                    )
+                }
+            }
     }
 
     /// APNs' SETTINGS as last observed (`../shared/reference/APNS.md` §1.8): header table 4096,

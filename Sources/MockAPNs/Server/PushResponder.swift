@@ -21,6 +21,10 @@ struct PushResponder: Sendable {
         var reason: APNsReason? = nil
         /// Whether it answers a push (and counts as one), not a `/stats` request.
         var isPush = true
+        /// The push's type, priority and connection, as the counters by each name them.
+        var pushType = ""
+        var priority = ""
+        var connection = 0
         var headers: [(String, String)]
         var body: [UInt8]?
         var tokenVerified = false
@@ -34,13 +38,16 @@ struct PushResponder: Sendable {
                 status: 200,
                 isPush: false,
                 headers: [("content-type", "application/json")],
-                body: statsJSON()
+                body: stats.snapshot().json(providerTokenFullChecks: validator.verifier.fullChecks)
             )
         }
         let now = clock()
         let requestID = push.header("apns-id").flatMap { APNsID.isValid($0) ? $0 : nil }
         let apnsID = requestID ?? APNsID.random()
+        let adoptedBefore = tokens.adoptedTokens
         let verdict = validator.verdict(on: push, now: now, tokens: &tokens)
+        if adoptedBefore > 0 && tokens.adoptedTokens > adoptedBefore { stats.update { $0.providerTokenUpdates += 1 } }
+        let labels = Self.labels(of: push)
         var headers = [("apns-id", apnsID)]
         if environment == .development { headers.append(("apns-unique-id", APNsID.random())) }
         let fault = faults?.decide(nowNanos: DispatchTime.now().uptimeNanoseconds, valid: verdict.rejection == nil)
@@ -54,7 +61,16 @@ struct PushResponder: Sendable {
         }
         guard let reason = verdict.rejection ?? fault?.injected else {
             recorder?.record(push, status: 200, reason: nil)
-            return Answer(status: 200, headers: headers, body: nil, tokenVerified: true, delayNanos: delayNanos)
+            return Answer(
+                status: 200,
+                pushType: labels.pushType,
+                priority: labels.priority,
+                connection: push.connection,
+                headers: headers,
+                body: nil,
+                tokenVerified: true,
+                delayNanos: delayNanos
+            )
         }
         recorder?.record(push, status: reason.status, reason: reason)
         var members = [JSONMember("reason", .string(reason.rawValue))]
@@ -66,6 +82,9 @@ struct PushResponder: Sendable {
         return Answer(
             status: reason.status,
             reason: reason,
+            pushType: labels.pushType,
+            priority: labels.priority,
+            connection: push.connection,
             headers: headers + [("content-type", "application/json")],
             body: body,
             tokenVerified: verdict.tokenVerified,
@@ -82,6 +101,9 @@ struct PushResponder: Sendable {
                 return
             }
             $0.pushes += 1
+            $0.pushesByPushType[answer.pushType, default: 0] += 1
+            $0.pushesByPriority[answer.priority, default: 0] += 1
+            $0.pushesByConnection[answer.connection, default: 0] += 1
             if let reason = answer.reason {
                 $0.rejectedByReason[reason.rawValue, default: 0] += 1
             } else {
@@ -90,36 +112,11 @@ struct PushResponder: Sendable {
         }
     }
 
-    private func statsJSON() -> [UInt8] {
-        let snapshot = stats.snapshot()
-        let reasons = snapshot.rejectedByReason.sorted { $0.key < $1.key }.map {
-            JSONMember($0.key, .integer(Int64($0.value)))
-        }
-        let value = JSONValue.object([
-            JSONMember("connections_accepted", .integer(Int64(snapshot.connectionsAccepted))),
-            JSONMember("connections_refused_without_h2", .integer(Int64(snapshot.connectionsRefusedWithoutH2))),
-            JSONMember("connections_open", .integer(Int64(snapshot.connectionsOpen))),
-            JSONMember("pushes", .integer(Int64(snapshot.pushes))),
-            JSONMember("accepted", .integer(Int64(snapshot.accepted))),
-            JSONMember("rejected_by_reason", .object(reasons)),
-            JSONMember("streams_reset_by_client", .integer(Int64(snapshot.streamsResetByClient))),
-            JSONMember(
-                "faults_injected",
-                .object(
-                    snapshot.faultsInjected.sorted { $0.key < $1.key }.map {
-                        JSONMember($0.key, .integer(Int64($0.value)))
-                    }
-                )
-            ),
-            JSONMember("answers_stalled", .integer(Int64(snapshot.answersStalled))),
-            JSONMember("goaways_sent", .integer(Int64(snapshot.goAwaysSent))),
-            JSONMember("connection_resets", .integer(Int64(snapshot.connectionResets))),
-            JSONMember("answers_unsent", .integer(Int64(snapshot.answersUnsent))),
-            JSONMember("injected_delay_us_total", .integer(Int64(snapshot.injectedDelayMicros))),
-            JSONMember("provider_token_full_checks", .integer(Int64(validator.verifier.fullChecks))),
-        ])
-        var bytes: [UInt8] = []
-        JSONWriter.write(value, to: &bytes)
-        return bytes
+    /// The push type and priority as the counters name them: a known value, `absent`, or
+    /// `invalid` (so a client sending garbage cannot grow the counters without bound).
+    private static func labels(of push: InboundPush) -> (pushType: String, priority: String) {
+        let pushType = push.header("apns-push-type").map { PushType(rawValue: $0)?.rawValue ?? "invalid" }
+        let priority = push.header("apns-priority").map { ["1", "5", "10"].contains($0) ? $0 : "invalid" }
+        return (pushType ?? "absent", priority ?? "absent")
     }
 }

@@ -17,6 +17,14 @@ public final class MockStats: Sendable {
         public var accepted = 0
         /// Pushes answered with an error, by reason.
         public var rejectedByReason: [String: Int] = [:]
+        /// Pushes answered, by `apns-push-type` (`absent`, or `invalid` for an unknown one).
+        public var pushesByPushType: [String: Int] = [:]
+        /// Pushes answered, by `apns-priority` (`absent`, or `invalid` for one APNs refuses).
+        public var pushesByPriority: [String: Int] = [:]
+        /// Pushes answered, by connection (the client's port).
+        public var pushesByConnection: [Int: Int] = [:]
+        /// Provider tokens a connection adopted in place of the one it had (not its first).
+        public var providerTokenUpdates = 0
         /// Streams the client reset before the mock answered.
         public var streamsResetByClient = 0
         /// Answers the fault plan turned into errors, by reason (also in `rejectedByReason`).

@@ -1,0 +1,91 @@
+extension MockStats.Snapshot {
+    /// A counter that is one number, with the names `/stats` and `/metrics` give it.
+    struct Scalar {
+        /// Its key in `/stats`.
+        var key: String
+        /// Its Prometheus name after `pushbench_mock_`.
+        var metric: String
+        /// `counter` or `gauge`.
+        var type = "counter"
+        /// What it counts, for Prometheus' HELP line.
+        var help: String
+        /// Its value in `/stats`.
+        var value: Int
+        /// Its value in `/metrics`, when the unit differs from `/stats`'.
+        var metricValue: String?
+    }
+
+    /// Every single-number counter, in the order both forms list them.
+    func scalars(providerTokenFullChecks: Int) -> [Scalar] {
+        [
+            Scalar(
+                key: "connections_accepted",
+                metric: "connections_accepted_total",
+                help: "TLS connections accepted.",
+                value: connectionsAccepted
+            ),
+            Scalar(
+                key: "connections_refused_without_h2",
+                metric: "connections_refused_without_h2_total",
+                help: "Connections closed because the client did not negotiate h2 with ALPN.",
+                value: connectionsRefusedWithoutH2
+            ),
+            Scalar(
+                key: "connections_open",
+                metric: "connections_open",
+                type: "gauge",
+                help: "HTTP/2 connections open now.",
+                value: connectionsOpen
+            ),
+            Scalar(
+                key: "streams_reset_by_client",
+                metric: "streams_reset_by_client_total",
+                help: "Streams the client reset before the mock answered.",
+                value: streamsResetByClient
+            ),
+            Scalar(
+                key: "answers_stalled",
+                metric: "answers_stalled_total",
+                help: "Answers held by a stall.",
+                value: answersStalled
+            ),
+            Scalar(
+                key: "goaways_sent",
+                metric: "goaways_sent_total",
+                help: "Connections sent GOAWAY by the fault plan.",
+                value: goAwaysSent
+            ),
+            Scalar(
+                key: "connection_resets",
+                metric: "connection_resets_total",
+                help: "Connections reset by the fault plan.",
+                value: connectionResets
+            ),
+            Scalar(
+                key: "answers_unsent",
+                metric: "answers_unsent_total",
+                help: "Answers decided after their stream or connection had closed, never written.",
+                value: answersUnsent
+            ),
+            Scalar(
+                key: "injected_delay_us_total",
+                metric: "injected_delay_seconds_total",
+                help: "Delay the fault plan added to answers, in total.",
+                value: injectedDelayMicros,
+                metricValue: String(Double(injectedDelayMicros) / 1e6)
+            ),
+            Scalar(
+                key: "provider_token_full_checks",
+                metric: "provider_token_full_checks_total",
+                help: "Provider tokens parsed and verified in full (cache misses).",
+                value: providerTokenFullChecks
+            ),
+            Scalar(
+                key: "provider_token_updates",
+                metric: "provider_token_updates_total",
+                help: "Provider tokens a connection adopted in place of the one it had.",
+                value: providerTokenUpdates
+            ),
+        ]
+    }
+}

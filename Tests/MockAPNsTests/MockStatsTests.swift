@@ -1,0 +1,150 @@
+import Synchronization
+import XCTest
+
+@testable import MockAPNs
+@testable import Wire
+
+/// What the mock counts, and the two forms it serves the counts in (`/stats`, `/metrics`).
+final class MockStatsTests: XCTestCase {
+    private static let key = try! ES256PrivateKey()
+    private let start: Int64 = 1_800_000_000
+    private let clock = MovableClock(1_800_000_000)
+    private let token = String(repeating: "ab", count: 32)
+
+    private func responder(stats: MockStats) -> PushResponder {
+        let verifier = ProviderTokenVerifier(keys: [
+            ProviderKey(
+                keyID: "ABC123DEFG",
+                teamID: "DEF123GHIJ",
+                publicKey: try! ES256PublicKey(pem: Self.key.publicKeyPEM())
+            )
+        ])
+        return PushResponder(
+            validator: PushRequestValidator(verifier: verifier),
+            stats: stats,
+            clock: { [clock] in clock.now },
+            environment: .production,
+            recorder: nil,
+            faults: nil
+        )
+    }
+
+    /// Provider tokens by issue time: a sender reuses one token, signed once.
+    private var signed: [Int64: ProviderToken] = [:]
+
+    private func push(signedAt issuedAt: Int64, type: String?, priority: String?) throws -> InboundPush {
+        if signed[issuedAt] == nil {
+            signed[issuedAt] = try ProviderToken.sign(
+                keyID: "ABC123DEFG",
+                teamID: "DEF123GHIJ",
+                issuedAt: issuedAt,
+                with: Self.key
+            )
+        }
+        let jwt = signed[issuedAt]!
+        var headers: [(name: String, value: String)] = [
+            ("authorization", "bearer " + jwt.jwt), ("apns-topic", "com.example.app.push-type.liveactivity"),
+        ]
+        if let type { headers.append(("apns-push-type", type)) }
+        if let priority { headers.append(("apns-priority", priority)) }
+        var push = InboundPush(method: "POST", path: "/3/device/" + token, headers: headers, bodyLength: 100)
+        push.connection = 50_000
+        return push
+    }
+
+    func testAnswersCountWhenWrittenByTypePriorityAndConnection() throws {
+        let stats = MockStats()
+        let responder = responder(stats: stats)
+        var history = ProviderTokenHistory()
+        let accepted = responder.answer(
+            try push(signedAt: start, type: "liveactivity", priority: "10"),
+            tokens: &history
+        )
+        XCTAssertEqual(accepted.status, 200)
+        XCTAssertEqual(stats.snapshot().pushes, 0, "an answer counts once written")
+        responder.count(accepted, written: true)
+        let rejected = responder.answer(try push(signedAt: start, type: "nonsense", priority: "7"), tokens: &history)
+        responder.count(rejected, written: true)
+        let lost = responder.answer(try push(signedAt: start, type: "liveactivity", priority: nil), tokens: &history)
+        responder.count(lost, written: false)
+
+        let snapshot = stats.snapshot()
+        XCTAssertEqual(snapshot.pushes, 2)
+        XCTAssertEqual(snapshot.accepted, 1)
+        XCTAssertEqual(snapshot.rejectedByReason, ["InvalidPushType": 1])
+        XCTAssertEqual(snapshot.answersUnsent, 1)
+        XCTAssertEqual(snapshot.pushesByPushType, ["liveactivity": 1, "invalid": 1])
+        XCTAssertEqual(snapshot.pushesByPriority, ["10": 1, "invalid": 1])
+        XCTAssertEqual(snapshot.pushesByConnection, [50_000: 2])
+    }
+
+    func testAConnectionAdoptingANewTokenCountsAsAnUpdate() throws {
+        let stats = MockStats()
+        let responder = responder(stats: stats)
+        var history = ProviderTokenHistory()
+        _ = responder.answer(try push(signedAt: start, type: "liveactivity", priority: "10"), tokens: &history)
+        XCTAssertEqual(stats.snapshot().providerTokenUpdates, 0, "a connection's first token is no update")
+        let tooSoon = responder.answer(
+            try push(signedAt: start + 60, type: "liveactivity", priority: "10"),
+            tokens: &history
+        )
+        XCTAssertEqual(tooSoon.reason, .tooManyProviderTokenUpdates)
+        XCTAssertEqual(stats.snapshot().providerTokenUpdates, 0, "a refused token is not adopted")
+        clock.now = start + 21 * 60
+        let later = responder.answer(
+            try push(signedAt: start + 21 * 60, type: "liveactivity", priority: "10"),
+            tokens: &history
+        )
+        XCTAssertEqual(later.status, 200)
+        XCTAssertEqual(stats.snapshot().providerTokenUpdates, 1)
+    }
+
+    func testMetricsFollowPrometheusTextFormat() throws {
+        var snapshot = MockStats.Snapshot()
+        snapshot.accepted = 90
+        snapshot.pushes = 100
+        snapshot.rejectedByReason = ["Unregistered": 10]
+        snapshot.pushesByPushType = ["liveactivity": 100]
+        snapshot.pushesByPriority = ["10": 60, "5": 40]
+        snapshot.faultsInjected = [#"Odd"Reason\"#: 1]
+        snapshot.injectedDelayMicros = 2_500_000
+        let text = snapshot.prometheusText(providerTokenFullChecks: 3)
+        let lines = text.split(separator: "\n").map(String.init)
+
+        XCTAssertTrue(lines.contains(#"pushbench_mock_pushes_total{status="200",reason=""} 90"#), text)
+        XCTAssertTrue(lines.contains(#"pushbench_mock_pushes_total{status="410",reason="Unregistered"} 10"#), text)
+        XCTAssertTrue(lines.contains(#"pushbench_mock_pushes_by_priority_total{priority="5"} 40"#), text)
+        XCTAssertTrue(lines.contains(#"pushbench_mock_faults_injected_total{reason="Odd\"Reason\\"} 1"#), text)
+        XCTAssertTrue(lines.contains("pushbench_mock_injected_delay_seconds_total 2.5"), text)
+        XCTAssertTrue(lines.contains("pushbench_mock_provider_token_full_checks_total 3"), text)
+        // Every sample belongs to a metric declared just before it with HELP and TYPE.
+        var declared: String?
+        for line in lines {
+            if line.hasPrefix("# HELP ") {
+                declared = line.split(separator: " ")[2].description
+                continue
+            }
+            if line.hasPrefix("# TYPE ") {
+                let parts = line.split(separator: " ")
+                XCTAssertEqual(parts[2].description, declared)
+                XCTAssertTrue(["counter", "gauge"].contains(parts[3]), line)
+                continue
+            }
+            let name = line.prefix { $0 != "{" && $0 != " " }
+            XCTAssertEqual(String(name), declared, line)
+            XCTAssertNotNil(Double(line.split(separator: " ").last ?? ""), line)
+        }
+    }
+}
+
+/// A clock a test sets by hand, read by the mock from its event loop.
+private final class MovableClock: Sendable {
+    private let seconds: Atomic<Int64>
+
+    init(_ seconds: Int64) { self.seconds = Atomic(seconds) }
+
+    var now: Int64 {
+        get { seconds.load(ordering: .relaxed) }
+        set { seconds.store(newValue, ordering: .relaxed) }
+    }
+}
