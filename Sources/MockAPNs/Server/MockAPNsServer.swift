@@ -33,7 +33,8 @@ public final class MockAPNsServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: Channel
     private let adminChannel: Channel?
-    private let stopped = Atomic<Bool>(false)
+    /// Held for the whole of a shutdown, so a second caller returns only once it is over.
+    private let stopped = Mutex(false)
 
     /// Binds and starts serving. Throws if the identity is unusable or the port is taken.
     public static func start(_ configuration: MockAPNsConfiguration) throws -> MockAPNsServer {
@@ -164,18 +165,23 @@ public final class MockAPNsServer: Sendable {
         self.channel = channel
     }
 
-    /// Blocks until the server stops.
+    /// Blocks until the server has stopped, its threads included: a process that exits while
+    /// another thread is still shutting the event loops down can crash on the way out.
     public func waitUntilClosed() throws {
         try channel.closeFuture.wait()
+        shutdown()
     }
 
     /// Stops listening, closes every connection and its threads. Safe to call more than once
-    /// (a second call must not wait on event loops that are gone).
+    /// and from several threads: every call returns once the first has finished.
     public func shutdown() {
-        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        try? channel.close().wait()
-        try? adminChannel?.close().wait()
-        try? group.syncShutdownGracefully()
+        stopped.withLock { stopped in
+            guard !stopped else { return }
+            stopped = true
+            try? channel.close().wait()
+            try? adminChannel?.close().wait()
+            try? group.syncShutdownGracefully()
+        }
     }
 
     /// The admin listener: plain HTTP/1.1 with keep-alive, one `AdminRequestHandler` per
