@@ -55,17 +55,17 @@ final class MockStatsTests: XCTestCase {
     func testAnswersCountWhenWrittenByTypePriorityAndConnection() throws {
         let stats = MockStats()
         let responder = responder(stats: stats)
-        var history = ProviderTokenHistory()
+        let connection = ConnectionState(streamsAfterToken: 1000, raised: true)
         let accepted = responder.answer(
             try push(signedAt: start, type: "liveactivity", priority: "10"),
-            tokens: &history
+            on: connection
         )
         XCTAssertEqual(accepted.status, 200)
         XCTAssertEqual(stats.snapshot().pushes, 0, "an answer counts once written")
         responder.count(accepted, written: true)
-        let rejected = responder.answer(try push(signedAt: start, type: "nonsense", priority: "7"), tokens: &history)
+        let rejected = responder.answer(try push(signedAt: start, type: "nonsense", priority: "7"), on: connection)
         responder.count(rejected, written: true)
-        let lost = responder.answer(try push(signedAt: start, type: "liveactivity", priority: nil), tokens: &history)
+        let lost = responder.answer(try push(signedAt: start, type: "liveactivity", priority: nil), on: connection)
         responder.count(lost, written: false)
 
         let snapshot = stats.snapshot()
@@ -81,19 +81,19 @@ final class MockStatsTests: XCTestCase {
     func testAConnectionAdoptingANewTokenCountsAsAnUpdate() throws {
         let stats = MockStats()
         let responder = responder(stats: stats)
-        var history = ProviderTokenHistory()
-        _ = responder.answer(try push(signedAt: start, type: "liveactivity", priority: "10"), tokens: &history)
+        let connection = ConnectionState(streamsAfterToken: 1000, raised: true)
+        _ = responder.answer(try push(signedAt: start, type: "liveactivity", priority: "10"), on: connection)
         XCTAssertEqual(stats.snapshot().providerTokenUpdates, 0, "a connection's first token is no update")
         let tooSoon = responder.answer(
             try push(signedAt: start + 60, type: "liveactivity", priority: "10"),
-            tokens: &history
+            on: connection
         )
         XCTAssertEqual(tooSoon.reason, .tooManyProviderTokenUpdates)
         XCTAssertEqual(stats.snapshot().providerTokenUpdates, 0, "a refused token is not adopted")
         clock.now = start + 21 * 60
         let later = responder.answer(
             try push(signedAt: start + 21 * 60, type: "liveactivity", priority: "10"),
-            tokens: &history
+            on: connection
         )
         XCTAssertEqual(later.status, 200)
         XCTAssertEqual(stats.snapshot().providerTokenUpdates, 1)

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP2
 import NIOSSL
+import Workload
 
 #if canImport(Glibc)
 import Glibc
@@ -20,6 +21,8 @@ import Glibc
 final class ConnectionState {
     /// The connection's provider-token history (team pinning, update throttling).
     var tokens = ProviderTokenHistory()
+    /// Where the `apns-id`s of answers to requests without one come from.
+    var apnsIDs = SplitMix64(seed: UInt64.random(in: .min ... .max))
     private let streamsAfterToken: Int
     private let dropsAfterRejection: Bool
     private var raised: Bool

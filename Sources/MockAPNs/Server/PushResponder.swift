@@ -32,7 +32,8 @@ struct PushResponder: Sendable {
         var delayNanos: UInt64 = 0
     }
 
-    func answer(_ push: InboundPush, tokens: inout ProviderTokenHistory) -> Answer {
+    /// The answer to `push`, which arrived on `connection`.
+    func answer(_ push: InboundPush, on connection: ConnectionState) -> Answer {
         if push.method == "GET" && push.path == "/stats" {
             return Answer(
                 status: 200,
@@ -43,13 +44,15 @@ struct PushResponder: Sendable {
         }
         let now = clock()
         let requestID = push.header("apns-id").flatMap { APNsID.isValid($0) ? $0 : nil }
-        let apnsID = requestID ?? APNsID.random()
-        let adoptedBefore = tokens.adoptedTokens
-        let verdict = validator.verdict(on: push, now: now, tokens: &tokens)
-        if adoptedBefore > 0 && tokens.adoptedTokens > adoptedBefore { stats.update { $0.providerTokenUpdates += 1 } }
+        let apnsID = requestID ?? APNsID.random(using: &connection.apnsIDs)
+        let adoptedBefore = connection.tokens.adoptedTokens
+        let verdict = validator.verdict(on: push, now: now, tokens: &connection.tokens)
+        if adoptedBefore > 0 && connection.tokens.adoptedTokens > adoptedBefore {
+            stats.update { $0.providerTokenUpdates += 1 }
+        }
         let labels = Self.labels(of: push)
         var headers = [("apns-id", apnsID)]
-        if environment == .development { headers.append(("apns-unique-id", APNsID.random())) }
+        if environment == .development { headers.append(("apns-unique-id", APNsID.random(using: &connection.apnsIDs))) }
         let fault = faults?.decide(nowNanos: DispatchTime.now().uptimeNanoseconds, valid: verdict.rejection == nil)
         let delayNanos = fault?.delayNanos ?? 0
         if let fault {

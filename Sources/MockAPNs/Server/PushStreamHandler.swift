@@ -52,7 +52,7 @@ final class PushStreamHandler: ChannelInboundHandler {
     private func respond(context: ChannelHandlerContext) {
         guard !answered, let request else { return }
         answered = true
-        let answer = responder.answer(request, tokens: &connection.value.tokens)
+        let answer = responder.answer(request, on: connection.value)
         if answer.tokenVerified { connection.value.tokenVerified(on: context.channel.parent) }
         guard answer.delayNanos > 0 else {
             write(answer, context: context)
@@ -75,7 +75,11 @@ final class PushStreamHandler: ChannelInboundHandler {
         // after its last answer has still seen it.
         connection.value.answered(accepted: answer.status == 200, on: context.channel.parent)
         var headers = HPACKHeaders([(":status", String(answer.status))])
-        for (name, value) in answer.headers { headers.add(name: name, value: value) }
+        // An apns-id is new with every answer: adding it to HPACK's table would only evict
+        // entries that repeat, at a lookup and an insertion per answer.
+        for (name, value) in answer.headers {
+            headers.add(name: name, value: value, indexing: name.hasPrefix("apns-") ? .nonIndexable : .indexable)
+        }
         context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: answer.body == nil))), promise: nil)
         if let body = answer.body {
             let buffer = context.channel.allocator.buffer(bytes: body)

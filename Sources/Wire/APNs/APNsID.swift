@@ -25,12 +25,19 @@ public enum APNsID {
         }
     }
 
-    /// A new random `apns-id` string (for places off the hot path).
+    /// A new random `apns-id` string from the system's generator (for places off the hot path).
     public static func random() -> String {
         var generator = SystemRandomNumberGenerator()
-        var bytes = [UInt8](repeating: 0, count: length)
-        bytes.withUnsafeMutableBytes { write(high: generator.next(), low: generator.next(), into: $0) }
-        return String(decoding: bytes, as: UTF8.self)
+        return random(using: &generator)
+    }
+
+    /// A new random `apns-id` string from `generator`: the mock's answers draw from a seeded one
+    /// per connection, since the system's costs a `getrandom` call each.
+    public static func random(using generator: inout some RandomNumberGenerator) -> String {
+        String(unsafeUninitializedCapacity: length) { bytes in
+            write(high: generator.next(), low: generator.next(), into: UnsafeMutableRawBufferPointer(bytes))
+            return length
+        }
     }
 
     /// Whether `value` is a canonical lowercase UUID, as APNs requires.
