@@ -33,35 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A throw-away signing key; the script's bearer is for this loopback mock only.
-key_id=BENCHKEY01 team_id=BENCHTEAM1 topic=com.example.pushbench.push-type.liveactivity
-openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
-openssl pkey -in "$work/key.p8" -pubout -out "$work/public.pem"
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-header=$(printf '{"alg":"ES256","kid":"%s"}' "$key_id" | b64url)
-claims=$(printf '{"iss":"%s","iat":%d}' "$team_id" "$(date +%s)" | b64url)
-printf '%s.%s' "$header" "$claims" >"$work/signing-input"
-openssl dgst -sha256 -sign "$work/key.p8" -out "$work/signature.der" "$work/signing-input"
-# JWS wants the raw 64-byte r‖s, not openssl's DER sequence.
-signature=$(python3 - "$work/signature.der" <<'EOF' | b64url
-import sys
-der = open(sys.argv[1], "rb").read()
-def integer(at):
-    length = der[at + 1]
-    return der[at + 2 : at + 2 + length].lstrip(b"\0").rjust(32, b"\0"), at + 2 + length
-r, after = integer(2)
-s, _ = integer(after)
-sys.stdout.buffer.write(r + s)
-EOF
-)
-bearer="$header.$claims.$signature"
-# An update as PushBench sends it for a football match: 141 bytes.
-now=$(date +%s)
-printf '{"aps":{"timestamp":%d,"event":"update","content-state":{"homeScore":1,"awayScore":0,"minute":63,"period":2},"stale-date":%d}}' \
-    "$now" $((now + 900)) >"$work/payload.json"
-# h2load cycles through one URI per device, as PushBench addresses a different token per push
-# (HPACK cannot index a new path, so each costs the server alike).
-"$binary" tokens -n 10000 --kind update --seed 7 -o "$work/tokens.txt" 2>/dev/null
+source Benchmarks/signed-push.sh
 
 "$binary" mock --port 0 --cert-out "$work/mock.pem" --auth-key "$work/public.pem" --key-id "$key_id" \
     --team-id "$team_id" >"$work/mock.log" 2>&1 &
@@ -69,7 +41,7 @@ mock_pid=$!
 for _ in $(seq 1 50); do grep -q "listening on https://" "$work/mock.log" && break; sleep 0.1; done
 origin=$(grep -o 'https://[0-9.:]*' "$work/mock.log" | head -1)
 [[ -n $origin ]] || { cat "$work/mock.log" >&2; exit 1; }
-sed "s|^|$origin/3/device/|" "$work/tokens.txt" >"$work/uris.txt"
+mapfile -t push_arguments < <(h2load_push_arguments "$origin")
 echo "mock $origin (1 event-loop thread), $requests requests per run, payload $(wc -c <"$work/payload.json") bytes" >&2
 
 # CPU seconds (user + sys) the mock has used so far.
@@ -81,9 +53,7 @@ measure() {
     before=$(mock_cpu)
     if [[ $client == h2load ]]; then
         output=$(/usr/bin/time -f 'cpu %U %S' h2load -n "$requests" -c "$connections" -m "$streams" \
-            -H "authorization: bearer $bearer" -H "apns-push-type: liveactivity" -H "apns-topic: $topic" \
-            -H "apns-priority: 10" -H "apns-expiration: $((now + 3600))" -H "content-type: application/json" \
-            -d "$work/payload.json" -i "$work/uris.txt" 2>&1)
+            "${push_arguments[@]}" 2>&1)
         grep -q "$requests succeeded" <<<"$output" || { echo "$output" >&2; exit 1; }
         rate=$(awk '/^finished in/ {print $4}' <<<"$output")
     else
