@@ -47,13 +47,22 @@ final class CurlAgainstMockTests: XCTestCase {
         )
     }
 
-    private func pushHeaders(authorization: String?) -> [String] {
-        var headers = [
-            "apns-push-type: liveactivity", "apns-topic: com.example.app.push-type.liveactivity", "apns-priority: 10",
-            "apns-id: 0a1b2c3d-0000-4000-8000-000000000001",
+    /// A Live Activity push's headers as curl arguments; `replacing` changes or (with `nil`)
+    /// drops some, `extra` adds more.
+    private func pushHeaders(
+        authorization: String?,
+        replacing: [String: String?] = [:],
+        extra: [String] = []
+    ) -> [String] {
+        let base = [
+            ("apns-push-type", "liveactivity"), ("apns-topic", "com.example.app.push-type.liveactivity"),
+            ("apns-priority", "10"), ("apns-id", "0a1b2c3d-0000-4000-8000-000000000001"),
         ]
+        var headers = base.compactMap { name, value in
+            (replacing[name] ?? value).map { "\(name): \($0)" }
+        }
         if let authorization { headers.append("authorization: " + authorization) }
-        return headers.flatMap { ["-H", $0] }
+        return (headers + extra).flatMap { ["-H", $0] }
     }
 
     func testCurlGetsA200WithTheEchoedApnsID() throws {
@@ -204,5 +213,82 @@ extension CurlAgainstMockTests {
                 " 200 connects=0",
             ]
         )
+    }
+}
+
+extension CurlAgainstMockTests {
+    /// One request per reason the mock's own checks give, each from curl over HTTP/2: APNs'
+    /// status, the reason as a JSON body with its content type, and an `apns-id` (the request's,
+    /// or a new one when the request's is malformed).
+    func testEveryCheckedReasonReachesCurlWithItsStatusBodyAndApnsID() throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        let valid = "bearer " + (try mock.tokens().token(now: now).jwt)
+        let stale = try ProviderToken.sign(
+            keyID: MockFixture.keyID,
+            teamID: MockFixture.teamID,
+            issuedAt: now - 3700,
+            with: mock.signingKey
+        )
+        try directory.write("large.json", Array(repeating: UInt8(ascii: " "), count: 4097))
+        let body = ["--data", "{}"]
+        let cases: [(reason: APNsReason, arguments: [String], path: String)] = [
+            (.methodNotAllowed, pushHeaders(authorization: valid) + ["-X", "DELETE"], "/3/device/" + token),
+            (.badPath, pushHeaders(authorization: valid) + body, "/3/devices/" + token),
+            (.missingDeviceToken, pushHeaders(authorization: valid) + body, "/3/device/"),
+            (
+                .duplicateHeaders, pushHeaders(authorization: valid) + ["-H", "apns-priority: 5"] + body,
+                "/3/device/" + token
+            ),
+            (.missingProviderToken, pushHeaders(authorization: nil) + body, "/3/device/" + token),
+            (.invalidProviderToken, pushHeaders(authorization: "bearer x.y.z") + body, "/3/device/" + token),
+            (.expiredProviderToken, pushHeaders(authorization: "bearer " + stale.jwt) + body, "/3/device/" + token),
+            (
+                .badMessageId, pushHeaders(authorization: valid, replacing: ["apns-id": "NOT-A-UUID"]) + body,
+                "/3/device/" + token
+            ),
+            (
+                .invalidPushType, pushHeaders(authorization: valid, replacing: ["apns-push-type": "nonsense"]) + body,
+                "/3/device/" + token
+            ),
+            (
+                .missingTopic, pushHeaders(authorization: valid, replacing: ["apns-topic": nil]) + body,
+                "/3/device/" + token
+            ),
+            (
+                .deviceTokenNotForTopic,
+                pushHeaders(authorization: valid, replacing: ["apns-topic": "com.example.app"]) + body,
+                "/3/device/" + token
+            ),
+            (
+                .badPriority, pushHeaders(authorization: valid, replacing: ["apns-priority": "7"]) + body,
+                "/3/device/" + token
+            ),
+            (
+                .badExpirationDate, pushHeaders(authorization: valid, extra: ["apns-expiration: soon"]) + body,
+                "/3/device/" + token
+            ),
+            (
+                .badCollapseId,
+                pushHeaders(authorization: valid, extra: ["apns-collapse-id: " + String(repeating: "c", count: 65)])
+                    + body,
+                "/3/device/" + token
+            ),
+            (.badDeviceToken, pushHeaders(authorization: valid) + body, "/3/device/0f0f"),
+            (.payloadEmpty, pushHeaders(authorization: valid) + ["-X", "POST"], "/3/device/" + token),
+            (
+                .payloadTooLarge,
+                pushHeaders(authorization: valid) + ["--data-binary", "@" + directory.file("large.json")],
+                "/3/device/" + token
+            ),
+        ]
+        for (reason, arguments, path) in cases {
+            let response = try request(["--http2"] + arguments, path: path)
+            let headers = response.headers.lowercased()
+            XCTAssertEqual(response.status, String(reason.status), "\(reason)")
+            XCTAssertEqual(response.body, #"{"reason":"\#(reason.rawValue)"}"#, "\(reason)")
+            XCTAssertTrue(headers.contains("content-type: application/json"), "\(reason): \(headers)")
+            let id = headers.split(separator: "\r\n").first { $0.hasPrefix("apns-id: ") }?.dropFirst("apns-id: ".count)
+            XCTAssertTrue(APNsID.isValid(String(id ?? "")), "\(reason): \(headers)")
+        }
     }
 }
