@@ -118,6 +118,13 @@ struct MockCommand: ParsableCommand {
     )
     var resetAfter: Int?
 
+    @Flag(
+        name: .customLong("strict-content"),
+        help:
+            "Refuse (400 MockRejectedLiveActivity, the mock's own reason) a Live Activity push a device would drop, such as one without event, timestamp or content-state; APNs accepts those with 200, and so does the mock without this switch, counting them in live_activity_would_drop."
+    )
+    var strictContent = false
+
     @Option(name: .customLong("fault-seed"), help: "Seed of the injected latency and errors.")
     var faultSeed: UInt64 = 1
 
@@ -199,7 +206,8 @@ struct MockCommand: ParsableCommand {
                     tokenHygiene: try tokenHygiene.hygiene(),
                     threads: threads,
                     recorder: recorder,
-                    faults: faults
+                    faults: faults,
+                    strictLiveActivityContent: strictContent
                 )
             )
         } catch {

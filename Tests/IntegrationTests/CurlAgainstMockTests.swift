@@ -292,3 +292,29 @@ extension CurlAgainstMockTests {
         }
     }
 }
+
+extension CurlAgainstMockTests {
+    /// A Live Activity push without a timestamp: APNs (and the mock) accept it and the device
+    /// drops it, which the mock counts; in strict mode the mock refuses it with its own reason.
+    func testContentADeviceWouldDropIsCountedOrInStrictModeRefused() throws {
+        let push = { [self] in
+            try request(
+                ["--http2"]
+                    + pushHeaders(
+                        authorization: "bearer "
+                            + (try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt)
+                    ) + ["--data", #"{"aps":{"event":"update","content-state":{}}}"#],
+                path: "/3/device/" + token
+            )
+        }
+        XCTAssertEqual(try push().status, "200")
+        XCTAssertEqual(mock.server.stats.snapshot().liveActivityWouldDrop, ["MissingTimestamp": 1])
+
+        mock = try MockFixture(strictLiveActivityContent: true)
+        try directory.write("ca.pem", mock.server.certificatePEM)
+        let refused = try push()
+        XCTAssertEqual(refused.status, "400")
+        XCTAssertEqual(refused.body, #"{"reason":"MockRejectedLiveActivity"}"#)
+        XCTAssertEqual(mock.server.stats.snapshot().liveActivityWouldDrop, ["MissingTimestamp": 1])
+    }
+}

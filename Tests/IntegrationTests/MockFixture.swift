@@ -18,7 +18,8 @@ final class MockFixture {
         tokenHygiene: TokenHygiene = .clean,
         faults: FaultPlan = .none,
         dropStreamsAfterRejection: Bool = false,
-        adminPort: Int? = nil
+        adminPort: Int? = nil,
+        strictLiveActivityContent: Bool = false
     ) throws {
         signingKey = try ES256PrivateKey()
         server = try MockAPNsServer.start(
@@ -35,7 +36,8 @@ final class MockFixture {
                 environment: environment,
                 tokenHygiene: tokenHygiene,
                 threads: threads,
-                faults: faults
+                faults: faults,
+                strictLiveActivityContent: strictLiveActivityContent
             )
         )
     }

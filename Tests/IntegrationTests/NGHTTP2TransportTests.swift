@@ -22,6 +22,7 @@ final class NGHTTP2TransportTests: XCTestCase {
         XCTAssertEqual(result.perConnection.values.reduce(0, +), expected)
         let stats = mock.server.stats.snapshot()
         XCTAssertEqual(stats.accepted, expected)
+        XCTAssertEqual(stats.liveActivityWouldDrop, [:], "a device would use every push of the scenario")
         XCTAssertEqual(stats.connectionsAccepted, 4)
         XCTAssertEqual(mock.server.verifier.fullChecks, 1, "one token for the run, verified once")
     }

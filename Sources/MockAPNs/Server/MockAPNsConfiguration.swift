@@ -44,6 +44,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var recorder: PushRecorder?
     /// Latency, errors and stalls injected on purpose.
     public var faults: FaultPlan
+    /// Whether a Live Activity push a device would drop gets 400 `MockRejectedLiveActivity`
+    /// instead of APNs' 200 (`LiveActivityContent`); it is counted either way.
+    public var strictLiveActivityContent: Bool
     /// The server's idea of now, UNIX seconds; tests move it to expire tokens.
     public var clock: @Sendable () -> Int64
 
@@ -63,6 +66,7 @@ public struct MockAPNsConfiguration: Sendable {
         threads: Int = 1,
         recorder: PushRecorder? = nil,
         faults: FaultPlan = .none,
+        strictLiveActivityContent: Bool = false,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
         self.host = host
@@ -79,6 +83,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.threads = threads
         self.recorder = recorder
         self.faults = faults
+        self.strictLiveActivityContent = strictLiveActivityContent
         self.clock = clock
     }
 }

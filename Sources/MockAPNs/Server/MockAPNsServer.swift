@@ -66,7 +66,8 @@ public final class MockAPNsServer: Sendable {
             environment: configuration.environment,
             recorder: configuration.recorder,
             faults: configuration.faults.isEmpty
-                ? nil : FaultInjector(plan: configuration.faults, startNanos: DispatchTime.now().uptimeNanoseconds)
+                ? nil : FaultInjector(plan: configuration.faults, startNanos: DispatchTime.now().uptimeNanoseconds),
+            strictLiveActivityContent: configuration.strictLiveActivityContent
         )
         let connectionConfiguration = Self.connectionConfiguration(configuration)
         let streamConfiguration = Self.streamConfiguration()

@@ -12,6 +12,9 @@ struct PushResponder: Sendable {
     let recorder: PushRecorder?
     /// Injects latency, errors and stalls, when the configuration asks for any.
     let faults: FaultInjector?
+    /// Whether a Live Activity push a device would drop is refused (`MockRejectedLiveActivity`)
+    /// rather than accepted, as APNs accepts it, and counted.
+    var strictLiveActivityContent = false
 
     /// An answer: status, headers after `:status`, a body for errors, and whether the request
     /// carried a valid provider token.
@@ -51,9 +54,10 @@ struct PushResponder: Sendable {
             stats.update { $0.providerTokenUpdates += 1 }
         }
         let labels = Self.labels(of: push)
+        let rejection = verdict.rejection ?? contentRejection(push, pushType: labels.pushType)
         var headers = [("apns-id", apnsID)]
         if environment == .development { headers.append(("apns-unique-id", APNsID.random(using: &connection.apnsIDs))) }
-        let fault = faults?.decide(nowNanos: DispatchTime.now().uptimeNanoseconds, valid: verdict.rejection == nil)
+        let fault = faults?.decide(nowNanos: DispatchTime.now().uptimeNanoseconds, valid: rejection == nil)
         let delayNanos = fault?.delayNanos ?? 0
         if let fault {
             stats.update {
@@ -62,7 +66,7 @@ struct PushResponder: Sendable {
                 if let injected = fault.injected { $0.faultsInjected[injected.rawValue, default: 0] += 1 }
             }
         }
-        guard let reason = verdict.rejection ?? fault?.injected else {
+        guard let reason = rejection ?? fault?.injected else {
             recorder?.record(push, status: 200, reason: nil)
             return Answer(
                 status: 200,
@@ -93,6 +97,17 @@ struct PushResponder: Sendable {
             tokenVerified: verdict.tokenVerified,
             delayNanos: delayNanos
         )
+    }
+
+    /// Checks a Live Activity push's content as the device would, counting what it would drop;
+    /// the rejection to give in strict mode.
+    private func contentRejection(_ push: InboundPush, pushType: String) -> APNsReason? {
+        guard pushType == PushType.liveactivity.rawValue, let problem = LiveActivityContent.problem(in: push.body)
+        else {
+            return nil
+        }
+        stats.update { $0.liveActivityWouldDrop[problem, default: 0] += 1 }
+        return strictLiveActivityContent ? .mockRejectedLiveActivity : nil
     }
 
     /// Counts an answer to a push as written to its stream, or as never sent.

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
+import Wire
 
 /// Reads one HTTP/2 stream's request and writes APNs' answer to it.
 ///
@@ -15,6 +16,7 @@ final class PushStreamHandler: ChannelInboundHandler {
     private let connection: NIOLoopBoundBox<ConnectionState>
     private var request: InboundPush?
     private var answered = false
+    private var keepsBody = false
 
     init(responder: PushResponder, connection: NIOLoopBoundBox<ConnectionState>) {
         self.responder = responder
@@ -29,13 +31,17 @@ final class PushStreamHandler: ChannelInboundHandler {
                     connection.value.opened(stream)
                 }
                 request = Self.inboundPush(from: frame.headers)
+                // Live Activity content is checked as a device would; recordings keep every body.
+                keepsBody =
+                    responder.recorder != nil
+                    || request?.header("apns-push-type") == PushType.liveactivity.rawValue
                 request?.connection = context.channel.parent?.remoteAddress?.port ?? 0
             }
             if frame.endStream { respond(context: context) }
         case .data(let frame):
             if case .byteBuffer(let buffer) = frame.data {
                 request?.bodyLength += buffer.readableBytes
-                if responder.recorder != nil { request?.body += buffer.readableBytesView }
+                if keepsBody { request?.body += buffer.readableBytesView }
             }
             if frame.endStream { respond(context: context) }
         case .rstStream:

@@ -18,6 +18,7 @@ extension MockStats.Snapshot {
                 JSONMember("pushes_by_priority", object(pushesByPriority)),
                 JSONMember("pushes_by_connection", object(byConnection)),
                 JSONMember("faults_injected", object(faultsInjected)),
+                JSONMember("live_activity_would_drop", object(liveActivityWouldDrop)),
             ]
             + scalars(providerTokenFullChecks: providerTokenFullChecks).map {
                 JSONMember($0.key, .integer(Int64($0.value)))

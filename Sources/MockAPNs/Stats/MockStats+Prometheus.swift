@@ -40,6 +40,12 @@ extension MockStats.Snapshot {
             "Answers the fault plan turned into errors, by reason.",
             labelled("reason", faultsInjected)
         )
+        metric(
+            "live_activity_would_drop_total",
+            "counter",
+            "Live Activity pushes whose content a device would drop, by problem.",
+            labelled("problem", liveActivityWouldDrop)
+        )
         for scalar in scalars(providerTokenFullChecks: providerTokenFullChecks) {
             metric(scalar.metric, scalar.type, scalar.help, [("", scalar.metricValue ?? String(scalar.value))])
         }

@@ -23,6 +23,9 @@ public final class MockStats: Sendable {
         public var pushesByPriority: [String: Int] = [:]
         /// Pushes answered, by connection (the client's port).
         public var pushesByConnection: [Int: Int] = [:]
+        /// Live Activity pushes APNs accepts (or, in strict mode, the mock refused) whose content
+        /// a device would drop, by problem (`LiveActivityContent`).
+        public var liveActivityWouldDrop: [String: Int] = [:]
         /// Provider tokens a connection adopted in place of the one it had (not its first).
         public var providerTokenUpdates = 0
         /// Streams the client reset before the mock answered.

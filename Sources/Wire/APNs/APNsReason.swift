@@ -37,13 +37,16 @@ public enum APNsReason: String, Error, Sendable, CaseIterable {
     case internalServerError = "InternalServerError"
     case serviceUnavailable = "ServiceUnavailable"
     case shutdown = "Shutdown"
+    /// Never sent by APNs: the PushBench mock's own answer, under `--strict-content` only, to a
+    /// Live Activity push APNs would accept but the device would drop.
+    case mockRejectedLiveActivity = "MockRejectedLiveActivity"
 
     /// The HTTP status APNs sends with this reason.
     public var status: Int {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-            .missingTopic, .payloadEmpty, .topicDisallowed:
+            .missingTopic, .payloadEmpty, .topicDisallowed, .mockRejectedLiveActivity:
             400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken:

@@ -1,0 +1,127 @@
+/// The member names of a payload's `aps` object and its `event`, read by walking the JSON
+/// without building it: the mock looks at every Live Activity push, and a full parse would cost
+/// more than the rest of its checks together.
+struct APSMembers {
+    /// The names of `aps`' members.
+    private(set) var names: Set<String> = []
+    /// The value of `aps.event` when it is a string.
+    private(set) var event: String?
+
+    /// `nil` unless `json` is one JSON object whose `aps` is an object.
+    init?(json: [UInt8]) {
+        var cursor = JSONCursor(json)
+        var found = false
+        let wellFormed = cursor.members { name, cursor in
+            guard name == "aps", cursor.peek == UInt8(ascii: "{") else { return cursor.skipValue() }
+            found = true
+            return cursor.members { name, cursor in
+                self.names.insert(name)
+                guard name == "event", cursor.peek == UInt8(ascii: "\"") else { return cursor.skipValue() }
+                self.event = cursor.string()
+                return self.event != nil
+            }
+        }
+        guard wellFormed, found, cursor.isAtEnd else { return nil }
+    }
+}
+
+/// A position in JSON text, read forward.
+private struct JSONCursor {
+    private let bytes: [UInt8]
+    private var at = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The next byte that is not white space, without taking it.
+    var peek: UInt8? {
+        mutating get {
+            skipSpace()
+            return at < bytes.count ? bytes[at] : nil
+        }
+    }
+
+    /// Whether only white space is left.
+    var isAtEnd: Bool { mutating get { peek == nil } }
+
+    /// Reads an object, calling `member` with each name and the cursor at its value, which
+    /// `member` must read; false when the text is not a well-formed object.
+    mutating func members(_ member: (String, inout JSONCursor) -> Bool) -> Bool {
+        guard take(UInt8(ascii: "{")) else { return false }
+        if take(UInt8(ascii: "}")) { return true }
+        repeat {
+            guard let name = string(), take(UInt8(ascii: ":")), member(name, &self) else { return false }
+        } while take(UInt8(ascii: ","))
+        return take(UInt8(ascii: "}"))
+    }
+
+    /// Reads a string, unescaping it (`\u` escapes become U+FFFD: names that matter are ASCII).
+    mutating func string() -> String? {
+        guard take(UInt8(ascii: "\"")) else { return nil }
+        var text: [UInt8] = []
+        while at < bytes.count {
+            let byte = bytes[at]
+            at += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(decoding: text, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard at < bytes.count else { return nil }
+                let escaped = bytes[at]
+                at += 1
+                switch escaped {
+                case UInt8(ascii: "u"):
+                    guard at + 4 <= bytes.count else { return nil }
+                    at += 4
+                    text += [0xEF, 0xBF, 0xBD]
+                case UInt8(ascii: "n"): text.append(0x0A)
+                case UInt8(ascii: "t"): text.append(0x09)
+                case UInt8(ascii: "r"): text.append(0x0D)
+                case UInt8(ascii: "b"): text.append(0x08)
+                case UInt8(ascii: "f"): text.append(0x0C)
+                default: text.append(escaped)
+                }
+            default:
+                text.append(byte)
+            }
+        }
+        return nil
+    }
+
+    /// Steps over one value of any kind; false when it is not well formed.
+    mutating func skipValue() -> Bool {
+        switch peek {
+        case UInt8(ascii: "\""):
+            return string() != nil
+        case UInt8(ascii: "{"):
+            return members { _, cursor in cursor.skipValue() }
+        case UInt8(ascii: "["):
+            at += 1
+            if take(UInt8(ascii: "]")) { return true }
+            repeat {
+                guard skipValue() else { return false }
+            } while take(UInt8(ascii: ","))
+            return take(UInt8(ascii: "]"))
+        case nil:
+            return false
+        default:
+            // A number, true, false or null: up to the next delimiter.
+            let start = at
+            while at < bytes.count, !Self.delimiters.contains(bytes[at]) { at += 1 }
+            return at > start
+        }
+    }
+
+    private static let delimiters: Set<UInt8> = Set(",}] \t\r\n".utf8)
+
+    private mutating func skipSpace() {
+        while at < bytes.count, bytes[at] == 0x20 || bytes[at] == 0x09 || bytes[at] == 0x0A || bytes[at] == 0x0D {
+            at += 1
+        }
+    }
+
+    private mutating func take(_ byte: UInt8) -> Bool {
+        guard peek == byte else { return false }
+        at += 1
+        return true
+    }
+}

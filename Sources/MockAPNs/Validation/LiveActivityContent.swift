@@ -1,0 +1,24 @@
+/// What a device would make of a Live Activity push that APNs accepts.
+///
+/// APNs checks headers, not the `aps` content of a Live Activity push: a payload the device
+/// cannot use still gets 200 and is dropped on the device, silently. The mock counts those
+/// (`live_activity_would_drop` in `/stats`) and, with `--strict-content`, rejects them instead
+/// with its own reason, `MockRejectedLiveActivity`. The rules follow ActivityKit's push
+/// documentation (`../shared/reference/APNS.md` §3.2).
+enum LiveActivityContent {
+    /// Why a device would drop the payload, or `nil` when it would use it.
+    static func problem(in body: [UInt8]) -> String? {
+        guard let aps = APSMembers(json: body) else { return "NoApsObject" }
+        guard aps.names.contains("event") else { return "MissingEvent" }
+        guard let event = aps.event, ["start", "update", "end"].contains(event) else { return "UnknownEvent" }
+        guard aps.names.contains("timestamp") else { return "MissingTimestamp" }
+        guard aps.names.contains("content-state") else { return "MissingContentState" }
+        if event == "start" {
+            guard aps.names.contains("attributes-type") else { return "StartWithoutAttributesType" }
+            guard aps.names.contains("attributes") else { return "StartWithoutAttributes" }
+            guard aps.names.contains("alert") else { return "StartWithoutAlert" }
+        }
+        if aps.names.contains("dismissal-date") && event != "end" { return "DismissalDateWithoutEnd" }
+        return nil
+    }
+}
