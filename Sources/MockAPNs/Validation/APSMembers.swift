@@ -2,8 +2,27 @@
 /// without building it: the mock looks at every Live Activity push, and a full parse would cost
 /// more than the rest of its checks together.
 struct APSMembers {
-    /// The names of `aps`' members.
-    private(set) var names: Set<String> = []
+    /// The `aps` members a device reads, as a set of bits.
+    struct Names: OptionSet {
+        let rawValue: UInt8
+        static let event = Names(rawValue: 1 << 0)
+        static let timestamp = Names(rawValue: 1 << 1)
+        static let contentState = Names(rawValue: 1 << 2)
+        static let attributesType = Names(rawValue: 1 << 3)
+        static let attributes = Names(rawValue: 1 << 4)
+        static let alert = Names(rawValue: 1 << 5)
+        static let dismissalDate = Names(rawValue: 1 << 6)
+
+        /// Each name's spelling in the payload.
+        static let spellings: [(String, Names)] = [
+            ("event", .event), ("timestamp", .timestamp), ("content-state", .contentState),
+            ("attributes-type", .attributesType), ("attributes", .attributes), ("alert", .alert),
+            ("dismissal-date", .dismissalDate),
+        ]
+    }
+
+    /// Which of those `aps` has (other members are stepped over).
+    private(set) var names: Names = []
     /// The value of `aps.event` when it is a string.
     private(set) var event: String?
 
@@ -15,7 +34,7 @@ struct APSMembers {
             guard name == "aps", cursor.peek == UInt8(ascii: "{") else { return cursor.skipValue() }
             found = true
             return cursor.members { name, cursor in
-                self.names.insert(name)
+                if let known = Names.spellings.first(where: { $0.0 == name }) { self.names.insert(known.1) }
                 guard name == "event", cursor.peek == UInt8(ascii: "\"") else { return cursor.skipValue() }
                 self.event = cursor.string()
                 return self.event != nil
@@ -57,7 +76,14 @@ private struct JSONCursor {
     /// Reads a string, unescaping it (`\u` escapes become U+FFFD: names that matter are ASCII).
     mutating func string() -> String? {
         guard take(UInt8(ascii: "\"")) else { return nil }
-        var text: [UInt8] = []
+        // Most strings have no escape: read them in place (short ones then allocate nothing).
+        let start = at
+        while at < bytes.count, bytes[at] != UInt8(ascii: "\""), bytes[at] != UInt8(ascii: "\\") { at += 1 }
+        if at < bytes.count, bytes[at] == UInt8(ascii: "\"") {
+            at += 1
+            return String(decoding: bytes[start..<at - 1], as: UTF8.self)
+        }
+        var text = Array(bytes[start..<at])
         while at < bytes.count {
             let byte = bytes[at]
             at += 1

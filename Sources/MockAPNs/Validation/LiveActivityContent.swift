@@ -9,16 +9,16 @@ enum LiveActivityContent {
     /// Why a device would drop the payload, or `nil` when it would use it.
     static func problem(in body: [UInt8]) -> String? {
         guard let aps = APSMembers(json: body) else { return "NoApsObject" }
-        guard aps.names.contains("event") else { return "MissingEvent" }
+        guard aps.names.contains(.event) else { return "MissingEvent" }
         guard let event = aps.event, ["start", "update", "end"].contains(event) else { return "UnknownEvent" }
-        guard aps.names.contains("timestamp") else { return "MissingTimestamp" }
-        guard aps.names.contains("content-state") else { return "MissingContentState" }
+        guard aps.names.contains(.timestamp) else { return "MissingTimestamp" }
+        guard aps.names.contains(.contentState) else { return "MissingContentState" }
         if event == "start" {
-            guard aps.names.contains("attributes-type") else { return "StartWithoutAttributesType" }
-            guard aps.names.contains("attributes") else { return "StartWithoutAttributes" }
-            guard aps.names.contains("alert") else { return "StartWithoutAlert" }
+            guard aps.names.contains(.attributesType) else { return "StartWithoutAttributesType" }
+            guard aps.names.contains(.attributes) else { return "StartWithoutAttributes" }
+            guard aps.names.contains(.alert) else { return "StartWithoutAlert" }
         }
-        if aps.names.contains("dismissal-date") && event != "end" { return "DismissalDateWithoutEnd" }
+        if aps.names.contains(.dismissalDate) && event != "end" { return "DismissalDateWithoutEnd" }
         return nil
     }
 }
