@@ -125,6 +125,15 @@ struct MockCommand: ParsableCommand {
     )
     var strictContent = false
 
+    @Option(
+        name: .customLong("token-rule"),
+        help: ArgumentHelp(
+            "PREFIX=REASON: pushes to device tokens starting with PREFIX (lowercase hex) get REASON once every other check passed, such as 410=Unregistered (repeatable; the first match wins).",
+            discussion: "REASON is one of " + TokenRule.reasons.map(\.rawValue).joined(separator: ", ") + "."
+        )
+    )
+    var tokenRules: [String] = []
+
     @Option(name: .customLong("fault-seed"), help: "Seed of the injected latency and errors.")
     var faultSeed: UInt64 = 1
 
@@ -151,6 +160,15 @@ struct MockCommand: ParsableCommand {
         guard threads <= 256 else { throw ValidationError("--threads may be at most 256") }
         if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1") }
         if let resetAfter, resetAfter < 1 { throw ValidationError("--reset-after must be at least 1") }
+    }
+
+    /// The `--token-rule` flags as rules.
+    func parsedTokenRules() throws -> [TokenRule] {
+        do {
+            return try tokenRules.map(TokenRule.init(parsing:))
+        } catch {
+            throw CommandLineError("\(error)")
+        }
     }
 
     /// The fault flags as a plan.
@@ -190,6 +208,7 @@ struct MockCommand: ParsableCommand {
                 throw CommandLineError("\(error)")
             }
         }
+        let rules = try parsedTokenRules()
         let server: MockAPNsServer
         do {
             server = try MockAPNsServer.start(
@@ -204,6 +223,7 @@ struct MockCommand: ParsableCommand {
                     dropStreamsAfterRejection: dropStreamsAfterRejection,
                     environment: environment,
                     tokenHygiene: try tokenHygiene.hygiene(),
+                    tokenRules: rules,
                     threads: threads,
                     recorder: recorder,
                     faults: faults,

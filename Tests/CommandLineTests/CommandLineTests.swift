@@ -171,6 +171,10 @@ final class CommandLineTests: PushbenchTestCase {
 
     func testMalformedFaultFlagsAreOneClearLine() throws {
         assertCleanFailure(
+            try pushbench.run(["mock", "--token-rule", "41O=Unregistered"]),
+            mentions: "token rule '41O=Unregistered': expected PREFIX=REASON"
+        )
+        assertCleanFailure(
             try pushbench.run(["mock", "--latency", "fixed:20"]),
             mentions: "'20' is not a duration such as 250us, 20ms or 1.5s"
         )

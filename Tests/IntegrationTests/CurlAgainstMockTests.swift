@@ -318,3 +318,23 @@ extension CurlAgainstMockTests {
         XCTAssertEqual(mock.server.stats.snapshot().liveActivityWouldDrop, ["MissingTimestamp": 1])
     }
 }
+
+extension CurlAgainstMockTests {
+    /// `--token-rule 4100=Unregistered`: a token with that prefix gets 410 and its timestamp.
+    func testATokenRuleAnswersItsPrefix() throws {
+        mock = try MockFixture(tokenRules: [try TokenRule(parsing: "4100=Unregistered")])
+        try directory.write("ca.pem", mock.server.certificatePEM)
+        let jwt = try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        let ruled = try request(
+            ["--http2"] + pushHeaders(authorization: "bearer " + jwt) + ["--data", "{}"],
+            path: "/3/device/4100" + token.dropFirst(4)
+        )
+        XCTAssertEqual(ruled.status, "410")
+        XCTAssertTrue(ruled.body.hasPrefix(#"{"reason":"Unregistered","timestamp":"#), ruled.body)
+        let other = try request(
+            ["--http2"] + pushHeaders(authorization: "bearer " + jwt) + ["--data", "{}"],
+            path: "/3/device/" + token
+        )
+        XCTAssertEqual(other.status, "200")
+    }
+}

@@ -19,7 +19,8 @@ final class MockFixture {
         faults: FaultPlan = .none,
         dropStreamsAfterRejection: Bool = false,
         adminPort: Int? = nil,
-        strictLiveActivityContent: Bool = false
+        strictLiveActivityContent: Bool = false,
+        tokenRules: [TokenRule] = []
     ) throws {
         signingKey = try ES256PrivateKey()
         server = try MockAPNsServer.start(
@@ -35,6 +36,7 @@ final class MockFixture {
                 dropStreamsAfterRejection: dropStreamsAfterRejection,
                 environment: environment,
                 tokenHygiene: tokenHygiene,
+                tokenRules: tokenRules,
                 threads: threads,
                 faults: faults,
                 strictLiveActivityContent: strictLiveActivityContent

@@ -140,3 +140,33 @@ final class PushRequestValidatorTests: XCTestCase {
         XCTAssertEqual(short.verdict(on: push(), now: now, tokens: &tokens).rejection, .badDeviceToken)
     }
 }
+
+extension PushRequestValidatorTests {
+    func testTokenRulesAnswerMatchingTokensOnceEveryOtherCheckPassed() throws {
+        let rules = [
+            try TokenRule(parsing: "ab=Unregistered"), try TokenRule(parsing: "a=InternalServerError"),
+        ]
+        let ruled = PushRequestValidator(verifier: validator.verifier, startedAt: 1_700_000_000, tokenRules: rules)
+        var history = ProviderTokenHistory()
+        let gone = ruled.verdict(on: push(), now: now, tokens: &history)
+        XCTAssertEqual(gone.rejection, .unregistered, "the first matching rule wins")
+        XCTAssertEqual(gone.invalidSince, 1_700_000_000)
+        let failing = ruled.verdict(on: push(path: "/3/device/a0" + token.dropFirst(2)), now: now, tokens: &history)
+        XCTAssertEqual(failing.rejection, .internalServerError)
+        XCTAssertNil(failing.invalidSince)
+        XCTAssertNil(
+            ruled.verdict(on: push(path: "/3/device/c0" + token.dropFirst(2)), now: now, tokens: &history).rejection
+        )
+        XCTAssertEqual(
+            ruled.verdict(on: push(replacing: ["apns-priority": "7"]), now: now, tokens: &history).rejection,
+            .badPriority,
+            "a rule answers only a push that passed every other check"
+        )
+    }
+
+    func testTokenRulesRefuseWhatTheyCannotMean() {
+        for text in ["", "ab", "=Unregistered", "AB=Unregistered", "xy=Unregistered", "ab=BadPriority", "ab=Nope"] {
+            XCTAssertThrowsError(try TokenRule(parsing: text), text)
+        }
+    }
+}

@@ -38,6 +38,8 @@ public struct MockAPNsConfiguration: Sendable {
     /// Which device tokens are unregistered, expire during the run, or belong to another
     /// topic; the same profile given to the workload predicts the answers.
     public var tokenHygiene: TokenHygiene
+    /// Device-token prefixes answered with a chosen reason (`--token-rule 410=Unregistered`).
+    public var tokenRules: [TokenRule]
     /// Event-loop threads.
     public var threads: Int
     /// Where accepted pushes are recorded, if anywhere (`pushbench mock --record`).
@@ -63,6 +65,7 @@ public struct MockAPNsConfiguration: Sendable {
         dropStreamsAfterRejection: Bool = false,
         environment: Environment = .production,
         tokenHygiene: TokenHygiene = .clean,
+        tokenRules: [TokenRule] = [],
         threads: Int = 1,
         recorder: PushRecorder? = nil,
         faults: FaultPlan = .none,
@@ -80,6 +83,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.dropStreamsAfterRejection = dropStreamsAfterRejection
         self.environment = environment
         self.tokenHygiene = tokenHygiene
+        self.tokenRules = tokenRules
         self.threads = threads
         self.recorder = recorder
         self.faults = faults

@@ -59,7 +59,8 @@ public final class MockAPNsServer: Sendable {
                 verifier: verifier,
                 tokenHexLength: configuration.tokenHexLength,
                 tokenHygiene: configuration.tokenHygiene,
-                startedAt: configuration.clock()
+                startedAt: configuration.clock(),
+                tokenRules: configuration.tokenRules
             ),
             stats: stats,
             clock: configuration.clock,

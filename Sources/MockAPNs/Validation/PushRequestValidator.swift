@@ -28,7 +28,9 @@ import Workload
 /// 11. The device token is `tokenHexLength` hex digits, else 400 `BadDeviceToken`.
 /// 12. The body is not empty (400 `PayloadEmpty`) and within the push type's limit (413
 ///     `PayloadTooLarge`: 4096 bytes, 5120 for VoIP).
-/// 13. The device token's fate under the configured `TokenHygiene` (all valid by default): 400
+/// 13. The first `TokenRule` whose prefix the device token starts with gives its reason (410s
+///     invalid since the server started).
+/// 14. The device token's fate under the configured `TokenHygiene` (all valid by default): 400
 ///     `DeviceTokenNotForTopic`, 410 `Unregistered` (invalid since the server started) or, once
 ///     its moment has passed, 410 `ExpiredToken`. Pushy also checks token state last.
 public struct PushRequestValidator: Sendable {
@@ -41,14 +43,18 @@ public struct PushRequestValidator: Sendable {
     /// When the server started, UNIX seconds: unregistered tokens are invalid since then, and
     /// expiring tokens count their lifetime from it.
     public let startedAt: Int64
+    /// Device-token prefixes answered with a chosen reason, checked before the hygiene profile.
+    public let tokenRules: [TokenRule]
 
     /// Creates a validator.
     public init(
         verifier: ProviderTokenVerifier,
         tokenHexLength: Int = 64,
         tokenHygiene: TokenHygiene = .clean,
-        startedAt: Int64 = 0
+        startedAt: Int64 = 0,
+        tokenRules: [TokenRule] = []
     ) {
+        self.tokenRules = tokenRules
         self.verifier = verifier
         self.tokenHexLength = tokenHexLength
         self.tokenHygiene = tokenHygiene
@@ -88,8 +94,15 @@ public struct PushRequestValidator: Sendable {
         }
     }
 
-    /// Check 13: the token's fate under the hygiene profile.
+    /// Checks 13 and 14: the token's rule, or its fate under the hygiene profile.
     private func deviceTokenVerdict(_ push: InboundPush, now: Int64) -> Verdict {
+        if !tokenRules.isEmpty {
+            let token = push.path.dropFirst(Self.devicePathPrefix.count)
+            if let rule = tokenRules.first(where: { token.hasPrefix($0.prefix) }) {
+                let invalidSince = rule.reason.status == 410 ? startedAt : nil
+                return Verdict(rejection: rule.reason, tokenVerified: true, invalidSince: invalidSince)
+            }
+        }
         switch tokenHygiene.fate(ofHex: push.path.utf8.dropFirst(Self.devicePathPrefix.utf8.count)) {
         case .valid:
             return Verdict(rejection: nil, tokenVerified: true)
