@@ -147,45 +147,36 @@ final class CommandLineTests: PushbenchTestCase {
     }
 
     func testMalformedPacingIsOneClearLine() throws {
-        assertCleanFailure(
-            try pushbench.run(["run", "--rate-profile", "0:100,10:-5"]),
-            mentions: "--rate-profile 0:100,10:-5: rates must be finite and not negative"
-        )
-        assertCleanFailure(
-            try pushbench.run(["run", "--rate", "100", "--time-scale", "60"]),
-            mentions: "are ways to pace a run; give one"
-        )
-        assertCleanFailure(
-            try pushbench.run(["run", "--burst", "penalty"]),
-            mentions: "--burst: no event kind 'penalty'; the kinds are start, kick-off"
-        )
-        assertCleanFailure(
-            try pushbench.run(["run", "--burst", "goal", "--warmup", "2"]),
-            mentions: "--warmup does not apply to --burst"
-        )
-        assertCleanFailure(
-            try pushbench.run(["run", "--threads", "4", "--connections", "2"]),
-            mentions: "--connections must be at least --threads"
-        )
+        // Each malformed pacing and the words of its one-line error.
+        let cases: [(arguments: [String], message: String)] = [
+            (
+                ["run", "--rate-profile", "0:100,10:-5"],
+                "--rate-profile 0:100,10:-5: rates must be finite and not negative"
+            ),
+            (["run", "--rate", "100", "--time-scale", "60"], "are ways to pace a run; give one"),
+            (["run", "--burst", "penalty"], "--burst: no event kind 'penalty'; the kinds are start, kick-off"),
+            (["run", "--burst", "goal", "--warmup", "2"], "--warmup does not apply to --burst"),
+            (["run", "--threads", "4", "--connections", "2"], "--connections must be at least --threads"),
+        ]
+        for (arguments, message) in cases {
+            assertCleanFailure(try pushbench.run(arguments), mentions: message)
+        }
     }
 
     func testMalformedFaultFlagsAreOneClearLine() throws {
-        assertCleanFailure(
-            try pushbench.run(["mock", "--token-rule", "41O=Unregistered"]),
-            mentions: "token rule '41O=Unregistered': expected PREFIX=REASON"
-        )
-        assertCleanFailure(
-            try pushbench.run(["mock", "--latency", "fixed:20"]),
-            mentions: "'20' is not a duration such as 250us, 20ms or 1.5s"
-        )
-        assertCleanFailure(
-            try pushbench.run(["mock", "--error-rate", "BadTopic=0.1"]),
-            mentions: "REASON one of TooManyRequests, InternalServerError, ServiceUnavailable, Shutdown"
-        )
-        assertCleanFailure(
-            try pushbench.run(["mock", "--stall", "10s/1s"]),
-            mentions: "the stall must be positive and shorter than its period"
-        )
+        // Each malformed fault flag and the words of its one-line error.
+        let cases: [(arguments: [String], message: String)] = [
+            (["mock", "--token-rule", "41O=Unregistered"], "token rule '41O=Unregistered': expected PREFIX=REASON"),
+            (["mock", "--latency", "fixed:20"], "'20' is not a duration such as 250us, 20ms or 1.5s"),
+            (
+                ["mock", "--error-rate", "BadTopic=0.1"],
+                "REASON one of TooManyRequests, InternalServerError, ServiceUnavailable, Shutdown"
+            ),
+            (["mock", "--stall", "10s/1s"], "the stall must be positive and shorter than its period"),
+        ]
+        for (arguments, message) in cases {
+            assertCleanFailure(try pushbench.run(arguments), mentions: message)
+        }
     }
 
     func testHelpExplainsTheDefaults() throws {
