@@ -8,7 +8,13 @@ final class ProviderTokenHistoryTests: XCTestCase {
         issuedAt: Int64,
         signature: [UInt8] = Array(repeating: 7, count: 64)
     ) -> ProviderTokenVerifier.Identity {
-        .init(keyID: "ABC123DEFG", teamID: team, issuedAt: issuedAt, signature: signature)
+        .init(
+            keyID: "ABC123DEFG",
+            teamID: team,
+            issuedAt: issuedAt,
+            signature: signature,
+            authorization: "bearer \(team).\(issuedAt).\(signature)"
+        )
     }
 
     func testANewTokenIsAdoptedAtMostOnceEveryTwentyMinutes() {

@@ -25,7 +25,8 @@ final class ProviderTokenVerifierTests: XCTestCase {
                 keyID: keyID,
                 teamID: teamID,
                 issuedAt: 10_000,
-                signature: try XCTUnwrap(Base64URL.decode(token.jwt.split(separator: ".")[2]))
+                signature: try XCTUnwrap(Base64URL.decode(token.jwt.split(separator: ".")[2])),
+                authorization: bearer(token)
             )
         )
         XCTAssertNoThrow(try verifier.verify(authorization: bearer(token), now: 10_000 + 3600).get())
@@ -34,6 +35,25 @@ final class ProviderTokenVerifierTests: XCTestCase {
             .failure(.expiredProviderToken),
             "a cached token still expires"
         )
+    }
+
+    func testTheConnectionsAdoptedTokenSkipsTheCacheButStillExpires() throws {
+        let key = try ES256PrivateKey()
+        let verifier = try verifier(for: key)
+        let token = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: 10_000, with: key)
+        let adopted = try verifier.verify(authorization: bearer(token), now: 10_000).get()
+        XCTAssertEqual(verifier.fullChecks, 1)
+        XCTAssertEqual(try verifier.verify(authorization: bearer(token), now: 10_001, current: adopted).get(), adopted)
+        XCTAssertEqual(
+            verifier.verify(authorization: bearer(token), now: 10_000 + 3601, current: adopted),
+            .failure(.expiredProviderToken)
+        )
+        let other = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: 10_500, with: key)
+        XCTAssertNotEqual(
+            try verifier.verify(authorization: bearer(other), now: 10_600, current: adopted).get(),
+            adopted
+        )
+        XCTAssertEqual(verifier.fullChecks, 2, "a different token is checked in full")
     }
 
     func testRefusesMissingMalformedAndForeignTokens() throws {

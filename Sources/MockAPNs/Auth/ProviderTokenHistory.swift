@@ -12,7 +12,8 @@ public struct ProviderTokenHistory: Sendable {
     /// The shortest time between token changes on one connection, seconds.
     public static let minimumUpdateInterval: Int64 = 20 * 60
 
-    private var current: ProviderTokenVerifier.Identity?
+    /// The token adopted last.
+    public private(set) var current: ProviderTokenVerifier.Identity?
     private var adoptedAt: Int64 = 0
     /// Tokens adopted by the connection so far (the first one included).
     public private(set) var adoptedTokens = 0

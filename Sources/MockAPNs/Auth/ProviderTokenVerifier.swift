@@ -6,8 +6,9 @@ import Wire
 /// once.
 ///
 /// A sender reuses one token for up to an hour, so after the first ES256 verification (about
-/// 60 µs) every later push with the same token costs a dictionary lookup. The age check is not
-/// cached: a cached token still expires when its `iat` passes an hour.
+/// 60 µs) every later push with the same token costs a dictionary lookup, and a push with the
+/// token its connection already adopted costs a string comparison. The age check is not cached:
+/// a cached token still expires when its `iat` passes an hour.
 public final class ProviderTokenVerifier: Sendable {
     /// What a verified token says.
     public struct Identity: Sendable, Equatable {
@@ -20,6 +21,8 @@ public final class ProviderTokenVerifier: Sendable {
         /// The raw signature. ECDSA signs with a fresh random nonce, so two tokens with the same
         /// claims are still two tokens, as APNs sees those of a sender that signs every push.
         public let signature: [UInt8]
+        /// The `authorization` header it came in, by which a connection recognises it again.
+        public let authorization: String
     }
 
     /// APNs refuses tokens older than this many seconds (`ExpiredProviderToken`).
@@ -43,21 +46,20 @@ public final class ProviderTokenVerifier: Sendable {
     /// token, as it should, costs one per key and refresh, whatever the push count.
     public var fullChecks: Int { checks.load(ordering: .relaxed) }
 
-    /// The identity in `authorization`, or the reason APNs would refuse it at time `now`.
-    public func verify(authorization: String?, now: Int64) -> Result<Identity, APNsReason> {
+    /// The identity in `authorization`, or the reason APNs would refuse it at time `now`;
+    /// `current` is the identity the connection adopted last, if any.
+    public func verify(authorization: String?, now: Int64, current: Identity? = nil) -> Result<Identity, APNsReason> {
         guard let authorization, !authorization.isEmpty else { return .failure(.missingProviderToken) }
-        guard authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else {
-            return .failure(.invalidProviderToken)
-        }
-        let jwt = String(authorization.dropFirst(7))
         let identity: Identity
-        if let cached = verified.withLock({ $0[jwt] }) {
+        if let current, current.authorization == authorization {
+            identity = current
+        } else if let cached = verified.withLock({ $0[authorization] }) {
             identity = cached
         } else {
-            guard let checked = check(jwt) else { return .failure(.invalidProviderToken) }
+            guard let checked = check(authorization) else { return .failure(.invalidProviderToken) }
             verified.withLock { cache in
                 if cache.count >= Self.cacheLimit { cache.removeAll(keepingCapacity: true) }
-                cache[jwt] = checked
+                cache[authorization] = checked
             }
             identity = checked
         }
@@ -65,9 +67,12 @@ public final class ProviderTokenVerifier: Sendable {
         return .success(identity)
     }
 
-    /// Parses and (with keys) verifies a compact JWS; `nil` for anything APNs would call invalid.
-    private func check(_ jwt: String) -> Identity? {
+    /// Parses and (with keys) verifies `bearer <compact JWS>`; `nil` for anything APNs would call
+    /// invalid.
+    private func check(_ authorization: String) -> Identity? {
         checks.add(1, ordering: .relaxed)
+        guard authorization.utf8.count > 7, authorization.prefix(7).lowercased() == "bearer " else { return nil }
+        let jwt = authorization.dropFirst(7)
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
             let headerBytes = Base64URL.decode(parts[0]),
@@ -87,7 +92,13 @@ public final class ProviderTokenVerifier: Sendable {
         } else {
             guard signature.count == 64 else { return nil }
         }
-        return Identity(keyID: keyID, teamID: teamID, issuedAt: issuedAt, signature: signature)
+        return Identity(
+            keyID: keyID,
+            teamID: teamID,
+            issuedAt: issuedAt,
+            signature: signature,
+            authorization: authorization
+        )
     }
 
     /// The JOSE header APNs requires: ES256 and a key ID.

@@ -21,6 +21,8 @@ import Glibc
 final class ConnectionState {
     /// The connection's provider-token history (team pinning, update throttling).
     var tokens = ProviderTokenHistory()
+    /// The client's port, by which counters and recordings name the connection.
+    let port: Int
     /// Where the `apns-id`s of answers to requests without one come from.
     var apnsIDs = SplitMix64(seed: UInt64.random(in: .min ... .max))
     private let streamsAfterToken: Int
@@ -44,18 +46,21 @@ final class ConnectionState {
     }
 
     /// - Parameters:
+    ///   - port: the client's port.
     ///   - streamsAfterToken: the limit to advertise after the first valid token.
     ///   - raised: whether the limit is already at `streamsAfterToken` (no one-stream start).
     ///   - dropsAfterRejection: whether a rejection drops the limit to 1 until an acceptance.
     ///   - goAwayAfter: send GOAWAY after this many answers (`FaultPlan.goAwayAfter`).
     ///   - resetAfter: reset the connection after this many answers (`FaultPlan.resetAfter`).
     init(
+        port: Int = 0,
         streamsAfterToken: Int,
         raised: Bool,
         dropsAfterRejection: Bool = false,
         goAwayAfter: Int? = nil,
         resetAfter: Int? = nil
     ) {
+        self.port = port
         self.goAwayAfter = goAwayAfter
         self.resetAfter = resetAfter
         self.streamsAfterToken = streamsAfterToken

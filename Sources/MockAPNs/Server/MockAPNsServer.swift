@@ -91,6 +91,7 @@ public final class MockAPNsServer: Sendable {
                         channel.closeFuture.whenComplete { _ in stats.update { $0.connectionsOpen -= 1 } }
                         let connection = NIOLoopBoundBox(
                             ConnectionState(
+                                port: channel.remoteAddress?.port ?? 0,
                                 streamsAfterToken: configuration.maxConcurrentStreams,
                                 raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams,
                                 dropsAfterRejection: configuration.dropStreamsAfterRejection,

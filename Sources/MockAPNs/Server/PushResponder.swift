@@ -2,8 +2,9 @@ import Dispatch
 import Wire
 
 /// Turns a received request into APNs' answer, and counts the answers written; shared by every
-/// stream.
-struct PushResponder: Sendable {
+/// stream. A class, so a new stream's handler takes one reference rather than a copy of every
+/// field.
+final class PushResponder: Sendable {
     let validator: PushRequestValidator
     let stats: MockStats
     let clock: @Sendable () -> Int64
@@ -14,10 +15,28 @@ struct PushResponder: Sendable {
     let faults: FaultInjector?
     /// Whether a Live Activity push a device would drop is refused (`MockRejectedLiveActivity`)
     /// rather than accepted, as APNs accepts it, and counted.
-    var strictLiveActivityContent = false
+    let strictLiveActivityContent: Bool
 
-    /// An answer: status, headers after `:status`, a body for errors, and whether the request
-    /// carried a valid provider token.
+    init(
+        validator: PushRequestValidator,
+        stats: MockStats,
+        clock: @escaping @Sendable () -> Int64,
+        environment: MockAPNsConfiguration.Environment,
+        recorder: PushRecorder?,
+        faults: FaultInjector?,
+        strictLiveActivityContent: Bool = false
+    ) {
+        self.validator = validator
+        self.stats = stats
+        self.clock = clock
+        self.environment = environment
+        self.recorder = recorder
+        self.faults = faults
+        self.strictLiveActivityContent = strictLiveActivityContent
+    }
+
+    /// An answer: status, identifiers, a JSON body for errors, and whether the request carried
+    /// a valid provider token.
     struct Answer {
         var status: Int
         /// The rejection's reason; `nil` for an acceptance or an answer to something else.
@@ -28,7 +47,11 @@ struct PushResponder: Sendable {
         var pushType = ""
         var priority = ""
         var connection = 0
-        var headers: [(String, String)]
+        /// `apns-id`: the request's, or a new one.
+        var apnsID = ""
+        /// `apns-unique-id`, in the development environment only.
+        var uniqueID: String? = nil
+        /// The JSON error body (sent with `content-type: application/json`), or `nil`.
         var body: [UInt8]?
         var tokenVerified = false
         /// How long to hold the answer, nanoseconds (injected latency and stalls).
@@ -41,12 +64,11 @@ struct PushResponder: Sendable {
             return Answer(
                 status: 200,
                 isPush: false,
-                headers: [("content-type", "application/json")],
                 body: stats.snapshot().json(providerTokenFullChecks: validator.verifier.fullChecks)
             )
         }
         let now = clock()
-        let requestID = push.header("apns-id").flatMap { APNsID.isValid($0) ? $0 : nil }
+        let requestID = push.apnsID.flatMap { APNsID.isValid($0) ? $0 : nil }
         let apnsID = requestID ?? APNsID.random(using: &connection.apnsIDs)
         let adoptedBefore = connection.tokens.adoptedTokens
         let verdict = validator.verdict(on: push, now: now, tokens: &connection.tokens)
@@ -54,9 +76,8 @@ struct PushResponder: Sendable {
             stats.update { $0.providerTokenUpdates += 1 }
         }
         let labels = Self.labels(of: push)
-        let rejection = verdict.rejection ?? contentRejection(push, pushType: labels.pushType)
-        var headers = [("apns-id", apnsID)]
-        if environment == .development { headers.append(("apns-unique-id", APNsID.random(using: &connection.apnsIDs))) }
+        let rejection = verdict.rejection ?? contentRejection(push)
+        let uniqueID = environment == .development ? APNsID.random(using: &connection.apnsIDs) : nil
         let fault = faults?.decide(nowNanos: DispatchTime.now().uptimeNanoseconds, valid: rejection == nil)
         let delayNanos = fault?.delayNanos ?? 0
         if let fault {
@@ -73,7 +94,8 @@ struct PushResponder: Sendable {
                 pushType: labels.pushType,
                 priority: labels.priority,
                 connection: push.connection,
-                headers: headers,
+                apnsID: apnsID,
+                uniqueID: uniqueID,
                 body: nil,
                 tokenVerified: true,
                 delayNanos: delayNanos
@@ -92,7 +114,8 @@ struct PushResponder: Sendable {
             pushType: labels.pushType,
             priority: labels.priority,
             connection: push.connection,
-            headers: headers + [("content-type", "application/json")],
+            apnsID: apnsID,
+            uniqueID: uniqueID,
             body: body,
             tokenVerified: verdict.tokenVerified,
             delayNanos: delayNanos
@@ -101,8 +124,8 @@ struct PushResponder: Sendable {
 
     /// Checks a Live Activity push's content as the device would, counting what it would drop;
     /// the rejection to give in strict mode.
-    private func contentRejection(_ push: InboundPush, pushType: String) -> APNsReason? {
-        guard pushType == PushType.liveactivity.rawValue, let problem = LiveActivityContent.problem(in: push.body)
+    private func contentRejection(_ push: InboundPush) -> APNsReason? {
+        guard push.knownPushType == .liveactivity, let problem = LiveActivityContent.problem(in: push.body)
         else {
             return nil
         }
@@ -133,8 +156,8 @@ struct PushResponder: Sendable {
     /// The push type and priority as the counters name them: a known value, `absent`, or
     /// `invalid` (so a client sending garbage cannot grow the counters without bound).
     private static func labels(of push: InboundPush) -> (pushType: String, priority: String) {
-        let pushType = push.header("apns-push-type").map { PushType(rawValue: $0)?.rawValue ?? "invalid" }
-        let priority = push.header("apns-priority").map { ["1", "5", "10"].contains($0) ? $0 : "invalid" }
+        let pushType = push.pushType.map { _ in push.knownPushType?.rawValue ?? "invalid" }
+        let priority = push.priority.map { push.hasValidPriority ? $0 : "invalid" }
         return (pushType ?? "absent", priority ?? "absent")
     }
 }

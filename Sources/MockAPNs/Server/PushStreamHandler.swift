@@ -30,12 +30,11 @@ final class PushStreamHandler: ChannelInboundHandler {
                 if let stream = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
                     connection.value.opened(stream)
                 }
-                request = Self.inboundPush(from: frame.headers)
+                var push = Self.inboundPush(from: frame.headers)
+                push.connection = connection.value.port
                 // Live Activity content is checked as a device would; recordings keep every body.
-                keepsBody =
-                    responder.recorder != nil
-                    || request?.header("apns-push-type") == PushType.liveactivity.rawValue
-                request?.connection = context.channel.parent?.remoteAddress?.port ?? 0
+                keepsBody = responder.recorder != nil || push.knownPushType == .liveactivity
+                request = push
             }
             if frame.endStream { respond(context: context) }
         case .data(let frame):
@@ -80,12 +79,16 @@ final class PushStreamHandler: ChannelInboundHandler {
         // A changed stream limit goes out before the answer, so a client that stops reading
         // after its last answer has still seen it.
         connection.value.answered(accepted: answer.status == 200, on: context.channel.parent)
-        var headers = HPACKHeaders([(":status", String(answer.status))])
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(4)
+        headers.add(name: ":status", value: answer.status == 200 ? "200" : String(answer.status))
         // An apns-id is new with every answer: adding it to HPACK's table would only evict
         // entries that repeat, at a lookup and an insertion per answer.
-        for (name, value) in answer.headers {
-            headers.add(name: name, value: value, indexing: name.hasPrefix("apns-") ? .nonIndexable : .indexable)
+        headers.add(name: "apns-id", value: answer.apnsID, indexing: .nonIndexable)
+        if let uniqueID = answer.uniqueID {
+            headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable)
         }
+        if answer.body != nil { headers.add(name: "content-type", value: "application/json") }
         context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: answer.body == nil))), promise: nil)
         if let body = answer.body {
             let buffer = context.channel.allocator.buffer(bytes: body)
@@ -100,17 +103,16 @@ final class PushStreamHandler: ChannelInboundHandler {
     }
 
     private static func inboundPush(from headers: HPACKHeaders) -> InboundPush {
-        var method = ""
-        var path = ""
-        var regular: [(name: String, value: String)] = []
+        var push = InboundPush(method: "", path: "")
         for (name, value, _) in headers {
-            switch name {
-            case ":method": method = value
-            case ":path": path = value
-            case ":authority", ":scheme": break
-            default: regular.append((name: name, value: value))
+            if name.utf8.first != UInt8(ascii: ":") {
+                push.add(name: name, value: value)
+            } else if name == ":method" {
+                push.method = value
+            } else if name == ":path" {
+                push.path = value
             }
         }
-        return InboundPush(method: method, path: path, headers: regular, bodyLength: 0)
+        return push
     }
 }

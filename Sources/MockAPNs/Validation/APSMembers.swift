@@ -117,9 +117,14 @@ private struct JSONCursor {
     mutating func skipValue() -> Bool {
         switch peek {
         case UInt8(ascii: "\""):
-            return string() != nil
+            return skipString()
         case UInt8(ascii: "{"):
-            return members { _, cursor in cursor.skipValue() }
+            at += 1
+            if take(UInt8(ascii: "}")) { return true }
+            repeat {
+                guard skipString(), take(UInt8(ascii: ":")), skipValue() else { return false }
+            } while take(UInt8(ascii: ","))
+            return take(UInt8(ascii: "}"))
         case UInt8(ascii: "["):
             at += 1
             if take(UInt8(ascii: "]")) { return true }
@@ -132,12 +137,32 @@ private struct JSONCursor {
         default:
             // A number, true, false or null: up to the next delimiter.
             let start = at
-            while at < bytes.count, !Self.delimiters.contains(bytes[at]) { at += 1 }
+            while at < bytes.count, !Self.isDelimiter(bytes[at]) { at += 1 }
             return at > start
         }
     }
 
-    private static let delimiters: Set<UInt8> = Set(",}] \t\r\n".utf8)
+    /// Steps over a string without building it.
+    private mutating func skipString() -> Bool {
+        guard take(UInt8(ascii: "\"")) else { return false }
+        while at < bytes.count {
+            switch bytes[at] {
+            case UInt8(ascii: "\""):
+                at += 1
+                return true
+            case UInt8(ascii: "\\"): at += 2
+            default: at += 1
+            }
+        }
+        return false
+    }
+
+    private static func isDelimiter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0D, 0x0A: true
+        default: false
+        }
+    }
 
     private mutating func skipSpace() {
         while at < bytes.count, bytes[at] == 0x20 || bytes[at] == 0x09 || bytes[at] == 0x0A || bytes[at] == 0x0D {

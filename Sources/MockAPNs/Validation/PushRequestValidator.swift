@@ -62,11 +62,6 @@ public struct PushRequestValidator: Sendable {
     }
 
     private static let devicePathPrefix = "/3/device/"
-    /// At most 16 (the duplicate check keeps one bit per name).
-    private static let singleValuedHeaders = [
-        "authorization", "apns-id", "apns-push-type", "apns-topic", "apns-priority", "apns-expiration",
-        "apns-collapse-id",
-    ]
 
     /// How APNs would answer a push.
     public struct Verdict: Sendable, Equatable {
@@ -83,13 +78,18 @@ public struct PushRequestValidator: Sendable {
     /// How APNs would answer `push` at time `now` (UNIX seconds) on a connection whose token
     /// history is `tokens`.
     public func verdict(on push: InboundPush, now: Int64, tokens: inout ProviderTokenHistory) -> Verdict {
-        if let reason = requestLineRejection(push) { return Verdict(rejection: reason, tokenVerified: false) }
-        switch verifier.verify(authorization: push.header("authorization"), now: now) {
+        let token = DeviceTokenShape(path: push.path, after: Self.devicePathPrefix)
+        if let reason = requestLineRejection(push, token: token) {
+            return Verdict(rejection: reason, tokenVerified: false)
+        }
+        switch verifier.verify(authorization: push.authorization, now: now, current: tokens.current) {
         case .failure(let reason):
             return Verdict(rejection: reason, tokenVerified: false)
         case .success(let identity):
             if let reason = tokens.admit(identity, now: now) { return Verdict(rejection: reason, tokenVerified: true) }
-            if let reason = headerAndPayloadRejection(push) { return Verdict(rejection: reason, tokenVerified: true) }
+            if let reason = headerAndPayloadRejection(push, token: token) {
+                return Verdict(rejection: reason, tokenVerified: true)
+            }
             return deviceTokenVerdict(push, now: now)
         }
     }
@@ -118,49 +118,70 @@ public struct PushRequestValidator: Sendable {
     }
 
     /// Checks 1 to 3: method, path, duplicate headers.
-    private func requestLineRejection(_ push: InboundPush) -> APNsReason? {
+    private func requestLineRejection(_ push: InboundPush, token: DeviceTokenShape?) -> APNsReason? {
         guard push.method == "POST" else { return .methodNotAllowed }
-        guard push.path.hasPrefix(Self.devicePathPrefix) else { return .badPath }
-        let token = push.path.dropFirst(Self.devicePathPrefix.count)
-        guard !token.isEmpty else { return .missingDeviceToken }
-        guard !token.utf8.contains(UInt8(ascii: "/")) else { return .badPath }
-        var seen: UInt16 = 0
-        for (name, _) in push.headers {
-            guard let index = Self.singleValuedHeaders.firstIndex(of: name) else { continue }
-            let bit: UInt16 = 1 << index
-            guard seen & bit == 0 else { return .duplicateHeaders }
-            seen |= bit
-        }
-        return nil
+        guard let token else { return .badPath }
+        guard token.length > 0 else { return .missingDeviceToken }
+        guard !token.hasSlash else { return .badPath }
+        return push.hasDuplicateHeader ? .duplicateHeaders : nil
     }
 
     /// Checks 5 to 12, after the provider token passed.
-    private func headerAndPayloadRejection(_ push: InboundPush) -> APNsReason? {
-        let token = push.path.dropFirst(Self.devicePathPrefix.count)
-        if let id = push.header("apns-id"), !APNsID.isValid(id) { return .badMessageId }
+    private func headerAndPayloadRejection(_ push: InboundPush, token: DeviceTokenShape?) -> APNsReason? {
+        if let id = push.apnsID, !APNsID.isValid(id) { return .badMessageId }
 
         var pushType = PushType.alert
-        if let value = push.header("apns-push-type") {
-            guard let known = PushType(rawValue: value) else { return .invalidPushType }
+        if push.pushType != nil {
+            guard let known = push.knownPushType else { return .invalidPushType }
             pushType = known
         }
-        guard let topic = push.header("apns-topic"), !topic.isEmpty else { return .missingTopic }
-        if !pushType.topicSuffix.isEmpty {
-            guard topic.hasSuffix(pushType.topicSuffix), topic.count > pushType.topicSuffix.count else {
-                return .deviceTokenNotForTopic
-            }
+        guard let topic = push.topic, !topic.isEmpty else { return .missingTopic }
+        let suffix = pushType.topicSuffix
+        if !suffix.isEmpty {
+            guard topic.utf8.count > suffix.utf8.count, topic.hasSuffix(suffix) else { return .deviceTokenNotForTopic }
         }
-        if let priority = push.header("apns-priority"), !["1", "5", "10"].contains(priority) { return .badPriority }
-        if let expiration = push.header("apns-expiration") {
-            guard !expiration.isEmpty, expiration.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), expiration.count <= 18
+        guard push.hasValidPriority else { return .badPriority }
+        if let expiration = push.expiration {
+            guard !expiration.isEmpty, expiration.utf8.count <= 18, expiration.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 })
             else { return .badExpirationDate }
         }
-        if let collapseID = push.header("apns-collapse-id"), collapseID.utf8.count > 64 { return .badCollapseId }
+        if let collapseID = push.collapseID, collapseID.utf8.count > 64 { return .badCollapseId }
 
-        guard token.utf8.count == tokenHexLength, token.utf8.allSatisfy(isHexDigit) else { return .badDeviceToken }
+        guard let token, token.length == tokenHexLength, token.isHex else { return .badDeviceToken }
         guard push.bodyLength > 0 else { return .payloadEmpty }
         guard push.bodyLength <= pushType.payloadLimit else { return .payloadTooLarge }
         return nil
+    }
+}
+
+/// The device token of a `/3/device/<token>` path, read in one pass: the checks on its length,
+/// its digits and stray slashes all run on every push.
+private struct DeviceTokenShape {
+    /// Its length in bytes.
+    var length = 0
+    /// Whether it holds a `/` (a path APNs does not serve).
+    var hasSlash = false
+    /// Whether every byte is a hex digit.
+    var isHex = true
+
+    /// `nil` when `path` does not start with `prefix`.
+    init?(path: String, after prefix: String) {
+        guard path.hasPrefix(prefix) else { return nil }
+        let start = prefix.utf8.count
+        let scanned = path.utf8.withContiguousStorageIfAvailable { Self(scanning: $0[start...]) }
+        self = scanned ?? Self(scanning: Array(path.utf8)[start...])
+    }
+
+    private init(scanning token: Slice<UnsafeBufferPointer<UInt8>>) {
+        length = token.count
+        for byte in token {
+            hasSlash = hasSlash || byte == UInt8(ascii: "/")
+            isHex = isHex && isHexDigit(byte)
+        }
+    }
+
+    private init(scanning token: ArraySlice<UInt8>) {
+        self = token.withUnsafeBufferPointer { Self(scanning: $0[...]) }
     }
 }
 
