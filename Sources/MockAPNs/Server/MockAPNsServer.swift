@@ -107,7 +107,7 @@ public final class MockAPNsServer: Sendable {
                         ) { stream in
                             stream.eventLoop.makeCompletedFuture {
                                 try stream.pipeline.syncOperations.addHandler(
-                                    PushStreamHandler(responder: responder, connection: connection)
+                                    PushStreamHandler(responder: responder, connection: connection.value)
                                 )
                             }
                         }.map { _ in }

@@ -13,12 +13,14 @@ final class PushStreamHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTP2Frame.FramePayload
 
     private let responder: PushResponder
-    private let connection: NIOLoopBoundBox<ConnectionState>
+    /// The connection's state; the stream runs on the connection's event loop, so it is only
+    /// ever touched from there.
+    private let connection: ConnectionState
     private var request: InboundPush?
     private var answered = false
     private var keepsBody = false
 
-    init(responder: PushResponder, connection: NIOLoopBoundBox<ConnectionState>) {
+    init(responder: PushResponder, connection: ConnectionState) {
         self.responder = responder
         self.connection = connection
     }
@@ -28,10 +30,10 @@ final class PushStreamHandler: ChannelInboundHandler {
         case .headers(let frame):
             if request == nil {
                 if let stream = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
-                    connection.value.opened(stream)
+                    connection.opened(stream)
                 }
                 var push = Self.inboundPush(from: frame.headers)
-                push.connection = connection.value.port
+                push.connection = connection.port
                 // Live Activity content is checked as a device would; recordings keep every body.
                 keepsBody = responder.recorder != nil || push.knownPushType == .liveactivity
                 request = push
@@ -57,8 +59,8 @@ final class PushStreamHandler: ChannelInboundHandler {
     private func respond(context: ChannelHandlerContext) {
         guard !answered, let request else { return }
         answered = true
-        let answer = responder.answer(request, on: connection.value)
-        if answer.tokenVerified { connection.value.tokenVerified(on: context.channel.parent) }
+        let answer = responder.answer(request, on: connection)
+        if answer.tokenVerified { connection.tokenVerified(on: context.channel.parent) }
         guard answer.delayNanos > 0 else {
             write(answer, context: context)
             return
@@ -78,7 +80,7 @@ final class PushStreamHandler: ChannelInboundHandler {
         responder.count(answer, written: true)
         // A changed stream limit goes out before the answer, so a client that stops reading
         // after its last answer has still seen it.
-        connection.value.answered(accepted: answer.status == 200, on: context.channel.parent)
+        connection.answered(accepted: answer.status == 200, on: context.channel.parent)
         var headers = HPACKHeaders()
         headers.reserveCapacity(4)
         headers.add(name: ":status", value: answer.status == 200 ? "200" : String(answer.status))
@@ -95,7 +97,7 @@ final class PushStreamHandler: ChannelInboundHandler {
             context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(buffer), endStream: true))), promise: nil)
         }
         context.flush()
-        switch connection.value.afterAnswer(on: context.channel.parent) {
+        switch connection.afterAnswer(on: context.channel.parent) {
         case .goAway: responder.stats.update { $0.goAwaysSent += 1 }
         case .reset: responder.stats.update { $0.connectionResets += 1 }
         case nil: break

@@ -67,7 +67,8 @@ public struct InboundPush: Sendable {
         case 14 where name == "apns-push-type":
             if isFirst(4) {
                 pushType = value
-                knownPushType = PushType(rawValue: value)
+                // The type nearly every push here carries, without the generic string switch.
+                knownPushType = value == "liveactivity" ? .liveactivity : PushType(rawValue: value)
             }
         case 15 where name == "apns-expiration": if isFirst(5) { expiration = value }
         case 16 where name == "apns-collapse-id": if isFirst(6) { collapseID = value }

@@ -168,23 +168,27 @@ private struct DeviceTokenShape {
     init?(path: String, after prefix: String) {
         guard path.hasPrefix(prefix) else { return nil }
         let start = prefix.utf8.count
-        let scanned = path.utf8.withContiguousStorageIfAvailable { Self(scanning: $0[start...]) }
-        self = scanned ?? Self(scanning: Array(path.utf8)[start...])
-    }
-
-    private init(scanning token: Slice<UnsafeBufferPointer<UInt8>>) {
-        length = token.count
-        for byte in token {
-            hasSlash = hasSlash || byte == UInt8(ascii: "/")
-            isHex = isHex && isHexDigit(byte)
+        let scanned = path.utf8.withContiguousStorageIfAvailable {
+            Self(scanning: UnsafeBufferPointer(rebasing: $0[start...]))
         }
+        self = scanned ?? Array(path.utf8)[start...].withUnsafeBufferPointer { Self(scanning: $0) }
     }
 
-    private init(scanning token: ArraySlice<UInt8>) {
-        self = token.withUnsafeBufferPointer { Self(scanning: $0[...]) }
+    private init(scanning token: UnsafeBufferPointer<UInt8>) {
+        length = token.count
+        var slashes = 0
+        var nonHex = 0
+        for index in 0..<token.count {
+            let byte = token[index]
+            slashes &+= byte == UInt8(ascii: "/") ? 1 : 0
+            nonHex &+= isHexDigit(byte) ? 0 : 1
+        }
+        hasSlash = slashes > 0
+        isHex = nonHex == 0
     }
 }
 
+@inline(__always)
 private func isHexDigit(_ byte: UInt8) -> Bool {
-    (byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) || (byte >= 65 && byte <= 70)
+    byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 6
 }
