@@ -102,7 +102,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "MockAPNsTests", dependencies: ["MockAPNs", "Wire", "Workload"], swiftSettings: strict),
+        .testTarget(
+            name: "MockAPNsTests",
+            dependencies: ["MockAPNs", "Wire", "Workload", "TestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs", "TestSupport"],

@@ -61,6 +61,21 @@ struct MockCommand: ParsableCommand {
     @Option(name: .customLong("team-id"), help: "Team ID (iss) of --auth-key.")
     var teamID: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A JSON file of keys whose provider tokens are accepted, each with its team, environment and topics (Apple's 2025 scoped keys); with --auth-key too, both count.",
+            discussion: """
+                {"keys": [{"key_id": "ABC123DEFG", "team_id": "DEF123GHIJ", "public_key": "key.pem", \
+                "environment": "production", "topics": ["com.example.app"]}]}. public_key is a PEM public key or .p8, \
+                relative to the file; environment is production, development or both (the default, an older key); \
+                topics makes the key topic-specific. A scoped key in the other environment gets 403 \
+                BadEnvironmentKeyIdInToken; a connection that began with a scoped key answers any other key 403 \
+                UnrelatedKeyIdInToken; a topic-specific key used for another app gets 403 InvalidProviderToken.
+                """
+        )
+    )
+    var keys: String?
+
     @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS after a connection's first valid provider token.")
     var streams = 1000
 
@@ -194,6 +209,13 @@ struct MockCommand: ParsableCommand {
         if let authKey, let keyID, let teamID {
             keys.append(ProviderKey(keyID: keyID, teamID: teamID, publicKey: try KeyFile.verificationKey(authKey)))
         }
+        if let path = self.keys {
+            do {
+                keys += try ProviderKeyFile.load(path)
+            } catch {
+                throw CommandLineError("keys file \(error)")
+            }
+        }
         var identity: TLSIdentity? = nil
         if let cert, let tlsKey {
             identity = TLSIdentity(
@@ -245,11 +267,16 @@ struct MockCommand: ParsableCommand {
         if let admin = server.adminPort {
             Console.out("admin: http://\(host):\(admin)/stats (JSON) and http://\(host):\(admin)/metrics (Prometheus)")
         }
-        Console.out(
-            server.verifier.verifiesSignatures
-                ? "provider tokens: verifying ES256 signatures of key \(keyID ?? "") for team \(teamID ?? "")"
-                : "provider tokens: NOT verified (no --auth-key); any well-formed ES256 token is accepted"
-        )
+        if keys.isEmpty {
+            Console.out(
+                "provider tokens: NOT verified (no --auth-key or --keys); any well-formed ES256 token is accepted"
+            )
+        }
+        for key in keys {
+            Console.out(
+                "provider tokens: verifying ES256 signatures of key \(key.keyID) for team \(key.teamID), \(key.scope)"
+            )
+        }
         if let certOut { Console.out("certificate written to \(certOut) (use curl --cacert \(certOut))") }
         if let record { Console.out("recording accepted pushes to \(record)") }
         if !faults.isEmpty {

@@ -163,8 +163,8 @@ final class CommandLineTests: PushbenchTestCase {
         }
     }
 
-    func testMalformedFaultFlagsAreOneClearLine() throws {
-        // Each malformed fault flag and the words of its one-line error.
+    func testMalformedMockFlagsAreOneClearLine() throws {
+        // Each malformed fault or key flag and the words of its one-line error.
         let cases: [(arguments: [String], message: String)] = [
             (["mock", "--token-rule", "41O=Unregistered"], "token rule '41O=Unregistered': expected PREFIX=REASON"),
             (["mock", "--latency", "fixed:20"], "'20' is not a duration such as 250us, 20ms or 1.5s"),
@@ -173,6 +173,7 @@ final class CommandLineTests: PushbenchTestCase {
                 "REASON one of TooManyRequests, InternalServerError, ServiceUnavailable, Shutdown"
             ),
             (["mock", "--stall", "10s/1s"], "the stall must be positive and shorter than its period"),
+            (["mock", "--keys", "/nonexistent/keys.json"], "keys file /nonexistent/keys.json: no such file"),
         ]
         for (arguments, message) in cases {
             assertCleanFailure(try pushbench.run(arguments), mentions: message)

@@ -217,6 +217,49 @@ extension CurlAgainstMockTests {
 }
 
 extension CurlAgainstMockTests {
+    /// Apple's 2025 scoped keys, from a keys file: on one connection a production-only key is
+    /// accepted, then an older key is unrelated to it, then a development-only key is for the
+    /// wrong environment.
+    func testScopedKeysFromAKeysFileGetTheirReasons() throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        var entries: [String] = []
+        var bearers: [String] = []
+        for (keyID, environment) in [
+            ("TEAMPROD01", "production"), ("LEGACYKEY1", "both"), ("TEAMDEV001", "development"),
+        ] {
+            let key = try ES256PrivateKey()
+            try directory.write(keyID + ".pem", key.publicKeyPEM())
+            entries.append(
+                #"{"key_id":"\#(keyID)","team_id":"\#(MockFixture.teamID)","public_key":"\#(keyID).pem","environment":"\#(environment)"}"#
+            )
+            let token = try ProviderToken.sign(keyID: keyID, teamID: MockFixture.teamID, issuedAt: now, with: key)
+            bearers.append("bearer " + token.jwt)
+        }
+        try directory.write("keys.json", Array(#"{"keys":[\#(entries.joined(separator: ","))]}"#.utf8))
+        mock = try MockFixture(keys: ProviderKeyFile.load(directory.file("keys.json")))
+        try directory.write("ca.pem", mock.server.certificatePEM)
+
+        let segments = bearers.map { bearer in
+            ["-sS", "--http2", "--cacert", directory.file("ca.pem")] + pushHeaders(authorization: bearer)
+                + [
+                    "--data", "{}", "-w", " %{http_code} connects=%{num_connects}\n",
+                    mock.origin + "/3/device/" + token,
+                ]
+        }
+        let output = try curl.run(segments.joined(separator: ["--next"]).map { $0 })
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertEqual(
+            output.stdout.split(separator: "\n").map(String.init),
+            [
+                " 200 connects=1",
+                #"{"reason":"UnrelatedKeyIdInToken"} 403 connects=0"#,
+                #"{"reason":"BadEnvironmentKeyIdInToken"} 403 connects=0"#,
+            ]
+        )
+    }
+}
+
+extension CurlAgainstMockTests {
     /// One request per reason the mock's own checks give, each from curl over HTTP/2: APNs'
     /// status, the reason as a JSON body with its content type, and an `apns-id` (the request's,
     /// or a new one when the request's is malformed).

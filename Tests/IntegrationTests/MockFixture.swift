@@ -4,7 +4,8 @@ import Transport
 import Wire
 import Workload
 
-/// A mock APNs on a free loopback port that trusts one freshly generated signing key.
+/// A mock APNs on a free loopback port that trusts one freshly generated signing key, or the
+/// keys it is given.
 final class MockFixture {
     static let keyID = "ABC123DEFG"
     static let teamID = "DEF123GHIJ"
@@ -20,13 +21,15 @@ final class MockFixture {
         dropStreamsAfterRejection: Bool = false,
         adminPort: Int? = nil,
         strictLiveActivityContent: Bool = false,
-        tokenRules: [TokenRule] = []
+        tokenRules: [TokenRule] = [],
+        keys: [ProviderKey]? = nil
     ) throws {
-        signingKey = try ES256PrivateKey()
+        let signingKey = try ES256PrivateKey()
+        self.signingKey = signingKey
         server = try MockAPNsServer.start(
             MockAPNsConfiguration(
                 adminPort: adminPort,
-                keys: [
+                keys: try keys ?? [
                     ProviderKey(
                         keyID: Self.keyID,
                         teamID: Self.teamID,

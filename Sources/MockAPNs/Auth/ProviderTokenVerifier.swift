@@ -29,6 +29,8 @@ public final class ProviderTokenVerifier: Sendable {
     public static let maxTokenAge: Int64 = 3600
 
     private let keys: [String: ProviderKey]
+    /// Whether any key is scoped, so the scope rules cost nothing when none is.
+    public let hasScopedKeys: Bool
     private let verified = Mutex<[String: Identity]>([:])
     private let checks = Atomic<Int>(0)
     private static let cacheLimit = 4096
@@ -37,7 +39,11 @@ public final class ProviderTokenVerifier: Sendable {
     /// unverified (the mock says so when it starts).
     public init(keys: [ProviderKey]) {
         self.keys = Dictionary(keys.map { ($0.keyID, $0) }, uniquingKeysWith: { first, _ in first })
+        hasScopedKeys = keys.contains(where: \.isScoped)
     }
+
+    /// The key with ID `keyID`, if the verifier knows it.
+    public func key(_ keyID: String) -> ProviderKey? { keys[keyID] }
 
     /// Whether signatures are checked at all.
     public var verifiesSignatures: Bool { !keys.isEmpty }

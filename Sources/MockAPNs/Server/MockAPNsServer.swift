@@ -60,7 +60,8 @@ public final class MockAPNsServer: Sendable {
                 tokenHexLength: configuration.tokenHexLength,
                 tokenHygiene: configuration.tokenHygiene,
                 startedAt: configuration.clock(),
-                tokenRules: configuration.tokenRules
+                tokenRules: configuration.tokenRules,
+                environment: configuration.environment
             ),
             stats: stats,
             clock: configuration.clock,

@@ -12,16 +12,19 @@ import Workload
 /// 2. `:path` is `/3/device/<token>`, else 404 `BadPath`; an empty token is 400 `MissingDeviceToken`.
 /// 3. No APNs header appears twice, else 400 `DuplicateHeaders`.
 /// 4. `authorization` carries a valid provider token: 403 `MissingProviderToken`,
-///    `InvalidProviderToken` or `ExpiredProviderToken`; and the connection accepts it
-///    (`ProviderTokenHistory`): 403 `InvalidProviderToken` for another team, 429
-///    `TooManyProviderTokenUpdates` for a second new token within 20 minutes.
+///    `InvalidProviderToken` or `ExpiredProviderToken`; its key, when scoped (`ProviderKey`), is
+///    for the mock's environment (403 `BadEnvironmentKeyIdInToken`) and, on a connection that
+///    began with another key of the team, neither key is scoped (403 `UnrelatedKeyIdInToken`);
+///    and the connection accepts it (`ProviderTokenHistory`): 403 `InvalidProviderToken` for
+///    another team, 429 `TooManyProviderTokenUpdates` for a second new token within 20 minutes.
 /// 5. `apns-id`, when present, is a lowercase canonical UUID, else 400 `BadMessageId`.
 /// 6. `apns-push-type`, when present, is a known type, else 400 `InvalidPushType`.
 /// 7. `apns-topic` is present (token auth requires it), else 400 `MissingTopic`; it carries the
 ///    suffix its push type requires (`.push-type.liveactivity`, ...), else 400
 ///    `DeviceTokenNotForTopic`. Apple does not document the reason for a wrong suffix; a Live
 ///    Activity token sent under the app topic is reported as a token/topic mismatch in practice
-///    (`../shared/reference/APNS.md` §1.3).
+///    (`../shared/reference/APNS.md` §1.3). A topic-specific key must list the topic's app, else
+///    403 `InvalidProviderToken`, as Pushy's validating mock answers (Apple names no reason).
 /// 8. `apns-priority`, when present, is 1, 5 or 10, else 400 `BadPriority`.
 /// 9. `apns-expiration`, when present, is a non-negative integer, else 400 `BadExpirationDate`.
 /// 10. `apns-collapse-id`, when present, is at most 64 bytes, else 400 `BadCollapseId`.
@@ -45,6 +48,8 @@ public struct PushRequestValidator: Sendable {
     public let startedAt: Int64
     /// Device-token prefixes answered with a chosen reason, checked before the hygiene profile.
     public let tokenRules: [TokenRule]
+    /// The environment the mock plays, which a scoped key must be for.
+    public let environment: MockAPNsConfiguration.Environment
 
     /// Creates a validator.
     public init(
@@ -52,8 +57,10 @@ public struct PushRequestValidator: Sendable {
         tokenHexLength: Int = 64,
         tokenHygiene: TokenHygiene = .clean,
         startedAt: Int64 = 0,
-        tokenRules: [TokenRule] = []
+        tokenRules: [TokenRule] = [],
+        environment: MockAPNsConfiguration.Environment = .production
     ) {
+        self.environment = environment
         self.tokenRules = tokenRules
         self.verifier = verifier
         self.tokenHexLength = tokenHexLength
@@ -86,12 +93,29 @@ public struct PushRequestValidator: Sendable {
         case .failure(let reason):
             return Verdict(rejection: reason, tokenVerified: false)
         case .success(let identity):
+            if verifier.hasScopedKeys, let reason = keyScopeRejection(identity, current: tokens.current) {
+                return Verdict(rejection: reason, tokenVerified: true)
+            }
             if let reason = tokens.admit(identity, now: now) { return Verdict(rejection: reason, tokenVerified: true) }
-            if let reason = headerAndPayloadRejection(push, token: token) {
+            let key = verifier.hasScopedKeys ? verifier.key(identity.keyID) : nil
+            if let reason = headerAndPayloadRejection(push, token: token, key: key) {
                 return Verdict(rejection: reason, tokenVerified: true)
             }
             return deviceTokenVerdict(push, now: now)
         }
+    }
+
+    /// Check 4's key scope: the key's environment, and its relation to the key the connection
+    /// adopted (another team is left to the token history, which answers that first).
+    private func keyScopeRejection(
+        _ identity: ProviderTokenVerifier.Identity,
+        current: ProviderTokenVerifier.Identity?
+    ) -> APNsReason? {
+        guard let key = verifier.key(identity.keyID) else { return nil }
+        if let keyEnvironment = key.environment, keyEnvironment != environment { return .badEnvironmentKeyIdInToken }
+        guard let current, current.keyID != identity.keyID, current.teamID == identity.teamID else { return nil }
+        let adopted = verifier.key(current.keyID)
+        return key.isScoped || adopted?.isScoped == true ? .unrelatedKeyIdInToken : nil
     }
 
     /// Checks 13 and 14: the token's rule, or its fate under the hygiene profile.
@@ -127,7 +151,11 @@ public struct PushRequestValidator: Sendable {
     }
 
     /// Checks 5 to 12, after the provider token passed.
-    private func headerAndPayloadRejection(_ push: InboundPush, token: DeviceTokenShape?) -> APNsReason? {
+    private func headerAndPayloadRejection(
+        _ push: InboundPush,
+        token: DeviceTokenShape?,
+        key: ProviderKey?
+    ) -> APNsReason? {
         if let id = push.apnsID, !APNsID.isValid(id) { return .badMessageId }
 
         var pushType = PushType.alert
@@ -140,6 +168,7 @@ public struct PushRequestValidator: Sendable {
         if !suffix.isEmpty {
             guard topic.utf8.count > suffix.utf8.count, topic.hasSuffix(suffix) else { return .deviceTokenNotForTopic }
         }
+        if let key, !key.covers(bundleID: topic.dropLast(suffix.count)) { return .invalidProviderToken }
         guard push.hasValidPriority else { return .badPriority }
         if let expiration = push.expiration {
             guard !expiration.isEmpty, expiration.utf8.count <= 18, expiration.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 })
