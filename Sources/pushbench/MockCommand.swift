@@ -102,9 +102,27 @@ struct MockCommand: ParsableCommand {
     var tokenHygiene: TokenHygieneOptions
 
     @Option(
-        help: "Latency added to every answer: none, fixed:20ms, uniform:10ms-30ms, normal:20ms,5ms, lognormal:20ms,0.5."
+        help: ArgumentHelp(
+            "A JSON fault scenario to replay: latency (also per push type), error rates, per-token throttling and incidents on a timeline (errors, stall, hang, goaway, reset, slow_tls_accept). The single fault flags below override its values.",
+            discussion: """
+                {"name": "storm", "seed": 7, "latency": "lognormal:20ms,0.5", \
+                "latency_by_push_type": {"liveactivity": "empirical:50=8ms,99=40ms,100=120ms"}, \
+                "error_rates": {"ServiceUnavailable": 0.01}, "token_rate_limit": {"pushes": 10, "window": "60s"}, \
+                "incidents": [{"kind": "errors", "at": "10s", "for": "5s", "reason": "ServiceUnavailable", "share": 0.5}, \
+                {"kind": "hang", "at": "30s", "for": "3s"}, {"kind": "goaway", "at": "40s"}, \
+                {"kind": "slow_tls_accept", "at": "60s", "for": "10s", "delay": "2s"}]}. \
+                Times count from the mock's start; an incident without "for" lasts until the mock stops. \
+                README.md describes each kind; Benchmarks/faults/ has examples.
+                """
+        )
     )
-    var latency = "none"
+    var faults: String?
+
+    @Option(
+        help:
+            "Latency added to every answer: none, fixed:20ms, uniform:10ms-30ms, normal:20ms,5ms, lognormal:20ms,0.5, empirical:50=8ms,99=40ms,100=120ms (percentiles rising to 100)."
+    )
+    var latency: String?
 
     @Option(
         name: .customLong("error-rate"),
@@ -149,8 +167,15 @@ struct MockCommand: ParsableCommand {
     )
     var tokenRules: [String] = []
 
-    @Option(name: .customLong("fault-seed"), help: "Seed of the injected latency and errors.")
-    var faultSeed: UInt64 = 1
+    @Option(
+        name: .customLong("token-rate-limit"),
+        help:
+            "PUSHES/WINDOW, such as 10/60s: a device token's pushes beyond PUSHES in one window get 429 TooManyRequests (windows count from the mock's start)."
+    )
+    var tokenRateLimit: String?
+
+    @Option(name: .customLong("fault-seed"), help: "Seed of the injected latency and errors (default 1).")
+    var faultSeed: UInt64?
 
     @Option(
         help: ArgumentHelp(
@@ -186,17 +211,18 @@ struct MockCommand: ParsableCommand {
         }
     }
 
-    /// The fault flags as a plan.
+    /// The fault scenario of `--faults`, if any, with the single fault flags on top.
     func faultPlan() throws -> FaultPlan {
         do {
-            return FaultPlan(
-                latency: try InjectedLatency(parsing: latency),
-                errorRates: Dictionary(try errorRates.map(FaultPlan.errorRate(parsing:))) { _, last in last },
-                stall: try stall.map(FaultPlan.stall(parsing:)),
-                goAwayAfter: goAwayAfter,
-                resetAfter: resetAfter,
-                seed: faultSeed
-            )
+            var plan = try faults.map(FaultPlan.load) ?? FaultPlan()
+            if let latency { plan.latency = try InjectedLatency(parsing: latency) }
+            for (reason, rate) in try errorRates.map(FaultPlan.errorRate(parsing:)) { plan.errorRates[reason] = rate }
+            if let stall { plan.stall = try FaultPlan.stall(parsing: stall) }
+            plan.goAwayAfter = goAwayAfter ?? plan.goAwayAfter
+            plan.resetAfter = resetAfter ?? plan.resetAfter
+            if let tokenRateLimit { plan.tokenRateLimit = try FaultPlan.tokenRateLimit(parsing: tokenRateLimit) }
+            plan.seed = faultSeed ?? plan.seed
+            return plan
         } catch {
             throw CommandLineError("\(error)")
         }
@@ -280,16 +306,8 @@ struct MockCommand: ParsableCommand {
         if let certOut { Console.out("certificate written to \(certOut) (use curl --cacert \(certOut))") }
         if let record { Console.out("recording accepted pushes to \(record)") }
         if !faults.isEmpty {
-            let errors = faults.errorRates.sorted { $0.key.rawValue < $1.key.rawValue }.map {
-                "\($0.key.rawValue) \($0.value)"
-            }
-            Console.out(
-                "injecting faults (seed \(faults.seed)): latency \(faults.latency)"
-                    + (errors.isEmpty ? "" : ", errors \(errors.joined(separator: ", "))")
-                    + (stall.map { ", stall \($0)" } ?? "")
-                    + (goAwayAfter.map { ", GOAWAY after \($0) answers per connection" } ?? "")
-                    + (resetAfter.map { ", reset after \($0) answers per connection" } ?? "")
-            )
+            Console.out("injecting faults" + (faults.name.map { " '\($0)'" } ?? "") + " (seed \(faults.seed)):")
+            for line in faults.summary { Console.out("  " + line) }
         }
         Console.out("counters: GET /stats · stop with Ctrl-C")
 

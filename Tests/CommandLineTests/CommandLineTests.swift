@@ -174,6 +174,8 @@ final class CommandLineTests: PushbenchTestCase {
             ),
             (["mock", "--stall", "10s/1s"], "the stall must be positive and shorter than its period"),
             (["mock", "--keys", "/nonexistent/keys.json"], "keys file /nonexistent/keys.json: no such file"),
+            (["mock", "--faults", "/nonexistent/storm.json"], "/nonexistent/storm.json: no such file"),
+            (["mock", "--token-rate-limit", "0/60s"], "token rate limit '0/60s': expected PUSHES/WINDOW"),
         ]
         for (arguments, message) in cases {
             assertCleanFailure(try pushbench.run(arguments), mentions: message)

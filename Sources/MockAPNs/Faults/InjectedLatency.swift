@@ -15,12 +15,31 @@ public enum InjectedLatency: Sendable, Equatable, CustomStringConvertible {
     /// Log-normal with this median (microseconds) and σ of the logarithm: the long right tail
     /// real services have.
     case lognormal(medianMicros: Double, sigma: Double)
+    /// A measured distribution: percentiles ascending to 100, each with its latency; draws fall
+    /// on straight lines between them (and at the first value below the first percentile), so a
+    /// table taken from a real service's dashboard replays its shape, tail included.
+    case empirical([Percentile])
 
-    /// Parses `fixed:20ms`, `uniform:10ms-30ms`, `normal:20ms,5ms`, `lognormal:20ms,0.5` or
-    /// `none`; durations take `us`, `ms` or `s`.
+    /// One point of an empirical distribution.
+    public struct Percentile: Sendable, Equatable {
+        /// The percentile, 0 to 100.
+        public var percentile: Double
+        /// The latency at it, microseconds.
+        public var micros: Double
+
+        /// Creates a point.
+        public init(_ percentile: Double, micros: Double) {
+            self.percentile = percentile
+            self.micros = micros
+        }
+    }
+
+    /// Parses `fixed:20ms`, `uniform:10ms-30ms`, `normal:20ms,5ms`, `lognormal:20ms,0.5`,
+    /// `empirical:50=8ms,99=40ms,100=120ms` or `none`; durations take `us`, `ms` or `s`.
     /// - Throws: `MockFaultError` saying what is wrong and what is expected.
     public init(parsing text: String) throws {
-        let expected = "expected none, fixed:20ms, uniform:10ms-30ms, normal:20ms,5ms or lognormal:20ms,0.5"
+        let expected =
+            "expected none, fixed:20ms, uniform:10ms-30ms, normal:20ms,5ms, lognormal:20ms,0.5 or empirical:50=8ms,99=40ms,100=120ms"
         if text == "none" {
             self = .none
             return
@@ -47,9 +66,30 @@ public enum InjectedLatency: Sendable, Equatable, CustomStringConvertible {
                 throw MockFaultError("latency '\(text)': \(expected)")
             }
             self = .lognormal(medianMicros: try Self.micros(values[0]), sigma: sigma)
+        case "empirical":
+            self = .empirical(try Self.percentiles(arguments, in: text))
         default:
             throw MockFaultError("latency '\(text)': \(expected)")
         }
+    }
+
+    /// The points of `empirical:P=DURATION,...`: percentiles rising to 100, latencies not falling.
+    private static func percentiles(_ arguments: String, in text: String) throws -> [Percentile] {
+        let points = try arguments.split(separator: ",").map { point in
+            let parts = point.split(separator: "=").map(String.init)
+            guard parts.count == 2, let percentile = Double(parts[0]), (0...100).contains(percentile) else {
+                throw MockFaultError("latency '\(text)': each point is PERCENTILE=DURATION, such as 99=40ms")
+            }
+            return Percentile(percentile, micros: try micros(parts[1]))
+        }
+        guard points.last?.percentile == 100,
+            zip(points, points.dropFirst()).allSatisfy({ $0.percentile < $1.percentile && $0.micros <= $1.micros })
+        else {
+            throw MockFaultError(
+                "latency '\(text)': percentiles must rise to 100, with latencies that do not fall"
+            )
+        }
+        return points
     }
 
     /// A duration such as `250us`, `20ms` or `1.5s`, in microseconds.
@@ -69,7 +109,18 @@ public enum InjectedLatency: Sendable, Equatable, CustomStringConvertible {
         case .uniform(let low, let high): low + (high - low) * random.nextUnit()
         case .normal(let mean, let deviation): max(0, mean + deviation * Self.standardNormal(&random))
         case .lognormal(let median, let sigma): median * exp(sigma * Self.standardNormal(&random))
+        case .empirical(let points): Self.interpolate(points, at: 100 * random.nextUnit())
         }
+    }
+
+    /// The latency at `percentile` on the straight lines between `points`.
+    private static func interpolate(_ points: [Percentile], at percentile: Double) -> Double {
+        guard let upper = points.firstIndex(where: { $0.percentile >= percentile }), upper > 0 else {
+            return points[0].micros
+        }
+        let (low, high) = (points[upper - 1], points[upper])
+        let share = (percentile - low.percentile) / (high.percentile - low.percentile)
+        return low.micros + share * (high.micros - low.micros)
     }
 
     /// Box–Muller: one standard normal draw from two uniform ones.
@@ -87,6 +138,8 @@ public enum InjectedLatency: Sendable, Equatable, CustomStringConvertible {
         case .uniform(let low, let high): return "uniform:\(ms(low))-\(ms(high))"
         case .normal(let mean, let deviation): return "normal:\(ms(mean)),\(ms(deviation))"
         case .lognormal(let median, let sigma): return "lognormal:\(ms(median)),\(sigma)"
+        case .empirical(let points):
+            return "empirical:" + points.map { "\($0.percentile.formatted())=\(ms($0.micros))" }.joined(separator: ",")
         }
     }
 }

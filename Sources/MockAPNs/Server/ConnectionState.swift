@@ -95,12 +95,17 @@ final class ConnectionState {
     func afterAnswer(on connection: Channel?) -> Incident? {
         answers += 1
         guard let connection else { return nil }
-        if let resetAfter, answers >= resetAfter, !wasReset {
-            wasReset = true
-            reset(connection)
-            return .reset
-        }
-        guard let goAwayAfter, answers >= goAwayAfter, !wentAway else { return nil }
+        if let resetAfter, answers >= resetAfter, reset(connection) { return .reset }
+        guard let goAwayAfter, answers >= goAwayAfter, goAway(connection) else { return nil }
+        return .goAway
+    }
+
+    /// Says GOAWAY with the last stream opened (all of them are answered) and closes the
+    /// connection a second later.
+    /// - Returns: whether it did, the first time only.
+    @discardableResult
+    func goAway(_ connection: Channel) -> Bool {
+        guard !wentAway, !wasReset else { return false }
         wentAway = true
         let reason = connection.allocator.buffer(string: #"{"reason":"Shutdown"}"#)
         let goAway = HTTP2Frame.FramePayload.goAway(
@@ -110,20 +115,25 @@ final class ConnectionState {
         )
         connection.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: goAway), promise: nil)
         connection.eventLoop.scheduleTask(in: .seconds(1)) { connection.close(promise: nil) }
-        return .goAway
+        return true
     }
 
     /// Closes the socket with SO_LINGER 0, which sends RST, once the answers of this read are out:
     /// HTTP/2 holds frames written during a read until the read completes, so the close waits for
     /// the event loop's next turn. It starts below the TLS handler, which would otherwise say
     /// close_notify first.
-    private func reset(_ connection: Channel) {
+    /// - Returns: whether it did, the first time only.
+    @discardableResult
+    func reset(_ connection: Channel) -> Bool {
+        guard !wasReset else { return false }
+        wasReset = true
         connection.eventLoop.assumeIsolated().execute {
             connection.flush()
             _ = (connection as? SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
             let belowTLS = try? connection.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self)
             if let belowTLS { belowTLS.close(promise: nil) } else { connection.close(promise: nil) }
         }
+        return true
     }
 
     private func advertise(_ limit: Int, on connection: Channel?) {

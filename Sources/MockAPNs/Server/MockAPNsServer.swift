@@ -54,6 +54,11 @@ public final class MockAPNsServer: Sendable {
 
         let stats = MockStats()
         let verifier = ProviderTokenVerifier(keys: configuration.keys)
+        let startNanos = DispatchTime.now().uptimeNanoseconds
+        let faults =
+            configuration.faults.isEmpty ? nil : FaultInjector(plan: configuration.faults, startNanos: startNanos)
+        let moments = configuration.faults.incidents.filter(\.kind.isMoment)
+        let openConnections = moments.isEmpty ? nil : OpenConnections()
         let responder = PushResponder(
             validator: PushRequestValidator(
                 verifier: verifier,
@@ -67,8 +72,7 @@ public final class MockAPNsServer: Sendable {
             clock: configuration.clock,
             environment: configuration.environment,
             recorder: configuration.recorder,
-            faults: configuration.faults.isEmpty
-                ? nil : FaultInjector(plan: configuration.faults, startNanos: DispatchTime.now().uptimeNanoseconds),
+            faults: faults,
             strictLiveActivityContent: configuration.strictLiveActivityContent
         )
         let connectionConfiguration = Self.connectionConfiguration(configuration)
@@ -81,6 +85,9 @@ public final class MockAPNsServer: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 stats.update { $0.connectionsAccepted += 1 }
+                if let delay = faults?.handshakeDelayNanos(nowNanos: DispatchTime.now().uptimeNanoseconds), delay > 0 {
+                    Self.holdHandshake(of: channel, forNanos: delay, stats: stats)
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                     let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
@@ -101,6 +108,7 @@ public final class MockAPNsServer: Sendable {
                             ),
                             eventLoop: channel.eventLoop
                         )
+                        openConnections?.add(channel, state: connection)
                         return channel.configureHTTP2Pipeline(
                             mode: .server,
                             connectionConfiguration: connectionConfiguration,
@@ -116,6 +124,12 @@ public final class MockAPNsServer: Sendable {
                     try channel.pipeline.syncOperations.addHandler(negotiation)
                 }
             }
+        for incident in moments {
+            let delay = Int64(incident.atSeconds * 1e9) - Int64(DispatchTime.now().uptimeNanoseconds - startNanos)
+            group.next().scheduleTask(in: .nanoseconds(max(0, delay))) {
+                openConnections?.strike(incident.kind, stats: stats)
+            }
+        }
         do {
             let channel = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
             let adminChannel = try configuration.adminPort.map { port in
@@ -185,6 +199,16 @@ public final class MockAPNsServer: Sendable {
             try? channel.close().wait()
             try? adminChannel?.close().wait()
             try? group.syncShutdownGracefully()
+        }
+    }
+
+    /// A `slow_tls_accept` incident: the new connection reads nothing for `nanos`, so the client's
+    /// ClientHello waits in the socket and its handshake takes that much longer.
+    private static func holdHandshake(of channel: Channel, forNanos nanos: UInt64, stats: MockStats) {
+        stats.update { $0.handshakesDelayed += 1 }
+        _ = channel.setOption(ChannelOptions.autoRead, value: false)
+        channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(nanos))) {
+            _ = channel.setOption(ChannelOptions.autoRead, value: true)
         }
     }
 

@@ -56,6 +56,8 @@ final class PushResponder: Sendable {
         var tokenVerified = false
         /// How long to hold the answer, nanoseconds (injected latency and stalls).
         var delayNanos: UInt64 = 0
+        /// Whether the answer is never sent (a `hang` incident): the stream stays open.
+        var withheld = false
     }
 
     /// The answer to `push`, which arrived on `connection`.
@@ -78,12 +80,13 @@ final class PushResponder: Sendable {
         let labels = Self.labels(of: push)
         let rejection = verdict.rejection ?? contentRejection(push)
         let uniqueID = environment == .development ? APNsID.random(using: &connection.apnsIDs) : nil
-        let fault = faults?.decide(nowNanos: DispatchTime.now().uptimeNanoseconds, valid: rejection == nil)
+        let fault = faults?.decide(push, nowNanos: DispatchTime.now().uptimeNanoseconds, valid: rejection == nil)
         let delayNanos = fault?.delayNanos ?? 0
         if let fault {
             stats.update {
                 $0.injectedDelayMicros += Int(fault.delayNanos / 1000)
                 if fault.stalled { $0.answersStalled += 1 }
+                if fault.withheld { $0.answersWithheld += 1 }
                 if let injected = fault.injected { $0.faultsInjected[injected.rawValue, default: 0] += 1 }
             }
         }
@@ -98,7 +101,8 @@ final class PushResponder: Sendable {
                 uniqueID: uniqueID,
                 body: nil,
                 tokenVerified: true,
-                delayNanos: delayNanos
+                delayNanos: delayNanos,
+                withheld: fault?.withheld ?? false
             )
         }
         recorder?.record(push, status: reason.status, reason: reason)
@@ -118,7 +122,8 @@ final class PushResponder: Sendable {
             uniqueID: uniqueID,
             body: body,
             tokenVerified: verdict.tokenVerified,
-            delayNanos: delayNanos
+            delayNanos: delayNanos,
+            withheld: fault?.withheld ?? false
         )
     }
 

@@ -61,6 +61,8 @@ final class PushStreamHandler: ChannelInboundHandler {
         answered = true
         let answer = responder.answer(request, on: connection)
         if answer.tokenVerified { connection.tokenVerified(on: context.channel.parent) }
+        // A hang: the stream stays open, unanswered, until the client resets it or leaves.
+        if answer.withheld { return }
         guard answer.delayNanos > 0 else {
             write(answer, context: context)
             return

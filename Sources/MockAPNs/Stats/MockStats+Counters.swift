@@ -50,6 +50,18 @@ extension MockStats.Snapshot {
                 value: answersStalled
             ),
             Scalar(
+                key: "answers_withheld",
+                metric: "answers_withheld_total",
+                help: "Answers never sent, by a hang incident.",
+                value: answersWithheld
+            ),
+            Scalar(
+                key: "handshakes_delayed",
+                metric: "handshakes_delayed_total",
+                help: "Connections whose TLS handshake a slow_tls_accept incident held back.",
+                value: handshakesDelayed
+            ),
+            Scalar(
                 key: "goaways_sent",
                 metric: "goaways_sent_total",
                 help: "Connections sent GOAWAY by the fault plan.",

@@ -34,6 +34,10 @@ public final class MockStats: Sendable {
         public var faultsInjected: [String: Int] = [:]
         /// Answers held by a stall.
         public var answersStalled = 0
+        /// Answers never sent, by a `hang` incident (the client sees a timeout).
+        public var answersWithheld = 0
+        /// Connections whose TLS handshake a `slow_tls_accept` incident held back.
+        public var handshakesDelayed = 0
         /// Connections sent GOAWAY by the fault plan.
         public var goAwaysSent = 0
         /// Connections reset by the fault plan.
