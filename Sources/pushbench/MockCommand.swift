@@ -49,6 +49,25 @@ struct MockCommand: ParsableCommand {
     @Option(name: .customLong("key"), help: "TLS private key (PEM) for --cert.")
     var tlsKey: String?
 
+    @Option(
+        name: .customLong("channel-port"),
+        help:
+            "Also serve broadcast channel management (create, read, delete, list; APNs' api-manage-broadcast hosts use 2195 and 2196) over HTTP/2 and TLS on this port of --host; 0 picks a free one. Broadcasts themselves go to --port."
+    )
+    var channelPort: Int?
+
+    @Option(
+        name: .customLong("subscribers-per-channel"),
+        help: "Simulated devices subscribed to each channel: an accepted broadcast counts this many deliveries."
+    )
+    var subscribersPerChannel = 1000
+
+    @Option(
+        name: .customLong("channel-limit"),
+        help: "Channels an app may hold, as Apple's limit per app per environment."
+    )
+    var channelLimit = 10_000
+
     @Option(name: .customLong("cert-out"), help: "Write the generated certificate (no key) here.")
     var certOut: String?
 
@@ -194,6 +213,12 @@ struct MockCommand: ParsableCommand {
         if let adminPort, !(0...65535).contains(adminPort) {
             throw ValidationError("--admin-port must be 0 to 65535")
         }
+        if let channelPort, !(0...65535).contains(channelPort) {
+            throw ValidationError("--channel-port must be 0 to 65535")
+        }
+        guard subscribersPerChannel >= 0, channelLimit >= 1 else {
+            throw ValidationError("--subscribers-per-channel must be at least 0 and --channel-limit at least 1")
+        }
         guard streams > 0, threads > 0, streamsBeforeToken > 0 else {
             throw ValidationError("--streams, --streams-before-token and --threads must be at least 1")
         }
@@ -264,6 +289,9 @@ struct MockCommand: ParsableCommand {
                     host: host,
                     port: port,
                     adminPort: adminPort,
+                    channelPort: channelPort,
+                    channelLimit: channelLimit,
+                    subscribersPerChannel: subscribersPerChannel,
                     identity: identity,
                     keys: keys,
                     maxConcurrentStreams: streams,
@@ -290,6 +318,11 @@ struct MockCommand: ParsableCommand {
             }
         }
         Console.out("mock APNs listening on https://\(host):\(server.port) (HTTP/2 over TLS 1.2+, ALPN h2 only)")
+        if let channels = server.channelPort {
+            Console.out(
+                "broadcast channels: https://\(host):\(channels)/1/apps/<bundle>/channels; broadcasts: POST /4/broadcasts/apps/<bundle> on the push port"
+            )
+        }
         if let admin = server.adminPort {
             Console.out("admin: http://\(host):\(admin)/stats (JSON) and http://\(host):\(admin)/metrics (Prometheus)")
         }

@@ -22,13 +22,18 @@ final class MockFixture {
         adminPort: Int? = nil,
         strictLiveActivityContent: Bool = false,
         tokenRules: [TokenRule] = [],
-        keys: [ProviderKey]? = nil
+        keys: [ProviderKey]? = nil,
+        channelPort: Int? = nil,
+        channelLimit: Int = 10_000
     ) throws {
         let signingKey = try ES256PrivateKey()
         self.signingKey = signingKey
         server = try MockAPNsServer.start(
             MockAPNsConfiguration(
                 adminPort: adminPort,
+                channelPort: channelPort,
+                channelLimit: channelLimit,
+                subscribersPerChannel: 250,
                 keys: try keys ?? [
                     ProviderKey(
                         keyID: Self.keyID,

@@ -23,6 +23,16 @@ final class ConnectionState {
     var tokens = ProviderTokenHistory()
     /// The client's port, by which counters and recordings name the connection.
     let port: Int
+    /// Which listener accepted it: APNs' push API, or the broadcast channel management API.
+    let listener: Listener
+
+    /// The mock's listeners, which answer different APIs.
+    enum Listener {
+        /// Device pushes and broadcasts (`api.push.apple.com`).
+        case apns
+        /// Broadcast channel management (`api-manage-broadcast.push.apple.com`).
+        case channels
+    }
     /// Where the `apns-id`s of answers to requests without one come from.
     var apnsIDs = SplitMix64(seed: UInt64.random(in: .min ... .max))
     private let streamsAfterToken: Int
@@ -47,6 +57,7 @@ final class ConnectionState {
 
     /// - Parameters:
     ///   - port: the client's port.
+    ///   - listener: the listener that accepted it.
     ///   - streamsAfterToken: the limit to advertise after the first valid token.
     ///   - raised: whether the limit is already at `streamsAfterToken` (no one-stream start).
     ///   - dropsAfterRejection: whether a rejection drops the limit to 1 until an acceptance.
@@ -54,6 +65,7 @@ final class ConnectionState {
     ///   - resetAfter: reset the connection after this many answers (`FaultPlan.resetAfter`).
     init(
         port: Int = 0,
+        listener: Listener = .apns,
         streamsAfterToken: Int,
         raised: Bool,
         dropsAfterRejection: Bool = false,
@@ -61,6 +73,7 @@ final class ConnectionState {
         resetAfter: Int? = nil
     ) {
         self.port = port
+        self.listener = listener
         self.goAwayAfter = goAwayAfter
         self.resetAfter = resetAfter
         self.streamsAfterToken = streamsAfterToken

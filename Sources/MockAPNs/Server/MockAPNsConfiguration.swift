@@ -18,6 +18,14 @@ public struct MockAPNsConfiguration: Sendable {
     /// Port of the plain-HTTP admin listener (`/stats`, `/metrics`) on `host`; 0 picks a free
     /// one, `nil` opens none.
     public var adminPort: Int?
+    /// Port of the broadcast channel management listener (HTTP/2 over TLS, like APNs'
+    /// `api-manage-broadcast` hosts on 2195 and 2196) on `host`; 0 picks a free one, `nil` opens
+    /// none. Broadcasts themselves go to `port`, as to APNs.
+    public var channelPort: Int?
+    /// Channels an app may hold (Apple: 10,000 per app per environment).
+    public var channelLimit: Int
+    /// Simulated devices subscribed to each channel, which an accepted broadcast reaches.
+    public var subscribersPerChannel: Int
     /// The certificate and key to serve; `nil` makes a self-signed one in memory.
     public var identity: TLSIdentity?
     /// Keys whose tokens are accepted; empty accepts any well-formed ES256 token unverified.
@@ -57,6 +65,9 @@ public struct MockAPNsConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: Int = 0,
         adminPort: Int? = nil,
+        channelPort: Int? = nil,
+        channelLimit: Int = 10_000,
+        subscribersPerChannel: Int = 1000,
         identity: TLSIdentity? = nil,
         keys: [ProviderKey] = [],
         tokenHexLength: Int = 64,
@@ -75,6 +86,9 @@ public struct MockAPNsConfiguration: Sendable {
         self.host = host
         self.port = port
         self.adminPort = adminPort
+        self.channelPort = channelPort
+        self.channelLimit = channelLimit
+        self.subscribersPerChannel = subscribersPerChannel
         self.identity = identity
         self.keys = keys
         self.tokenHexLength = tokenHexLength

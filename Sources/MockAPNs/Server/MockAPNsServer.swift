@@ -23,6 +23,8 @@ public final class MockAPNsServer: Sendable {
     public let port: Int
     /// The admin listener's port, when it has one.
     public let adminPort: Int?
+    /// The broadcast channel management listener's port, when it has one.
+    public let channelPort: Int?
     /// The certificate clients must trust.
     public let certificatePEM: [UInt8]
     /// The server's counters.
@@ -33,6 +35,7 @@ public final class MockAPNsServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: Channel
     private let adminChannel: Channel?
+    private let channelsChannel: Channel?
     /// Held for the whole of a shutdown, so a second caller returns only once it is over.
     private let stopped = Mutex(false)
 
@@ -73,57 +76,67 @@ public final class MockAPNsServer: Sendable {
             environment: configuration.environment,
             recorder: configuration.recorder,
             faults: faults,
-            strictLiveActivityContent: configuration.strictLiveActivityContent
+            strictLiveActivityContent: configuration.strictLiveActivityContent,
+            channels: ChannelStore(
+                limit: configuration.channelLimit,
+                subscribersPerChannel: configuration.subscribersPerChannel
+            )
         )
         let connectionConfiguration = Self.connectionConfiguration(configuration)
         let streamConfiguration = Self.streamConfiguration()
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 1024)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                stats.update { $0.connectionsAccepted += 1 }
-                if let delay = faults?.handshakeDelayNanos(nowNanos: DispatchTime.now().uptimeNanoseconds), delay > 0 {
-                    Self.holdHandshake(of: channel, forNanos: delay, stats: stats)
-                }
-                return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
-                    let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
-                        guard case .negotiated("h2") = result else {
-                            stats.update { $0.connectionsRefusedWithoutH2 += 1 }
-                            return channel.close()
-                        }
-                        stats.update { $0.connectionsOpen += 1 }
-                        channel.closeFuture.whenComplete { _ in stats.update { $0.connectionsOpen -= 1 } }
-                        let connection = NIOLoopBoundBox(
-                            ConnectionState(
-                                port: channel.remoteAddress?.port ?? 0,
-                                streamsAfterToken: configuration.maxConcurrentStreams,
-                                raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams,
-                                dropsAfterRejection: configuration.dropStreamsAfterRejection,
-                                goAwayAfter: configuration.faults.goAwayAfter,
-                                resetAfter: configuration.faults.resetAfter
-                            ),
-                            eventLoop: channel.eventLoop
-                        )
-                        openConnections?.add(channel, state: connection)
-                        return channel.configureHTTP2Pipeline(
-                            mode: .server,
-                            connectionConfiguration: connectionConfiguration,
-                            streamConfiguration: streamConfiguration
-                        ) { stream in
-                            stream.eventLoop.makeCompletedFuture {
-                                try stream.pipeline.syncOperations.addHandler(
-                                    PushStreamHandler(responder: responder, connection: connection.value)
-                                )
-                            }
-                        }.map { _ in }
+        // One bootstrap per listener: APNs' push API, and the broadcast channel management API.
+        let bootstrap = { (listener: ConnectionState.Listener) in
+            ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 1024)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    stats.update { $0.connectionsAccepted += 1 }
+                    if let delay = faults?.handshakeDelayNanos(nowNanos: DispatchTime.now().uptimeNanoseconds),
+                        delay > 0
+                    {
+                        Self.holdHandshake(of: channel, forNanos: delay, stats: stats)
                     }
-                    try channel.pipeline.syncOperations.addHandler(negotiation)
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                        let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
+                            guard case .negotiated("h2") = result else {
+                                stats.update { $0.connectionsRefusedWithoutH2 += 1 }
+                                return channel.close()
+                            }
+                            stats.update { $0.connectionsOpen += 1 }
+                            channel.closeFuture.whenComplete { _ in stats.update { $0.connectionsOpen -= 1 } }
+                            let connection = NIOLoopBoundBox(
+                                ConnectionState(
+                                    port: channel.remoteAddress?.port ?? 0,
+                                    listener: listener,
+                                    streamsAfterToken: configuration.maxConcurrentStreams,
+                                    raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams,
+                                    dropsAfterRejection: configuration.dropStreamsAfterRejection,
+                                    goAwayAfter: configuration.faults.goAwayAfter,
+                                    resetAfter: configuration.faults.resetAfter
+                                ),
+                                eventLoop: channel.eventLoop
+                            )
+                            openConnections?.add(channel, state: connection)
+                            return channel.configureHTTP2Pipeline(
+                                mode: .server,
+                                connectionConfiguration: connectionConfiguration,
+                                streamConfiguration: streamConfiguration
+                            ) { stream in
+                                stream.eventLoop.makeCompletedFuture {
+                                    try stream.pipeline.syncOperations.addHandler(
+                                        PushStreamHandler(responder: responder, connection: connection.value)
+                                    )
+                                }
+                            }.map { _ in }
+                        }
+                        try channel.pipeline.syncOperations.addHandler(negotiation)
+                    }
                 }
-            }
+        }
         for incident in moments {
             let delay = Int64(incident.atSeconds * 1e9) - Int64(DispatchTime.now().uptimeNanoseconds - startNanos)
             group.next().scheduleTask(in: .nanoseconds(max(0, delay))) {
@@ -131,25 +144,34 @@ public final class MockAPNsServer: Sendable {
             }
         }
         do {
-            let channel = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
-            let adminChannel = try configuration.adminPort.map { port in
+            let channel = try bootstrap(.apns).bind(host: configuration.host, port: configuration.port).wait()
+            var bound = [channel]
+            /// Binds another listener on `port`, closing those bound already if it cannot.
+            func bindAlso(_ extra: ServerBootstrap, port: Int) throws -> Channel {
                 do {
-                    return try Self.adminBootstrap(group: group, stats: stats, verifier: verifier)
-                        .bind(host: configuration.host, port: port).wait()
+                    let extraChannel = try extra.bind(host: configuration.host, port: port).wait()
+                    bound.append(extraChannel)
+                    return extraChannel
                 } catch let error as IOError where error.errnoCode == EADDRINUSE {
-                    try? channel.close().wait()
+                    for channel in bound { try? channel.close().wait() }
                     throw MockAPNsStartError.addressInUse(host: configuration.host, port: port)
                 }
+            }
+            let channelsChannel = try configuration.channelPort.map { try bindAlso(bootstrap(.channels), port: $0) }
+            let adminChannel = try configuration.adminPort.map {
+                try bindAlso(Self.adminBootstrap(group: group, stats: stats, verifier: verifier), port: $0)
             }
             return MockAPNsServer(
                 port: channel.localAddress?.port ?? configuration.port,
                 adminPort: adminChannel?.localAddress?.port,
+                channelPort: channelsChannel?.localAddress?.port,
                 certificatePEM: identity.certificatePEM,
                 stats: stats,
                 verifier: verifier,
                 group: group,
                 channel: channel,
-                adminChannel: adminChannel
+                adminChannel: adminChannel,
+                channelsChannel: channelsChannel
             )
         } catch let error as MockAPNsStartError {
             try? group.syncShutdownGracefully()
@@ -166,13 +188,17 @@ public final class MockAPNsServer: Sendable {
     private init(
         port: Int,
         adminPort: Int?,
+        channelPort: Int?,
         certificatePEM: [UInt8],
         stats: MockStats,
         verifier: ProviderTokenVerifier,
         group: MultiThreadedEventLoopGroup,
         channel: Channel,
-        adminChannel: Channel?
+        adminChannel: Channel?,
+        channelsChannel: Channel?
     ) {
+        self.channelPort = channelPort
+        self.channelsChannel = channelsChannel
         self.port = port
         self.adminPort = adminPort
         self.adminChannel = adminChannel
@@ -198,6 +224,7 @@ public final class MockAPNsServer: Sendable {
             stopped = true
             try? channel.close().wait()
             try? adminChannel?.close().wait()
+            try? channelsChannel?.close().wait()
             try? group.syncShutdownGracefully()
         }
     }

@@ -16,6 +16,8 @@ final class PushResponder: Sendable {
     /// Whether a Live Activity push a device would drop is refused (`MockRejectedLiveActivity`)
     /// rather than accepted, as APNs accepts it, and counted.
     let strictLiveActivityContent: Bool
+    /// Broadcast channels, managed on the channel listener and used by broadcasts.
+    let channels: ChannelStore
 
     init(
         validator: PushRequestValidator,
@@ -24,8 +26,10 @@ final class PushResponder: Sendable {
         environment: MockAPNsConfiguration.Environment,
         recorder: PushRecorder?,
         faults: FaultInjector?,
-        strictLiveActivityContent: Bool = false
+        strictLiveActivityContent: Bool = false,
+        channels: ChannelStore = ChannelStore()
     ) {
+        self.channels = channels
         self.validator = validator
         self.stats = stats
         self.clock = clock
@@ -41,31 +45,55 @@ final class PushResponder: Sendable {
         var status: Int
         /// The rejection's reason; `nil` for an acceptance or an answer to something else.
         var reason: APNsReason? = nil
-        /// Whether it answers a push (and counts as one), not a `/stats` request.
-        var isPush = true
+        /// What it answers, which says where it is counted.
+        var kind = Kind.push
         /// The push's type, priority and connection, as the counters by each name them.
         var pushType = ""
         var priority = ""
         var connection = 0
-        /// `apns-id`: the request's, or a new one.
-        var apnsID = ""
+        /// A channel request's operation (`create`, `read`, `delete`, `list`, `invalid`).
+        var operation = ""
+        /// Devices an accepted broadcast reaches.
+        var deliveries = 0
+        /// `apns-id`: the request's, or a new one; broadcasts and channel requests carry
+        /// `apns-request-id` instead.
+        var apnsID: String? = nil
+        /// `apns-request-id`: the request's, or a new one.
+        var requestID: String? = nil
+        /// `apns-channel-id` of a channel just created.
+        var channelID: String? = nil
         /// `apns-unique-id`, in the development environment only.
         var uniqueID: String? = nil
-        /// The JSON error body (sent with `content-type: application/json`), or `nil`.
+        /// A JSON body (an error's reason, a channel's settings), sent with
+        /// `content-type: application/json`, or `nil`.
         var body: [UInt8]?
         var tokenVerified = false
         /// How long to hold the answer, nanoseconds (injected latency and stalls).
         var delayNanos: UInt64 = 0
         /// Whether the answer is never sent (a `hang` incident): the stream stays open.
         var withheld = false
+
+        /// What an answer answers.
+        enum Kind {
+            /// A device push (`pushes` in the stats).
+            case push
+            /// A broadcast to a channel.
+            case broadcast
+            /// A channel management request.
+            case channelRequest
+            /// Anything else (`GET /stats`), not counted.
+            case other
+        }
     }
 
     /// The answer to `push`, which arrived on `connection`.
     func answer(_ push: InboundPush, on connection: ConnectionState) -> Answer {
+        if connection.listener == .channels { return channelAnswer(push, on: connection) }
+        if push.path.hasPrefix(Self.broadcastPathPrefix) { return broadcastAnswer(push, on: connection) }
         if push.method == "GET" && push.path == "/stats" {
             return Answer(
                 status: 200,
-                isPush: false,
+                kind: .other,
                 body: stats.snapshot().json(providerTokenFullChecks: validator.verifier.fullChecks)
             )
         }
@@ -140,7 +168,11 @@ final class PushResponder: Sendable {
 
     /// Counts an answer to a push as written to its stream, or as never sent.
     func count(_ answer: Answer, written: Bool) {
-        guard answer.isPush else { return }
+        switch answer.kind {
+        case .push: break
+        case .broadcast, .channelRequest: return countBroadcastAnswer(answer, written: written)
+        case .other: return
+        }
         stats.update {
             guard written else {
                 $0.answersUnsent += 1

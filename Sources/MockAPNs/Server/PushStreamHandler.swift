@@ -35,7 +35,9 @@ final class PushStreamHandler: ChannelInboundHandler {
                 var push = Self.inboundPush(from: frame.headers)
                 push.connection = connection.port
                 // Live Activity content is checked as a device would; recordings keep every body.
-                keepsBody = responder.recorder != nil || push.knownPushType == .liveactivity
+                // Channel requests carry their settings in the body.
+                keepsBody =
+                    responder.recorder != nil || push.knownPushType == .liveactivity || connection.listener == .channels
                 request = push
             }
             if frame.endStream { respond(context: context) }
@@ -88,7 +90,13 @@ final class PushStreamHandler: ChannelInboundHandler {
         headers.add(name: ":status", value: answer.status == 200 ? "200" : String(answer.status))
         // An apns-id is new with every answer: adding it to HPACK's table would only evict
         // entries that repeat, at a lookup and an insertion per answer.
-        headers.add(name: "apns-id", value: answer.apnsID, indexing: .nonIndexable)
+        if let apnsID = answer.apnsID { headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable) }
+        if let requestID = answer.requestID {
+            headers.add(name: "apns-request-id", value: requestID, indexing: .nonIndexable)
+        }
+        if let channelID = answer.channelID {
+            headers.add(name: "apns-channel-id", value: channelID, indexing: .nonIndexable)
+        }
         if let uniqueID = answer.uniqueID {
             headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable)
         }

@@ -87,6 +87,37 @@ extension MockStats.Snapshot {
                 metricValue: String(Double(injectedDelayMicros) / 1e6)
             ),
             Scalar(
+                key: "broadcasts",
+                metric: "broadcasts_total",
+                help: "Broadcasts answered, every status.",
+                value: broadcasts
+            ),
+            Scalar(
+                key: "broadcasts_accepted",
+                metric: "broadcasts_accepted_total",
+                help: "Broadcasts answered 200.",
+                value: broadcastsAccepted
+            ),
+            Scalar(
+                key: "broadcast_deliveries",
+                metric: "broadcast_deliveries_total",
+                help: "Devices the accepted broadcasts reached (simulated subscribers per channel).",
+                value: broadcastDeliveries
+            ),
+            Scalar(
+                key: "channels_created",
+                metric: "channels_created_total",
+                help: "Broadcast channels created.",
+                value: channelsCreated
+            ),
+            Scalar(
+                key: "channels_open",
+                metric: "channels_open",
+                type: "gauge",
+                help: "Broadcast channels held now.",
+                value: channelsCreated - channelsDeleted
+            ),
+            Scalar(
                 key: "provider_token_full_checks",
                 metric: "provider_token_full_checks_total",
                 help: "Provider tokens parsed and verified in full (cache misses).",

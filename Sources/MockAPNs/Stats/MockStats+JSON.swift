@@ -19,6 +19,8 @@ extension MockStats.Snapshot {
                 JSONMember("pushes_by_connection", object(byConnection)),
                 JSONMember("faults_injected", object(faultsInjected)),
                 JSONMember("live_activity_would_drop", object(liveActivityWouldDrop)),
+                JSONMember("channel_requests", object(channelRequests)),
+                JSONMember("broadcast_rejected_by_reason", object(broadcastRejectedByReason)),
             ]
             + scalars(providerTokenFullChecks: providerTokenFullChecks).map {
                 JSONMember($0.key, .integer(Int64($0.value)))

@@ -46,6 +46,18 @@ extension MockStats.Snapshot {
             "Live Activity pushes whose content a device would drop, by problem.",
             labelled("problem", liveActivityWouldDrop)
         )
+        metric(
+            "channel_requests_total",
+            "counter",
+            "Channel management requests answered, by operation.",
+            labelled("operation", channelRequests)
+        )
+        metric(
+            "broadcast_rejected_total",
+            "counter",
+            "Broadcasts and channel requests refused, by reason.",
+            labelled("reason", broadcastRejectedByReason)
+        )
         for scalar in scalars(providerTokenFullChecks: providerTokenFullChecks) {
             metric(scalar.metric, scalar.type, scalar.help, [("", scalar.metricValue ?? String(scalar.value))])
         }

@@ -45,6 +45,20 @@ public final class MockStats: Sendable {
         /// Answers decided but never written, because their stream or connection had closed
         /// first (a client's timeout, a reset); not in `pushes`.
         public var answersUnsent = 0
+        /// Broadcasts answered (every status), written to their stream.
+        public var broadcasts = 0
+        /// Broadcasts answered 200.
+        public var broadcastsAccepted = 0
+        /// Devices the accepted broadcasts reached: each channel's simulated subscribers.
+        public var broadcastDeliveries = 0
+        /// Channel management requests answered, by operation (`create`, `read`, `delete`,
+        /// `list`, or `invalid`).
+        public var channelRequests: [String: Int] = [:]
+        /// Broadcasts and channel requests refused, by reason.
+        public var broadcastRejectedByReason: [String: Int] = [:]
+        /// Channels created and deleted.
+        public var channelsCreated = 0
+        public var channelsDeleted = 0
         /// Delay the fault plan added to answers, microseconds in total.
         public var injectedDelayMicros = 0
     }

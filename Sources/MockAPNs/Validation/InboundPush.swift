@@ -26,6 +26,10 @@ public struct InboundPush: Sendable {
     public private(set) var expiration: String?
     /// `apns-collapse-id`.
     public private(set) var collapseID: String?
+    /// `apns-channel-id`, a broadcast channel.
+    public private(set) var channelID: String?
+    /// `apns-request-id`, which broadcasts and channel requests carry instead of `apns-id`.
+    public private(set) var requestID: String?
     /// Whether one of the headers above appeared more than once (APNs: `DuplicateHeaders`).
     public private(set) var hasDuplicateHeader = false
     /// Body length in bytes.
@@ -34,7 +38,7 @@ public struct InboundPush: Sendable {
     public var body: [UInt8] = []
     /// The connection it came on (the client's port), for recordings and counters.
     public var connection = 0
-    private var seen: UInt8 = 0
+    private var seen: UInt16 = 0
 
     /// Creates a request with no headers yet; `add(name:value:)` gives it each one.
     public init(method: String, path: String, bodyLength: Int = 0) {
@@ -57,7 +61,7 @@ public struct InboundPush: Sendable {
     }
 
     /// Notes a regular header. Names are told apart by length first, so a header APNs does not
-    /// read costs two comparisons at most.
+    /// read costs three comparisons at most.
     public mutating func add(name: String, value: String) {
         switch name.utf8.count {
         case 7 where name == "apns-id": if isFirst(0) { apnsID = value }
@@ -71,14 +75,16 @@ public struct InboundPush: Sendable {
                 knownPushType = value == "liveactivity" ? .liveactivity : PushType(rawValue: value)
             }
         case 15 where name == "apns-expiration": if isFirst(5) { expiration = value }
+        case 15 where name == "apns-channel-id": if isFirst(7) { channelID = value }
+        case 15 where name == "apns-request-id": if isFirst(8) { requestID = value }
         case 16 where name == "apns-collapse-id": if isFirst(6) { collapseID = value }
         default: break
         }
     }
 
     /// Whether header number `bit` arrives for the first time; a repeat is noted.
-    private mutating func isFirst(_ bit: UInt8) -> Bool {
-        let mask: UInt8 = 1 << bit
+    private mutating func isFirst(_ bit: UInt16) -> Bool {
+        let mask: UInt16 = 1 << bit
         guard seen & mask == 0 else {
             hasDuplicateHeader = true
             return false

@@ -89,19 +89,33 @@ public struct PushRequestValidator: Sendable {
         if let reason = requestLineRejection(push, token: token) {
             return Verdict(rejection: reason, tokenVerified: false)
         }
+        let credentials = self.credentials(of: push, now: now, tokens: &tokens)
+        guard let identity = credentials.identity else {
+            return Verdict(rejection: credentials.rejection, tokenVerified: false)
+        }
+        if let reason = credentials.rejection { return Verdict(rejection: reason, tokenVerified: true) }
+        let key = verifier.hasScopedKeys ? verifier.key(identity.keyID) : nil
+        if let reason = headerAndPayloadRejection(push, token: token, key: key) {
+            return Verdict(rejection: reason, tokenVerified: true)
+        }
+        return deviceTokenVerdict(push, now: now)
+    }
+
+    /// Check 4, which broadcasts and channel requests share: the provider token (with its
+    /// identity when its signature holds), its key's scope, and the connection's token history.
+    public func credentials(
+        of push: InboundPush,
+        now: Int64,
+        tokens: inout ProviderTokenHistory
+    ) -> (rejection: APNsReason?, identity: ProviderTokenVerifier.Identity?) {
         switch verifier.verify(authorization: push.authorization, now: now, current: tokens.current) {
         case .failure(let reason):
-            return Verdict(rejection: reason, tokenVerified: false)
+            return (reason, nil)
         case .success(let identity):
             if verifier.hasScopedKeys, let reason = keyScopeRejection(identity, current: tokens.current) {
-                return Verdict(rejection: reason, tokenVerified: true)
+                return (reason, identity)
             }
-            if let reason = tokens.admit(identity, now: now) { return Verdict(rejection: reason, tokenVerified: true) }
-            let key = verifier.hasScopedKeys ? verifier.key(identity.keyID) : nil
-            if let reason = headerAndPayloadRejection(push, token: token, key: key) {
-                return Verdict(rejection: reason, tokenVerified: true)
-            }
-            return deviceTokenVerdict(push, now: now)
+            return (tokens.admit(identity, now: now), identity)
         }
     }
 

@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+import Workload
+
+/// The broadcast channels the mock holds, per app (iOS 18 broadcast push,
+/// `../shared/reference/APNS.md` §3.5): created, read, listed and deleted over the channel
+/// management listener, and looked up by every broadcast.
+///
+/// The mock plays one environment, so channels never cross one. IDs are 16 random bytes in
+/// base64, never reissued; an app holds at most `limit` channels (Apple: 10,000 per app per
+/// environment). Each channel has `subscribersPerChannel` simulated subscribers, so a
+/// broadcast's fan-out shows in the stats.
+public final class ChannelStore: Sendable {
+    /// A channel's settings, fixed at creation.
+    public struct Channel: Sendable, Equatable {
+        /// 0: No Message Stored (broadcasts must carry `apns-expiration: 0`); 1: Most Recent
+        /// Message Stored.
+        public var storagePolicy: Int
+    }
+
+    /// Channels an app may hold at once.
+    public let limit: Int
+    /// Devices subscribed to each channel (simulated; Apple does not say).
+    public let subscribersPerChannel: Int
+    private let apps = Mutex<[String: [String: Channel]]>([:])
+    private let ids = Mutex(SplitMix64(seed: UInt64.random(in: .min ... .max)))
+
+    /// Creates an empty store.
+    public init(limit: Int = 10_000, subscribersPerChannel: Int = 1000) {
+        self.limit = limit
+        self.subscribersPerChannel = subscribersPerChannel
+    }
+
+    /// A new channel for `app`, or `nil` when the app already holds `limit`.
+    func create(app: String, storagePolicy: Int) -> String? {
+        let id = newID()
+        return apps.withLock { apps in
+            guard apps[app, default: [:]].count < limit else { return nil }
+            apps[app, default: [:]][id] = Channel(storagePolicy: storagePolicy)
+            return id
+        }
+    }
+
+    /// The channel `id` of `app`, if it exists.
+    func channel(app: String, id: String) -> Channel? {
+        apps.withLock { $0[app]?[id] }
+    }
+
+    /// Deletes channel `id` of `app`; false when there is no such channel.
+    func delete(app: String, id: String) -> Bool {
+        apps.withLock { $0[app]?.removeValue(forKey: id) != nil }
+    }
+
+    /// The IDs of `app`'s channels, sorted.
+    func list(app: String) -> [String] {
+        apps.withLock { ($0[app] ?? [:]).keys.sorted() }
+    }
+
+    /// Channels held now, over every app.
+    public var count: Int {
+        apps.withLock { $0.values.reduce(0) { $0 + $1.count } }
+    }
+
+    private func newID() -> String {
+        let (high, low) = ids.withLock { ($0.next(), $0.next()) }
+        let bytes = withUnsafeBytes(of: (high, low)) { Array($0) }
+        return Data(bytes).base64EncodedString()
+    }
+
+    /// Whether `id` could be a channel ID: base64, at most 64 characters.
+    static func isWellFormed(_ id: String) -> Bool {
+        id.utf8.count <= 64 && Data(base64Encoded: id) != nil
+    }
+}
