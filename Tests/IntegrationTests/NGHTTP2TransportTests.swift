@@ -137,13 +137,16 @@ final class GoAwayTests: XCTestCase {
 
 /// Connection resets: the mock drops every connection after a few answers, with no GOAWAY and the
 /// streams still open never answered. The sender counts those pushes lost (or sends them again),
-/// reconnects, and its books still match the mock's, answer for answer.
+/// reconnects, and its books still balance; the mock's differ only by answers the reset destroyed
+/// on the wire, each of them one of the sender's errors.
 final class ConnectionResetTests: XCTestCase {
     private func runThroughResets(
         _ transport: TransportKind,
         retries: Int
     ) throws -> (RunResult, MockStats.Snapshot) {
-        let mock = try MockFixture(faults: FaultPlan(resetAfter: 100))
+        // Answers wait 5 ms, so every reset finds streams open and unanswered, however the
+        // client's sends and the mock's reads happen to line up on a busy machine.
+        let mock = try MockFixture(faults: FaultPlan(latency: .fixed(micros: 5000), resetAfter: 100))
         var load = try mock.load(requests: 1500, connections: 2, streams: 20, transport: transport)
         load.retryPolicy = RetryPolicy(maxRetries: retries, baseSeconds: 0.001)
         let result = try LoadEngine.run(load, tokens: mock.tokens())
@@ -157,8 +160,10 @@ final class ConnectionResetTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(stats.connectionResets, 5)
         XCTAssertGreaterThanOrEqual(result.recoveries?.reconnections ?? 0, stats.connectionResets - 2)
         XCTAssertGreaterThan(result.counts.errored, 0, "streams open at a reset are never answered")
-        XCTAssertEqual(stats.pushes, result.counts.succeeded, "every answer the mock wrote reached the client")
-        XCTAssertEqual(stats.accepted, result.counts.succeeded)
+        // A reset also destroys answers still on the wire (RST discards unread data), so the mock
+        // may have written a few answers its client never read: each is one of the client's errors.
+        XCTAssertGreaterThanOrEqual(stats.accepted, result.counts.succeeded)
+        XCTAssertLessThanOrEqual(stats.accepted - result.counts.succeeded, result.counts.errored)
     }
 
     func testRetriesRecoverThePushesAResetLost() throws {
@@ -166,7 +171,10 @@ final class ConnectionResetTests: XCTestCase {
         XCTAssertEqual(result.counts.succeeded, 1500, "\(result.erroredByKind)")
         XCTAssertTrue(result.counts.isBalanced)
         XCTAssertGreaterThan(result.retries.recovered, 0)
-        XCTAssertEqual(stats.accepted, 1500, "a push lost to a reset was not answered, so it is accepted once")
+        // A push whose answer the reset destroyed on the wire is sent again and accepted twice, as
+        // a real sender's would be: only retries can add acceptances.
+        XCTAssertGreaterThanOrEqual(stats.accepted, 1500)
+        XCTAssertLessThanOrEqual(stats.accepted - 1500, result.retries.attempts.sent)
     }
 
     func testTheCurlTransportKeepsItsBooksBalanced() throws {
