@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MockAPNs
+import Reports
 import Wire
 import Workload
 
@@ -204,6 +205,15 @@ struct MockCommand: ParsableCommand {
     )
     var record: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "When the mock stops, write the server's view of the traffic it received to this folder: arrivals per second, priority mix, refusals, per-token cadence (CSV and report.html).",
+            discussion:
+                "Records to DIR/traffic.csv unless --record names another file; the report is built from that recording, held in memory (about 200 bytes a push)."
+        )
+    )
+    var report: String?
+
     func validate() throws {
         if (cert == nil) != (tlsKey == nil) { throw ValidationError("--cert and --key go together") }
         if authKey != nil && (keyID == nil || teamID == nil) {
@@ -274,7 +284,15 @@ struct MockCommand: ParsableCommand {
                 privateKeyPEM: try KeyFile.read(tlsKey, what: "TLS key")
             )
         }
-        let recorder = try record.map { path in
+        if let report {
+            do {
+                try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: true)
+            } catch {
+                throw CommandLineError("cannot create the report folder \(report): \(error.localizedDescription)")
+            }
+        }
+        let recording = record ?? report.map { ($0 as NSString).appendingPathComponent("traffic.csv") }
+        let recorder = try recording.map { path in
             do {
                 return try PushRecorder(path: path)
             } catch {
@@ -337,7 +355,7 @@ struct MockCommand: ParsableCommand {
             )
         }
         if let certOut { Console.out("certificate written to \(certOut) (use curl --cacert \(certOut))") }
-        if let record { Console.out("recording accepted pushes to \(record)") }
+        if let recording { Console.out("recording answered pushes to \(recording)") }
         if !faults.isEmpty {
             Console.out("injecting faults" + (faults.name.map { " '\($0)'" } ?? "") + " (seed \(faults.seed)):")
             for line in faults.summary { Console.out("  " + line) }
@@ -351,11 +369,19 @@ struct MockCommand: ParsableCommand {
         Console.out(
             "stopped: \(stats.pushes) pushes answered, \(stats.accepted) accepted, \(stats.connectionsAccepted) connections"
         )
-        if let recorder, let record {
+        if let recorder, let recording {
             do {
-                Console.out("recorded \(try recorder.close()) answered pushes to \(record)")
+                Console.out("recorded \(try recorder.close()) answered pushes to \(recording)")
             } catch {
                 throw CommandLineError("\(error)")
+            }
+        }
+        if let report, let recording {
+            do {
+                let traffic = TrafficReport(records: try TrafficFile.read(recording), source: recording)
+                Console.out("traffic report: \(try traffic.write(to: report))")
+            } catch {
+                throw CommandLineError("the traffic report could not be written: \(error)")
             }
         }
     }

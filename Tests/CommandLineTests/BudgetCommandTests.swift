@@ -99,14 +99,8 @@ final class BudgetCommandTests: PushbenchTestCase {
     }
 
     func testTrafficRecordedByTheMockReplaysIntoTheBudget() throws {
-        let certificate = directory.file("mock.pem")
         let traffic = directory.file("traffic.csv")
-        let mock = try RunningProgram(
-            pushbench,
-            ["mock", "--port", "0", "--cert-out", certificate, "--record", traffic]
-        )
-        let listening = try XCTUnwrap(mock.waitForLine(containing: "listening on https://"), mock.output)
-        let origin = String(try XCTUnwrap(listening.split(separator: " ").first { $0.hasPrefix("https://") }))
+        let (mock, origin, certificate) = try startMock(["--record", traffic])
         // The same seed twice: 100 football activities each get a start and a kick-off (priority
         // 10) per round, so every update token gets two priority-10 updates.
         for round in 1...2 {

@@ -146,6 +146,32 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertTrue(mock.output.contains("stopped: 1 pushes answered"), mock.output)
     }
 
+    /// A sender pointed at `mock --report`: when the mock stops, the folder holds the server's
+    /// view of exactly what arrived.
+    func testMockReportShowsWhatASenderSent() throws {
+        let report = directory.file("received")
+        let (mock, origin, certificate) = try startMock(["--report", report])
+        let run = try pushbench.run([
+            "run", "--endpoint", origin, "--ca-file", certificate, "--activities", "50", "--requests", "300",
+            "--reports-dir", directory.file("runs"),
+        ])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        mock.interrupt()
+        XCTAssertEqual(mock.waitForExit(), 0)
+        XCTAssertTrue(mock.output.contains("traffic report: \(report)/report.html"), mock.output)
+        let arrivals = try String(contentsOfFile: report + "/arrivals.csv", encoding: .utf8)
+        let pushes = arrivals.split(separator: "\r\n").dropFirst().map { Int($0.split(separator: ",")[1]) ?? 0 }
+        XCTAssertEqual(pushes.reduce(0, +), 300, arrivals)
+        let priorities = try String(contentsOfFile: report + "/priorities.csv", encoding: .utf8)
+        XCTAssertTrue(
+            priorities.hasPrefix("apns_push_type,apns_priority,pushes,share_percent\r\nliveactivity,"),
+            priorities
+        )
+        let cadence = try String(contentsOfFile: report + "/token_cadence.csv", encoding: .utf8)
+        XCTAssertEqual(cadence.split(separator: "\r\n").count, 7, "a header and six percentiles")
+        XCTAssertTrue(try String(contentsOfFile: report + "/report.html", encoding: .utf8).contains(">300<"))
+    }
+
     func testMalformedPacingIsOneClearLine() throws {
         // Each malformed pacing and the words of its one-line error.
         let cases: [(arguments: [String], message: String)] = [

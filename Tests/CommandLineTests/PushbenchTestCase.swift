@@ -21,6 +21,17 @@ class PushbenchTestCase: XCTestCase {
         directory.remove()
     }
 
+    /// Starts `pushbench mock` on a free port with its certificate written to `mock.pem` in the
+    /// scratch folder, and `arguments` added.
+    /// - Returns: the running mock, its origin and the certificate's path.
+    func startMock(_ arguments: [String]) throws -> (mock: RunningProgram, origin: String, certificate: String) {
+        let certificate = directory.file("mock.pem")
+        let mock = try RunningProgram(pushbench, ["mock", "--port", "0", "--cert-out", certificate] + arguments)
+        let listening = try XCTUnwrap(mock.waitForLine(containing: "listening on https://"), mock.output)
+        let origin = String(try XCTUnwrap(listening.split(separator: " ").first { $0.hasPrefix("https://") }))
+        return (mock, origin, certificate)
+    }
+
     /// Asserts a failure that a user can read: non-zero exit, a short message, no crash report.
     func assertCleanFailure(
         _ output: ExternalProgram.Output,

@@ -20,30 +20,14 @@ public struct TrafficReplay: Sendable {
     /// Reads and checks a traffic file.
     /// - Throws: `BudgetError` naming the file and line of the first bad one.
     public init(path: String) throws {
-        let text: String
+        let all: [TrafficRecord]
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            all = try TrafficFile.read(path)
         } catch {
-            throw BudgetError("cannot read \(path): \(error.localizedDescription)")
+            throw BudgetError("\(error)")
         }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: true).map {
-            $0.hasSuffix("\r") ? $0.dropLast() : $0
-        }
-        guard lines.first == Substring(TrafficRecord.header) else {
-            throw BudgetError("\(path) is not a traffic file: its first line must be \(TrafficRecord.header)")
-        }
-        lines.removeFirst()
-        var records: [TrafficRecord] = []
-        var skipped = 0
-        for (number, line) in lines.enumerated() {
-            let record: TrafficRecord
-            do {
-                record = try TrafficRecord(csvLine: line)
-            } catch {
-                throw BudgetError("\(path):\(number + 2): \(error)")
-            }
-            if record.pushType == "liveactivity" && record.accepted { records.append(record) } else { skipped += 1 }
-        }
+        let records = all.filter { $0.pushType == "liveactivity" && $0.accepted }
+        let skipped = all.count - records.count
         self.path = path
         self.records = records.enumerated().sorted {
             ($0.element.receivedMs, $0.offset) < ($1.element.receivedMs, $1.offset)

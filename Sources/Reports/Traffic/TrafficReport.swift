@@ -1,0 +1,122 @@
+import Foundation
+import Workload
+
+/// The server's view of a sender's traffic, from what the mock recorded (`pushbench mock
+/// --record`, `--report`): when pushes arrived, how often each device token was updated and at
+/// which priority, and what was refused. A team points its own sender at the mock and sees what
+/// it really sent, in the same CSV and HTML forms as a run's report.
+public struct TrafficReport: Sendable {
+    /// The pushes, in arrival order.
+    public let records: [TrafficRecord]
+    /// Where they came from, for the page's heading.
+    public let source: String
+
+    /// Creates the report of `records`.
+    public init(records: [TrafficRecord], source: String) {
+        self.records = records.enumerated().sorted {
+            ($0.element.receivedMs, $0.offset) < ($1.element.receivedMs, $1.offset)
+        }.map(\.element)
+        self.source = source
+    }
+
+    /// Pushes the mock accepted.
+    public var accepted: Int { records.count { $0.accepted } }
+    /// Distinct device tokens.
+    public var tokens: Int { Set(records.map(\.deviceToken)).count }
+    /// Distinct connections.
+    public var connections: Int { Set(records.map(\.connection)).count }
+    /// From the first arrival to the last, seconds.
+    public var durationSeconds: Double {
+        guard let first = records.first, let last = records.last else { return 0 }
+        return Double(last.receivedMs - first.receivedMs) / 1000
+    }
+
+    /// Pushes per whole second since the first arrival: all, accepted, refused, and at each
+    /// priority.
+    public struct Second: Sendable, Equatable {
+        public var pushes = 0
+        public var accepted = 0
+        public var refused = 0
+        public var priority10 = 0
+        public var priority5 = 0
+        public var priority1 = 0
+    }
+
+    /// The arrival series, one entry per second from the first push to the last.
+    public var seconds: [Second] {
+        guard let first = records.first?.receivedMs, let last = records.last?.receivedMs else { return [] }
+        var seconds = Array(repeating: Second(), count: Int((last - first) / 1000) + 1)
+        for record in records {
+            let index = Int((record.receivedMs - first) / 1000)
+            seconds[index].pushes += 1
+            if record.accepted { seconds[index].accepted += 1 } else { seconds[index].refused += 1 }
+            switch record.priority {
+            case 10: seconds[index].priority10 += 1
+            case 5: seconds[index].priority5 += 1
+            default: seconds[index].priority1 += 1
+            }
+        }
+        return seconds
+    }
+
+    /// Pushes by push type and priority, most first.
+    public var priorityMix: [(pushType: String, priority: Int, pushes: Int)] {
+        Dictionary(grouping: records) { "\($0.pushType)\u{0}\($0.priority)" }
+            .map { _, group in (group[0].pushType, group[0].priority, group.count) }
+            .sorted { ($1.2, $0.0, $0.1) < ($0.2, $1.0, $1.1) }
+    }
+
+    /// Refused pushes by status and reason, most first.
+    public var refusals: [(status: Int, reason: String, pushes: Int)] {
+        Dictionary(grouping: records.filter { !$0.accepted }) { "\($0.status) \($0.reason)" }
+            .map { _, group in (group[0].status, group[0].reason, group.count) }
+            .sorted { ($1.2, $0.1) < ($0.2, $1.1) }
+    }
+
+    /// Live Activity events (`start`, `update`, `end`, or `none`), with their counts.
+    public var events: [(event: String, pushes: Int)] {
+        Dictionary(grouping: records) { $0.event?.rawValue ?? "none" }
+            .map { ($0.key, $0.value.count) }
+            .sorted { $0.0 < $1.0 }
+    }
+
+    /// How each device token was updated: the gaps between its consecutive pushes, its pushes in
+    /// all, and its priority-10 pushes per hour of the recording (what the device's budget
+    /// spends), each at the percentiles `cadencePercentiles` lists.
+    public struct Cadence: Sendable, Equatable {
+        /// Gaps between a token's consecutive pushes, seconds, at each percentile.
+        public var gapSeconds: [Double]
+        /// Pushes per token, at each percentile.
+        public var pushesPerToken: [Double]
+        /// Priority-10 pushes per token per hour, at each percentile.
+        public var priority10PerHour: [Double]
+    }
+
+    /// The percentiles the cadence is read at.
+    public static let cadencePercentiles: [Double] = [0, 10, 50, 90, 99, 100]
+
+    /// The per-token cadence.
+    public var cadence: Cadence {
+        var gaps: [Double] = []
+        var pushes: [Double] = []
+        var priority10: [Double] = []
+        let hours = max(durationSeconds, 1) / 3600
+        for (_, group) in Dictionary(grouping: records, by: \.deviceToken) {
+            pushes.append(Double(group.count))
+            priority10.append(Double(group.count { $0.priority == 10 }) / hours)
+            gaps += zip(group, group.dropFirst()).map { Double($1.receivedMs - $0.receivedMs) / 1000 }
+        }
+        func at(_ values: [Double]) -> [Double] { Self.percentiles(of: values, at: Self.cadencePercentiles) }
+        return Cadence(gapSeconds: at(gaps), pushesPerToken: at(pushes), priority10PerHour: at(priority10))
+    }
+
+    /// Nearest-rank percentiles of `values` (0 for none).
+    static func percentiles(of values: [Double], at levels: [Double]) -> [Double] {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return levels.map { _ in 0 } }
+        return levels.map { level in
+            let rank = Int((level / 100 * Double(sorted.count)).rounded(.up))
+            return sorted[min(max(rank, 1), sorted.count) - 1]
+        }
+    }
+}
