@@ -194,6 +194,13 @@ struct MockCommand: ParsableCommand {
     )
     var tokenRateLimit: String?
 
+    @Option(
+        name: .customLong("unregistered-tokens"),
+        help:
+            "A file of device tokens (hex, one per line) that get 410 Unregistered, with the mock's start as the 410's timestamp, once every other check passed."
+    )
+    var unregisteredTokens: String?
+
     @Option(name: .customLong("fault-seed"), help: "Seed of the injected latency and errors (default 1).")
     var faultSeed: UInt64?
 
@@ -300,6 +307,9 @@ struct MockCommand: ParsableCommand {
             }
         }
         let rules = try parsedTokenRules()
+        let unregistered = try unregisteredTokens.map { path in
+            Set(try RealTokensFile.read(path).map { String(decoding: $0, as: UTF8.self) })
+        }
         let server: MockAPNsServer
         do {
             server = try MockAPNsServer.start(
@@ -318,6 +328,7 @@ struct MockCommand: ParsableCommand {
                     environment: environment,
                     tokenHygiene: try tokenHygiene.hygiene(),
                     tokenRules: rules,
+                    unregisteredTokens: unregistered ?? [],
                     threads: threads,
                     recorder: recorder,
                     faults: faults,

@@ -1,5 +1,6 @@
-/// Reads `--tokens FILE`: your devices' activity tokens, one hex token per line (`#` comments and
-/// blank lines allowed), for runs toward real APNs.
+/// Reads a file of device tokens, one hex token per line (`#` comments and blank lines allowed):
+/// your devices' activity tokens for runs toward real APNs (`run --tokens`), or the tokens a mock
+/// treats as unregistered (`mock --unregistered-tokens`).
 enum RealTokensFile {
     /// The tokens, lower-case hex bytes.
     /// - Throws: `CommandLineError` naming the file and the first bad line.

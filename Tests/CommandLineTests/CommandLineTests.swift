@@ -202,6 +202,7 @@ final class CommandLineTests: PushbenchTestCase {
             (["mock", "--keys", "/nonexistent/keys.json"], "keys file /nonexistent/keys.json: no such file"),
             (["mock", "--faults", "/nonexistent/storm.json"], "/nonexistent/storm.json: no such file"),
             (["mock", "--token-rate-limit", "0/60s"], "token rate limit '0/60s': expected PUSHES/WINDOW"),
+            (["mock", "--unregistered-tokens", "/nonexistent/tokens.txt"], "/nonexistent/tokens.txt: no such file"),
         ]
         for (arguments, message) in cases {
             assertCleanFailure(try pushbench.run(arguments), mentions: message)

@@ -380,4 +380,21 @@ extension CurlAgainstMockTests {
         )
         XCTAssertEqual(other.status, "200")
     }
+
+    func testAListedUnregisteredTokenGets410SinceTheStart() throws {
+        let listed = String(repeating: "ab", count: 32)
+        mock = try MockFixture(unregisteredTokens: [listed])
+        try directory.write("ca.pem", mock.server.certificatePEM)
+        let jwt = try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        let push = { [self] (path: String) in
+            try request(["--http2"] + pushHeaders(authorization: "bearer " + jwt) + ["--data", "{}"], path: path)
+        }
+        let unregistered = try push("/3/device/" + listed.uppercased())
+        XCTAssertEqual(unregistered.status, "410")
+        let body = try JSONSerialization.jsonObject(with: Data(unregistered.body.utf8)) as? [String: Any]
+        XCTAssertEqual(body?["reason"] as? String, "Unregistered")
+        let since = try XCTUnwrap(body?["timestamp"] as? Int)
+        XCTAssertEqual(Double(since) / 1000, Date().timeIntervalSince1970, accuracy: 60, "the mock's start, in ms")
+        XCTAssertEqual(try push("/3/device/" + token).status, "200")
+    }
 }

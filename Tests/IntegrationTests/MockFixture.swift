@@ -24,7 +24,8 @@ final class MockFixture {
         tokenRules: [TokenRule] = [],
         keys: [ProviderKey]? = nil,
         channelPort: Int? = nil,
-        channelLimit: Int = 10_000
+        channelLimit: Int = 10_000,
+        unregisteredTokens: Set<String> = []
     ) throws {
         let signingKey = try ES256PrivateKey()
         self.signingKey = signingKey
@@ -45,6 +46,7 @@ final class MockFixture {
                 environment: environment,
                 tokenHygiene: tokenHygiene,
                 tokenRules: tokenRules,
+                unregisteredTokens: unregisteredTokens,
                 threads: threads,
                 faults: faults,
                 strictLiveActivityContent: strictLiveActivityContent

@@ -78,6 +78,26 @@ final class MockStatsTests: XCTestCase {
         XCTAssertEqual(snapshot.pushesByConnection, [50_000: 2])
     }
 
+    func testConnectionChurnCannotGrowThePerConnectionCountsWithoutBound() throws {
+        let stats = MockStats()
+        let responder = responder(stats: stats)
+        let limit = MockStats.Snapshot.connectionLimit
+        var answer = responder.answer(
+            try push(signedAt: start, type: "alert", priority: "10"),
+            on: ConnectionState(streamsAfterToken: 1, raised: true)
+        )
+        for port in 1...(limit + 5) {
+            answer.connection = port
+            responder.count(answer, written: true)
+        }
+        answer.connection = 1
+        responder.count(answer, written: true)
+        let byConnection = stats.snapshot().pushesByConnection
+        XCTAssertEqual(byConnection.count, limit + 1)
+        XCTAssertEqual(byConnection[0], 5, "the connections past the limit, together")
+        XCTAssertEqual(byConnection[1], 2, "a named connection keeps its own count")
+    }
+
     func testAConnectionAdoptingANewTokenCountsAsAnUpdate() throws {
         let stats = MockStats()
         let responder = responder(stats: stats)

@@ -48,6 +48,8 @@ public struct MockAPNsConfiguration: Sendable {
     public var tokenHygiene: TokenHygiene
     /// Device-token prefixes answered with a chosen reason (`--token-rule 410=Unregistered`).
     public var tokenRules: [TokenRule]
+    /// Device tokens (lowercase hex) unregistered since the server started: 410 `Unregistered`.
+    public var unregisteredTokens: Set<String>
     /// Event-loop threads.
     public var threads: Int
     /// Where accepted pushes are recorded, if anywhere (`pushbench mock --record`).
@@ -77,6 +79,7 @@ public struct MockAPNsConfiguration: Sendable {
         environment: Environment = .production,
         tokenHygiene: TokenHygiene = .clean,
         tokenRules: [TokenRule] = [],
+        unregisteredTokens: Set<String> = [],
         threads: Int = 1,
         recorder: PushRecorder? = nil,
         faults: FaultPlan = .none,
@@ -98,6 +101,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.environment = environment
         self.tokenHygiene = tokenHygiene
         self.tokenRules = tokenRules
+        self.unregisteredTokens = unregisteredTokens
         self.threads = threads
         self.recorder = recorder
         self.faults = faults

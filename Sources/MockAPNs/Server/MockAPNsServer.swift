@@ -69,6 +69,7 @@ public final class MockAPNsServer: Sendable {
                 tokenHygiene: configuration.tokenHygiene,
                 startedAt: configuration.clock(),
                 tokenRules: configuration.tokenRules,
+                unregisteredTokens: configuration.unregisteredTokens,
                 environment: configuration.environment
             ),
             stats: stats,

@@ -181,7 +181,10 @@ final class PushResponder: Sendable {
             $0.pushes += 1
             $0.pushesByPushType[answer.pushType, default: 0] += 1
             $0.pushesByPriority[answer.priority, default: 0] += 1
-            $0.pushesByConnection[answer.connection, default: 0] += 1
+            let named =
+                $0.pushesByConnection.count < MockStats.Snapshot.connectionLimit
+                || $0.pushesByConnection[answer.connection] != nil
+            $0.pushesByConnection[named ? answer.connection : 0, default: 0] += 1
             if let reason = answer.reason {
                 $0.rejectedByReason[reason.rawValue, default: 0] += 1
             } else {

@@ -21,8 +21,11 @@ public final class MockStats: Sendable {
         public var pushesByPushType: [String: Int] = [:]
         /// Pushes answered, by `apns-priority` (`absent`, or `invalid` for one APNs refuses).
         public var pushesByPriority: [String: Int] = [:]
-        /// Pushes answered, by connection (the client's port).
+        /// Pushes answered, by connection (the client's port). Memory stays bounded under
+        /// connection churn: past `connectionLimit` connections, the rest count under port 0.
         public var pushesByConnection: [Int: Int] = [:]
+        /// Connections `pushesByConnection` names one by one.
+        public static let connectionLimit = 10_000
         /// Live Activity pushes APNs accepts (or, in strict mode, the mock refused) whose content
         /// a device would drop, by problem (`LiveActivityContent`).
         public var liveActivityWouldDrop: [String: Int] = [:]

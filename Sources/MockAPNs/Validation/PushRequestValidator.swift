@@ -31,8 +31,9 @@ import Workload
 /// 11. The device token is `tokenHexLength` hex digits, else 400 `BadDeviceToken`.
 /// 12. The body is not empty (400 `PayloadEmpty`) and within the push type's limit (413
 ///     `PayloadTooLarge`: 4096 bytes, 5120 for VoIP).
-/// 13. The first `TokenRule` whose prefix the device token starts with gives its reason (410s
-///     invalid since the server started).
+/// 13. A token listed as unregistered gets 410 `Unregistered`; otherwise the first `TokenRule`
+///     whose prefix the device token starts with gives its reason (410s invalid since the server
+///     started).
 /// 14. The device token's fate under the configured `TokenHygiene` (all valid by default): 400
 ///     `DeviceTokenNotForTopic`, 410 `Unregistered` (invalid since the server started) or, once
 ///     its moment has passed, 410 `ExpiredToken`. Pushy also checks token state last.
@@ -48,6 +49,8 @@ public struct PushRequestValidator: Sendable {
     public let startedAt: Int64
     /// Device-token prefixes answered with a chosen reason, checked before the hygiene profile.
     public let tokenRules: [TokenRule]
+    /// Device tokens (lowercase hex) unregistered since the server started.
+    public let unregisteredTokens: Set<String>
     /// The environment the mock plays, which a scoped key must be for.
     public let environment: MockAPNsConfiguration.Environment
 
@@ -58,8 +61,10 @@ public struct PushRequestValidator: Sendable {
         tokenHygiene: TokenHygiene = .clean,
         startedAt: Int64 = 0,
         tokenRules: [TokenRule] = [],
+        unregisteredTokens: Set<String> = [],
         environment: MockAPNsConfiguration.Environment = .production
     ) {
+        self.unregisteredTokens = unregisteredTokens
         self.environment = environment
         self.tokenRules = tokenRules
         self.verifier = verifier
@@ -134,6 +139,11 @@ public struct PushRequestValidator: Sendable {
 
     /// Checks 13 and 14: the token's rule, or its fate under the hygiene profile.
     private func deviceTokenVerdict(_ push: InboundPush, now: Int64) -> Verdict {
+        if !unregisteredTokens.isEmpty,
+            unregisteredTokens.contains(String(push.path.dropFirst(Self.devicePathPrefix.count)).lowercased())
+        {
+            return Verdict(rejection: .unregistered, tokenVerified: true, invalidSince: startedAt)
+        }
         if !tokenRules.isEmpty {
             let token = push.path.dropFirst(Self.devicePathPrefix.count)
             if let rule = tokenRules.first(where: { token.hasPrefix($0.prefix) }) {
