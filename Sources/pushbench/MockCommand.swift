@@ -201,6 +201,12 @@ struct MockCommand: ParsableCommand {
     )
     var unregisteredTokens: String?
 
+    @Option(
+        name: .customLong("disallowed-topic"),
+        help: "An app (bundle ID) whose device pushes get 400 TopicDisallowed, whatever their push type (repeatable)."
+    )
+    var disallowedTopics: [String] = []
+
     @Option(name: .customLong("fault-seed"), help: "Seed of the injected latency and errors (default 1).")
     var faultSeed: UInt64?
 
@@ -329,6 +335,7 @@ struct MockCommand: ParsableCommand {
                     tokenHygiene: try tokenHygiene.hygiene(),
                     tokenRules: rules,
                     unregisteredTokens: unregistered ?? [],
+                    disallowedTopics: Set(disallowedTopics),
                     threads: threads,
                     recorder: recorder,
                     faults: faults,

@@ -14,7 +14,7 @@ final class CurlAgainstMockTests: XCTestCase {
 
     override func setUpWithError() throws {
         curl = try XCTUnwrap(ExternalProgram.onPath("curl"), "curl is needed to test the mock with a real client")
-        mock = try MockFixture()
+        mock = try MockFixture(disallowedTopics: ["com.example.blocked"])
         directory = try TemporaryDirectory()
         try directory.write("ca.pem", mock.server.certificatePEM)
     }
@@ -295,6 +295,21 @@ extension CurlAgainstMockTests {
             ),
             (
                 .missingTopic, pushHeaders(authorization: valid, replacing: ["apns-topic": nil]) + body,
+                "/3/device/" + token
+            ),
+            (
+                .badTopic,
+                pushHeaders(authorization: valid, replacing: ["apns-topic": "com.example..app.push-type.liveactivity"])
+                    + body,
+                "/3/device/" + token
+            ),
+            (
+                .topicDisallowed,
+                pushHeaders(
+                    authorization: valid,
+                    replacing: ["apns-topic": "com.example.blocked.push-type.liveactivity"]
+                )
+                    + body,
                 "/3/device/" + token
             ),
             (

@@ -25,7 +25,8 @@ final class MockFixture {
         keys: [ProviderKey]? = nil,
         channelPort: Int? = nil,
         channelLimit: Int = 10_000,
-        unregisteredTokens: Set<String> = []
+        unregisteredTokens: Set<String> = [],
+        disallowedTopics: Set<String> = []
     ) throws {
         let signingKey = try ES256PrivateKey()
         self.signingKey = signingKey
@@ -47,6 +48,7 @@ final class MockFixture {
                 tokenHygiene: tokenHygiene,
                 tokenRules: tokenRules,
                 unregisteredTokens: unregisteredTokens,
+                disallowedTopics: disallowedTopics,
                 threads: threads,
                 faults: faults,
                 strictLiveActivityContent: strictLiveActivityContent

@@ -50,6 +50,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var tokenRules: [TokenRule]
     /// Device tokens (lowercase hex) unregistered since the server started: 410 `Unregistered`.
     public var unregisteredTokens: Set<String>
+    /// Apps (bundle IDs) whose device pushes get 400 `TopicDisallowed`, as for an app APNs does
+    /// not allow pushes to.
+    public var disallowedTopics: Set<String>
     /// Event-loop threads.
     public var threads: Int
     /// Where accepted pushes are recorded, if anywhere (`pushbench mock --record`).
@@ -80,6 +83,7 @@ public struct MockAPNsConfiguration: Sendable {
         tokenHygiene: TokenHygiene = .clean,
         tokenRules: [TokenRule] = [],
         unregisteredTokens: Set<String> = [],
+        disallowedTopics: Set<String> = [],
         threads: Int = 1,
         recorder: PushRecorder? = nil,
         faults: FaultPlan = .none,
@@ -102,6 +106,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.tokenHygiene = tokenHygiene
         self.tokenRules = tokenRules
         self.unregisteredTokens = unregisteredTokens
+        self.disallowedTopics = disallowedTopics
         self.threads = threads
         self.recorder = recorder
         self.faults = faults

@@ -70,6 +70,7 @@ public final class MockAPNsServer: Sendable {
                 startedAt: configuration.clock(),
                 tokenRules: configuration.tokenRules,
                 unregisteredTokens: configuration.unregisteredTokens,
+                disallowedTopics: configuration.disallowedTopics,
                 environment: configuration.environment
             ),
             stats: stats,

@@ -19,7 +19,9 @@ import Workload
 ///    another team, 429 `TooManyProviderTokenUpdates` for a second new token within 20 minutes.
 /// 5. `apns-id`, when present, is a lowercase canonical UUID, else 400 `BadMessageId`.
 /// 6. `apns-push-type`, when present, is a known type, else 400 `InvalidPushType`.
-/// 7. `apns-topic` is present (token auth requires it), else 400 `MissingTopic`; it carries the
+/// 7. `apns-topic` is present (token auth requires it), else 400 `MissingTopic`; it is a bundle
+///    ID (letters, digits, `-`, `_`, dot-separated), else 400 `BadTopic`; its app is not one the
+///    configuration disallows, else 400 `TopicDisallowed`; it carries the
 ///    suffix its push type requires (`.push-type.liveactivity`, ...), else 400
 ///    `DeviceTokenNotForTopic`. Apple does not document the reason for a wrong suffix; a Live
 ///    Activity token sent under the app topic is reported as a token/topic mismatch in practice
@@ -51,6 +53,8 @@ public struct PushRequestValidator: Sendable {
     public let tokenRules: [TokenRule]
     /// Device tokens (lowercase hex) unregistered since the server started.
     public let unregisteredTokens: Set<String>
+    /// Apps (bundle IDs) whose pushes APNs refuses with `TopicDisallowed`.
+    public let disallowedTopics: Set<String>
     /// The environment the mock plays, which a scoped key must be for.
     public let environment: MockAPNsConfiguration.Environment
 
@@ -62,8 +66,10 @@ public struct PushRequestValidator: Sendable {
         startedAt: Int64 = 0,
         tokenRules: [TokenRule] = [],
         unregisteredTokens: Set<String> = [],
+        disallowedTopics: Set<String> = [],
         environment: MockAPNsConfiguration.Environment = .production
     ) {
+        self.disallowedTopics = disallowedTopics
         self.unregisteredTokens = unregisteredTokens
         self.environment = environment
         self.tokenRules = tokenRules
@@ -188,7 +194,13 @@ public struct PushRequestValidator: Sendable {
             pushType = known
         }
         guard let topic = push.topic, !topic.isEmpty else { return .missingTopic }
+        guard Self.isBundleID(topic) else { return .badTopic }
         let suffix = pushType.topicSuffix
+        if !disallowedTopics.isEmpty,
+            disallowedTopics.contains(topic.hasSuffix(suffix) ? String(topic.dropLast(suffix.count)) : topic)
+        {
+            return .topicDisallowed
+        }
         if !suffix.isEmpty {
             guard topic.utf8.count > suffix.utf8.count, topic.hasSuffix(suffix) else { return .deviceTokenNotForTopic }
         }
@@ -204,6 +216,27 @@ public struct PushRequestValidator: Sendable {
         guard push.bodyLength > 0 else { return .payloadEmpty }
         guard push.bodyLength <= pushType.payloadLimit else { return .payloadTooLarge }
         return nil
+    }
+}
+
+extension PushRequestValidator {
+    /// Whether `topic` is shaped like a bundle ID: dot-separated parts of letters, digits, `-`
+    /// and `_`, none empty.
+    static func isBundleID(_ topic: String) -> Bool {
+        var previous = UInt8(ascii: ".")
+        for byte in topic.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                guard previous != UInt8(ascii: ".") else { return false }
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                break
+            default:
+                return false
+            }
+            previous = byte
+        }
+        return previous != UInt8(ascii: ".")
     }
 }
 
