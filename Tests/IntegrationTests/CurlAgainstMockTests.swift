@@ -396,6 +396,21 @@ extension CurlAgainstMockTests {
         XCTAssertEqual(other.status, "200")
     }
 
+    /// A client that names its host with `host` rather than `:authority` (RFC 9113 allows
+    /// either): Debian's python3-h2, driven by `Tests/Scripts/push_with_host_header.py`.
+    func testAPushNamingItsHostWithAHostHeaderIsAnswered() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scripts/push_with_host_header.py").path
+        let python = ExternalProgram(path: "/usr/bin/python3")
+        let jwt = try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        let output = try python.run([
+            script, String(mock.server.port), directory.file("ca.pem"), "bearer " + jwt, token,
+        ])
+        XCTAssertEqual(output.status, 0, "python3-h2 (Scripts/install-deps.sh) is needed: \(output.stderr)")
+        XCTAssertTrue(output.stdout.hasPrefix("status=200 apns-id="), output.stdout + output.stderr)
+        XCTAssertEqual(mock.server.stats.snapshot().accepted, 1)
+    }
+
     func testAListedUnregisteredTokenGets410SinceTheStart() throws {
         let listed = String(repeating: "ab", count: 32)
         mock = try MockFixture(unregisteredTokens: [listed])
