@@ -17,7 +17,7 @@ struct PushBench: ParsableCommand {
             """,
         subcommands: [
             RunCommand.self, MockCommand.self, TokensCommand.self, ScenariosCommand.self, BudgetCommand.self,
-            HotpathCommand.self,
+            HotpathCommand.self, CompareCommand.self,
         ]
     )
 
@@ -37,6 +37,8 @@ struct PushBench: ParsableCommand {
             let subcommand = CommandLine.arguments.dropFirst().first { names.contains($0) }
             let help = (["pushbench"] + (subcommand.map { [$0] } ?? []) + ["--help"]).joined(separator: " ")
             Console.err("pushbench: error: \(message) (see '\(help)')")
+            // compare is a CI gate: 1 means a regression, so any bad input is 2.
+            if subcommand == CompareCommand._commandName { Glibc.exit(2) }
             Glibc.exit(code.rawValue == 0 ? 1 : code.rawValue)
         }
     }

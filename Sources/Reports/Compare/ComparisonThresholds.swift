@@ -1,0 +1,67 @@
+import Foundation
+
+/// What a CI gate tolerates between a baseline and the current build.
+///
+/// In `speed` mode (the default) it judges throughput, p99 and the error rate against limits, and
+/// correctness always. In `counts` mode it judges only what cannot flake on a shared machine: the
+/// same requests sent, the same outcomes, balanced books and a mock that agrees; speed is shown,
+/// not judged.
+public struct ComparisonThresholds: Sendable, Equatable {
+    /// What is judged.
+    public enum Mode: String, Sendable, CaseIterable {
+        case speed
+        case counts
+    }
+
+    /// The largest throughput drop allowed, percent of the baseline.
+    public var maxThroughputDropPercent: Double = 5
+    /// The largest p99 rise allowed, percent of the baseline.
+    public var maxP99RisePercent: Double = 10
+    /// The largest share of requests that may fail (rejected, errored or timed out), percent.
+    public var maxErrorRatePercent: Double = 0.1
+    /// What is judged.
+    public var mode = Mode.speed
+
+    /// The defaults: 5% throughput drop, 10% p99 rise, 0.1% errors, speed mode.
+    public init() {}
+
+    /// A percentage such as `5%`, `0.1%` or `5`.
+    /// - Throws: `ComparisonError` naming the option.
+    public static func percent(_ text: String, for option: String) throws -> Double {
+        let digits = text.hasSuffix("%") ? String(text.dropLast()) : text
+        guard let value = Double(digits), value >= 0, value.isFinite else {
+            throw ComparisonError("\(option) '\(text)': expected a percentage such as 5%")
+        }
+        return value
+    }
+
+    /// Thresholds from a JSON file: `{"max_throughput_drop": "5%", "max_p99_rise": "10%",
+    /// "max_error_rate": "0.1%", "mode": "speed"}`, every key optional.
+    /// - Throws: `ComparisonError` naming the file and the key.
+    public static func load(_ path: String) throws -> ComparisonThresholds {
+        guard let data = FileManager.default.contents(atPath: path),
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        else {
+            throw ComparisonError("\(path): cannot read it as a JSON object of thresholds")
+        }
+        let known = ["max_throughput_drop", "max_p99_rise", "max_error_rate", "mode"]
+        if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
+            throw ComparisonError("\(path): unknown key '\(unknown)' (known: \(known.joined(separator: ", ")))")
+        }
+        var thresholds = ComparisonThresholds()
+        func value(_ key: String) throws -> Double? {
+            guard let raw = object[key] else { return nil }
+            return try percent((raw as? String) ?? "\(raw)", for: "\(path): \(key)")
+        }
+        thresholds.maxThroughputDropPercent = try value("max_throughput_drop") ?? thresholds.maxThroughputDropPercent
+        thresholds.maxP99RisePercent = try value("max_p99_rise") ?? thresholds.maxP99RisePercent
+        thresholds.maxErrorRatePercent = try value("max_error_rate") ?? thresholds.maxErrorRatePercent
+        if let mode = object["mode"] {
+            guard let name = mode as? String, let parsed = Mode(rawValue: name) else {
+                throw ComparisonError("\(path): mode must be speed or counts")
+            }
+            thresholds.mode = parsed
+        }
+        return thresholds
+    }
+}

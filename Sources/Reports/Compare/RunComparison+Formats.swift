@@ -1,0 +1,71 @@
+import Foundation
+
+extension RunComparison {
+    private static let columns = ["figure", "baseline", "current", "change", "limit", "verdict"]
+
+    private var rows: [[String]] {
+        checks.map { [$0.name, $0.baseline, $0.current, $0.change, $0.limit, $0.verdict.rawValue] }
+    }
+
+    private var headline: String {
+        let sides =
+            "medians of \(baselineRuns) baseline and \(currentRuns) current run(s), \(thresholds.mode.rawValue) mode"
+        return (passed ? "PASS" : "REGRESSION") + ": " + sides
+    }
+
+    /// The table as aligned text for a terminal, then the verdict.
+    public var text: String {
+        let all = [Self.columns] + rows
+        let widths = Self.columns.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        let lines = all.map { row in
+            row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        }
+        return (lines + ["", headline]).joined(separator: "\n") + "\n"
+    }
+
+    /// The table as GitHub-flavoured Markdown, for a pull-request comment.
+    public var markdown: String {
+        var text = "### pushbench compare: **\(passed ? "PASS" : "REGRESSION")**\n\n"
+        text += "| " + Self.columns.joined(separator: " | ") + " |\n"
+        text += "|" + String(repeating: "---|", count: Self.columns.count) + "\n"
+        for row in rows {
+            let cells = row.map { $0.replacingOccurrences(of: "|", with: "\\|") }
+            text += "| " + cells.dropLast().joined(separator: " | ") + " | " + Self.mark(row.last ?? "") + " |\n"
+        }
+        return text + "\n" + headline + "\n"
+    }
+
+    private static func mark(_ verdict: String) -> String {
+        switch verdict {
+        case Verdict.pass.rawValue: "✅ pass"
+        case Verdict.fail.rawValue: "❌ fail"
+        default: verdict
+        }
+    }
+
+    /// The judged checks as JUnit XML, a test case each, for CI systems that read test reports.
+    public var junitXML: String {
+        let judged = checks.filter { $0.verdict != .info }
+        let failures = judged.count { $0.verdict == .fail }
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml +=
+            "<testsuite name=\"pushbench compare\" tests=\"\(judged.count)\" failures=\"\(failures)\" errors=\"0\">\n"
+        for check in judged {
+            xml += "  <testcase classname=\"pushbench.compare\" name=\"\(Self.escaped(check.name))\""
+            guard check.verdict == .fail else {
+                xml += "/>\n"
+                continue
+            }
+            let message =
+                "\(check.name): baseline \(check.baseline), current \(check.current) \(check.change), limit \(check.limit)"
+            xml += ">\n    <failure message=\"\(Self.escaped(message))\"/>\n  </testcase>\n"
+        }
+        return xml + "</testsuite>\n"
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

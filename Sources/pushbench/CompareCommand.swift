@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import Reports
+
+/// `pushbench compare`: the CI gate. Judges a build's runs against a baseline's and exits 0
+/// (pass), 1 (regression) or 2 (bad input).
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Judge a build's runs against a baseline's, for CI: exit 0 pass, 1 regression, 2 bad input.",
+        discussion: """
+            Each side is one or more runs (a run's summary.json, or its report folder); the medians of each \
+            side are compared, so one noisy run does not fail a build:
+
+              pushbench compare baseline/summary.json Reports/<run>/ --max-throughput-drop 5% --max-p99-rise 10%
+              pushbench compare --baseline b1.json --baseline b2.json --baseline b3.json \\
+                  --current c1.json --current c2.json --current c3.json --markdown gate.md --junit gate.xml
+
+            Speed mode (the default) judges throughput, p99 and the error rate, and always balanced books \
+            and the mock agreeing. Counts mode judges only what cannot flake on a shared machine: the same \
+            requests sent with the same outcomes (use a fixed --seed and --requests), balanced books, the \
+            mock agreeing; speed is shown, not judged.
+            """
+    )
+
+    @Argument(help: "BASELINE CURRENT: two runs, when --baseline and --current are not used.")
+    var runs: [String] = []
+
+    @Option(name: .customLong("baseline"), help: "A baseline run (repeatable).")
+    var baselines: [String] = []
+
+    @Option(name: .customLong("current"), help: "A run of the build under test (repeatable).")
+    var currents: [String] = []
+
+    @Option(name: .customLong("max-throughput-drop"), help: "The largest throughput drop allowed (default 5%).")
+    var maxThroughputDrop: String?
+
+    @Option(name: .customLong("max-p99-rise"), help: "The largest p99 latency rise allowed (default 10%).")
+    var maxP99Rise: String?
+
+    @Option(
+        name: .customLong("max-error-rate"),
+        help: "The largest share of the current runs' requests that may fail (default 0.1%)."
+    )
+    var maxErrorRate: String?
+
+    @Option(help: "speed (judge throughput, p99, errors) or counts (judge outcomes only; cannot flake).")
+    var mode: String?
+
+    @Option(
+        name: .customLong("thresholds"),
+        help:
+            "A JSON file of thresholds: {\"max_throughput_drop\": \"5%\", \"max_p99_rise\": \"10%\", \"max_error_rate\": \"0.1%\", \"mode\": \"speed\"}; the flags override it."
+    )
+    var thresholdsFile: String?
+
+    @Option(help: "Also write the table as Markdown here, for a pull-request comment.")
+    var markdown: String?
+
+    @Option(help: "Also write the judged checks as JUnit XML here, for CI test reports.")
+    var junit: String?
+
+    func run() throws {
+        let comparison: RunComparison
+        do {
+            let (baseline, current) = try sides()
+            comparison = RunComparison(
+                baseline: try baseline.map(RunFigures.init(contentsOf:)),
+                current: try current.map(RunFigures.init(contentsOf:)),
+                thresholds: try thresholds()
+            )
+            for (path, text) in [(markdown, comparison.markdown), (junit, comparison.junitXML)] {
+                guard let path else { continue }
+                do {
+                    try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                } catch {
+                    throw ComparisonError("cannot write \(path): \(error.localizedDescription)")
+                }
+            }
+        } catch {
+            Console.err("pushbench: error: \(error)")
+            throw ExitCode(2)
+        }
+        Console.out(String(comparison.text.dropLast()))
+        if !comparison.passed { throw ExitCode(1) }
+    }
+
+    /// The runs of each side, from the arguments or the repeatable options.
+    private func sides() throws -> (baseline: [String], current: [String]) {
+        if !runs.isEmpty {
+            guard baselines.isEmpty, currents.isEmpty else {
+                throw ComparisonError("give BASELINE CURRENT, or --baseline and --current (several each), not both")
+            }
+            guard runs.count == 2 else {
+                throw ComparisonError("give BASELINE CURRENT: two runs, not \(runs.count)")
+            }
+            return ([runs[0]], [runs[1]])
+        }
+        guard !baselines.isEmpty, !currents.isEmpty else {
+            throw ComparisonError("nothing to compare: give BASELINE CURRENT, or --baseline and --current")
+        }
+        return (baselines, currents)
+    }
+
+    /// The thresholds file, if any, with the flags on top.
+    private func thresholds() throws -> ComparisonThresholds {
+        var thresholds = try thresholdsFile.map(ComparisonThresholds.load) ?? ComparisonThresholds()
+        if let maxThroughputDrop {
+            thresholds.maxThroughputDropPercent = try ComparisonThresholds.percent(
+                maxThroughputDrop,
+                for: "--max-throughput-drop"
+            )
+        }
+        if let maxP99Rise {
+            thresholds.maxP99RisePercent = try ComparisonThresholds.percent(maxP99Rise, for: "--max-p99-rise")
+        }
+        if let maxErrorRate {
+            thresholds.maxErrorRatePercent = try ComparisonThresholds.percent(maxErrorRate, for: "--max-error-rate")
+        }
+        if let mode {
+            guard let parsed = ComparisonThresholds.Mode(rawValue: mode) else {
+                throw ComparisonError("--mode must be speed or counts")
+            }
+            thresholds.mode = parsed
+        }
+        return thresholds
+    }
+}

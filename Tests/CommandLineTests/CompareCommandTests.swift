@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `pushbench compare` as CI runs it: the package's own counts gate against its committed
+/// baseline, and the exit codes a pipeline reads.
+final class CompareCommandTests: PushbenchTestCase {
+    /// The committed baseline of `pushbench run --requests 2000 --activities 200 --seed 7`.
+    private static let baseline = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Benchmarks/baselines/counts-gate.json").path
+
+    func testTheCountsGateAgainstTheCommittedBaselinePasses() throws {
+        let reports = directory.file("runs")
+        let run = try pushbench.run([
+            "run", "--requests", "2000", "--activities", "200", "--seed", "7", "--reports-dir", reports,
+        ])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let folder = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: reports).first)
+        let gate = try pushbench.run(["compare", "--mode", "counts", Self.baseline, reports + "/" + folder])
+        XCTAssertEqual(gate.status, 0, gate.stdout + gate.stderr)
+        XCTAssertTrue(
+            gate.stdout.contains("PASS: medians of 1 baseline and 1 current run(s), counts mode"),
+            gate.stdout
+        )
+    }
+
+    /// A summary with the figures the gate reads, written to `name`.
+    private func summary(_ name: String, throughput: Double) throws -> String {
+        let json = """
+            {"schema_version": 1, "throughput_per_s": \(throughput), "latency_us": {"p50": 800, "p99": 2000, "p99_9": 3000},
+             "counts": {"sent": 1000, "succeeded": 1000, "rejected": 0, "errored": 0, "timed_out": 0},
+             "accounting_balanced": true, "rejected_by_reason": {}, "engine_cpu_us_per_request": 12.5}
+            """
+        return try directory.write(name, Array(json.utf8))
+    }
+
+    func testExitCodesSayPassRegressionOrBadInput() throws {
+        let baseline = try summary("baseline.json", throughput: 1000)
+        let steady = try summary("steady.json", throughput: 990)
+        let slower = try summary("slower.json", throughput: 800)
+        XCTAssertEqual(try pushbench.run(["compare", baseline, steady]).status, 0)
+
+        let markdown = directory.file("gate.md")
+        let junit = directory.file("gate.xml")
+        let regression = try pushbench.run([
+            "compare", baseline, slower, "--max-throughput-drop", "5%", "--markdown", markdown, "--junit", junit,
+        ])
+        XCTAssertEqual(regression.status, 1, regression.stderr)
+        XCTAssertTrue(regression.stdout.contains("REGRESSION"), regression.stdout)
+        XCTAssertTrue(try String(contentsOfFile: markdown, encoding: .utf8).contains("❌ fail"))
+        XCTAssertTrue(try String(contentsOfFile: junit, encoding: .utf8).contains(#"failures="1""#))
+        XCTAssertEqual(try pushbench.run(["compare", baseline, slower, "--max-throughput-drop", "25%"]).status, 0)
+
+        let thresholds = try directory.write("thresholds.json", Array(#"{"max_throughput_drop": "30%"}"#.utf8))
+        XCTAssertEqual(try pushbench.run(["compare", baseline, slower, "--thresholds", thresholds]).status, 0)
+
+        let badInputs: [(arguments: [String], message: String)] = [
+            (["compare", baseline, directory.file("absent.json")], "absent.json: cannot read it"),
+            (["compare", baseline, slower, "--max-p99-rise", "ten"], "--max-p99-rise 'ten': expected a percentage"),
+            (["compare", baseline], "give BASELINE CURRENT: two runs, not 1"),
+            (["compare", baseline, thresholds], "schema_version is not 1"),
+            (["compare", baseline, slower, "--no-such-flag"], "no-such-flag"),
+        ]
+        for (arguments, message) in badInputs {
+            let output = try pushbench.run(arguments)
+            XCTAssertEqual(output.status, 2, "\(arguments): \(output.stderr)")
+            XCTAssertTrue(output.stderr.contains(message), "\(arguments): \(output.stderr)")
+        }
+    }
+}

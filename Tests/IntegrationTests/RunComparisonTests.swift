@@ -1,0 +1,102 @@
+import Foundation
+import Reports
+import XCTest
+
+/// The CI gate's judgement on hand-made summaries whose figures are known.
+final class RunComparisonTests: XCTestCase {
+    private func figures(
+        throughput: Double = 1000,
+        p99: Double = 2000,
+        sent: Int = 1000,
+        rejected: Int = 0,
+        balanced: Bool = true
+    ) throws -> RunFigures {
+        try RunFigures(summary: [
+            "schema_version": 1,
+            "throughput_per_s": throughput,
+            "latency_us": ["p50": 800, "p99": p99, "p99_9": 3000],
+            "counts": ["sent": sent, "succeeded": sent - rejected, "rejected": rejected, "errored": 0, "timed_out": 0],
+            "accounting_balanced": balanced,
+            "rejected_by_reason": rejected > 0 ? ["BadDeviceToken": rejected] : [:],
+            "engine_cpu_us_per_request": 12.5,
+        ])
+    }
+
+    private func verdicts(_ comparison: RunComparison) -> [String: RunComparison.Verdict] {
+        Dictionary(uniqueKeysWithValues: comparison.checks.map { ($0.name, $0.verdict) })
+    }
+
+    func testMediansKeepOneNoisyRunFromFailingABuild() throws {
+        let baseline = try [figures(throughput: 1000), figures(throughput: 1010), figures(throughput: 990)]
+        let current = try [figures(throughput: 600, p99: 9000), figures(throughput: 1005), figures(throughput: 995)]
+        let comparison = RunComparison(baseline: baseline, current: current, thresholds: ComparisonThresholds())
+        XCTAssertTrue(comparison.passed, comparison.text)
+    }
+
+    func testEachLimitCatchesItsRegression() throws {
+        let baseline = try [figures()]
+        let thresholds = ComparisonThresholds()
+        let slower = RunComparison(baseline: baseline, current: [try figures(throughput: 940)], thresholds: thresholds)
+        XCTAssertEqual(verdicts(slower)["throughput_per_s"], .fail, "a 6% drop beyond 5%")
+        XCTAssertEqual(
+            verdicts(
+                RunComparison(baseline: baseline, current: [try figures(throughput: 960)], thresholds: thresholds)
+            )["throughput_per_s"],
+            .pass
+        )
+        let later = RunComparison(baseline: baseline, current: [try figures(p99: 2300)], thresholds: thresholds)
+        XCTAssertEqual(verdicts(later)["latency_p99_us"], .fail, "a 15% rise beyond 10%")
+        let failing = RunComparison(baseline: baseline, current: [try figures(rejected: 2)], thresholds: thresholds)
+        XCTAssertEqual(verdicts(failing)["error_rate_percent"], .fail, "0.2% of requests failed")
+        let unbalanced = RunComparison(
+            baseline: baseline,
+            current: [try figures(balanced: false)],
+            thresholds: thresholds
+        )
+        XCTAssertEqual(verdicts(unbalanced)["accounting_balanced"], .fail)
+        XCTAssertFalse(unbalanced.passed)
+    }
+
+    func testCountsModeJudgesOutcomesNotSpeed() throws {
+        var thresholds = ComparisonThresholds()
+        thresholds.mode = .counts
+        let baseline = try [figures(), figures()]
+        let slowButSame = RunComparison(
+            baseline: baseline,
+            current: [try figures(throughput: 100, p99: 99_000)],
+            thresholds: thresholds
+        )
+        XCTAssertTrue(slowButSame.passed, slowButSame.text)
+        XCTAssertEqual(verdicts(slowButSame)["throughput_per_s"], .info)
+        let different = RunComparison(baseline: baseline, current: [try figures(rejected: 1)], thresholds: thresholds)
+        XCTAssertEqual(verdicts(different)["rejected_by_reason"], .fail)
+        XCTAssertEqual(verdicts(different)["succeeded"], .fail)
+        XCTAssertEqual(verdicts(different)["sent"], .pass)
+    }
+
+    func testMarkdownAndJUnitSayTheSame() throws {
+        let comparison = RunComparison(
+            baseline: [try figures()],
+            current: [try figures(throughput: 800)],
+            thresholds: ComparisonThresholds()
+        )
+        XCTAssertTrue(comparison.markdown.contains("**REGRESSION**"), comparison.markdown)
+        XCTAssertTrue(
+            comparison.markdown.contains("| throughput_per_s | 1000.0 | 800.0 | -20.0% | drop ≤ 5% | ❌ fail |"),
+            comparison.markdown
+        )
+        let xml = comparison.junitXML
+        XCTAssertTrue(xml.contains(#"failures="1""#), xml)
+        XCTAssertTrue(xml.contains(#"<testcase classname="pushbench.compare" name="throughput_per_s">"#), xml)
+        XCTAssertTrue(xml.hasSuffix("</testsuite>\n"), xml)
+    }
+
+    func testASummaryOfAnotherSchemaIsRefused() {
+        XCTAssertThrowsError(try RunFigures(summary: ["schema_version": 2])) { error in
+            XCTAssertTrue("\(error)".contains("schema_version is not 1"), "\(error)")
+        }
+        XCTAssertThrowsError(try RunFigures(summary: ["schema_version": 1, "throughput_per_s": 1])) { error in
+            XCTAssertTrue("\(error)".contains("latency_us.p50 is missing"), "\(error)")
+        }
+    }
+}
