@@ -22,6 +22,17 @@ final class CommandLineTests: PushbenchTestCase {
             JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summaryPath))) as? [String: Any]
         )
         XCTAssertEqual((summary["counts"] as? [String: Int])?["succeeded"], 400)
+        let folder = (html as NSString).deletingLastPathComponent
+        let hgrm = try String(contentsOfFile: folder + "/latency.hgrm", encoding: .utf8)
+        XCTAssertTrue(hgrm.hasPrefix("       Value     Percentile TotalCount 1/(1-Percentile)\n\n"), hgrm)
+        XCTAssertTrue(hgrm.contains("Total count    =          400]"), "wrk2's footer: \(hgrm)")
+        XCTAssertEqual(
+            try String(contentsOfFile: folder + "/outcomes.csv", encoding: .utf8),
+            "outcome,reason,requests,share_percent\r\nsucceeded,,400,100.000\r\ntimed_out,,0,0.000\r\n"
+        )
+        let connections = try String(contentsOfFile: folder + "/connections.csv", encoding: .utf8)
+        let answered = connections.split(separator: "\r\n").dropFirst().map { Int($0.split(separator: ",")[1]) ?? 0 }
+        XCTAssertEqual(answered.reduce(0, +), 400, connections)
         XCTAssertFalse(
             try String(contentsOfFile: summaryPath, encoding: .utf8).contains("bearer"),
             "no bearer token in reports"

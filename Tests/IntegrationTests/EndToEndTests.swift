@@ -123,7 +123,14 @@ final class EndToEndTests: XCTestCase {
 
         let written = try ReportWriter.write(result, context: context, root: root)
         let files = try FileManager.default.contentsOfDirectory(atPath: written.directory).sorted()
-        XCTAssertEqual(files, ["latency_percentiles.csv", "report.html", "summary.json", "timeseries.csv"])
+        XCTAssertEqual(
+            files,
+            [
+                "connections.csv", "latency.hgrm", "latency_percentiles.csv", "outcomes.csv", "report.html",
+                "summary.json",
+                "timeseries.csv",
+            ]
+        )
 
         let summary = try XCTUnwrap(
             JSONSerialization.jsonObject(

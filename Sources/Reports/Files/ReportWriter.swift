@@ -3,8 +3,9 @@ import Foundation
 import Histogram
 import LoadEngine
 
-/// Writes a run's report folder: `summary.json`, `latency_percentiles.csv`, `timeseries.csv`
-/// and `report.html`, and the budget files when the run fed the budget model.
+/// Writes a run's report folder: `summary.json`, `latency_percentiles.csv`, `latency.hgrm`,
+/// `timeseries.csv`, `outcomes.csv`, `connections.csv` and `report.html`, and the budget files
+/// when the run fed the budget model.
 public enum ReportWriter {
     /// The files written, for the closing message.
     public struct Written: Sendable {
@@ -36,6 +37,9 @@ public enum ReportWriter {
         try save(json, as: "summary.json", in: directory)
         try save(Data(percentileTable(result.latency).text.utf8), as: "latency_percentiles.csv", in: directory)
         try save(Data(timeseriesTable(result.timeline).text.utf8), as: "timeseries.csv", in: directory)
+        try save(Data(hgrm(result.latency).utf8), as: "latency.hgrm", in: directory)
+        try save(Data(outcomesTable(result).text.utf8), as: "outcomes.csv", in: directory)
+        try save(Data(connectionsTable(result.perConnection).text.utf8), as: "connections.csv", in: directory)
         if let budget { _ = try budget.write(root: root) }
         let html = HTMLReport(result: result, context: context, budget: budget).render()
         try save(Data(html.utf8), as: "report.html", in: directory)
@@ -55,6 +59,39 @@ public enum ReportWriter {
                 String(format: "%.6f", step.percentileLevelIteratedTo), String(step.value),
                 String(step.totalCountToThisValue), inverse,
             ])
+        }
+        return table
+    }
+
+    /// The latency histogram in HdrHistogram's percentile-distribution format, in milliseconds, as
+    /// wrk2 prints it: HdrHistogram's plotter and other tools read it as it is.
+    public static func hgrm(_ histogram: Histogram<UInt64>) -> String {
+        var text = ""
+        histogram.outputPercentileDistribution(to: &text, outputValueUnitScalingRatio: 1000)
+        return text
+    }
+
+    /// Every request by outcome, and rejections and errors by reason.
+    public static func outcomesTable(_ result: RunResult) -> CSVTable {
+        var table = CSVTable(columns: ["outcome", "reason", "requests", "share_percent"])
+        let sent = max(result.counts.sent, 1)
+        func row(_ outcome: String, _ reason: String, _ count: Int) {
+            table.append([outcome, reason, String(count), String(format: "%.3f", Double(count) * 100 / Double(sent))])
+        }
+        row("succeeded", "", result.counts.succeeded)
+        for (reason, count) in result.rejectedByReason.sorted(by: { $0.key < $1.key }) {
+            row("rejected", reason, count)
+        }
+        for (kind, count) in result.erroredByKind.sorted(by: { $0.key < $1.key }) { row("errored", kind, count) }
+        row("timed_out", "", result.counts.timedOut)
+        return table
+    }
+
+    /// Answers per connection, by the client's local port.
+    public static func connectionsTable(_ perConnection: [Int: Int]) -> CSVTable {
+        var table = CSVTable(columns: ["local_port", "answered_requests"])
+        for (port, answered) in perConnection.sorted(by: { $0.key < $1.key }) {
+            table.append([String(port), String(answered)])
         }
         return table
     }
