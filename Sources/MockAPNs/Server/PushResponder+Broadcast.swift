@@ -55,10 +55,7 @@ extension PushResponder {
         guard (try? JSONSerialization.jsonObject(with: Data(push.body))) is [String: Any] else {
             return .badRequestPayload
         }
-        if let problem = LiveActivityContent.problem(in: push.body) {
-            stats.update { $0.liveActivityWouldDrop[problem, default: 0] += 1 }
-            if strictLiveActivityContent { return .mockRejectedLiveActivity }
-        }
+        if let reason = contentRejection(push.body) { return reason }
         answer.deliveries = channels.subscribersPerChannel
         return nil
     }

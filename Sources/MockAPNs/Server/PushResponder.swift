@@ -106,7 +106,7 @@ final class PushResponder: Sendable {
             stats.update { $0.providerTokenUpdates += 1 }
         }
         let labels = Self.labels(of: push)
-        let rejection = verdict.rejection ?? contentRejection(push)
+        let rejection = verdict.rejection ?? (push.knownPushType == .liveactivity ? contentRejection(push.body) : nil)
         let uniqueID = environment == .development ? APNsID.random(using: &connection.apnsIDs) : nil
         let fault = faults?.decide(push, nowNanos: DispatchTime.now().uptimeNanoseconds, valid: rejection == nil)
         let delayNanos = fault?.delayNanos ?? 0
@@ -155,13 +155,10 @@ final class PushResponder: Sendable {
         )
     }
 
-    /// Checks a Live Activity push's content as the device would, counting what it would drop;
-    /// the rejection to give in strict mode.
-    private func contentRejection(_ push: InboundPush) -> APNsReason? {
-        guard push.knownPushType == .liveactivity, let problem = LiveActivityContent.problem(in: push.body)
-        else {
-            return nil
-        }
+    /// Checks a Live Activity payload (a device push's or a broadcast's) as the device would,
+    /// counting what it would drop; the rejection to give in strict mode.
+    func contentRejection(_ body: [UInt8]) -> APNsReason? {
+        guard let problem = LiveActivityContent.problem(in: body) else { return nil }
         stats.update { $0.liveActivityWouldDrop[problem, default: 0] += 1 }
         return strictLiveActivityContent ? .mockRejectedLiveActivity : nil
     }
