@@ -59,6 +59,19 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Stop after this many pushes (default: the whole scenario).")
     var requests: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Send only shard i of N (0-based) of the run, such as 1/4, so that N processes or machines share it.",
+            discussion: """
+                A shard sends its contiguous share of the activities (so its own tokens), of --requests and of \
+                --rate or --rate-profile; everything else is the whole run's, so `pushbench merge` adds the shards' \
+                summaries up into one report. In a Kubernetes Indexed Job, JOB_COMPLETION_INDEX with \
+                PUSHBENCH_SHARD_COUNT set to the Job's completions does the same (see deploy/kubernetes/).
+                """
+        )
+    )
+    var shard: String?
+
     @Option(help: "Stop sending after this many seconds; answers in flight are still awaited.")
     var duration: Double?
 
@@ -339,7 +352,8 @@ struct RunCommand: ParsableCommand {
             bundleID: bundleID,
             priorityOverride: priority,
             tokenPolicy: jwtMode,
-            retryPolicy: RetryPolicy(maxRetries: retries, baseSeconds: retryBackoffMs / 1000)
+            retryPolicy: RetryPolicy(maxRetries: retries, baseSeconds: retryBackoffMs / 1000),
+            shard: try ShardSelection.resolve(option: shard, environment: ProcessInfo.processInfo.environment)
         )
         let budget =
             noBudget
@@ -357,7 +371,12 @@ struct RunCommand: ParsableCommand {
             load.transport.trustedCertificatesPEM = try caFile.map { try KeyFile.read($0, what: "CA file") }
             targetDescription = origin
             if dryRun { return try printDryRun(load, keyID: kid, teamID: team) }
-            statsBefore = isApple ? nil : MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
+            let sharded = load.shard.count > 1
+            statsBefore =
+                isApple || sharded ? nil : MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
+            if sharded && !isApple {
+                Console.err("shard \(load.shard): other shards share the target, so its /stats are not compared here")
+            }
             if statsBefore != nil {
                 Console.err("\(origin) is a PushBench mock: its /stats will be compared with this run's counts")
             }
@@ -379,9 +398,14 @@ struct RunCommand: ParsableCommand {
                 "mock APNs on \(load.transport.origin) (HTTP/2, TLS, ALPN h2, self-signed), verifying ES256 tokens of key \(kid)"
             )
         }
+        let shardActivities = load.shardActivities
         Console.err(
-            "sending the \(workload.name) scenario's pushes to \(workload.activities) activities"
-                + (requests.map { " (at most \($0))" } ?? "") + ", \(load.pacing.label), from \(threads) worker(s) "
+            "sending the \(workload.name) scenario's pushes to "
+                + (load.shard.count > 1
+                    ? "activities \(shardActivities.lowerBound)..<\(shardActivities.upperBound) of \(workload.activities) (shard \(load.shard))"
+                    : "\(workload.activities) activities")
+                + (load.shardRequests.map { " (at most \($0))" } ?? "")
+                + ", \(load.pacing.label), from \(threads) worker(s) "
                 + "over \(connections) connection(s) × \(streams) streams to \(load.transport.origin)"
         )
 
@@ -424,7 +448,8 @@ struct RunCommand: ParsableCommand {
                 MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))?.since(before)
             }
         let context = RunContext(
-            runID: RunContext.makeRunID(),
+            runID: RunContext.makeRunID()
+                + (load.shard.count > 1 ? "-shard-\(load.shard.index)-of-\(load.shard.count)" : ""),
             commandLine: CommandLine.arguments.joined(separator: " "),
             targetDescription: targetDescription,
             serverCounts: serverCounts

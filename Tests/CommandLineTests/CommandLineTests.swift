@@ -31,7 +31,7 @@ final class CommandLineTests: PushbenchTestCase {
             "outcome,reason,requests,share_percent\r\nsucceeded,,400,100.000\r\ntimed_out,,0,0.000\r\n"
         )
         let connections = try String(contentsOfFile: folder + "/connections.csv", encoding: .utf8)
-        let answered = connections.split(separator: "\r\n").dropFirst().map { Int($0.split(separator: ",")[1]) ?? 0 }
+        let answered = connections.split(separator: "\r\n").dropFirst().map { Int($0.split(separator: ",")[2]) ?? 0 }
         XCTAssertEqual(answered.reduce(0, +), 400, connections)
         XCTAssertFalse(
             try String(contentsOfFile: summaryPath, encoding: .utf8).contains("bearer"),

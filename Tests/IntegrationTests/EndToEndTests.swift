@@ -154,21 +154,30 @@ final class EndToEndTests: XCTestCase {
         )
         XCTAssertEqual((summary["server_counts"] as? [String: Any])?["matches_client"] as? Bool, true)
 
-        // The serialized histogram rebuilds the same distribution.
-        let serialized = try XCTUnwrap(summary["latency_histogram_us"] as? [String: Any])
-        var rebuilt = RunMetrics.makeHistogram(digits: .three)
-        for pair in try XCTUnwrap(serialized["buckets"] as? [[UInt64]]) {
-            _ = rebuilt.record(pair[0], count: pair[1])
-        }
-        XCTAssertEqual(rebuilt.totalCount, result.latency.totalCount)
-        for percentile in [50.0, 90, 99, 99.9, 100] {
+        // The summary restores the run: histograms, the series and every count come back exactly.
+        let restored = try SummaryFile(contentsOf: written.directory).runResult()
+        XCTAssertEqual(restored.latency.buckets, result.latency.buckets)
+        XCTAssertEqual(restored.latency.totalCount, result.latency.totalCount)
+        for percentile in [50.0, 99.9, 100] {
             let original = result.latency.valueAtPercentile(percentile)
-            let restored = rebuilt.valueAtPercentile(percentile)
-            XCTAssertTrue(
-                result.latency.valuesAreEquivalent(original, restored),
-                "p\(percentile): \(original) vs \(restored)"
-            )
+            let restoredValue = restored.latency.valueAtPercentile(percentile)
+            XCTAssertTrue(result.latency.valuesAreEquivalent(original, restoredValue), "p\(percentile)")
         }
+        XCTAssertEqual(restored.timeline.count, result.timeline.count)
+        for (back, original) in zip(restored.timeline, result.timeline) {
+            // Foundation's JSON may print a double's last digit differently.
+            XCTAssertEqual(back.intervalSeconds, original.intervalSeconds, accuracy: 1e-9)
+            var same = back
+            same.intervalSeconds = original.intervalSeconds
+            XCTAssertEqual(same, original)
+        }
+        XCTAssertGreaterThan(restored.timeline.first?.latencyBuckets.count ?? 0, 0)
+        XCTAssertEqual(restored.counts, result.counts)
+        XCTAssertEqual(restored.perConnection, result.perConnection)
+        XCTAssertEqual(restored.stageTimes, result.stageTimes)
+        XCTAssertEqual(restored.configuration.scenario, result.configuration.scenario)
+        XCTAssertEqual(restored.configuration.pacing, result.configuration.pacing)
+        XCTAssertEqual(try SummaryFile(contentsOf: written.directory).runContext().serverCounts, context.serverCounts)
 
         let timeseries = try String(contentsOfFile: written.directory + "/timeseries.csv", encoding: .utf8)
         XCTAssertTrue(

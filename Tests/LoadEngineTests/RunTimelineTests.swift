@@ -15,7 +15,7 @@ final class RunTimelineTests: XCTestCase {
     }
 
     private func latencies(_ values: [UInt64]) -> Histogram<UInt64> {
-        var histogram = RunMetrics.makeHistogram(digits: .two)
+        var histogram = Histogram.latency(digits: .two)
         for value in values { histogram.record(value) }
         return histogram
     }

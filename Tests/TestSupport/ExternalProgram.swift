@@ -2,9 +2,9 @@ import Foundation
 
 /// Runs another program to completion and captures what it printed: how tests check PushBench
 /// against independent implementations (openssl, curl) and drive the `pushbench` binary itself.
-public struct ExternalProgram {
+public struct ExternalProgram: Sendable {
     /// What a finished program left behind.
-    public struct Output {
+    public struct Output: Sendable {
         /// Exit status (or 128 + signal).
         public let status: Int32
         /// Standard output as text.
@@ -40,11 +40,16 @@ public struct ExternalProgram {
     }
 
     /// Runs with `arguments`, feeding nothing on stdin, and waits up to `timeout` seconds
-    /// before killing it.
-    public func run(_ arguments: [String], timeout: TimeInterval = 120) throws -> Output {
+    /// before killing it; `environment` adds to (or replaces) this process's variables.
+    public func run(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        timeout: TimeInterval = 120
+    ) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

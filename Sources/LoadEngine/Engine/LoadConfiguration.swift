@@ -35,6 +35,10 @@ public struct LoadConfiguration: Sendable {
     public var tokenPolicy: ProviderTokenPolicy
     /// Whether and when failed pushes are sent again.
     public var retryPolicy: RetryPolicy
+    /// The part of the run this process sends when many share it (`--shard i/N`): its
+    /// contiguous share of the activities, of the request cap and of the rate. Every other field
+    /// describes the whole run, so shards' summaries merge into it.
+    public var shard: Shard
 
     /// Creates a configuration with the defaults of `pushbench run`.
     public init(
@@ -51,7 +55,8 @@ public struct LoadConfiguration: Sendable {
         priorityOverride: Int? = nil,
         expirationSeconds: Int64 = 3600,
         tokenPolicy: ProviderTokenPolicy = .cached,
-        retryPolicy: RetryPolicy = .none
+        retryPolicy: RetryPolicy = .none,
+        shard: Shard = .whole
     ) {
         self.transport = transport
         self.transportKind = transportKind
@@ -67,11 +72,25 @@ public struct LoadConfiguration: Sendable {
         self.expirationSeconds = expirationSeconds
         self.tokenPolicy = tokenPolicy
         self.retryPolicy = retryPolicy
+        self.shard = shard
     }
 
-    /// The activities each worker sends, in worker order: contiguous near-equal shares.
+    /// The activities this shard sends.
+    public var shardActivities: Range<Int> { shard.range(in: scenario.activities) }
+
+    /// The activities each worker sends, in worker order: contiguous near-equal shares of the
+    /// shard's.
     public var workerActivities: [Range<Int>] {
-        (0..<max(threads, 1)).map { (try? Shard(index: $0, count: threads).range(in: scenario.activities)) ?? 0..<0 }
+        let shardRange = shardActivities
+        return (0..<max(threads, 1)).map {
+            let part = (try? Shard(index: $0, count: threads).range(in: shardRange.count)) ?? 0..<0
+            return (shardRange.lowerBound + part.lowerBound)..<(shardRange.lowerBound + part.upperBound)
+        }
+    }
+
+    /// The request cap of this shard: its near-equal share of `requests`.
+    public var shardRequests: Int? {
+        requests.map { LoadWorker.share(of: $0, worker: shard.index, of: shard.count) }
     }
 
     /// The `apns-topic` of every push.

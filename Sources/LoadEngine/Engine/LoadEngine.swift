@@ -47,14 +47,17 @@ public enum LoadEngine {
         let startedAtUnix = unixNow()
         let start = monotonicNanos()
         var workerProfile: RateProfile? = nil
-        if case .rate(let profile) = configuration.pacing { workerProfile = profile.scaled(by: 1 / Double(threads)) }
+        if case .rate(let profile) = configuration.pacing {
+            workerProfile = profile.scaled(by: 1 / Double(threads * configuration.shard.count))
+        }
         let shares = configuration.workerActivities
         let workers = (0..<threads).map { index in
             LoadWorker(
                 index: index,
                 configuration: configuration,
                 activities: shares[index],
-                requestCap: configuration.requests.map { LoadWorker.share(of: $0, worker: index, of: threads) } ?? .max,
+                requestCap: configuration.shardRequests.map { LoadWorker.share(of: $0, worker: index, of: threads) }
+                    ?? .max,
                 rateProfile: workerProfile,
                 startNanos: start,
                 startedAtUnix: startedAtUnix,
@@ -123,7 +126,11 @@ public enum LoadEngine {
             latency: total.metrics.latency,
             rejectedByReason: total.metrics.rejectedByReason,
             erroredByKind: total.metrics.erroredByKind,
-            perConnection: total.metrics.perConnection,
+            perConnection: Dictionary(
+                uniqueKeysWithValues: total.metrics.perConnection.map {
+                    (RunResult.connectionKey(shard: configuration.shard.index, localPort: $0.key), $0.value)
+                }
+            ),
             apnsIDMismatches: total.metrics.apnsIDMismatches,
             timeline: timeline.seconds,
             scheduleLag: total.metrics.scheduleLag,

@@ -32,7 +32,8 @@ public struct RunResult: Sendable {
     public let rejectedByReason: [String: Int]
     /// Transport failures by kind.
     public let erroredByKind: [String: Int]
-    /// Answered requests per connection (local port).
+    /// Answered requests per connection, keyed by `connectionKey(shard:localPort:)`: the local
+    /// port alone in an unsharded run, and unique across the shards of a merged one.
     public let perConnection: [Int: Int]
     /// Answers whose `apns-id` did not echo the request's.
     public let apnsIDMismatches: Int
@@ -55,6 +56,61 @@ public struct RunResult: Sendable {
     public let engineCPUSeconds: Double
     /// Whether the run was stopped early (Ctrl-C); the figures cover what was measured.
     public let interrupted: Bool
+
+    /// Creates a result; the engine measures one, `merged(_:)` adds shards' up, and a summary's
+    /// reader restores one.
+    public init(
+        configuration: LoadConfiguration,
+        mode: Mode,
+        startedAtUnix: Double,
+        durationSeconds: Double,
+        counts: OutcomeCounts,
+        warmupCounts: OutcomeCounts,
+        warmupRejectedByReason: [String: Int],
+        latency: Histogram<UInt64>,
+        rejectedByReason: [String: Int],
+        erroredByKind: [String: Int],
+        perConnection: [Int: Int],
+        apnsIDMismatches: Int,
+        timeline: [SecondSample],
+        scheduleLag: Histogram<UInt64>,
+        skippedForGoneTokens: Int,
+        startsNotSent: Int,
+        retries: RetryCounts,
+        recoveries: TransportRecoveries?,
+        stageTimes: StageTimes,
+        engineCPUSeconds: Double,
+        interrupted: Bool
+    ) {
+        self.configuration = configuration
+        self.mode = mode
+        self.startedAtUnix = startedAtUnix
+        self.durationSeconds = durationSeconds
+        self.counts = counts
+        self.warmupCounts = warmupCounts
+        self.warmupRejectedByReason = warmupRejectedByReason
+        self.latency = latency
+        self.rejectedByReason = rejectedByReason
+        self.erroredByKind = erroredByKind
+        self.perConnection = perConnection
+        self.apnsIDMismatches = apnsIDMismatches
+        self.timeline = timeline
+        self.scheduleLag = scheduleLag
+        self.skippedForGoneTokens = skippedForGoneTokens
+        self.startsNotSent = startsNotSent
+        self.retries = retries
+        self.recoveries = recoveries
+        self.stageTimes = stageTimes
+        self.engineCPUSeconds = engineCPUSeconds
+        self.interrupted = interrupted
+    }
+
+    /// The key of a connection in `perConnection`: local ports repeat from machine to machine,
+    /// so shard `i`'s ports are offset by `i × 65536`.
+    public static func connectionKey(shard: Int, localPort: Int) -> Int { shard << 16 | localPort }
+
+    /// The shard and local port a `perConnection` key stands for.
+    public static func connection(ofKey key: Int) -> (shard: Int, localPort: Int) { (key >> 16, key & 0xFFFF) }
 
     /// Answered and failed requests per second over the run.
     public var throughputPerSecond: Double {

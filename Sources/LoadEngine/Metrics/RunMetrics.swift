@@ -13,7 +13,7 @@ struct RunMetrics: Sendable {
     /// Outcome totals.
     private(set) var counts = OutcomeCounts()
     /// Latency of answered requests, microseconds.
-    private(set) var latency = RunMetrics.makeHistogram(digits: .three)
+    private(set) var latency = Histogram.latency(digits: .three)
     /// Rejections by APNs reason (or `HTTP <status>` when the body had none).
     private(set) var rejectedByReason: [String: Int] = [:]
     /// Transport failures by description (libcurl's code and words, or the nghttp2 transport's).
@@ -23,14 +23,14 @@ struct RunMetrics: Sendable {
     /// Answers whose `apns-id` did not echo the request's.
     private(set) var apnsIDMismatches = 0
     /// Open loop: how late each request left against its intended send time, microseconds.
-    private(set) var scheduleLag = RunMetrics.makeHistogram(digits: .two)
+    private(set) var scheduleLag = Histogram.latency(digits: .two)
     /// Outcomes of the requests meant to leave during the warmup, kept out of every other figure.
     private(set) var warmup = OutcomeCounts()
     /// The warmup's rejections by reason, so a server's totals can still be compared.
     private(set) var warmupRejectedByReason: [String: Int] = [:]
 
     private var current = SecondSample(second: 0)
-    private var currentLatency = RunMetrics.makeHistogram(digits: .two)
+    private var currentLatency = Histogram.latency(digits: .two)
     private let startNanos: UInt64
     private let timeline: RunTimeline
     private let worker: Int
@@ -132,16 +132,5 @@ struct RunMetrics: Sendable {
             currentLatency.reset()
             current = SecondSample(second: current.second + 1)
         }
-    }
-
-    /// A histogram from 1 µs that grows as needed (a stalled server can produce minutes).
-    static func makeHistogram(digits: SignificantDigits) -> Histogram<UInt64> {
-        var histogram = Histogram<UInt64>(
-            lowestDiscernibleValue: 1,
-            highestTrackableValue: 60_000_000,
-            numberOfSignificantValueDigits: digits
-        )
-        histogram.autoResize = true
-        return histogram
     }
 }

@@ -85,6 +85,7 @@ final class RunTimeline: Sendable {
                 sample.p50Us = open.latency.valueAtPercentile(50)
                 sample.p99Us = open.latency.valueAtPercentile(99)
                 sample.maxUs = open.latency.max
+                sample.latencyBuckets = open.latency.buckets
             }
             state.closed.append(sample)
             second += 1

@@ -12,6 +12,9 @@ public struct SecondSample: Sendable, Equatable {
     public var p99Us: UInt64 = 0
     /// Largest latency in this second, microseconds.
     public var maxUs: UInt64 = 0
+    /// The second's latency histogram (two significant digits) as its buckets, so that shards'
+    /// seconds add up to exact percentiles.
+    public var latencyBuckets: [LatencyBucket] = []
 
     /// Requests that ended per second in this sample (counts divided by its real length, so the
     /// last partial second does not look like a collapse).

@@ -39,6 +39,12 @@ public struct StageTimes: Sendable, Equatable {
     /// Creates empty totals.
     public init() {}
 
+    /// Totals restored from a summary, nanoseconds per stage in `Stage` order.
+    public init(nanos: [UInt64]) {
+        precondition(nanos.count == Stage.allCases.count, "one total per stage")
+        self.nanos = nanos
+    }
+
     /// Adds the time from `start` to `end` to `stage`.
     mutating func add(_ stage: Stage, from start: UInt64, to end: UInt64) {
         nanos[stage.rawValue] &+= end &- start

@@ -29,51 +29,36 @@ public struct RunFigures: Sendable, Equatable {
     /// Reads a run's `summary.json`, or the run folder holding one.
     /// - Throws: `ComparisonError` naming the file and the missing or malformed key.
     public init(contentsOf path: String) throws {
-        var isFolder: ObjCBool = false
-        let file =
-            FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
-            ? (path as NSString).appendingPathComponent("summary.json") : path
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw ComparisonError("\(file): cannot read it (no such file, or no permission)")
-        }
-        guard let summary = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw ComparisonError("\(file): not a JSON object; expected a run's summary.json")
-        }
         do {
-            try self.init(summary: summary)
-        } catch let error as ComparisonError {
-            throw ComparisonError("\(file): \(error)")
+            try self.init(SummaryFile(contentsOf: path))
+        } catch {
+            throw ComparisonError(error.description)
         }
     }
 
     /// Reads the keys a gate judges from a decoded `summary.json`.
     public init(summary: [String: Any]) throws {
-        guard let version = summary["schema_version"] as? Int, version == SummaryDocument.schemaVersion else {
-            throw ComparisonError(
-                "schema_version is not \(SummaryDocument.schemaVersion): not a summary.json this pushbench reads"
-            )
+        do {
+            try self.init(SummaryFile(object: summary))
+        } catch {
+            throw ComparisonError(error.description)
         }
-        func number(_ object: [String: Any]?, _ key: String, _ path: String) throws -> Double {
-            guard let value = (object?[key] as? NSNumber)?.doubleValue else {
-                throw ComparisonError("\(path) is missing or not a number")
-            }
-            return value
-        }
-        let counts = summary["counts"] as? [String: Any]
-        let latency = summary["latency_us"] as? [String: Any]
-        throughputPerSecond = try number(summary, "throughput_per_s", "throughput_per_s")
-        p50Us = try number(latency, "p50", "latency_us.p50")
-        p99Us = try number(latency, "p99", "latency_us.p99")
-        p999Us = try number(latency, "p99_9", "latency_us.p99_9")
-        sent = Int(try number(counts, "sent", "counts.sent"))
-        succeeded = Int(try number(counts, "succeeded", "counts.succeeded"))
-        rejected = Int(try number(counts, "rejected", "counts.rejected"))
-        errored = Int(try number(counts, "errored", "counts.errored"))
-        timedOut = Int(try number(counts, "timed_out", "counts.timed_out"))
-        balanced = summary["accounting_balanced"] as? Bool ?? false
-        rejectedByReason = summary["rejected_by_reason"] as? [String: Int] ?? [:]
-        cpuPerRequestUs = try number(summary, "engine_cpu_us_per_request", "engine_cpu_us_per_request")
-        serverAgrees = (summary["server_counts"] as? [String: Any])?["matches_client"] as? Bool
+    }
+
+    private init(_ summary: SummaryFile) throws(SummaryError) {
+        throughputPerSecond = try summary.number("throughput_per_s")
+        p50Us = try summary.number("latency_us.p50")
+        p99Us = try summary.number("latency_us.p99")
+        p999Us = try summary.number("latency_us.p99_9")
+        sent = try summary.integer("counts.sent")
+        succeeded = try summary.integer("counts.succeeded")
+        rejected = try summary.integer("counts.rejected")
+        errored = try summary.integer("counts.errored")
+        timedOut = try summary.integer("counts.timed_out")
+        balanced = summary.value("accounting_balanced") as? Bool ?? false
+        rejectedByReason = summary.value("rejected_by_reason") as? [String: Int] ?? [:]
+        cpuPerRequestUs = try summary.number("engine_cpu_us_per_request")
+        serverAgrees = summary.value("server_counts.matches_client") as? Bool
     }
 }
 

@@ -26,7 +26,23 @@ public enum ReportWriter {
         root: String,
         budget: BudgetReport? = nil
     ) throws -> Written {
-        let directory = (root as NSString).appendingPathComponent(context.runID)
+        try write(
+            result,
+            context: context,
+            directory: (root as NSString).appendingPathComponent(context.runID),
+            budget: budget
+        )
+    }
+
+    /// Writes the report for `result` into `directory` itself (`pushbench merge -o DIR`).
+    ///
+    /// - Throws: `ReportError` naming the file and the system's reason.
+    public static func write(
+        _ result: RunResult,
+        context: RunContext,
+        directory: String,
+        budget: BudgetReport? = nil
+    ) throws -> Written {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -40,7 +56,7 @@ public enum ReportWriter {
         try save(Data(hgrm(result.latency).utf8), as: "latency.hgrm", in: directory)
         try save(Data(outcomesTable(result).text.utf8), as: "outcomes.csv", in: directory)
         try save(Data(connectionsTable(result.perConnection).text.utf8), as: "connections.csv", in: directory)
-        if let budget { _ = try budget.write(root: root) }
+        if let budget { _ = try budget.write(root: (directory as NSString).deletingLastPathComponent) }
         let html = HTMLReport(result: result, context: context, budget: budget).render()
         try save(Data(html.utf8), as: "report.html", in: directory)
         return Written(directory: directory, htmlPath: (directory as NSString).appendingPathComponent("report.html"))
@@ -87,11 +103,12 @@ public enum ReportWriter {
         return table
     }
 
-    /// Answers per connection, by the client's local port.
+    /// Answers per connection, by the shard and the client's local port.
     public static func connectionsTable(_ perConnection: [Int: Int]) -> CSVTable {
-        var table = CSVTable(columns: ["local_port", "answered_requests"])
-        for (port, answered) in perConnection.sorted(by: { $0.key < $1.key }) {
-            table.append([String(port), String(answered)])
+        var table = CSVTable(columns: ["shard", "local_port", "answered_requests"])
+        for (key, answered) in perConnection.sorted(by: { $0.key < $1.key }) {
+            let connection = RunResult.connection(ofKey: key)
+            table.append([String(connection.shard), String(connection.localPort), String(answered)])
         }
         return table
     }

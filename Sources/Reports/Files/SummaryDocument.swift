@@ -18,13 +18,7 @@ public enum SummaryDocument {
             "interrupted": result.interrupted,
             "started_at_unix_s": result.startedAtUnix,
             "duration_s": result.durationSeconds,
-            "counts": [
-                "sent": result.counts.sent,
-                "succeeded": result.counts.succeeded,
-                "rejected": result.counts.rejected,
-                "errored": result.counts.errored,
-                "timed_out": result.counts.timedOut,
-            ],
+            "counts": countsEntry(result.counts),
             "accounting_balanced": result.counts.isBalanced,
             "rejected_by_reason": result.rejectedByReason,
             "errored_by_kind": result.erroredByKind,
@@ -32,40 +26,37 @@ public enum SummaryDocument {
             "latency_us": latencyPercentiles(result.latency),
             "latency_histogram_us": serialized(result.latency),
             "connections": result.perConnection.sorted { $0.key < $1.key }.map {
-                ["local_port": $0.key, "answered": $0.value]
+                let connection = RunResult.connection(ofKey: $0.key)
+                return ["shard": connection.shard, "local_port": connection.localPort, "answered": $0.value]
             },
+            "shard": ["index": configuration.shard.index, "count": configuration.shard.count],
+            "timeseries": result.timeline.map(secondEntry),
             "apns_id_mismatches": result.apnsIDMismatches,
             "engine_cpu_s": result.engineCPUSeconds,
             "engine_cpu_us_per_request": result.engineCPUMicrosPerRequest,
             "schedule_lag_us": result.configuration.pacing.isOpenLoop
                 ? latencyPercentiles(result.scheduleLag) as Any : NSNull(),
+            "schedule_lag_histogram_us": serialized(result.scheduleLag),
             "skipped_gone_tokens": result.skippedForGoneTokens,
             "starts_not_sent": result.startsNotSent,
             "retries": [
                 "max_per_push": result.configuration.retryPolicy.maxRetries,
-                "attempts": [
-                    "sent": result.retries.attempts.sent,
-                    "succeeded": result.retries.attempts.succeeded,
-                    "rejected": result.retries.attempts.rejected,
-                    "errored": result.retries.attempts.errored,
-                    "timed_out": result.retries.attempts.timedOut,
-                ],
+                "backoff_base_ms": result.configuration.retryPolicy.baseSeconds * 1000,
+                "attempts": countsEntry(result.retries.attempts),
                 "recovered": result.retries.recovered,
                 "exhausted": result.retries.exhausted,
             ],
             "warmup": [
                 "seconds": result.configuration.warmupSeconds,
-                "counts": [
-                    "sent": result.warmupCounts.sent,
-                    "succeeded": result.warmupCounts.succeeded,
-                    "rejected": result.warmupCounts.rejected,
-                    "errored": result.warmupCounts.errored,
-                    "timed_out": result.warmupCounts.timedOut,
-                ],
+                "rejected_by_reason": result.warmupRejectedByReason,
+                "counts": countsEntry(result.warmupCounts),
             ],
             "reconnections": result.recoveries.map { $0.reconnections as Any } ?? NSNull(),
             "resent_refused": result.recoveries.map { $0.resentRefused as Any } ?? NSNull(),
             "stage_ns_per_push": GeneratorHealth.stageNanosPerPush(result),
+            "stage_ns_total": Dictionary(
+                uniqueKeysWithValues: StageTimes.Stage.allCases.map { ($0.name, result.stageTimes.nanos[$0.rawValue]) }
+            ),
             "generator": [
                 "worker_busy_share": result.workerBusyShare,
                 "limited_by": result.senderLimited ? "sender" : "target",
@@ -75,6 +66,7 @@ public enum SummaryDocument {
                 "target": context.targetDescription,
                 "origin": configuration.transport.origin,
                 "scenario": configuration.scenario.name,
+                "scenario_file": configuration.scenario.yaml,
                 "activities": configuration.scenario.activities,
                 "seed": configuration.scenario.seed,
                 "pacing": pacingParameters(configuration.pacing),
@@ -104,6 +96,30 @@ public enum SummaryDocument {
             ]
         }
         return summary
+    }
+
+    /// Outcome counts under their summary names.
+    static func countsEntry(_ counts: OutcomeCounts) -> [String: Int] {
+        [
+            "sent": counts.sent,
+            "succeeded": counts.succeeded,
+            "rejected": counts.rejected,
+            "errored": counts.errored,
+            "timed_out": counts.timedOut,
+        ]
+    }
+
+    /// One second of the series: its counts and its latency buckets (two significant digits).
+    static func secondEntry(_ sample: SecondSample) -> [String: Any] {
+        [
+            "second": sample.second,
+            "interval_s": sample.intervalSeconds,
+            "counts": countsEntry(sample.counts),
+            "p50_us": sample.p50Us,
+            "p99_us": sample.p99Us,
+            "max_us": sample.maxUs,
+            "latency_buckets_us": sample.latencyBuckets.map { [$0.valueUs, $0.count] },
+        ]
     }
 
     /// The pacing as `{"kind": ..., "rate_per_s" | "time_scale": ...}`.
@@ -141,7 +157,7 @@ public enum SummaryDocument {
             "highest_trackable_value": histogram.highestTrackableValue,
             "significant_digits": Int(histogram.numberOfSignificantValueDigits.rawValue),
             "total_count": histogram.totalCount,
-            "buckets": histogram.recordedValues().map { [$0.value, UInt64($0.count)] },
+            "buckets": histogram.buckets.map { [$0.valueUs, $0.count] },
         ]
     }
 }

@@ -116,13 +116,19 @@ public struct HTMLReport {
         )
 
         html += "<h2>Connections</h2>"
+        let sharded = result.perConnection.keys.contains { RunResult.connection(ofKey: $0).shard > 0 }
         if let recoveries = result.recoveries {
             html += "<p class=\"sub\">\(recoveries.reconnections) reopened after a failure or GOAWAY; "
             html += "\(recoveries.resentRefused) pushes the server refused unprocessed were sent again.</p>"
         }
         html += HTML.table(
             "Answered requests per HTTP/2 connection (by local port)",
-            result.perConnection.sorted { $0.key < $1.key }.map { ("port \($0.key)", "\($0.value)") },
+            result.perConnection.sorted { $0.key < $1.key }.map {
+                let connection = RunResult.connection(ofKey: $0.key)
+                let name =
+                    sharded ? "shard \(connection.shard), port \(connection.localPort)" : "port \(connection.localPort)"
+                return (name, "\($0.value)")
+            },
             headers: ("connection", "requests")
         )
 

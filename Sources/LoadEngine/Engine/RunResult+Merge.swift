@@ -1,0 +1,149 @@
+import Histogram
+import Transport
+import Workload
+
+extension RunResult {
+    /// Why shards' results cannot be added up.
+    public struct MergeError: Error, CustomStringConvertible {
+        /// What is wrong, in words.
+        public let description: String
+    }
+
+    /// The run that `shards` (`--shard i/N` results, one per shard, any order) were parts of.
+    ///
+    /// Counts, reasons, retries and CPU add up; histograms add exactly (the same buckets as one
+    /// process would have filled). Time is wall-clock: the run starts with the earliest shard's
+    /// measured start and ends with the last shard's end, and each shard's seconds join the
+    /// merged second they fell in, to the nearest second of their start. Threads and connections
+    /// are the shards' together.
+    ///
+    /// - Throws: `MergeError` when the results are not the shards of one run: different
+    ///   scenarios, seeds, pacing or shard counts, a shard twice, or a shard missing.
+    public static func merged(_ shards: [RunResult]) throws -> RunResult {
+        guard let first = shards.first else { throw MergeError(description: "no results to merge") }
+        try checkShardsOfOneRun(shards)
+        let sorted = shards.sorted { $0.configuration.shard.index < $1.configuration.shard.index }
+        let measuredStart = { (result: RunResult) in result.startedAtUnix + result.configuration.warmupSeconds }
+        let start = sorted.map(measuredStart).min()!
+        let end = sorted.map { measuredStart($0) + $0.durationSeconds }.max()!
+
+        var configuration = first.configuration
+        configuration.shard = .whole
+        configuration.threads = sorted.reduce(0) { $0 + $1.configuration.threads }
+        configuration.transport.connections = sorted.reduce(0) { $0 + $1.configuration.transport.connections }
+
+        var counts = OutcomeCounts()
+        var warmupCounts = OutcomeCounts()
+        var latency = Histogram.latency(digits: first.latency.numberOfSignificantValueDigits)
+        var scheduleLag = Histogram.latency(digits: first.scheduleLag.numberOfSignificantValueDigits)
+        var retries = RetryCounts()
+        var recoveries: TransportRecoveries? = TransportRecoveries()
+        var stageTimes = StageTimes()
+        for shard in sorted {
+            counts.add(shard.counts)
+            warmupCounts.add(shard.warmupCounts)
+            latency.add(shard.latency)
+            scheduleLag.add(shard.scheduleLag)
+            retries.add(shard.retries)
+            if let shardRecoveries = shard.recoveries { recoveries?.add(shardRecoveries) } else { recoveries = nil }
+            stageTimes.add(shard.stageTimes)
+        }
+        func sum(_ figure: (RunResult) -> Int) -> Int { sorted.reduce(0) { $0 + figure($1) } }
+        func added<Key: Hashable>(_ figure: (RunResult) -> [Key: Int]) -> [Key: Int] {
+            sorted.reduce(into: [:]) { $0.merge(figure($1), uniquingKeysWith: +) }
+        }
+        return RunResult(
+            configuration: configuration,
+            mode: first.mode,
+            startedAtUnix: start - first.configuration.warmupSeconds,
+            durationSeconds: end - start,
+            counts: counts,
+            warmupCounts: warmupCounts,
+            warmupRejectedByReason: added(\.warmupRejectedByReason),
+            latency: latency,
+            rejectedByReason: added(\.rejectedByReason),
+            erroredByKind: added(\.erroredByKind),
+            perConnection: added(\.perConnection),
+            apnsIDMismatches: sum(\.apnsIDMismatches),
+            timeline: mergedTimeline(sorted, start: start, measuredStart: measuredStart),
+            scheduleLag: scheduleLag,
+            skippedForGoneTokens: sum(\.skippedForGoneTokens),
+            startsNotSent: sum(\.startsNotSent),
+            retries: retries,
+            recoveries: recoveries,
+            stageTimes: stageTimes,
+            engineCPUSeconds: sorted.reduce(0) { $0 + $1.engineCPUSeconds },
+            interrupted: sorted.contains { $0.interrupted }
+        )
+    }
+
+    private static func checkShardsOfOneRun(_ shards: [RunResult]) throws {
+        let first = shards[0].configuration
+        let count = first.shard.count
+        for result in shards {
+            let other = result.configuration
+            let differences = [
+                ("scenario", other.scenario.name != first.scenario.name),
+                ("activities", other.scenario.activities != first.scenario.activities),
+                ("seed", other.scenario.seed != first.scenario.seed),
+                ("pacing", other.pacing != first.pacing),
+                ("shard count", other.shard.count != count),
+            ].filter(\.1).map(\.0)
+            if !differences.isEmpty {
+                throw MergeError(
+                    description: "shard \(other.shard) differs from shard \(first.shard) in "
+                        + differences.joined(separator: ", ") + ": these are not the shards of one run"
+                )
+            }
+        }
+        let indices = shards.map(\.configuration.shard.index)
+        if let twice = Set(indices).first(where: { index in indices.filter { $0 == index }.count > 1 }) {
+            throw MergeError(description: "shard \(twice)/\(count) is given twice")
+        }
+        let missing = (0..<count).filter { !indices.contains($0) }
+        if !missing.isEmpty {
+            throw MergeError(
+                description: "shard(s) " + missing.map { "\($0)/\(count)" }.joined(separator: ", ")
+                    + " missing: a merge of part of a run would understate it"
+            )
+        }
+    }
+
+    /// Each merged second adds the shards' seconds that fell in it, and its percentiles come
+    /// from their histograms added up.
+    private static func mergedTimeline(
+        _ shards: [RunResult],
+        start: Double,
+        measuredStart: (RunResult) -> Double
+    ) -> [SecondSample] {
+        var seconds: [Int: (sample: SecondSample, latency: Histogram<UInt64>)] = [:]
+        for shard in shards {
+            let offset = Int((measuredStart(shard) - start).rounded())
+            for sample in shard.timeline {
+                let second = sample.second + offset
+                let latency = Histogram.latency(digits: .two, buckets: sample.latencyBuckets)
+                if var entry = seconds[second] {
+                    entry.sample.counts.add(sample.counts)
+                    // A second is as long as its longest part: only a shard's last can be partial.
+                    entry.sample.intervalSeconds = max(entry.sample.intervalSeconds, sample.intervalSeconds)
+                    entry.latency.add(latency)
+                    seconds[second] = entry
+                } else {
+                    var first = sample
+                    first.second = second
+                    seconds[second] = (first, latency)
+                }
+            }
+        }
+        return seconds.keys.sorted().map { second in
+            var (sample, latency) = seconds[second]!
+            if latency.totalCount > 0 {
+                sample.p50Us = latency.valueAtPercentile(50)
+                sample.p99Us = latency.valueAtPercentile(99)
+                sample.maxUs = latency.max
+                sample.latencyBuckets = latency.buckets
+            }
+            return sample
+        }
+    }
+}

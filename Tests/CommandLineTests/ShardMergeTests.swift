@@ -1,0 +1,133 @@
+import Foundation
+import Synchronization
+import TestSupport
+import XCTest
+
+/// One run split over 4 shard processes against one mock, merged, against the same run from one
+/// process: the totals and reasons agree exactly, and the merged histogram is
+/// the union of the shards'.
+final class ShardMergeTests: PushbenchTestCase {
+    private let arguments = ["--activities", "40", "--seed", "7", "--no-budget", "--connections", "1"]
+
+    /// A P-256 key in `AuthKey.p8`, and a mock verifying it with 10% of tokens for another app, so
+    /// the runs meet rejections. (Not 410s: a sender stops sending to a token answered 410, and
+    /// how many of its pushes were already in flight by then depends on timing.)
+    private func keyAndMock() throws -> (key: [String], mock: RunningProgram, origin: String, certificate: String) {
+        let openssl = try XCTUnwrap(ExternalProgram.onPath("openssl"))
+        let p8 = directory.file("AuthKey.p8")
+        if !FileManager.default.fileExists(atPath: p8) {
+            let made = try openssl.run([
+                "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8,
+            ])
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
+        let key = ["--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"]
+        let (mock, origin, certificate) = try startMock(["--auth-key", p8, "--other-topic", "0.1"] + key)
+        return (["--key", p8] + key, mock, origin, certificate)
+    }
+
+    private func summary(_ folder: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/summary.json"))
+        return try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    private func folders(in root: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root).sorted().map { root + "/" + $0 }
+    }
+
+    /// `[value_us: count]` of a summary's latency histogram.
+    private func buckets(_ summary: [String: Any]) throws -> [UInt64: UInt64] {
+        let histogram = try XCTUnwrap(summary["latency_histogram_us"] as? [String: Any])
+        let pairs = try XCTUnwrap(histogram["buckets"] as? [[UInt64]])
+        return Dictionary(pairs.map { ($0[0], $0[1]) }, uniquingKeysWith: +)
+    }
+
+    func testFourShardsMergeToTheSameTotalsAsOneProcess() throws {
+        let curl = try XCTUnwrap(ExternalProgram.onPath("curl"))
+        let single = try keyAndMock()
+        let whole = try pushbench.run(
+            [
+                "run", "--endpoint", single.origin, "--ca-file", single.certificate, "--reports-dir",
+                directory.file("one"),
+            ]
+                + single.key + arguments
+        )
+        XCTAssertEqual(whole.status, 0, whole.stderr)
+        let one = try summary(try XCTUnwrap(try folders(in: directory.file("one")).first))
+
+        let shared = try keyAndMock()
+        let shardRuns = (0..<4).map { index in
+            [
+                "run", "--endpoint", shared.origin, "--ca-file", shared.certificate, "--shard", "\(index)/4",
+                "--reports-dir", directory.file("shards"),
+            ] + shared.key + arguments
+        }
+        let outputs = Mutex<[Int: ExternalProgram.Output]>([:])
+        let pushbench = self.pushbench
+        DispatchQueue.concurrentPerform(iterations: 4) { index in
+            let output = Result { try pushbench.run(shardRuns[index]) }
+            outputs.withLock { $0[index] = try? output.get() }
+        }
+        for index in 0..<4 {
+            let output = try XCTUnwrap(outputs.withLock { $0[index] }, "shard \(index) did not run")
+            XCTAssertEqual(output.status, 0, output.stderr)
+            XCTAssertTrue(output.stderr.contains("activities"), output.stderr)
+        }
+        let stats = try curl.run(["-sS", "--http2", "--cacert", shared.certificate, "\(shared.origin)/stats"])
+        let statsFile = try directory.write("stats.json", Array(stats.stdout.utf8))
+
+        let shards = try folders(in: directory.file("shards"))
+        XCTAssertEqual(shards.count, 4)
+        let merge = try pushbench.run(
+            ["merge"] + shards + ["-o", directory.file("merged"), "--server-stats", statsFile]
+        )
+        XCTAssertEqual(merge.status, 0, merge.stdout + merge.stderr)
+        XCTAssertTrue(merge.stdout.contains("agrees with the client"), merge.stdout)
+        let merged = try summary(directory.file("merged"))
+
+        for key in ["counts", "rejected_by_reason", "skipped_gone_tokens", "starts_not_sent"] {
+            XCTAssertEqual(merged[key] as? NSObject, one[key] as? NSObject, "\(key) differs from one process's")
+        }
+        XCTAssertGreaterThan((one["rejected_by_reason"] as? [String: Int])?["DeviceTokenNotForTopic"] ?? 0, 0)
+        XCTAssertEqual(merged["accounting_balanced"] as? Bool, true)
+
+        var union: [UInt64: UInt64] = [:]
+        for shard in shards { union.merge(try buckets(try summary(shard)), uniquingKeysWith: +) }
+        XCTAssertEqual(try buckets(merged), union, "the merged histogram is the shards' added bucket by bucket")
+
+        let connections = try XCTUnwrap(merged["connections"] as? [[String: Int]])
+        XCTAssertEqual(Set(connections.compactMap { $0["shard"] }), [0, 1, 2, 3])
+        let seconds = try XCTUnwrap(merged["timeseries"] as? [[String: Any]])
+        let sentPerSecond = seconds.compactMap { ($0["counts"] as? [String: Int])?["sent"] }
+        XCTAssertEqual(sentPerSecond.reduce(0, +), (merged["counts"] as? [String: Int])?["sent"])
+        for file in ["report.html", "latency.hgrm", "timeseries.csv", "connections.csv", "outcomes.csv"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: directory.file("merged/" + file)), file)
+        }
+
+        let partial = try pushbench.run(["merge"] + shards.dropLast() + ["-o", directory.file("partial")])
+        assertCleanFailure(partial, mentions: "missing")
+        let twice = try pushbench.run(["merge", shards[0], shards[0], "-o", directory.file("twice")])
+        assertCleanFailure(twice, mentions: "given twice")
+        let wrong = try pushbench.run(["merge", shards[0], directory.file("one"), "-o", directory.file("wrong")])
+        assertCleanFailure(wrong, mentions: "summary.json")
+        single.mock.interrupt()
+        shared.mock.interrupt()
+    }
+
+    func testAnIndexedJobShardComesFromTheEnvironment() throws {
+        let both = try pushbench.run(
+            ["run", "--requests", "40", "--activities", "40", "--no-budget", "--reports-dir", directory.file("job")],
+            environment: ["JOB_COMPLETION_INDEX": "1", "PUSHBENCH_SHARD_COUNT": "2"]
+        )
+        XCTAssertEqual(both.status, 0, both.stderr)
+        XCTAssertTrue(both.stderr.contains("activities 20..<40 of 40 (shard 1/2) (at most 20)"), both.stderr)
+        let folder = try XCTUnwrap(try folders(in: directory.file("job")).first)
+        XCTAssertTrue(folder.hasSuffix("-shard-1-of-2"), folder)
+        XCTAssertEqual((try summary(folder)["counts"] as? [String: Int])?["sent"], 20)
+
+        let indexOnly = try pushbench.run(["run", "--requests", "10"], environment: ["JOB_COMPLETION_INDEX": "0"])
+        assertCleanFailure(indexOnly, mentions: "PUSHBENCH_SHARD_COUNT is not")
+        let outside = try pushbench.run(["run", "--requests", "10", "--shard", "4/4"])
+        assertCleanFailure(outside, mentions: "--shard: shard index must be 0 to 3")
+    }
+}
