@@ -171,11 +171,6 @@ struct LoadWorker: Sendable {
                 )
                 break
             }
-            var waitMs = submitting ? dueInMs(pending, index: sent, slotsFree: client.idleSlots > 0) : 20
-            if let due = retryQueue.nextDueNanos, client.idleSlots > 0 {
-                let now = monotonicNanos()
-                waitMs = min(waitMs, due <= now ? 0 : Int32(min(20, (due - now) / 1_000_000)))
-            }
             let performing = monotonicNanos()
             var handling: UInt64 = 0
             client.perform { completion in
@@ -216,6 +211,12 @@ struct LoadWorker: Sendable {
             now = monotonicNanos()
             stages.add(.transport, from: performing &+ handling, to: now)
             stages.add(.responses, from: 0, to: handling)
+            // After the answers, so the streams they freed count: a free stream with a push to
+            // send must not sit idle until the next answer arrives.
+            var waitMs = submitting ? dueInMs(pending, index: sent, slotsFree: client.idleSlots > 0) : 20
+            if let due = retryQueue.nextDueNanos, client.idleSlots > 0 {
+                waitMs = min(waitMs, due <= now ? 0 : Int32(min(20, (due - now) / 1_000_000)))
+            }
             client.wait(timeoutMs: waitMs)
             now = monotonicNanos()
             if now >= nextPublish {
@@ -253,10 +254,11 @@ struct LoadWorker: Sendable {
         }
     }
 
-    /// How long the client may wait for traffic: 20 ms, or less when an open-loop push is due
-    /// sooner and a stream is free to send it.
+    /// How long the client may wait for traffic: 20 ms, none when a stream is free for a
+    /// closed-loop push, or until an open-loop push is due when a stream is free to send it.
     private func dueInMs(_ pending: WorkloadEvent?, index: Int, slotsFree: Bool) -> Int32 {
-        guard slotsFree, let pending, let due = intendedTime(of: pending, index: index) else { return 20 }
+        guard slotsFree, let pending else { return 20 }
+        guard let due = intendedTime(of: pending, index: index) else { return 0 }
         let now = monotonicNanos()
         return due <= now ? 0 : Int32(min(20, (due - now) / 1_000_000))
     }
