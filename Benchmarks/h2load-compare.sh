@@ -35,12 +35,7 @@ trap cleanup EXIT
 
 source Benchmarks/signed-push.sh
 
-"$binary" mock --port 0 --cert-out "$work/mock.pem" --auth-key "$work/public.pem" --key-id "$key_id" \
-    --team-id "$team_id" >"$work/mock.log" 2>&1 &
-mock_pid=$!
-for _ in $(seq 1 50); do grep -q "listening on https://" "$work/mock.log" && break; sleep 0.1; done
-origin=$(grep -o 'https://[0-9.:]*' "$work/mock.log" | head -1)
-[[ -n $origin ]] || { cat "$work/mock.log" >&2; exit 1; }
+start_signed_mock
 mapfile -t push_arguments < <(h2load_push_arguments "$origin")
 echo "mock $origin (1 event-loop thread), $requests requests per run, payload $(wc -c <"$work/payload.json") bytes" >&2
 

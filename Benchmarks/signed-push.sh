@@ -5,7 +5,7 @@
 # loopback mock only), and writes $work/key.p8, $work/public.pem (for `mock --auth-key`),
 # $work/payload.json (a 141-byte football update as PushBench sends it) and $work/tokens.txt
 # (10,000 device tokens, one path per push for h2load's -i: HPACK cannot index a new path, so
-# each costs the server alike).
+# each costs the server alike), and defines start_signed_mock and h2load_push_arguments.
 key_id=BENCHKEY01 team_id=BENCHTEAM1 topic=com.example.pushbench.push-type.liveactivity
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
 openssl pkey -in "$work/key.p8" -pubout -out "$work/public.pem"
@@ -38,4 +38,15 @@ h2load_push_arguments() {
     printf '%s\n' -H "authorization: bearer $bearer" -H "apns-push-type: liveactivity" -H "apns-topic: $topic" \
         -H "apns-priority: 10" -H "apns-expiration: $((now + 3600))" -H "content-type: application/json" \
         -d "$work/payload.json" -i "$work/uris.txt"
+}
+
+# Starts `pushbench mock` verifying the key above, with any further mock arguments ("$@"); sets
+# mock_pid and origin (the caller's cleanup stops it).
+start_signed_mock() {
+    "$binary" mock --port 0 --cert-out "$work/mock.pem" --auth-key "$work/public.pem" --key-id "$key_id" \
+        --team-id "$team_id" "$@" >"$work/mock.log" 2>&1 &
+    mock_pid=$!
+    for _ in $(seq 1 50); do grep -q "listening on https://" "$work/mock.log" && break; sleep 0.1; done
+    origin=$(grep -o 'https://[0-9.:]*' "$work/mock.log" | head -1)
+    [[ -n $origin ]] || { cat "$work/mock.log" >&2; exit 1; }
 }

@@ -17,7 +17,7 @@ struct PushBench: ParsableCommand {
             """,
         subcommands: [
             RunCommand.self, MockCommand.self, TokensCommand.self, ScenariosCommand.self, BudgetCommand.self,
-            HotpathCommand.self, CompareCommand.self, MergeCommand.self,
+            HotpathCommand.self, CompareCommand.self, MergeCommand.self, PlanCommand.self,
         ]
     )
 

@@ -1,0 +1,153 @@
+import Foundation
+import LoadEngine
+
+extension FleetPlan {
+    /// The plan as a capacity planner reads it: each figure with the arithmetic that made it.
+    public var text: String {
+        let measuredConnections = max(measured.perConnection.count, 1)
+        let streams = measured.configuration.transport.streamsPerConnection
+        let littleRate = Double(measuredConnections * streams) / measuredLatencySeconds
+        var rows: [(String, String)] = [
+            (
+                "measured",
+                "\(Self.count(measured.throughputPerSecond)) pushes/s over \(measuredConnections) connection(s) × "
+                    + "\(streams) streams, \(measured.configuration.threads) worker thread(s), "
+                    + "mean latency \(Self.ms(measuredLatencySeconds)), p99 "
+                    + Self.ms(Double(measured.latency.valueAtPercentile(99)) / 1e6)
+                    + ", \(measured.mode.rawValue.replacingOccurrences(of: "_", with: " "))"
+            ),
+            (
+                "little's law",
+                "\(measuredConnections * streams) streams ÷ \(Self.ms(measuredLatencySeconds)) = "
+                    + "\(Self.count(littleRate)) pushes/s if every stream is busy; measured "
+                    + "\(Self.percent(measured.throughputPerSecond / littleRate)) of that"
+            ),
+            (
+                "sender CPU",
+                String(format: "%.1f µs per push", cpuMicrosPerPush) + " ("
+                    + StageTimes.Stage.allCases.map {
+                        String(
+                            format: "%@ %.1f",
+                            $0.name,
+                            measured.stageTimes.nanosPerPush($0, pushes: measured.counts.sent) / 1000
+                        )
+                    }.joined(separator: ", ") + ") → 1e6 ÷ " + String(format: "%.1f", cpuMicrosPerPush)
+                    + " = \(Self.count(pushesPerCore)) pushes/s per core"
+            ),
+        ]
+        if let peak = target.peak {
+            rows.append(
+                (
+                    "target",
+                    "\(Self.count(Double(peak.pushes))) pushes within \(Self.number(peak.seconds)) s = "
+                        + "\(Self.count(target.ratePerSecond)) pushes/s"
+                )
+            )
+        } else {
+            rows.append(("target", "\(Self.count(target.ratePerSecond)) pushes/s sustained"))
+        }
+        rows += [
+            (
+                "latency",
+                "\(Self.ms(latencySeconds)) per push "
+                    + (target.latencySeconds == nil ? "(the measured mean)" : "(assumed, --rtt)")
+            ),
+            (
+                "cores",
+                "\(Self.count(target.ratePerSecond)) ÷ (\(Self.count(pushesPerCore)) × \(Self.number(target.headroom)) headroom)"
+                    + " = \(cores)"
+            ),
+            (
+                "in flight",
+                "little's law: \(Self.count(target.ratePerSecond)) pushes/s × \(Self.ms(latencySeconds)) = "
+                    + "\(Self.count(inFlight)) requests"
+            ),
+            (
+                "connections",
+                "\(Self.count(inFlight)) ÷ (\(streamsPerConnection) streams × \(Self.number(target.headroom)) headroom) "
+                    + "= \(connections) (each carries \(Self.count(pushesPerConnection)) pushes/s)"
+            ),
+            (
+                "hosts",
+                "max(\(cores) cores ÷ \(target.coresPerHost) per host, \(connections) connections ÷ "
+                    + "\(target.connectionsPerHost) per host) = max(\(hostsForCores), \(hostsForConnections)) = \(hosts)"
+            ),
+            (
+                "per host",
+                "\(threadsPerHost) worker thread(s) (--threads), \(connectionsPerHostPlanned) connection(s) "
+                    + "(--connections), \(streamsPerConnection) streams each"
+            ),
+            ("binding", bindingConstraint.rawValue),
+            (
+                "p99",
+                "\(Self.ms(predictedP99Seconds)) expected (the assumed latency × the measured p99 ÷ mean)"
+                    + (target.p99Seconds.map {
+                        meetsP99
+                            ? " ≤ \(Self.ms($0)) target: met"
+                            : " > \(Self.ms($0)) target: NOT met, and more hosts do not help (latency-bound)"
+                    } ?? "")
+            ),
+        ]
+        if let delivered = peakDeliveredSeconds {
+            rows.append(
+                ("peak delivered", String(format: "the last push answered about %.2f s after the first", delivered))
+            )
+        }
+        if measured.workerBusyShare < 0.5 {
+            rows.append(
+                (
+                    "caution",
+                    "the workers were on a CPU \(Self.percent(measured.workerBusyShare)) of this run: each wake-up's "
+                        + "cost spread over few pushes, so the CPU per push, and the cores, are on the high side"
+                )
+            )
+        }
+        if measured.mode == .openLoop {
+            rows.append(
+                (
+                    "caution",
+                    "this run was open loop: its CPU per push includes the pacer waiting between sends; "
+                        + "plan from a closed-loop run for the sender's true cost"
+                )
+            )
+        }
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
+            .joined(separator: "\n")
+    }
+
+    /// The plan as JSON-ready values, for scripts.
+    public var dictionary: [String: Any] {
+        [
+            "target_rate_per_s": target.ratePerSecond,
+            "latency_s": latencySeconds,
+            "streams_per_connection": streamsPerConnection,
+            "headroom": target.headroom,
+            "cpu_us_per_push": cpuMicrosPerPush,
+            "pushes_per_core_per_s": pushesPerCore,
+            "cores": cores,
+            "in_flight": inFlight,
+            "connections": connections,
+            "hosts": hosts,
+            "threads_per_host": threadsPerHost,
+            "connections_per_host": connectionsPerHostPlanned,
+            "binding_constraint": bindingConstraint.rawValue,
+            "predicted_p99_s": predictedP99Seconds,
+            "meets_p99": meetsP99,
+        ]
+    }
+
+    static func count(_ value: Double) -> String {
+        let formatter = NumberFormatter()
+        formatter.locale = Locale(identifier: "en_US")
+        formatter.numberStyle = .decimal
+        formatter.maximumFractionDigits = 0
+        return formatter.string(from: NSNumber(value: value.rounded())) ?? String(Int(value))
+    }
+
+    static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+
+    static func percent(_ share: Double) -> String { String(format: "%.0f%%", share * 100) }
+
+    static func number(_ value: Double) -> String { RateProfile.number(value) }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import Foundation
+import LoadEngine
+import Reports
+
+/// `pushbench plan`: fleet sizing from a measured run.
+struct PlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Size a sender fleet (connections, cores, hosts) for a target rate from a measured run.",
+        discussion: """
+            Reads a run's summary.json (or report folder) and prints each figure with its arithmetic:
+            cores from the run's sender CPU per push (all stages: signing, encoding, HTTP/2 and TLS), connections \
+            from Little's law (in flight = rate × latency) and the streams a connection carries, hosts from the \
+            cores and connections a host has, each at --headroom; then the constraint that sets the number of \
+            hosts, and the p99 to expect.
+
+              pushbench plan Reports/<run>/ --peak 10000000 --within 10 --rtt 40 --streams 1000
+              pushbench plan Reports/<run>/ --rate 50000 --p99 250 --cores-per-host 16 --json plan.json
+              pushbench plan Reports/<run>/ --predict-connections 2,4
+
+            Plan from a closed-loop run against a target like the real one: its latency and CPU per push are \
+            what the model scales. --rtt replaces the measured latency with APNs' (measure it from the sender's \
+            region); APNs itself is assumed to keep that latency at any rate. --predict-connections says what \
+            the measured set-up would reach with more connections on the same machine, to check the model \
+            against a run (Benchmarks/plan-validate.sh does that).
+            """
+    )
+
+    @Argument(help: "A measured run's summary.json or report folder.")
+    var result: String
+
+    @Option(help: "Pushes of a peak to deliver (with --within), such as 10000000 for a goal in a final.")
+    var peak: Int?
+
+    @Option(help: "Seconds within which the --peak must be sent.")
+    var within: Double?
+
+    @Option(help: "A sustained rate to plan for, pushes per second (instead of --peak and --within).")
+    var rate: Double?
+
+    @Option(help: "Mean latency per push at the target, milliseconds (default: the measured run's mean).")
+    var rtt: Double?
+
+    @Option(help: "Streams per connection (default: the measured run's; APNs has allowed 1000).")
+    var streams: Int?
+
+    @Option(help: "A p99 latency target, milliseconds, checked against the expected p99.")
+    var p99: Double?
+
+    @Option(help: "The share of each core's and connection's capacity to plan for, 0 to 1.")
+    var headroom = 0.7
+
+    @Option(name: .customLong("cores-per-host"), help: "Cores of one sender host.")
+    var coresPerHost = 8
+
+    @Option(name: .customLong("connections-per-host"), help: "Connections one sender host may hold.")
+    var connectionsPerHost = 64
+
+    @Option(
+        name: .customLong("predict-connections"),
+        help: "Connection counts (such as 2,4) to predict the measured set-up's throughput for."
+    )
+    var predictConnections: String?
+
+    @Option(help: "Also write the plan as JSON here.")
+    var json: String?
+
+    func validate() throws {
+        if (peak == nil) != (within == nil) { throw ValidationError("--peak and --within go together") }
+        if peak != nil && rate != nil { throw ValidationError("give --peak and --within, or --rate, not both") }
+        if peak == nil && rate == nil && predictConnections == nil {
+            throw ValidationError("give a target: --peak and --within, or --rate (or --predict-connections)")
+        }
+        if let peak, peak < 1 { throw ValidationError("--peak must be at least 1") }
+        for (name, value) in [("--within", within), ("--rate", rate), ("--rtt", rtt), ("--p99", p99)] {
+            if let value, !(value > 0 && value.isFinite) { throw ValidationError("\(name) must be positive") }
+        }
+        if let streams, streams < 1 { throw ValidationError("--streams must be at least 1") }
+        guard headroom > 0 && headroom <= 1 else { throw ValidationError("--headroom must be above 0 and at most 1") }
+        guard coresPerHost >= 1, connectionsPerHost >= 1 else {
+            throw ValidationError("--cores-per-host and --connections-per-host must be at least 1")
+        }
+        _ = try connectionCounts()
+    }
+
+    func run() throws {
+        let measured: RunResult
+        do {
+            measured = try SummaryFile(contentsOf: result).runResult()
+        } catch {
+            throw CommandLineError("\(error)")
+        }
+        guard measured.counts.succeeded > 0, measured.engineCPUSeconds > 0, measured.latency.totalCount > 0 else {
+            throw CommandLineError("\(result): the run answered no pushes, so it measured nothing to plan from")
+        }
+        let targetRate = rate ?? peak.map { Double($0) / within! } ?? measured.throughputPerSecond
+        let plan = FleetPlan(
+            measured: measured,
+            target: FleetPlan.Target(
+                ratePerSecond: targetRate,
+                peak: peak.map { ($0, within!) },
+                latencySeconds: rtt.map { $0 / 1000 },
+                streamsPerConnection: streams,
+                p99Seconds: p99.map { $0 / 1000 },
+                headroom: headroom,
+                coresPerHost: coresPerHost,
+                connectionsPerHost: connectionsPerHost
+            )
+        )
+        var document: [String: Any] = ["measured_run": result]
+        if peak != nil || rate != nil {
+            Console.out(plan.text)
+            document["plan"] = plan.dictionary
+        }
+        let counts = try connectionCounts()
+        if !counts.isEmpty {
+            Console.out("predicted on this machine, same target, flat out:")
+            var predictions: [[String: Any]] = []
+            for count in counts {
+                let predicted = plan.predictedThroughput(connections: count)
+                Console.out(
+                    "  \(count) connection(s): \(Int(predicted.pushesPerSecond.rounded())) pushes/s "
+                        + "(bound by \(predicted.limit == .senderCPU ? "the worker threads' CPU" : "streams ÷ latency"))"
+                )
+                predictions.append([
+                    "connections": count, "pushes_per_s": predicted.pushesPerSecond,
+                    "limit": predicted.limit.rawValue,
+                ])
+            }
+            document["predictions"] = predictions
+        }
+        if let json {
+            let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
+            do {
+                try ReportWriter.save(data, toPath: json)
+            } catch {
+                throw CommandLineError("\(error)")
+            }
+        }
+    }
+
+    private func connectionCounts() throws -> [Int] {
+        guard let predictConnections else { return [] }
+        let counts = predictConnections.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) >= 1 }) else {
+            throw ValidationError("--predict-connections takes counts such as 2,4")
+        }
+        return counts.map { $0! }
+    }
+}
