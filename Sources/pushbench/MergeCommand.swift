@@ -37,11 +37,15 @@ struct MergeCommand: ParsableCommand {
     )
     var serverStats: String?
 
+    @OptionGroup
+    var baseline: BaselineOption
+
     func validate() throws {
         if results.isEmpty { throw ValidationError("give every shard's summary.json or report folder") }
     }
 
     func run() throws {
+        let baselineFigures = try baseline.figures()
         var shards: [RunResult] = []
         var firstContext: RunContext? = nil
         for path in results {
@@ -67,7 +71,12 @@ struct MergeCommand: ParsableCommand {
         )
         Console.out(SummaryTable.render(merged, context: context))
         do {
-            let written = try ReportWriter.write(merged, context: context, directory: output)
+            let written = try ReportWriter.write(
+                merged,
+                context: context,
+                directory: output,
+                comparison: try BaselineOption.compare(merged, context: context, with: baselineFigures)
+            )
             Console.out("report: \(written.htmlPath)")
         } catch {
             throw CommandLineError("\(error) (the summary above is complete)")

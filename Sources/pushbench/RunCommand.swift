@@ -232,6 +232,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("mock-threads"), help: "Event-loop threads of the embedded mock.")
     var mockThreads = 1
 
+    @OptionGroup
+    var baseline: BaselineOption
+
     @OptionGroup(title: "Token hygiene of the embedded mock")
     var tokenHygiene: TokenHygieneOptions
 
@@ -325,6 +328,7 @@ struct RunCommand: ParsableCommand {
         let preset = try BudgetParameters.preset(named: budgetPreset)
         let target = try RunTarget(parsing: endpoint)
         let realTokens = try tokensFile.map(RealTokensFile.read)
+        let baselineFigures = try baseline.figures()
         let workload = try ScenariosCommand.load(
             scenario,
             activities: activities ?? realTokens?.count ?? 1000,
@@ -472,7 +476,13 @@ struct RunCommand: ParsableCommand {
             )
         }
         do {
-            let written = try ReportWriter.write(result, context: context, root: reportsDir, budget: budgetReport)
+            let written = try ReportWriter.write(
+                result,
+                context: context,
+                root: reportsDir,
+                budget: budgetReport,
+                comparison: try BaselineOption.compare(result, context: context, with: baselineFigures)
+            )
             Console.out("report: \(written.htmlPath)")
         } catch {
             throw CommandLineError("\(error) (the summary above is complete)")

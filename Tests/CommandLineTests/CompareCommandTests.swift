@@ -14,9 +14,19 @@ final class CompareCommandTests: PushbenchTestCase {
         let reports = directory.file("runs")
         let run = try pushbench.run([
             "run", "--requests", "2000", "--activities", "200", "--seed", "7", "--reports-dir", reports,
+            "--baseline", Self.baseline,
         ])
         XCTAssertEqual(run.status, 0, run.stderr)
         let folder = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: reports).first)
+        // --baseline adds the judgement to the run's own output and report.
+        XCTAssertTrue(run.stdout.contains("against the baseline:\nfigure"), run.stdout)
+        let html = try String(contentsOfFile: reports + "/" + folder + "/report.html", encoding: .utf8)
+        XCTAssertTrue(html.contains("<h2>Against the baseline</h2>"), "no baseline section")
+        XCTAssertTrue(html.contains("<td>succeeded</td><td class=\"num\">2000</td><td class=\"num\">2000</td>"))
+        assertCleanFailure(
+            try pushbench.run(["run", "--requests", "10", "--baseline", directory.file("absent.json")]),
+            mentions: "--baseline: "
+        )
         let gate = try pushbench.run(["compare", "--mode", "counts", Self.baseline, reports + "/" + folder])
         XCTAssertEqual(gate.status, 0, gate.stdout + gate.stderr)
         XCTAssertTrue(

@@ -24,6 +24,13 @@ extension RunComparison {
         return (lines + ["", headline]).joined(separator: "\n") + "\n"
     }
 
+    /// The table as a section of a run's `report.html`.
+    var html: String {
+        "<h2>Against the baseline</h2>"
+            + "<p class=\"\(passed ? "ok" : "bad")\">\(HTML.escape(headline)).</p>"
+            + HTML.grid("Each figure against the baseline's", headers: Self.columns, rows: rows)
+    }
+
     /// The table as GitHub-flavoured Markdown, for a pull-request comment.
     public var markdown: String {
         var text = "### pushbench compare: **\(passed ? "PASS" : "REGRESSION")**\n\n"

@@ -16,7 +16,7 @@ public enum ReportWriter {
     }
 
     /// Writes the report for `result` into `<root>/<runID>/`, with `budget`'s files and section
-    /// when given (its run ID must be the context's).
+    /// when given (its run ID must be the context's), and `comparison`'s section when given.
     ///
     /// - Throws: `ReportError` naming the file and the system's reason (full disk, no
     ///   permission); files already written stay.
@@ -24,13 +24,15 @@ public enum ReportWriter {
         _ result: RunResult,
         context: RunContext,
         root: String,
-        budget: BudgetReport? = nil
+        budget: BudgetReport? = nil,
+        comparison: RunComparison? = nil
     ) throws -> Written {
         try write(
             result,
             context: context,
             directory: (root as NSString).appendingPathComponent(context.runID),
-            budget: budget
+            budget: budget,
+            comparison: comparison
         )
     }
 
@@ -41,7 +43,8 @@ public enum ReportWriter {
         _ result: RunResult,
         context: RunContext,
         directory: String,
-        budget: BudgetReport? = nil
+        budget: BudgetReport? = nil,
+        comparison: RunComparison? = nil
     ) throws -> Written {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -57,7 +60,7 @@ public enum ReportWriter {
         try save(Data(outcomesTable(result).text.utf8), as: "outcomes.csv", in: directory)
         try save(Data(connectionsTable(result.perConnection).text.utf8), as: "connections.csv", in: directory)
         if let budget { _ = try budget.write(root: (directory as NSString).deletingLastPathComponent) }
-        let html = HTMLReport(result: result, context: context, budget: budget).render()
+        let html = HTMLReport(result: result, context: context, budget: budget, comparison: comparison).render()
         try save(Data(html.utf8), as: "report.html", in: directory)
         return Written(directory: directory, htmlPath: (directory as NSString).appendingPathComponent("report.html"))
     }

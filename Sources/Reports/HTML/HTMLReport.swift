@@ -13,12 +13,20 @@ public struct HTMLReport {
     public let context: RunContext
     /// What the devices would have shown of the accepted pushes, if modelled.
     public let budget: BudgetReport?
+    /// The run judged against a baseline (`--baseline`), if one was given.
+    public let comparison: RunComparison?
 
     /// Creates a report.
-    public init(result: RunResult, context: RunContext, budget: BudgetReport? = nil) {
+    public init(
+        result: RunResult,
+        context: RunContext,
+        budget: BudgetReport? = nil,
+        comparison: RunComparison? = nil
+    ) {
         self.result = result
         self.context = context
         self.budget = budget
+        self.comparison = comparison
     }
 
     /// The page.
@@ -39,6 +47,7 @@ public struct HTMLReport {
             </div>
 
             """
+        if let comparison { html += comparison.html }
         html += "<h2>Outcomes</h2>"
         html += HTML.table(
             "Every request ends in exactly one outcome",
@@ -166,6 +175,14 @@ public struct HTMLReport {
             ],
             headers: ("parameter", "value")
         )
+        let machine = RunContext.machine
+        html += HTML.table(
+            "The machine that wrote this report",
+            ["cores", "memory_bytes", "kernel", "arch", "hostname", "libcurl"].map { key in
+                (key == "memory_bytes" ? "memory" : key, machine[key].map(Self.environmentValue) ?? "unknown")
+            },
+            headers: ("environment", "value")
+        )
         return HTML.page(title: "PushBench run \(context.runID)", body: html)
     }
 
@@ -176,6 +193,11 @@ public struct HTMLReport {
             divisor: 1000,
             series: [("latency", "#6a1b9a", result.latency)]
         ).render()
+    }
+
+    private static func environmentValue(_ value: Any) -> String {
+        if let bytes = value as? UInt64 { return String(format: "%.1f GiB", Double(bytes) / 1_073_741_824) }
+        return "\(value)"
     }
 
     private static func utc(_ unix: Double) -> String {
