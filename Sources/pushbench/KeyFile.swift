@@ -13,15 +13,38 @@ enum KeyFile {
 
     static func signingKey(_ path: String) throws -> ES256PrivateKey {
         do {
-            return try ES256PrivateKey(pem: read(path, what: "signing key"))
+            let pem = try read(path, what: "signing key")
+            warnIfOthersCanRead(path, what: "signing key")
+            return try ES256PrivateKey(pem: pem)
         } catch let error as ES256KeyError {
             throw CommandLineError("signing key \(path) is unusable: \(error)")
         }
     }
 
+    /// Warns (without refusing: a laptop's test key may be shared on purpose) when a private
+    /// key can be read by every user of the machine, as an Apple signing key never should.
+    static func warnIfOthersCanRead(_ path: String, what: String) {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o004 != 0
+        else { return }
+        Console.err(
+            "warning: \(what) \(path) is readable by every user (mode \(String(mode & 0o777, radix: 8))): chmod 600 it"
+        )
+    }
+
+    /// Writes `bytes` to `path` readable by its owner only (mode 0600), replacing any file there.
+    static func writePrivately(_ bytes: [UInt8], to path: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
     static func verificationKey(_ path: String) throws -> ES256PublicKey {
         do {
-            return try ES256PublicKey(pem: read(path, what: "auth key"))
+            let pem = try read(path, what: "auth key")
+            if String(decoding: pem, as: UTF8.self).contains("PRIVATE KEY") {
+                warnIfOthersCanRead(path, what: "auth key")
+            }
+            return try ES256PublicKey(pem: pem)
         } catch let error as ES256KeyError {
             throw CommandLineError("auth key \(path) is unusable: \(error)")
         }

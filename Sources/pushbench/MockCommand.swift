@@ -69,7 +69,7 @@ struct MockCommand: ParsableCommand {
     )
     var channelLimit = 10_000
 
-    @Option(name: .customLong("cert-out"), help: "Write the generated certificate (no key) here.")
+    @Option(name: .customLong("cert-out"), help: "Write the generated certificate (no key) here, mode 0600.")
     var certOut: String?
 
     @Option(name: .customLong("auth-key"), help: "Public key (PEM) or Apple .p8 whose provider tokens are accepted.")
@@ -347,7 +347,7 @@ struct MockCommand: ParsableCommand {
         }
         if let certOut {
             do {
-                try Data(server.certificatePEM).write(to: URL(fileURLWithPath: certOut))
+                try KeyFile.writePrivately(server.certificatePEM, to: certOut)
             } catch {
                 server.shutdown()
                 throw CommandLineError("cannot write the certificate to \(certOut): \(error.localizedDescription)")
