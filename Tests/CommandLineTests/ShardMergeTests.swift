@@ -97,7 +97,13 @@ final class ShardMergeTests: PushbenchTestCase {
 
         let connections = try XCTUnwrap(merged["connections"] as? [[String: Int]])
         XCTAssertEqual(Set(connections.compactMap { $0["shard"] }), [0, 1, 2, 3])
+        let shardSeconds = try XCTUnwrap(try summary(shards[0])["timeseries"] as? [[String: Any]])
+        XCTAssertFalse(
+            (shardSeconds.first?["latency_buckets_us"] as? [Any])?.isEmpty ?? true,
+            "a shard keeps each second's buckets for the merge"
+        )
         let seconds = try XCTUnwrap(merged["timeseries"] as? [[String: Any]])
+        XCTAssertGreaterThan(seconds.compactMap { $0["p99_us"] as? Int }.max() ?? 0, 0)
         let sentPerSecond = seconds.compactMap { ($0["counts"] as? [String: Int])?["sent"] }
         XCTAssertEqual(sentPerSecond.reduce(0, +), (merged["counts"] as? [String: Int])?["sent"])
         for file in ["report.html", "latency.hgrm", "timeseries.csv", "connections.csv", "outcomes.csv"] {

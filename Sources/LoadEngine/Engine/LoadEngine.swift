@@ -42,7 +42,7 @@ public enum LoadEngine {
         }
         var firstEvents = try ScenarioStream(configuration.scenario)
         let firstEventMs = firstEvents.next()?.timeMs ?? 0
-        let timeline = RunTimeline(workers: threads)
+        let timeline = RunTimeline(workers: threads, keepsLatencyBuckets: configuration.shard.count > 1)
         let abort = StopFlag()
         let startedAtUnix = unixNow()
         let start = monotonicNanos()

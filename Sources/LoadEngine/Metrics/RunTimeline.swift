@@ -23,9 +23,13 @@ final class RunTimeline: Sendable {
     }
 
     private let state: Mutex<State>
+    private let keepsLatencyBuckets: Bool
 
-    /// Creates the timeline of a run with `workers` workers.
-    init(workers: Int) {
+    /// Creates the timeline of a run with `workers` workers; with `keepsLatencyBuckets` (a
+    /// shard's run, to be merged) each closed second keeps its histogram's buckets, a few
+    /// kilobytes a second, and otherwise only its percentiles, so a long run's memory stays flat.
+    init(workers: Int, keepsLatencyBuckets: Bool = false) {
+        self.keepsLatencyBuckets = keepsLatencyBuckets
         state = Mutex(
             State(closedBefore: Array(repeating: 0, count: workers), counts: Array(repeating: .init(), count: workers))
         )
@@ -43,7 +47,7 @@ final class RunTimeline: Sendable {
                 state.open[sample.second] = OpenSecond(sample: sample, latency: latency)
             }
             state.closedBefore[worker] = sample.second + 1
-            Self.closeFinalSeconds(&state)
+            Self.closeFinalSeconds(&state, keepingBuckets: keepsLatencyBuckets)
         }
     }
 
@@ -51,7 +55,7 @@ final class RunTimeline: Sendable {
     func finish(worker: Int) {
         state.withLock { state in
             state.closedBefore[worker] = .max
-            Self.closeFinalSeconds(&state)
+            Self.closeFinalSeconds(&state, keepingBuckets: keepsLatencyBuckets)
         }
     }
 
@@ -76,7 +80,7 @@ final class RunTimeline: Sendable {
         state.withLock { $0.closed }
     }
 
-    private static func closeFinalSeconds(_ state: inout State) {
+    private static func closeFinalSeconds(_ state: inout State, keepingBuckets: Bool) {
         let final = state.closedBefore.min() ?? 0
         var second = state.closed.count
         while second < final, let open = state.open.removeValue(forKey: second) {
@@ -85,7 +89,7 @@ final class RunTimeline: Sendable {
                 sample.p50Us = open.latency.valueAtPercentile(50)
                 sample.p99Us = open.latency.valueAtPercentile(99)
                 sample.maxUs = open.latency.max
-                sample.latencyBuckets = open.latency.buckets
+                if keepingBuckets { sample.latencyBuckets = open.latency.buckets }
             }
             state.closed.append(sample)
             second += 1

@@ -13,7 +13,8 @@ public struct SecondSample: Sendable, Equatable {
     /// Largest latency in this second, microseconds.
     public var maxUs: UInt64 = 0
     /// The second's latency histogram (two significant digits) as its buckets, so that shards'
-    /// seconds add up to exact percentiles.
+    /// seconds add up to exact percentiles; empty in an unsharded run, which keeps only the
+    /// percentiles.
     public var latencyBuckets: [LatencyBucket] = []
 
     /// Requests that ended per second in this sample (counts divided by its real length, so the
