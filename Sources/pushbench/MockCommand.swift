@@ -118,6 +118,22 @@ struct MockCommand: ParsableCommand {
     @Option(help: "Event-loop threads.")
     var threads = 1
 
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp(
+            "Connections open at once, TLS handshakes included; more are closed as soon as accepted.",
+            discussion:
+                "Bounds the mock's memory (an idle connection costs it about 40 KiB). The mock raises its open-file limit to the system's hard limit and lowers this to fit."
+        )
+    )
+    var maxConnections = ConnectionLimits().maxConnections
+
+    @Option(
+        name: .customLong("handshake-timeout"),
+        help: "Seconds a new connection may take to finish TLS and ALPN before it is closed (half-open TLS)."
+    )
+    var handshakeTimeout = 10.0
+
     @OptionGroup(title: "Token hygiene")
     var tokenHygiene: TokenHygieneOptions
 
@@ -248,6 +264,28 @@ struct MockCommand: ParsableCommand {
         guard threads <= 256 else { throw ValidationError("--threads may be at most 256") }
         if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1") }
         if let resetAfter, resetAfter < 1 { throw ValidationError("--reset-after must be at least 1") }
+        guard maxConnections >= 1, handshakeTimeout > 0, handshakeTimeout <= 3600 else {
+            throw ValidationError(
+                "--max-connections must be at least 1, and --handshake-timeout above 0 and at most 3600"
+            )
+        }
+    }
+
+    /// `--max-connections`, lowered to what the open-file limit allows once raised as far as
+    /// the system lets it (a connection takes a file descriptor; 64 are kept for the rest).
+    func connectionLimits() -> ConnectionLimits {
+        let files = OpenFileLimit.raise()
+        var limits = ConnectionLimits(
+            maxConnections: maxConnections,
+            handshakeTimeout: .nanoseconds(Int64(handshakeTimeout * 1e9))
+        )
+        if files - 64 < maxConnections {
+            limits.maxConnections = max(1, files - 64)
+            Console.err(
+                "warning: the open-file limit is \(files), so at most \(limits.maxConnections) connections (not \(maxConnections))"
+            )
+        }
+        return limits
     }
 
     /// The `--token-rule` flags as rules.
@@ -316,6 +354,7 @@ struct MockCommand: ParsableCommand {
         let unregistered = try unregisteredTokens.map { path in
             Set(try RealTokensFile.read(path).map { String(decoding: $0, as: UTF8.self) })
         }
+        let limits = connectionLimits()
         let server: MockAPNsServer
         do {
             server = try MockAPNsServer.start(
@@ -339,7 +378,8 @@ struct MockCommand: ParsableCommand {
                     threads: threads,
                     recorder: recorder,
                     faults: faults,
-                    strictLiveActivityContent: strictContent
+                    strictLiveActivityContent: strictContent,
+                    limits: limits
                 )
             )
         } catch {
@@ -378,6 +418,9 @@ struct MockCommand: ParsableCommand {
             Console.out("injecting faults" + (faults.name.map { " '\($0)'" } ?? "") + " (seed \(faults.seed)):")
             for line in faults.summary { Console.out("  " + line) }
         }
+        Console.out(
+            "limits: \(limits.maxConnections) connections, TLS and ALPN within \(handshakeTimeout) s, \(streams) streams a connection, 8000-byte header lists, \(ConnectionLimits.keptBodyBytes) body bytes kept a stream"
+        )
         Console.out("counters: GET /stats · stop with Ctrl-C")
 
         let trap = InterruptTrap { server.shutdown() }

@@ -43,6 +43,9 @@ public final class RunningProgram {
     /// Everything printed so far.
     public var output: String { collected.text }
 
+    /// The program's process ID, for reading its memory and descriptors from `/proc`.
+    public var processIdentifier: Int32 { process.processIdentifier }
+
     /// Waits until the output contains `text` and returns the line holding it; `nil` on timeout.
     public func waitForLine(containing text: String, timeout: TimeInterval = 30) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
@@ -56,6 +59,12 @@ public final class RunningProgram {
     /// Sends SIGINT, as Ctrl-C does.
     public func interrupt() {
         kill(process.processIdentifier, SIGINT)
+    }
+
+    /// Kills the program at once with SIGKILL, as a crash or the OOM killer does: it writes nothing
+    /// more and closes no connection cleanly.
+    public func killAtOnce() {
+        kill(process.processIdentifier, SIGKILL)
     }
 
     /// Waits for the program to end (killing it after `timeout`) and returns its exit status.

@@ -62,6 +62,8 @@ public struct MockAPNsConfiguration: Sendable {
     /// Whether a Live Activity push a device would drop gets 400 `MockRejectedLiveActivity`
     /// instead of APNs' 200 (`LiveActivityContent`); it is counted either way.
     public var strictLiveActivityContent: Bool
+    /// How many connections, and how long a handshake, the mock allows (`ConnectionLimits`).
+    public var limits: ConnectionLimits
     /// The server's idea of now, UNIX seconds; tests move it to expire tokens.
     public var clock: @Sendable () -> Int64
 
@@ -88,6 +90,7 @@ public struct MockAPNsConfiguration: Sendable {
         recorder: PushRecorder? = nil,
         faults: FaultPlan = .none,
         strictLiveActivityContent: Bool = false,
+        limits: ConnectionLimits = ConnectionLimits(),
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) {
         self.host = host
@@ -111,6 +114,7 @@ public struct MockAPNsConfiguration: Sendable {
         self.recorder = recorder
         self.faults = faults
         self.strictLiveActivityContent = strictLiveActivityContent
+        self.limits = limits
         self.clock = clock
     }
 }

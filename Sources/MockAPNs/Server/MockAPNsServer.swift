@@ -87,6 +87,8 @@ public final class MockAPNsServer: Sendable {
         let connectionConfiguration = Self.connectionConfiguration(configuration)
         let streamConfiguration = Self.streamConfiguration()
 
+        let gate = ConnectionGate(limit: configuration.limits.maxConnections)
+
         let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
         // One bootstrap per listener: APNs' push API, and the broadcast channel management API.
         let bootstrap = { (listener: ConnectionState.Listener) in
@@ -96,14 +98,31 @@ public final class MockAPNsServer: Sendable {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     stats.update { $0.connectionsAccepted += 1 }
+                    guard gate.admit() else {
+                        stats.update { $0.connectionsRefusedOverLimit += 1 }
+                        return channel.close()
+                    }
+                    channel.closeFuture.whenComplete { _ in gate.leave() }
+                    var handshakeTime = configuration.limits.handshakeTimeout
                     if let delay = faults?.handshakeDelayNanos(nowNanos: DispatchTime.now().uptimeNanoseconds),
                         delay > 0
                     {
                         Self.holdHandshake(of: channel, forNanos: delay, stats: stats)
+                        handshakeTime = handshakeTime + .nanoseconds(Int64(delay))
                     }
+                    let handshakeDeadline = channel.eventLoop.scheduleTask(in: handshakeTime) {
+                        stats.update { $0.handshakesTimedOut += 1 }
+                        channel.close(promise: nil)
+                    }
+                    channel.closeFuture.whenComplete { _ in handshakeDeadline.cancel() }
+                    let errors = ConnectionErrorCounter(stats: stats)
                     return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                        // A client that stops reading is no longer read from either, so its unread
+                        // answers cannot pile up in memory.
+                        try channel.pipeline.syncOperations.addHandler(BackPressureHandler())
                         let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
+                            handshakeDeadline.cancel()
                             guard case .negotiated("h2") = result else {
                                 stats.update { $0.connectionsRefusedWithoutH2 += 1 }
                                 return channel.close()
@@ -126,7 +145,8 @@ public final class MockAPNsServer: Sendable {
                             return channel.configureHTTP2Pipeline(
                                 mode: .server,
                                 connectionConfiguration: connectionConfiguration,
-                                streamConfiguration: streamConfiguration
+                                streamConfiguration: streamConfiguration,
+                                position: .before(errors)
                             ) { stream in
                                 stream.eventLoop.makeCompletedFuture {
                                     try stream.pipeline.syncOperations.addHandler(
@@ -136,6 +156,7 @@ public final class MockAPNsServer: Sendable {
                             }.map { _ in }
                         }
                         try channel.pipeline.syncOperations.addHandler(negotiation)
+                        try channel.pipeline.syncOperations.addHandler(errors)
                     }
                 }
         }

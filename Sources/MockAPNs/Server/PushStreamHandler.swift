@@ -44,7 +44,9 @@ final class PushStreamHandler: ChannelInboundHandler {
         case .data(let frame):
             if case .byteBuffer(let buffer) = frame.data {
                 request?.bodyLength += buffer.readableBytes
-                if keepsBody { request?.body += buffer.readableBytesView }
+                if keepsBody, let kept = request?.body.count, kept < ConnectionLimits.keptBodyBytes {
+                    request?.body += buffer.readableBytesView.prefix(ConnectionLimits.keptBodyBytes - kept)
+                }
             }
             if frame.endStream { respond(context: context) }
         case .rstStream:

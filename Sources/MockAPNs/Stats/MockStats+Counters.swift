@@ -31,6 +31,18 @@ extension MockStats.Snapshot {
                 value: connectionsRefusedWithoutH2
             ),
             Scalar(
+                key: "connections_refused_over_limit",
+                metric: "connections_refused_over_limit_total",
+                help: "Connections closed as soon as accepted, because the connection limit was reached.",
+                value: connectionsRefusedOverLimit
+            ),
+            Scalar(
+                key: "handshakes_timed_out",
+                metric: "handshakes_timed_out_total",
+                help: "Connections closed for not finishing TLS and ALPN within the handshake timeout.",
+                value: handshakesTimedOut
+            ),
+            Scalar(
                 key: "connections_open",
                 metric: "connections_open",
                 type: "gauge",

@@ -11,6 +11,7 @@ extension MockStats.Snapshot {
         let byConnection = Dictionary(uniqueKeysWithValues: pushesByConnection.map { (String($0.key), $0.value) })
         let members =
             [
+                JSONMember("instance", .string(instance)),
                 JSONMember("pushes", .integer(Int64(pushes))),
                 JSONMember("accepted", .integer(Int64(accepted))),
                 JSONMember("rejected_by_reason", object(rejectedByReason)),
@@ -21,6 +22,7 @@ extension MockStats.Snapshot {
                 JSONMember("live_activity_would_drop", object(liveActivityWouldDrop)),
                 JSONMember("channel_requests", object(channelRequests)),
                 JSONMember("broadcast_rejected_by_reason", object(broadcastRejectedByReason)),
+                JSONMember("connection_errors", object(connectionErrors)),
             ]
             + scalars(providerTokenFullChecks: providerTokenFullChecks).map {
                 JSONMember($0.key, .integer(Int64($0.value)))

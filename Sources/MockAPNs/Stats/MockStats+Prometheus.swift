@@ -58,6 +58,12 @@ extension MockStats.Snapshot {
             "Broadcasts and channel requests refused, by reason.",
             labelled("reason", broadcastRejectedByReason)
         )
+        metric(
+            "connection_errors_total",
+            "counter",
+            "Errors that reached a connection, by kind: failed handshakes, protocol violations, vanished peers.",
+            labelled("kind", connectionErrors)
+        )
         for scalar in scalars(providerTokenFullChecks: providerTokenFullChecks) {
             metric(scalar.metric, scalar.type, scalar.help, [("", scalar.metricValue ?? String(scalar.value))])
         }

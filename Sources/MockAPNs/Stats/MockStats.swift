@@ -5,10 +5,22 @@ import Synchronization
 public final class MockStats: Sendable {
     /// A consistent copy of the counters.
     public struct Snapshot: Sendable, Equatable {
+        /// Drawn at random when the mock started, so that a reader of two snapshots (a sender
+        /// comparing its books, before and after a run) can tell a restarted mock from one that
+        /// counted on.
+        public var instance = ""
         /// TLS connections accepted (before ALPN).
         public var connectionsAccepted = 0
         /// Connections closed because the client did not negotiate `h2` with ALPN.
         public var connectionsRefusedWithoutH2 = 0
+        /// Connections closed as soon as accepted, because `ConnectionLimits.maxConnections` were
+        /// open.
+        public var connectionsRefusedOverLimit = 0
+        /// Connections closed for not finishing TLS and ALPN within the handshake timeout.
+        public var handshakesTimedOut = 0
+        /// Errors that reached a connection, by kind (`tls.<type>`, `http2.<type>`, `io`,
+        /// `other.<type>`): handshakes that failed, protocol violations, peers that vanished.
+        public var connectionErrors: [String: Int] = [:]
         /// HTTP/2 connections currently open.
         public var connectionsOpen = 0
         /// Device pushes answered (every status): answers written to their stream.
@@ -66,10 +78,14 @@ public final class MockStats: Sendable {
         public var injectedDelayMicros = 0
     }
 
-    private let state = Mutex(Snapshot())
+    private let state: Mutex<Snapshot>
 
-    /// Creates empty counters.
-    public init() {}
+    /// Creates empty counters for a newly started mock.
+    public init() {
+        var snapshot = Snapshot()
+        snapshot.instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        state = Mutex(snapshot)
+    }
 
     /// A copy of the counters now.
     public func snapshot() -> Snapshot {

@@ -1,0 +1,34 @@
+import NIOCore
+
+/// The bounds that keep the mock's memory finite whatever its clients do: a mock that one broken
+/// or hostile client can exhaust measures nothing for the clients that behave.
+///
+/// What bounds what:
+/// - connections: at most `maxConnections` open at once, TLS handshakes included; a connection
+///   past the limit is closed as soon as it is accepted (`connections_refused_over_limit`);
+/// - a connection that does not finish its TLS handshake and ALPN within `handshakeTimeout`
+///   (half-open TLS, a client that connects and says nothing) is closed (`handshakes_timed_out`);
+/// - per connection: `SETTINGS_MAX_CONCURRENT_STREAMS` open streams, a header list of at most
+///   8,000 bytes (APNs' SETTINGS; NIO enforces it), `keptBodyBytes` of each stream's body, and
+///   NIO's limits on buffered control frames, resets and other protocol "glitches";
+/// - a client that stops reading: the mock stops reading from it too once its answers no longer
+///   fit in the socket, so unread answers cannot pile up in memory.
+///
+/// Measured (`Scripts/abuse.sh`): an idle HTTP/2 connection costs the mock about 40 KiB, so the
+/// default 16,384 connections stay under about 700 MiB.
+public struct ConnectionLimits: Sendable, Equatable {
+    /// Connections open at once, handshakes included.
+    public var maxConnections: Int
+    /// How long a new connection may take to finish TLS and ALPN.
+    public var handshakeTimeout: TimeAmount
+
+    /// Bytes of a request body the mock keeps: the largest payload APNs accepts (a broadcast's
+    /// 5,120). Longer bodies are only counted, and refused with 413 `PayloadTooLarge` on length.
+    public static let keptBodyBytes = 5120
+
+    /// Creates limits; the defaults suit a loopback load test of many thousands of connections.
+    public init(maxConnections: Int = 16_384, handshakeTimeout: TimeAmount = .seconds(10)) {
+        self.maxConnections = maxConnections
+        self.handshakeTimeout = handshakeTimeout
+    }
+}
