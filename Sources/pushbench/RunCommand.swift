@@ -449,7 +449,16 @@ struct RunCommand: ParsableCommand {
                 )
             }
             ?? statsBefore.flatMap { before in
-                MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))?.since(before)
+                let after = MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
+                let during = after?.since(before)
+                if during == nil {
+                    Console.err(
+                        after == nil
+                            ? "the mock's /stats did not answer after the run, so they are not compared"
+                            : "the mock restarted during the run: its /stats cover only part of it, so they are not compared"
+                    )
+                }
+                return during
             }
         let context = RunContext(
             runID: RunContext.makeRunID()

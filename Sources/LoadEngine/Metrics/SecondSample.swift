@@ -23,6 +23,11 @@ public struct SecondSample: Sendable, Equatable {
         intervalSeconds > 0 ? Double(counts.completed) / intervalSeconds : 0
     }
 
+    /// Requests answered 200 per second in this sample, measured as `completedPerSecond` is.
+    public var succeededPerSecond: Double {
+        intervalSeconds > 0 ? Double(counts.succeeded) / intervalSeconds : 0
+    }
+
     /// Creates an empty sample for `second`.
     public init(second: Int) {
         self.second = second

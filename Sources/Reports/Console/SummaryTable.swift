@@ -24,6 +24,11 @@ public enum SummaryTable {
                 "accounting",
                 counts.isBalanced ? "balanced (sent = succeeded + rejected + errored + timed out)" : "UNBALANCED"
             ),
+        ]
+        if !result.outages.isEmpty {
+            rows.append(("outages", outages(result.outages)))
+        }
+        rows += [
             ("duration", String(format: "%.2f s", result.durationSeconds)),
             ("throughput", String(format: "%.0f req/s", result.throughputPerSecond)),
             ("latency p50", ms("p50")),
@@ -117,6 +122,14 @@ public enum SummaryTable {
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
             .joined(separator: "\n")
+    }
+
+    /// `from s to to s (n s, e errored, t timed out)` for each outage.
+    private static func outages(_ outages: [Outage]) -> String {
+        "nothing answered from "
+            + outages.map {
+                "\($0.fromSecond) s to \($0.toSecond) s (\($0.toSecond - $0.fromSecond) s: \($0.errored) errored, \($0.timedOut) timed out)"
+            }.joined(separator: ", from ")
     }
 
     private static func reasons(_ counts: [String: Int]) -> String {

@@ -58,13 +58,17 @@ public struct ServerCounts: Sendable, Equatable {
     public var rejectedByReason: [String: Int]
     /// TLS connections it accepted.
     public var connections: Int
+    /// Which start of the mock counted (its `/stats` `instance`), when it says.
+    public var instance: String?
 
     /// Creates counts.
-    public init(pushes: Int, accepted: Int, rejectedByReason: [String: Int], connections: Int) {
+    public init(pushes: Int, accepted: Int, rejectedByReason: [String: Int], connections: Int, instance: String? = nil)
+    {
         self.pushes = pushes
         self.accepted = accepted
         self.rejectedByReason = rejectedByReason
         self.connections = connections
+        self.instance = instance
     }
 
     /// Reads a PushBench mock's `GET /stats` body; `nil` for anything else.
@@ -74,18 +78,27 @@ public struct ServerCounts: Sendable, Equatable {
             let reasons = object["rejected_by_reason"] as? [String: Int],
             let connections = object["connections_accepted"] as? Int
         else { return nil }
-        self.init(pushes: pushes, accepted: accepted, rejectedByReason: reasons, connections: connections)
+        self.init(
+            pushes: pushes,
+            accepted: accepted,
+            rejectedByReason: reasons,
+            connections: connections,
+            instance: object["instance"] as? String
+        )
     }
 
-    /// What the server counted between `earlier` and these counts (the mock's are cumulative).
-    public func since(_ earlier: ServerCounts) -> ServerCounts {
+    /// What the server counted between `earlier` and these counts (the mock's are cumulative);
+    /// `nil` when the mock restarted in between, since then neither snapshot covers the run.
+    public func since(_ earlier: ServerCounts) -> ServerCounts? {
+        guard instance == earlier.instance else { return nil }
         var reasons = rejectedByReason
         for (reason, count) in earlier.rejectedByReason { reasons[reason, default: 0] -= count }
         return ServerCounts(
             pushes: pushes - earlier.pushes,
             accepted: accepted - earlier.accepted,
             rejectedByReason: reasons.filter { $0.value != 0 },
-            connections: connections - earlier.connections
+            connections: connections - earlier.connections,
+            instance: instance
         )
     }
 }

@@ -31,6 +31,9 @@ public enum SummaryDocument {
             },
             "shard": ["index": configuration.shard.index, "count": configuration.shard.count],
             "timeseries": result.timeline.map(secondEntry),
+            "outages": result.outages.map {
+                ["from_s": $0.fromSecond, "to_s": $0.toSecond, "errored": $0.errored, "timed_out": $0.timedOut]
+            },
             "apns_id_mismatches": result.apnsIDMismatches,
             "engine_cpu_s": result.engineCPUSeconds,
             "engine_cpu_us_per_request": result.engineCPUMicrosPerRequest,

@@ -17,7 +17,7 @@ enum HTML {
         table{border-collapse:collapse;margin:8px 0 16px;min-width:50%}caption{text-align:left;font-weight:600;padding:4px 0}
         th,td{border-bottom:1px solid #eee;padding:3px 10px;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
         svg{width:100%;height:auto;max-width:720px;display:block;margin:8px 0}
-        .axis{stroke:#333}.grid{stroke:#eee}.tick{font-size:11px;fill:#444}.label{font-size:12px;fill:#222}.title{font-size:13px;font-weight:600}
+        .axis{stroke:#333}.grid{stroke:#eee}.band{fill:#fde2e1}.tick{font-size:11px;fill:#444}.label{font-size:12px;fill:#222}.title{font-size:13px;font-weight:600}
         code{background:#f5f5f7;padding:1px 4px;border-radius:4px}
         @media print{body{margin:0}.card{break-inside:avoid}}
         </style></head><body>

@@ -81,8 +81,10 @@ public struct HTMLReport {
         )
 
         html += "<h2>Over time</h2>"
+        let outages = result.outages
+        let bands = outages.map { (from: Double($0.fromSecond), to: Double($0.toSecond), label: "outage") }
         html += LineChart(
-            title: "Completed requests per second",
+            title: "Completed and succeeded requests per second",
             xLabel: "seconds since start",
             yLabel: "requests/s",
             series: [
@@ -90,9 +92,29 @@ public struct HTMLReport {
                     name: "completed/s",
                     color: "#0a66c2",
                     points: result.timeline.map { (Double($0.second), $0.completedPerSecond) }
-                )
-            ]
+                ),
+                .init(
+                    name: "succeeded/s",
+                    color: "#1a7f37",
+                    points: result.timeline.map { (Double($0.second), $0.succeededPerSecond) }
+                ),
+            ],
+            bands: bands
         ).render()
+        if !outages.isEmpty {
+            html +=
+                "<p class=\"bad\">The target answered nothing for \(outages.map { $0.toSecond - $0.fromSecond }.reduce(0, +)) s (shaded): every request that ended then failed below HTTP or timed out.</p>"
+            html += HTML.table(
+                "Outages",
+                outages.map {
+                    (
+                        "\($0.fromSecond) s to \($0.toSecond) s",
+                        "\($0.errored) errored, \($0.timedOut) timed out"
+                    )
+                },
+                headers: ("seconds since start", "requests")
+            )
+        }
         let answered = result.timeline.filter { $0.p50Us > 0 }
         html += LineChart(
             title: "Latency per second (answered requests)",

@@ -14,6 +14,8 @@ struct LineChart {
     let series: [Series]
     /// Tick labels for the x axis at the given x positions; evenly spaced numbers when empty.
     var xTicks: [(x: Double, label: String)] = []
+    /// Stretches of x to shade behind the lines, each with a label (an outage, say).
+    var bands: [(from: Double, to: Double, label: String)] = []
 
     private let width = 720.0
     private let height = 260.0
@@ -65,6 +67,12 @@ struct LineChart {
         svg += "\(HTML.escape(xLabel))</text>\n"
         svg += "<text x=\"14\" y=\(q(top + plotHeight / 2)) class=\"label\" text-anchor=\"middle\" "
         svg += "transform=\"rotate(-90 14 \(Int(top + plotHeight / 2)))\">\(HTML.escape(yLabel))</text>\n"
+        for band in bands where band.to > minX && band.from < maxX {
+            let from = px(Swift.max(band.from, minX))
+            let to = px(Swift.min(band.to, maxX))
+            svg += "<rect x=\(q(from)) y=\"\(top)\" width=\(q(to - from)) height=\"\(plotHeight)\" class=\"band\"/>"
+            svg += "<text x=\(q(from + 3)) y=\(q(top + 12)) class=\"tick\">\(HTML.escape(band.label))</text>\n"
+        }
         for (index, line) in series.enumerated() {
             let points = line.points.map { "\(q2(px($0.x))),\(q2(py($0.y)))" }.joined(separator: " ")
             svg += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"1.8\" points=\"\(points)\"/>\n"
