@@ -312,7 +312,8 @@ struct RunCommand: ParsableCommand {
             key: key,
             bundleID: bundleID,
             paced: (rate, rateProfile != nil || timeScale != nil || burst != nil),
-            noRateCap: noRateCap
+            noRateCap: noRateCap,
+            trust: (insecure, caFile)
         )
     }
 

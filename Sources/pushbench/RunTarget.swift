@@ -5,8 +5,9 @@ import Foundation
 ///
 /// Apple's servers must never receive synthetic tokens, and a load test must not flood real
 /// devices by accident: toward `production` or `sandbox` a run needs real tokens (`--tokens`),
-/// a real key and bundle ID, and it is capped at `appleRateCap` pushes per second unless told
-/// otherwise.
+/// a real key and bundle ID, verifies Apple's certificate against the system's trust store (no
+/// `--insecure`, no `--ca-file`: a bearer token must never reach an impostor), and it is capped at
+/// `appleRateCap` pushes per second unless told otherwise.
 enum RunTarget: Equatable {
     /// The embedded mock on loopback.
     case embeddedMock
@@ -55,9 +56,16 @@ enum RunTarget: Equatable {
         key: String?,
         bundleID: String,
         paced: (rate: Double?, otherwise: Bool),
-        noRateCap: Bool
+        noRateCap: Bool,
+        trust: (insecure: Bool, caFile: String?) = (false, nil)
     ) throws {
         guard isApple else { return }
+        guard !trust.insecure, trust.caFile == nil else {
+            throw ValidationError(
+                "toward Apple's servers the certificate is always verified against the system's trust store: "
+                    + "drop --insecure and --ca-file"
+            )
+        }
         guard tokensFile != nil else {
             throw ValidationError(
                 "Apple's servers must not receive synthetic tokens: give --tokens FILE with your devices' tokens"

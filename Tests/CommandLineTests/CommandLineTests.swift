@@ -48,6 +48,23 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertTrue(output.stdout.contains("succeeded      200"), output.stdout)
     }
 
+    /// A disk that fills while the report is written: a 16 KiB tmpfs, mounted where the machine
+    /// lets a test mount one (CI's and a developer's, as root); skipped elsewhere.
+    func testAFullDiskStillPrintsTheSummaryAndFails() throws {
+        let mountPoint = directory.file("small-disk")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        guard let mount = ExternalProgram.onPath("mount"), let umount = ExternalProgram.onPath("umount"),
+            try mount.run(["-t", "tmpfs", "-o", "size=16k", "tmpfs", mountPoint]).status == 0
+        else { throw XCTSkip("this machine does not let the test mount a small tmpfs") }
+        defer { _ = try? umount.run([mountPoint]) }
+
+        let output = try pushbench.run(["run", "--requests", "300", "--reports-dir", mountPoint])
+        assertCleanFailure(output, mentions: "No space left on device")
+        XCTAssertTrue(output.stderr.contains("the summary above is complete"), output.stderr)
+        XCTAssertTrue(output.stdout.contains("succeeded      300"), output.stdout)
+        XCTAssertTrue(output.stdout.contains("accounting     balanced"), output.stdout)
+    }
+
     func testAMissingKeyFileIsOneClearLine() throws {
         let output = try pushbench.run([
             "run", "--key", directory.file("AuthKey_NOPE.p8"), "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ",

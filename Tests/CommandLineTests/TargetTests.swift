@@ -20,7 +20,7 @@ final class TargetTests: PushbenchTestCase {
         return p8
     }
 
-    func testAppleHostsRefuseSyntheticTokensDefaultsAndFloods() throws {
+    func testAppleHostsRefuseSyntheticTokensDefaultsFloodsAndUnverifiedTLS() throws {
         assertCleanFailure(
             try pushbench.run(["run", "--endpoint", "production"]),
             mentions: "Apple's servers must not receive synthetic tokens: give --tokens FILE"
@@ -38,6 +38,14 @@ final class TargetTests: PushbenchTestCase {
             ),
             mentions: "capped at 50 pushes/s"
         )
+        for trustOption in [["--insecure"], ["--ca-file", key]] {
+            assertCleanFailure(
+                try pushbench.run(
+                    ["run", "--endpoint", "sandbox", "--bundle-id", "com.acme.app"] + signed + trustOption
+                ),
+                mentions: "the certificate is always verified against the system's trust store"
+            )
+        }
         assertCleanFailure(
             try pushbench.run(["run", "--endpoint", "ftp://example.com"]),
             mentions: "--endpoint must be production, sandbox or https://host[:port]"
