@@ -18,6 +18,8 @@ let package = Package(
         // For the benchmark package in Benchmarks/: the hot-path code, its sample payloads, and the
         // budget model that simulations push 100 M updates through.
         .library(name: "PushBenchHotPath", targets: ["Wire", "Workload", "HotPath", "Budget"]),
+        // For the fuzzing package in Fuzz/: the mock, whose request checks it fuzzes.
+        .library(name: "PushBenchMockAPNs", targets: ["MockAPNs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
