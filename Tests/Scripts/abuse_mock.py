@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Abuses a running `pushbench mock` over real sockets while a well-behaved client keeps pushing,
-and checks that the mock stays up, keeps answering that client, holds its memory, and counts what
-it refused.
+"""Abuses `pushbench mock` over real sockets while a well-behaved client keeps pushing, and checks
+that the mock stays up, keeps answering that client, holds its memory, and counts what it
+refused.
 
 Attacks, in turn: malformed HEADERS, an oversized header list, a RST_STREAM flood (rapid reset),
 a SETTINGS flood, a client that never reads, half-open TLS (connects and says nothing), many idle
@@ -9,22 +9,26 @@ HTTP/2 connections, more connections than the mock's limit, and abrupt disconnec
 Written with Debian's python3-h2 (and the hpack and hyperframe it brings) so the mock meets a
 client that is not ours.
 
-The mock must run without --auth-key (tokens are checked for form only), with --admin-port, and
-with --max-connections IDLE + 100 and a short --handshake-timeout, e.g.:
-    pushbench mock --port 0 --admin-port 0 --cert-out mock.pem --max-connections 1100 \\
-        --handshake-timeout 2
-Usage: abuse_mock.py PORT ADMIN_PORT CA_FILE MOCK_PID [--idle N] [--handshake-timeout S] [--summary FILE]
+The script starts the mock itself (no --auth-key, so tokens are checked for form only; an admin
+port; --max-connections IDLE + 100; a short --handshake-timeout) and stops it with Ctrl-C at the
+end, which must end it cleanly.
+Usage: abuse_mock.py PUSHBENCH [--idle N] [--handshake-timeout S] [--summary FILE]
 Prints a line per attack and a JSON summary; exits 0 when every check held, 1 otherwise.
 """
 import argparse
 import base64
 import json
 import os
+import re
 import resource
+import shutil
+import signal
 import socket
 import ssl
 import struct
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -68,15 +72,39 @@ def push_headers(port, stream_number):
 
 
 class Mock:
-    """The mock under test: where it listens, and its memory, descriptors and counters."""
+    """The mock under test: started here, where it listens, its memory, descriptors and counters."""
 
-    def __init__(self, port, admin_port, ca_file, pid):
-        self.port, self.admin_port, self.pid = port, admin_port, pid
-        self.context = ssl.create_default_context(cafile=ca_file)
+    def __init__(self, pushbench, folder, max_connections, handshake_timeout):
+        certificate = os.path.join(folder, "mock.pem")
+        self.process = subprocess.Popen(
+            [pushbench, "mock", "--port", "0", "--admin-port", "0", "--cert-out", certificate]
+            + ["--max-connections", str(max_connections), "--handshake-timeout", str(handshake_timeout)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.pid, self.started = self.process.pid, []
+        for line in self.process.stdout:
+            self.started.append(line)
+            if line.startswith("counters:"):
+                break
+        text = "".join(self.started)
+        ports = re.search(r"https://127\.0\.0\.1:(\d+)", text), re.search(r"http://127\.0\.0\.1:(\d+)", text)
+        if not all(ports):
+            raise SystemExit("the mock did not start:\n" + text)
+        self.port, self.admin_port = int(ports[0][1]), int(ports[1][1])
+        self.context = ssl.create_default_context(cafile=certificate)
         self.context.set_alpn_protocols(["h2"])
 
+    def stop(self):
+        """Ctrl-C; returns the exit status and the last line the mock printed."""
+        self.process.send_signal(signal.SIGINT)
+        rest, _ = self.process.communicate(timeout=30)
+        lines = rest.strip().splitlines()
+        return self.process.returncode, lines[-1] if lines else ""
+
     def alive(self):
-        return os.path.exists("/proc/%d" % self.pid)
+        return self.process.poll() is None
 
     def rss_kib(self):
         with open("/proc/%d/status" % self.pid) as status:
@@ -146,6 +174,23 @@ class WellBehavedClient(threading.Thread):
         return [answer for answer in self.answers if began <= answer[0] <= ended]
 
 
+def headers_frame(stream, block, end_headers=True):
+    """A HEADERS frame carrying `block` (an HPACK header block, valid or not)."""
+    frame = HeadersFrame(stream)
+    frame.data = block
+    if end_headers:
+        frame.flags.add("END_HEADERS")
+    return frame.serialize()
+
+
+def push_frames(encoder, port, stream, body=BODY, end_stream=True):
+    """A push's HEADERS and DATA frames on `stream`."""
+    data = DataFrame(stream, data=body)
+    if end_stream:
+        data.flags.add("END_STREAM")
+    return headers_frame(stream, encoder.encode(push_headers(port, stream))) + data.serialize()
+
+
 def quietly_close(sock):
     try:
         sock.close()
@@ -176,62 +221,55 @@ def drain(sock, seconds=1.0):
     return received
 
 
+def each_connection(mock, count, send, linger=0.5):
+    """Opens `count` connections in turn; on each, `send(sock)` writes its abuse, what comes back
+    is read for `linger` seconds, and the connection is closed."""
+    for _ in range(count):
+        sock = mock.tls()
+        try:
+            send(sock)
+        except OSError:
+            pass  # the mock may close first: that is what is being checked
+        drain(sock, linger)
+        quietly_close(sock)
+
+
 def malformed_headers(mock, args):
     """HEADERS whose block is not valid HPACK: a connection error (COMPRESSION_ERROR)."""
-    for _ in range(20):
-        sock = mock.tls()
-        frame = HeadersFrame(1)
-        frame.data = b"\xff\xff\xff\xff\xff\xff\x7f\x00garbage"
-        frame.flags.add("END_HEADERS")
-        sock.sendall(frame.serialize())
-        drain(sock, 0.5)
-        quietly_close(sock)
+    each_connection(mock, 20, lambda sock: sock.sendall(headers_frame(1, b"\xff\xff\xff\xff\xff\xff\x7f\x00garbage")))
     return "20 connections sent an undecodable header block"
 
 
 def oversized_header_list(mock, args):
-    """A 64 KiB header value, eight times the 8,000-byte list the mock's SETTINGS allow."""
-    encoder = hpack.Encoder()
-    for _ in range(10):
-        sock = mock.tls()
-        block = encoder.encode(push_headers(mock.port, 1) + [("x-padding", "x" * 65536)])
-        first, rest = block[:16000], block[16000:]
-        frame = HeadersFrame(1)
-        frame.data = first
-        sock.sendall(frame.serialize())
-        chunks = [rest[i : i + 16000] for i in range(0, len(rest), 16000)]
-        for index, chunk in enumerate(chunks):
-            continuation = ContinuationFrame(1)
-            continuation.data = chunk
-            if index == len(chunks) - 1:
+    """A 64 KiB header value, eight times the 8,000-byte list the mock's SETTINGS allow, in a
+    HEADERS frame and CONTINUATION frames of 16,000 bytes."""
+
+    def send(sock):
+        block = hpack.Encoder().encode(push_headers(mock.port, 1) + [("x-padding", "x" * 65536)])
+        chunks = [block[at : at + 16000] for at in range(0, len(block), 16000)]
+        frames = [headers_frame(1, chunks[0], end_headers=False)]
+        for index, chunk in enumerate(chunks[1:], start=2):
+            continuation = ContinuationFrame(1, data=chunk)
+            if index == len(chunks):
                 continuation.flags.add("END_HEADERS")
-            try:
-                sock.sendall(continuation.serialize())
-            except OSError:
-                break
-        drain(sock, 0.5)
-        quietly_close(sock)
+            frames.append(continuation.serialize())
+        sock.sendall(b"".join(frames))
+
+    each_connection(mock, 10, send)
     return "10 connections sent a 64 KiB header list"
 
 
 def rst_flood(mock, args):
     """Rapid reset: 20,000 streams opened and reset at once, over 4 connections."""
-    encoder = hpack.Encoder()
-    for _ in range(4):
-        sock = mock.tls()
-        frames = []
+
+    def send(sock):
+        encoder, frames = hpack.Encoder(), []
         for stream in range(1, 10001, 2):
-            headers = HeadersFrame(stream)
-            headers.data = encoder.encode(push_headers(mock.port, stream))
-            headers.flags.add("END_HEADERS")
-            frames.append(headers.serialize() + RstStreamFrame(stream, error_code=8).serialize())
-        try:
-            sock.sendall(b"".join(frames))
-        except OSError:
-            pass
-        drain(sock, 1.0)
-        quietly_close(sock)
-        encoder = hpack.Encoder()
+            block = encoder.encode(push_headers(mock.port, stream))
+            frames.append(headers_frame(stream, block) + RstStreamFrame(stream, error_code=8).serialize())
+        sock.sendall(b"".join(frames))
+
+    each_connection(mock, 4, send, linger=1.0)
     return "4 connections opened and reset 5,000 streams each"
 
 
@@ -261,12 +299,7 @@ def never_reads(mock, args):
         while time.monotonic() < deadline:
             batch = []
             for _ in range(100):
-                headers = HeadersFrame(stream)
-                headers.data = encoder.encode(push_headers(mock.port, stream))
-                headers.flags.add("END_HEADERS")
-                data = DataFrame(stream, data=BODY)
-                data.flags.add("END_STREAM")
-                batch.append(headers.serialize() + data.serialize())
+                batch.append(push_frames(encoder, mock.port, stream))
                 stream += 2
             sock.sendall(b"".join(batch))
             sent += 100
@@ -335,10 +368,7 @@ def abrupt_disconnects(mock, args):
     encoder = hpack.Encoder()
     for _ in range(200):
         sock = mock.tls()
-        headers = HeadersFrame(1)
-        headers.data = encoder.encode(push_headers(mock.port, 1))
-        headers.flags.add("END_HEADERS")
-        sock.sendall(headers.serialize() + DataFrame(1, data=BODY[:10]).serialize())
+        sock.sendall(push_frames(encoder, mock.port, 1, body=BODY[:10], end_stream=False))
         abrupt_close(sock)
         encoder = hpack.Encoder()
     return "200 connections reset mid-stream"
@@ -358,10 +388,7 @@ ATTACKS = [
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("port", type=int)
-    parser.add_argument("admin_port", type=int)
-    parser.add_argument("ca_file")
-    parser.add_argument("pid", type=int)
+    parser.add_argument("pushbench", help="the pushbench binary whose mock is abused")
     parser.add_argument("--idle", type=int, default=10000)
     parser.add_argument("--handshake-timeout", type=float, default=2.0)
     parser.add_argument("--summary", help="also write the JSON summary to this file")
@@ -369,7 +396,18 @@ def main():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
-    mock = Mock(args.port, args.admin_port, args.ca_file, args.pid)
+    folder = tempfile.mkdtemp(prefix="abuse-")
+    mock = Mock(args.pushbench, folder, args.idle + 100, args.handshake_timeout)
+    try:
+        return abuse(mock, args)
+    finally:
+        if mock.alive():
+            mock.process.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def abuse(mock, args):
+    """Runs every attack against `mock`; returns the exit status."""
     good = WellBehavedClient(mock)
     good.start()
     time.sleep(0.5)
@@ -434,6 +472,9 @@ def main():
         refused = {}
     if end_fds > start_fds + 4:
         failures.append("the mock's descriptors grew from %d to %d" % (start_fds, end_fds))
+    stopped = mock.stop() if mock.alive() else (None, "")
+    if stopped[0] != 0 or not stopped[1].startswith("stopped:"):
+        failures.append("Ctrl-C did not stop the mock cleanly: status %s, last line %r" % stopped)
     summary = {
         "attacks": results,
         "idle": getattr(idle_connections, "figures", {}),
@@ -447,8 +488,8 @@ def main():
         with open(args.summary, "w") as file:
             json.dump(summary, file, indent=1)
     print("PASS" if not failures else "FAIL: " + "; ".join(failures))
-    sys.exit(1 if failures else 0)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
