@@ -123,7 +123,7 @@ struct MockCommand: ParsableCommand {
         help: ArgumentHelp(
             "Connections open at once, TLS handshakes included; more are closed as soon as accepted.",
             discussion:
-                "Bounds the mock's memory (an idle connection costs it about 40 KiB). The mock raises its open-file limit to the system's hard limit and lowers this to fit."
+                "Bounds the mock's memory (an idle connection costs it about 47 KiB). The mock raises its open-file limit to the system's hard limit and lowers this to fit."
         )
     )
     var maxConnections = ConnectionLimits().maxConnections
