@@ -8,6 +8,10 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 /// `SSL_CTX_set_min_proto_version` is a macro over `SSL_CTX_ctrl`.
 static inline int pb_ssl_ctx_require_tls12(SSL_CTX *context) {
@@ -29,6 +33,13 @@ static inline void pb_ssl_ctx_read_ahead(SSL_CTX *context, size_t bytes) {
 /// `SSL_set_tlsext_host_name` (SNI) is a macro over `SSL_ctrl`.
 static inline int pb_ssl_set_server_name(SSL *ssl, const char *name) {
     return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
+/// `poll` to the nanosecond: Swift's Glibc module does not declare `ppoll` (a GNU extension),
+/// and `poll`'s whole milliseconds would make a sender spin for any wait under one.
+static inline int pb_poll_nanos(struct pollfd *fds, nfds_t count, unsigned long long nanos) {
+    struct timespec timeout = {(time_t)(nanos / 1000000000ULL), (long)(nanos % 1000000000ULL)};
+    return (int)syscall(SYS_ppoll, fds, count, &timeout, NULL, 0);
 }
 
 #endif

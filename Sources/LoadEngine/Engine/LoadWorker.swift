@@ -213,11 +213,12 @@ struct LoadWorker: Sendable {
             stages.add(.responses, from: 0, to: handling)
             // After the answers, so the streams they freed count: a free stream with a push to
             // send must not sit idle until the next answer arrives.
-            var waitMs = submitting ? dueInMs(pending, index: sent, slotsFree: client.idleSlots > 0) : 20
+            var wait =
+                submitting ? waitForPush(pending, index: sent, slotsFree: client.idleSlots > 0) : Self.longestWait
             if let due = retryQueue.nextDueNanos, client.idleSlots > 0 {
-                waitMs = min(waitMs, due <= now ? 0 : Int32(min(20, (due - now) / 1_000_000)))
+                wait = min(wait, Self.wait(until: due, now: now))
             }
-            client.wait(timeoutMs: waitMs)
+            client.wait(timeoutNanos: wait)
             now = monotonicNanos()
             if now >= nextPublish {
                 timeline.publish(metrics.counts, warmup: metrics.warmup, worker: index)
@@ -254,13 +255,27 @@ struct LoadWorker: Sendable {
         }
     }
 
-    /// How long the client may wait for traffic: 20 ms, none when a stream is free for a
+    /// How long the client may wait for traffic: `longestWait`, none when a stream is free for a
     /// closed-loop push, or until an open-loop push is due when a stream is free to send it.
-    private func dueInMs(_ pending: WorkloadEvent?, index: Int, slotsFree: Bool) -> Int32 {
-        guard slotsFree, let pending else { return 20 }
+    private func waitForPush(_ pending: WorkloadEvent?, index: Int, slotsFree: Bool) -> UInt64 {
+        guard slotsFree, let pending else { return Self.longestWait }
         guard let due = intendedTime(of: pending, index: index) else { return 0 }
-        let now = monotonicNanos()
-        return due <= now ? 0 : Int32(min(20, (due - now) / 1_000_000))
+        return Self.wait(until: due, now: monotonicNanos())
+    }
+
+    /// The longest wait, so the worker publishes its progress and sees Ctrl-C promptly.
+    static let longestWait: UInt64 = 20_000_000
+    /// How long before a push is due the worker stops sleeping and polls without waiting: a
+    /// wake-up from sleep takes tens of microseconds, and a push sent late counts against it.
+    /// Sleeping until then rather than polling all along keeps a slow open-loop run (a push every
+    /// millisecond, say) from spinning a core, which would also wrongly call the sender limited.
+    static let spinBeforeDue: UInt64 = 100_000
+
+    /// How long to wait for something due at `due`: until `spinBeforeDue` before it, at most
+    /// `longestWait`, and nothing once it is that close.
+    static func wait(until due: UInt64, now: UInt64) -> UInt64 {
+        guard due > now &+ spinBeforeDue else { return 0 }
+        return min(longestWait, due - now - spinBeforeDue)
     }
 
     /// One number per token across both populations the scenario addresses.

@@ -162,9 +162,9 @@ public final class HTTP2PushClient: PushTransport {
     }
 
     /// Waits up to `timeoutMs` for socket activity (not at all when nothing is in flight).
-    public func wait(timeoutMs: Int32) {
-        if inFlight > 0 {
-            _ = curl_multi_poll(multi, nil, 0, timeoutMs, nil)
-        }
+    public func wait(timeoutNanos: UInt64) {
+        guard inFlight > 0 else { return pause(nanos: timeoutNanos) }
+        // libcurl waits in whole milliseconds: a shorter wait polls once.
+        _ = curl_multi_poll(multi, nil, 0, Int32(timeoutNanos / 1_000_000), nil)
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the load engine needs from an HTTP/2 client: submit pushes into free slots, move bytes
 /// and collect what finished, wait for the sockets.
 ///
@@ -25,8 +29,9 @@ public protocol PushTransport: AnyObject {
     ) throws(TransportError)
     /// Moves bytes and hands every finished request to `onCompletion`; never blocks.
     func perform(onCompletion: (PushCompletion) -> Void)
-    /// Waits up to `timeoutMs` for socket activity (not at all when nothing is in flight).
-    func wait(timeoutMs: Int32)
+    /// Waits up to `timeoutNanos` for socket activity, or sleeps that long when nothing is in
+    /// flight, so that a sender waiting for its next push's time does not spin a core.
+    func wait(timeoutNanos: UInt64)
 }
 
 /// What a client did to keep requests flowing when connections or streams failed.
@@ -60,4 +65,13 @@ public enum TransportKind: String, Sendable, CaseIterable {
         case .nghttp2: try NGHTTP2PushClient(configuration: configuration)
         }
     }
+}
+
+/// Sleeps `nanos` nanoseconds: how a client with nothing in flight waits for the next push's
+/// time, instead of returning at once and letting the worker spin.
+func pause(nanos: UInt64) {
+    guard nanos > 0 else { return }
+    var request = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
 }

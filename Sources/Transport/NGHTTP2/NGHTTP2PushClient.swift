@@ -1,3 +1,5 @@
+import CNGHTTP2
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -112,13 +114,14 @@ public final class NGHTTP2PushClient: PushTransport {
         unsent.removeAll(keepingCapacity: true)
     }
 
-    public func wait(timeoutMs: Int32) {
-        guard inFlight > 0, unsent.isEmpty else { return }
+    public func wait(timeoutNanos: UInt64) {
+        guard unsent.isEmpty else { return }
+        guard inFlight > 0 else { return pause(nanos: timeoutNanos) }
         polled.removeAll(keepingCapacity: true)
         for case let connection? in connections where connection.isOpen { watch(connection) }
         for connection in orphans where connection.isOpen { watch(connection) }
         guard !polled.isEmpty else { return }
-        pollIsFresh = poll(&polled, nfds_t(polled.count), timeoutMs) >= 0
+        pollIsFresh = pb_poll_nanos(&polled, nfds_t(polled.count), timeoutNanos) >= 0
     }
 
     /// Whether the last `poll` found `connection`'s socket readable (or failed): a socket with
