@@ -1,3 +1,4 @@
+import NIOCore
 import Synchronization
 
 /// Admits connections while fewer than a limit are open (`ConnectionLimits.maxConnections`).
@@ -10,16 +11,15 @@ final class ConnectionGate: Sendable {
         self.limit = limit
     }
 
-    /// Takes a place for a new connection; `false` when all are taken. An admitted connection
-    /// must `leave` when it closes.
-    func admit() -> Bool {
-        if open.wrappingAdd(1, ordering: .relaxed).newValue <= limit { return true }
-        open.wrappingSubtract(1, ordering: .relaxed)
-        return false
-    }
-
-    /// Gives back the place of a connection that closed.
-    func leave() {
-        open.wrappingSubtract(1, ordering: .relaxed)
+    /// Takes a place for `channel`, a connection just accepted, and gives it back when the
+    /// connection closes; `false`, counted as a refusal, when all places are taken.
+    func admit(_ channel: Channel, stats: MockStats) -> Bool {
+        guard open.wrappingAdd(1, ordering: .relaxed).newValue <= limit else {
+            open.wrappingSubtract(1, ordering: .relaxed)
+            stats.update { $0.connectionsRefusedOverLimit += 1 }
+            return false
+        }
+        channel.closeFuture.whenComplete { [self] _ in open.wrappingSubtract(1, ordering: .relaxed) }
+        return true
     }
 }

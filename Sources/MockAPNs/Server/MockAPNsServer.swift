@@ -98,11 +98,7 @@ public final class MockAPNsServer: Sendable {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     stats.update { $0.connectionsAccepted += 1 }
-                    guard gate.admit() else {
-                        stats.update { $0.connectionsRefusedOverLimit += 1 }
-                        return channel.close()
-                    }
-                    channel.closeFuture.whenComplete { _ in gate.leave() }
+                    guard gate.admit(channel, stats: stats) else { return channel.close() }
                     var handshakeTime = configuration.limits.handshakeTimeout
                     if let delay = faults?.handshakeDelayNanos(nowNanos: DispatchTime.now().uptimeNanoseconds),
                         delay > 0
@@ -110,11 +106,7 @@ public final class MockAPNsServer: Sendable {
                         Self.holdHandshake(of: channel, forNanos: delay, stats: stats)
                         handshakeTime = handshakeTime + .nanoseconds(Int64(delay))
                     }
-                    let handshakeDeadline = channel.eventLoop.scheduleTask(in: handshakeTime) {
-                        stats.update { $0.handshakesTimedOut += 1 }
-                        channel.close(promise: nil)
-                    }
-                    channel.closeFuture.whenComplete { _ in handshakeDeadline.cancel() }
+                    let handshakeDeadline = Self.closeUnlessHandshaken(channel, within: handshakeTime, stats: stats)
                     let errors = ConnectionErrorCounter(stats: stats)
                     return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
@@ -250,6 +242,22 @@ public final class MockAPNsServer: Sendable {
             try? channelsChannel?.close().wait()
             try? group.syncShutdownGracefully()
         }
+    }
+
+    /// Closes `channel` if its TLS handshake and ALPN have not finished `within` (half-open TLS, a
+    /// client that connects and says nothing), counting it; the caller cancels the returned task
+    /// once they have.
+    private static func closeUnlessHandshaken(
+        _ channel: Channel,
+        within time: TimeAmount,
+        stats: MockStats
+    ) -> Scheduled<Void> {
+        let deadline = channel.eventLoop.scheduleTask(in: time) {
+            stats.update { $0.handshakesTimedOut += 1 }
+            channel.close(promise: nil)
+        }
+        channel.closeFuture.whenComplete { _ in deadline.cancel() }
+        return deadline
     }
 
     /// A `slow_tls_accept` incident: the new connection reads nothing for `nanos`, so the client's
