@@ -419,7 +419,7 @@ struct MockCommand: ParsableCommand {
             for line in faults.summary { Console.out("  " + line) }
         }
         Console.out(
-            "limits: \(limits.maxConnections) connections, TLS and ALPN within \(handshakeTimeout) s, \(streams) streams a connection, 8000-byte header lists, \(ConnectionLimits.keptBodyBytes) body bytes kept a stream"
+            "limits: \(limits.maxConnections) connections, TLS and ALPN within \(handshakeTimeout) s, \(streams) streams a connection, \(ConnectionLimits.maxHeaderListBytes)-byte header lists, \(ConnectionLimits.keptBodyBytes) body bytes kept a stream"
         )
         Console.out("counters: GET /stats · stop with Ctrl-C")
 

@@ -6,6 +6,8 @@ public struct Outage: Sendable, Equatable {
     public var fromSecond: Int
     /// The second after its last: the stretch covers `[fromSecond, toSecond)`.
     public var toSecond: Int
+    /// How long it lasted, whole seconds.
+    public var seconds: Int { toSecond - fromSecond }
     /// Requests that failed below HTTP in it.
     public var errored = 0
     /// Requests that timed out in it.

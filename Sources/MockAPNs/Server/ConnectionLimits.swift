@@ -22,6 +22,10 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// How long a new connection may take to finish TLS and ALPN.
     public var handshakeTimeout: TimeAmount
 
+    /// `SETTINGS_MAX_HEADER_LIST_SIZE`, as APNs was last seen sending it; NIO refuses longer
+    /// header lists.
+    public static let maxHeaderListBytes = 8000
+
     /// Bytes of a request body the mock keeps: the largest payload APNs accepts (a broadcast's
     /// 5,120). Longer bodies are only counted, and refused with 413 `PayloadTooLarge` on length.
     public static let keptBodyBytes = 5120

@@ -305,7 +305,7 @@ public final class MockAPNsServer: Sendable {
             ),
             HTTP2Setting(parameter: .initialWindowSize, value: 65535),
             HTTP2Setting(parameter: .maxFrameSize, value: 16384),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: ConnectionLimits.maxHeaderListBytes),
         ]
         return connection
     }

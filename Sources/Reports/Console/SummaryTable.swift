@@ -128,7 +128,7 @@ public enum SummaryTable {
     private static func outages(_ outages: [Outage]) -> String {
         "nothing answered from "
             + outages.map {
-                "\($0.fromSecond) s to \($0.toSecond) s (\($0.toSecond - $0.fromSecond) s: \($0.errored) errored, \($0.timedOut) timed out)"
+                "\($0.fromSecond) s to \($0.toSecond) s (\($0.seconds) s: \($0.errored) errored, \($0.timedOut) timed out)"
             }.joined(separator: ", from ")
     }
 

@@ -103,7 +103,7 @@ public struct HTMLReport {
         ).render()
         if !outages.isEmpty {
             html +=
-                "<p class=\"bad\">The target answered nothing for \(outages.map { $0.toSecond - $0.fromSecond }.reduce(0, +)) s (shaded): every request that ended then failed below HTTP or timed out.</p>"
+                "<p class=\"bad\">The target answered nothing for \(outages.map(\.seconds).reduce(0, +)) s (shaded): every request that ended then failed below HTTP or timed out.</p>"
             html += HTML.table(
                 "Outages",
                 outages.map {

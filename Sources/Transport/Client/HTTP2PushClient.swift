@@ -161,7 +161,6 @@ public final class HTTP2PushClient: PushTransport {
         }
     }
 
-    /// Waits up to `timeoutMs` for socket activity (not at all when nothing is in flight).
     public func wait(timeoutNanos: UInt64) {
         guard inFlight > 0 else { return pause(nanos: timeoutNanos) }
         // libcurl waits in whole milliseconds: a shorter wait polls once.
