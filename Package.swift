@@ -100,7 +100,8 @@ let package = Package(
         .testTarget(
             name: "LoadEngineTests",
             dependencies: [
-                "LoadEngine", "Workload", "Wire", .product(name: "Histogram", package: "hdrhistogram-swift"),
+                "LoadEngine", "Workload", "Wire", "Transport",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),

@@ -41,8 +41,14 @@ struct RunCommand: ParsableCommand {
             of --connections and of the activities. Each HTTP/2 connection carries up to --streams streams. The \
             run ends when the scenario is sent, after --requests pushes, or when --duration seconds have passed. \
             Progress goes to stderr; the summary to stdout; the report to <reports-dir>/<run-id>/ (summary.json, \
-            latency_percentiles.csv, timeseries.csv, report.html, budget files). Ctrl-C stops the run, writes what \
-            was measured and exits with status 130.
+            latency_percentiles.csv, timeseries.csv, report.html, budget files). At --duration, or on Ctrl-C or \
+            SIGTERM, sending stops and pushes in flight get 2 s more; those still open then are counted as timed \
+            out, so every stop is bounded and the books still balance.
+
+            Exit status: 0 when pushes succeeded and the books balance; 1 for bad input or a failure to start or \
+            write the report; 3 when the run ended but no push succeeded (every one refused, untrusted, failed or \
+            timed out: the report says why); 64 for a malformed command line; 130 after Ctrl-C, 143 after SIGTERM \
+            (the report is still written).
 
               pushbench run --activities 2000 --threads 2
               pushbench run --scenario football --activities 10000 --time-scale 120 --budget-preset conservative
@@ -148,8 +154,38 @@ struct RunCommand: ParsableCommand {
     )
     var timeScale: Double?
 
-    @Option(name: .customLong("timeout-ms"), help: "Per-request deadline in milliseconds.")
+    @Option(
+        name: .customLong("timeout-ms"),
+        help: ArgumentHelp(
+            "Per-request deadline in milliseconds, from the instant the push's latency runs from.",
+            discussion: """
+                In open loop that is the push's intended send time, so a push that waited for a stream has less \
+                time left. A push past its deadline is cancelled (RST_STREAM CANCEL) and counted as timed out; an \
+                answer that arrives later is counted nowhere else, so no succeeded push is slower than this.
+                """
+        )
+    )
     var timeoutMs = 10_000
+
+    @Option(
+        name: .customLong("connect-timeout"),
+        help:
+            "Deadline for a TCP connect, and again for the TLS handshake after it (250ms, 5s; a bare number is seconds)."
+    )
+    var connectTimeout = TimeSpan(seconds: 5)
+
+    @Option(
+        name: .customLong("ping-interval"),
+        help: ArgumentHelp(
+            "A connection with pushes open that reads nothing for this long is sent an HTTP/2 PING.",
+            discussion: """
+                If that PING goes unanswered as long again, the connection is taken for dead (a peer gone without \
+                FIN) and its pushes fail as connection_lost, to be retried with --retries. nghttp2 transport only; \
+                with curl, --timeout-ms bounds such pushes.
+                """
+        )
+    )
+    var pingInterval = TimeSpan(seconds: 5)
 
     @Option(help: "Override the scenario's seed (its tokens and events).")
     var seed: UInt64?
@@ -344,6 +380,8 @@ struct RunCommand: ParsableCommand {
                 connections: connections,
                 streamsPerConnection: streams,
                 requestTimeoutMs: timeoutMs,
+                connectTimeoutMs: connectTimeout.milliseconds,
+                pingIntervalMs: pingInterval.milliseconds,
                 verifyPeer: !insecure
             ),
             transportKind: transport,
@@ -497,8 +535,9 @@ struct RunCommand: ParsableCommand {
         } catch {
             throw CommandLineError("\(error) (the summary above is complete)")
         }
-        if result.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }
+        if let signal = trap.signal { throw ExitCode(ExitStatus.interrupted(by: signal)) }
         if !result.counts.isBalanced { throw CommandLineError("internal error: the run's books do not balance") }
+        if result.nothingSucceeded || result.counts.sent == 0 { throw ExitCode(ExitStatus.nothingSucceeded) }
     }
 
     /// Whether any pacing option was given.

@@ -244,7 +244,9 @@ final class CommandLineTests: PushbenchTestCase {
         for text in [
             "--scenario", "--activities", "(default: 1000, or one per --tokens line)", "--time-scale", "--threads",
             "--connections", "--dry-run", "--retries", "--warmup", "--rate-profile", "--transport",
-            "embedded mock APNs starts", "no coordinated omission", "Ctrl-C stops the run",
+            "embedded mock APNs starts", "no coordinated omission", "on Ctrl-C or SIGTERM, sending stops",
+            "--connect-timeout", "--ping-interval", "Exit status: 0 when pushes succeeded",
+            "3 when the run ended but no push succeeded",
         ] {
             XCTAssertTrue(words.contains(text), "help lacks \(text)")
         }

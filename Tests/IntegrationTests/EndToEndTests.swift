@@ -87,8 +87,11 @@ final class EndToEndTests: XCTestCase {
         let result = try LoadEngine.run(load, tokens: mock.tokens())
         XCTAssertEqual(result.counts.errored, 50)
         XCTAssertTrue(result.counts.isBalanced)
-        XCTAssertEqual(result.erroredByKind.count, 1)
-        XCTAssertTrue(result.erroredByKind.keys.first?.hasPrefix("curl 7:") ?? false, "\(result.erroredByKind)")
+        XCTAssertEqual(result.erroredByKind, ["connect_refused": 50], "the same class as the nghttp2 transport's")
+        XCTAssertTrue(
+            result.erroredSamples["connect_refused"]?.hasPrefix("curl 7:") ?? false,
+            "\(result.erroredSamples)"
+        )
     }
 
     func testAStoppedRunEndsEarlyWithBalancedBooks() throws {

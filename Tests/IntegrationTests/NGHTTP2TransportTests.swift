@@ -47,7 +47,8 @@ final class NGHTTP2TransportTests: XCTestCase {
         let result = try LoadEngine.run(load, tokens: mock.tokens())
         XCTAssertEqual(result.counts.errored, 40)
         XCTAssertTrue(result.counts.isBalanced)
-        XCTAssertTrue(result.erroredByKind.keys.allSatisfy { $0.contains("cannot connect") }, "\(result.erroredByKind)")
+        XCTAssertEqual(result.erroredByKind, ["connect_refused": 40])
+        XCTAssertTrue(result.erroredSamples["connect_refused"]?.contains("cannot connect") ?? false)
     }
 
     func testAnswersThatNeverComeTimeOutAndTheStreamsAreCancelled() throws {

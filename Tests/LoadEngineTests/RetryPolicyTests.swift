@@ -9,7 +9,7 @@ final class RetryPolicyTests: XCTestCase {
     func testOnlyThrottlingServerErrorsAndTransportFailuresAreRetried() {
         XCTAssertTrue(RetryPolicy.isRetryable(.response(status: 429, body: [])))
         XCTAssertTrue(RetryPolicy.isRetryable(.response(status: 503, body: [])))
-        XCTAssertTrue(RetryPolicy.isRetryable(.failed(code: 7, message: "refused")))
+        XCTAssertTrue(RetryPolicy.isRetryable(.failed(.connectRefused, message: "refused")))
         XCTAssertFalse(RetryPolicy.isRetryable(.response(status: 410, body: [])))
         XCTAssertFalse(RetryPolicy.isRetryable(.response(status: 200, body: [])))
         XCTAssertFalse(RetryPolicy.isRetryable(.timedOut), "a timed-out push may have arrived")

@@ -43,6 +43,11 @@ public final class RunningProgram {
     /// Everything printed so far.
     public var output: String { collected.text }
 
+    /// Forgets what was printed so far, so that `waitForLine` waits for a new line.
+    public func clearOutput() {
+        collected.clear()
+    }
+
     /// The program's process ID, for reading its memory and descriptors from `/proc`.
     public var processIdentifier: Int32 { process.processIdentifier }
 
@@ -86,5 +91,9 @@ private final class CollectedText: Sendable {
 
     func append(_ more: String) {
         storage.withLock { $0 += more }
+    }
+
+    func clear() {
+        storage.withLock { $0 = "" }
     }
 }

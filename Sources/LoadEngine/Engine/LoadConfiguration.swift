@@ -6,7 +6,7 @@ import Workload
 public struct LoadConfiguration: Sendable {
     /// Where and how the pushes travel: origin, connections (shared out among the workers),
     /// streams, deadlines, TLS trust.
-    public var transport: HTTP2PushClient.Configuration
+    public var transport: TransportConfiguration
     /// Which HTTP/2 client carries the pushes.
     public var transportKind: TransportKind
     /// The pushes: every event of the scenario's activities, in time order.
@@ -42,7 +42,7 @@ public struct LoadConfiguration: Sendable {
 
     /// Creates a configuration with the defaults of `pushbench run`.
     public init(
-        transport: HTTP2PushClient.Configuration,
+        transport: TransportConfiguration,
         transportKind: TransportKind = .nghttp2,
         scenario: Scenario,
         realTokens: [[UInt8]]? = nil,

@@ -13,9 +13,9 @@ import Glibc
 /// Each worker (`LoadWorker`) owns a transport client, its share of the connections and a
 /// contiguous share of the activities, so every activity's pushes leave in order from one
 /// worker. The calling thread only waits, reports progress four times a second, and adds the
-/// workers' metrics up at the end. A stop request (Ctrl-C) ends submission; requests in flight
-/// get `LoadWorker.drainSeconds` to finish and are then counted as timed out, so the books
-/// balance.
+/// workers' metrics up at the end. The end of `--duration` or a stop request (Ctrl-C, SIGTERM)
+/// ends submission; requests in flight get `LoadWorker.drainNanos` to finish and are then
+/// counted as timed out, so the books balance and the stop is bounded.
 public enum LoadEngine {
     private static let progressIntervalNanos: UInt64 = 250_000_000
 
@@ -26,13 +26,17 @@ public enum LoadEngine {
     ///   - progress: called on this thread about every 250 ms with the run's state.
     ///   - onAccepted: called for every push answered 200, on its worker's thread; one worker's
     ///     calls come in answer order, different workers' concurrently.
+    ///   - makeTransport: makes each worker's client for its share of the connections; by default
+    ///     the configuration's `transportKind`. Tests hand in a fake to drive the engine without
+    ///     sockets.
     /// - Throws: `TransportError` when the transport cannot be set up, or a scenario or payload error.
     public static func run(
         _ configuration: LoadConfiguration,
         tokens: ProviderTokenCache,
         stop: StopFlag = StopFlag(),
         progress: (ProgressSnapshot) -> Void = { _ in },
-        onAccepted: @escaping @Sendable (AcceptedPush) -> Void = { _ in }
+        onAccepted: @escaping @Sendable (AcceptedPush) -> Void = { _ in },
+        makeTransport: (@Sendable (TransportConfiguration) throws -> any PushTransport)? = nil
     ) throws -> RunResult {
         let threads = configuration.threads
         guard threads > 0, configuration.transport.connections >= threads else {
@@ -68,11 +72,13 @@ public enum LoadEngine {
                 timeline: timeline
             )
         }
+        let kind = configuration.transportKind
+        let makeTransport = makeTransport ?? { try kind.makeClient($0) }
         let outcomes = Mutex<[Int: Result<LoadWorker.Outcome, Error>]>([:])
         let group = DispatchGroup()
         for worker in workers {
             DispatchQueue(label: "pushbench.worker.\(worker.index)").async(group: group) {
-                let outcome = Result { try worker.run(onAccepted: onAccepted) }
+                let outcome = Result { try worker.run(makeTransport: makeTransport, onAccepted: onAccepted) }
                 if case .failure = outcome { abort.set() }
                 outcomes.withLock { $0[worker.index] = outcome }
             }
@@ -115,7 +121,7 @@ public enum LoadEngine {
             }
         }
         let total = merged!
-        return RunResult(
+        var result = RunResult(
             configuration: configuration,
             mode: configuration.pacing.isOpenLoop ? .openLoop : .closedLoop,
             startedAtUnix: startedAtUnix,
@@ -142,12 +148,9 @@ public enum LoadEngine {
             engineCPUSeconds: total.cpuSeconds,
             interrupted: stop.isSet
         )
+        result.erroredSamples = total.metrics.erroredSamples
+        return result
     }
-}
-
-/// A monotonic clock reading in nanoseconds.
-func monotonicNanos() -> UInt64 {
-    DispatchTime.now().uptimeNanoseconds
 }
 
 /// Wall-clock now, UNIX seconds.

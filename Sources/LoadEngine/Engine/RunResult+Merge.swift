@@ -52,7 +52,7 @@ extension RunResult {
         func added<Key: Hashable>(_ figure: (RunResult) -> [Key: Int]) -> [Key: Int] {
             sorted.reduce(into: [:]) { $0.merge(figure($1), uniquingKeysWith: +) }
         }
-        return RunResult(
+        var merged = RunResult(
             configuration: configuration,
             mode: first.mode,
             startedAtUnix: start - first.configuration.warmupSeconds,
@@ -75,6 +75,8 @@ extension RunResult {
             engineCPUSeconds: sorted.reduce(0) { $0 + $1.engineCPUSeconds },
             interrupted: sorted.contains { $0.interrupted }
         )
+        merged.erroredSamples = sorted.reduce(into: [:]) { $0.merge($1.erroredSamples) { first, _ in first } }
+        return merged
     }
 
     private static func checkShardsOfOneRun(_ shards: [RunResult]) throws {

@@ -30,8 +30,10 @@ public struct RunResult: Sendable {
     public let latency: Histogram<UInt64>
     /// Rejections by reason.
     public let rejectedByReason: [String: Int]
-    /// Transport failures by kind.
+    /// Transport failures by class: `FailureClass`'s raw values, the same for both transports.
     public let erroredByKind: [String: Int]
+    /// One message of each class in `erroredByKind`, in the transport's own words.
+    public var erroredSamples: [String: String] = [:]
     /// Answered requests per connection, keyed by `connectionKey(shard:localPort:)`: the local
     /// port alone in an unsharded run, and unique across the shards of a merged one.
     public let perConnection: [Int: Int]
@@ -112,9 +114,22 @@ public struct RunResult: Sendable {
     /// The shard and local port a `perConnection` key stands for.
     public static func connection(ofKey key: Int) -> (shard: Int, localPort: Int) { (key >> 16, key & 0xFFFF) }
 
-    /// Answered and failed requests per second over the run.
+    /// Answered and failed requests per second over the run: attempts, whatever became of them.
     public var throughputPerSecond: Double {
         durationSeconds > 0 ? Double(counts.completed) / durationSeconds : 0
+    }
+
+    /// Requests answered 200 per second over the run.
+    public var successesPerSecond: Double {
+        durationSeconds > 0 ? Double(counts.succeeded) / durationSeconds : 0
+    }
+
+    /// Whether the run sent pushes and none succeeded: a failed run, whatever else it measured.
+    public var nothingSucceeded: Bool { counts.sent > 0 && counts.succeeded == 0 }
+
+    /// The failure classes of the run, most frequent first.
+    public var failureClasses: [FailureClass] {
+        erroredByKind.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.compactMap { FailureClass(rawValue: $0.key) }
     }
 
     /// The share of the run the workers spent on a CPU (1: every worker busy all the time).

@@ -16,8 +16,10 @@ struct RunMetrics: Sendable {
     private(set) var latency = Histogram.latency(digits: .three)
     /// Rejections by APNs reason (or `HTTP <status>` when the body had none).
     private(set) var rejectedByReason: [String: Int] = [:]
-    /// Transport failures by description (libcurl's code and words, or the nghttp2 transport's).
+    /// Transport failures by class (`FailureClass`'s raw value), the same for both transports.
     private(set) var erroredByKind: [String: Int] = [:]
+    /// One message of each class of failure, in the transport's own words: the first seen.
+    private(set) var erroredSamples: [String: String] = [:]
     /// Requests answered on each connection, keyed by its local port.
     private(set) var perConnection: [Int: Int] = [:]
     /// Answers whose `apns-id` did not echo the request's.
@@ -86,10 +88,11 @@ struct RunMetrics: Sendable {
         case .timedOut:
             counts.timedOut += 1
             current.counts.timedOut += 1
-        case .failed(let code, let message):
+        case .failed(let kind, let message):
             counts.errored += 1
             current.counts.errored += 1
-            erroredByKind[code >= 0 ? "curl \(code): \(message)" : message, default: 0] += 1
+            erroredByKind[kind.rawValue, default: 0] += 1
+            if erroredSamples[kind.rawValue] == nil { erroredSamples[kind.rawValue] = message }
         }
     }
 
@@ -119,6 +122,7 @@ struct RunMetrics: Sendable {
         scheduleLag.add(other.scheduleLag)
         rejectedByReason.merge(other.rejectedByReason, uniquingKeysWith: +)
         erroredByKind.merge(other.erroredByKind, uniquingKeysWith: +)
+        erroredSamples.merge(other.erroredSamples) { mine, _ in mine }
         perConnection.merge(other.perConnection, uniquingKeysWith: +)
         apnsIDMismatches += other.apnsIDMismatches
         warmup.add(other.warmup)

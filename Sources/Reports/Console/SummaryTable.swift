@@ -8,7 +8,9 @@ public enum SummaryTable {
         let latency = SummaryDocument.latencyPercentiles(result.latency)
         let counts = result.counts
         func ms(_ key: String) -> String { String(format: "%.2f ms", Double(latency[key] ?? 0) / 1000) }
-        var rows: [(String, String)] = [
+        var rows: [(String, String)] = []
+        if let failure = RunFailure(result) { rows += failure.rows }
+        rows += [
             ("run", "\(context.runID) (\(result.mode.rawValue), \(context.targetDescription))"),
             (
                 "workload",
@@ -28,14 +30,30 @@ public enum SummaryTable {
         if !result.outages.isEmpty {
             rows.append(("outages", outages(result.outages)))
         }
+        if result.counts.succeeded > 0, let hint = result.failureClasses.lazy.compactMap(\.hint).first {
+            rows.append(("hint", hint))
+        }
         rows += [
             ("duration", String(format: "%.2f s", result.durationSeconds)),
-            ("throughput", String(format: "%.0f req/s", result.throughputPerSecond)),
-            ("latency p50", ms("p50")),
-            ("latency p90", ms("p90")),
-            ("latency p99", ms("p99")),
-            ("latency p99.9", ms("p99_9")),
-            ("latency max", ms("max")),
+            (
+                "throughput",
+                String(
+                    format: "%.0f attempts/s, %.0f successes/s",
+                    result.throughputPerSecond,
+                    result.successesPerSecond
+                )
+            ),
+        ]
+        rows +=
+            result.latency.totalCount > 0
+            ? [
+                ("latency p50", ms("p50")),
+                ("latency p90", ms("p90")),
+                ("latency p99", ms("p99")),
+                ("latency p99.9", ms("p99_9")),
+                ("latency max", ms("max")),
+            ] : [("latency", "none: no push was answered")]
+        rows += [
             (
                 "connections",
                 "\(result.perConnection.count) used of \(result.configuration.transport.connections), "

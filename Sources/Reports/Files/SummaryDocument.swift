@@ -22,7 +22,10 @@ public enum SummaryDocument {
             "accounting_balanced": result.counts.isBalanced,
             "rejected_by_reason": result.rejectedByReason,
             "errored_by_kind": result.erroredByKind,
+            "errored_samples": result.erroredSamples,
+            "nothing_succeeded": result.nothingSucceeded,
             "throughput_per_s": result.throughputPerSecond,
+            "successes_per_s": result.successesPerSecond,
             "latency_us": latencyPercentiles(result.latency),
             "latency_histogram_us": serialized(result.latency),
             "connections": result.perConnection.sorted { $0.key < $1.key }.map {

@@ -13,7 +13,7 @@ extension SummaryFile {
     ///
     /// - Throws: `SummaryError` naming the key that is missing or malformed.
     public func runResult() throws(SummaryError) -> RunResult {
-        RunResult(
+        var result = RunResult(
             configuration: try configuration(),
             mode: try choice("mode", RunResult.Mode.init(rawValue:)),
             startedAtUnix: try number("started_at_unix_s"),
@@ -36,6 +36,8 @@ extension SummaryFile {
             engineCPUSeconds: try number("engine_cpu_s"),
             interrupted: try flag("interrupted")
         )
+        result.erroredSamples = value("errored_samples") as? [String: String] ?? [:]
+        return result
     }
 
     /// Where and how the run happened, with the mock's count when one was compared.

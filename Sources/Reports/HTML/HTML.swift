@@ -13,7 +13,7 @@ enum HTML {
         .sub{color:#555}.cards{display:flex;flex-wrap:wrap;gap:10px;margin:16px 0}
         .card{border:1px solid #ddd;border-radius:8px;padding:8px 14px;min-width:120px}
         .card b{display:block;font-size:20px}.card span{color:#555;font-size:12px}
-        .ok{color:#1a7f37}.bad{color:#c62828}.note{background:#fff8e1;border-left:3px solid #f9a825;padding:6px 10px}
+        .ok{color:#1a7f37}.bad{color:#c62828}.failed{color:#c62828;background:#fdecea;border-left:4px solid #c62828;padding:8px 12px}.note{background:#fff8e1;border-left:3px solid #f9a825;padding:6px 10px}
         table{border-collapse:collapse;margin:8px 0 16px;min-width:50%}caption{text-align:left;font-weight:600;padding:4px 0}
         th,td{border-bottom:1px solid #eee;padding:3px 10px;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
         svg{width:100%;height:auto;max-width:720px;display:block;margin:8px 0}

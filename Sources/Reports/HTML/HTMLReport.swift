@@ -33,12 +33,22 @@ public struct HTMLReport {
     public func render() -> String {
         let latency = SummaryDocument.latencyPercentiles(result.latency)
         let counts = result.counts
-        func ms(_ micros: UInt64?) -> String { String(format: "%.2f ms", Double(micros ?? 0) / 1000) }
+        let anyAnswered = result.latency.totalCount > 0
+        func ms(_ micros: UInt64?) -> String {
+            anyAnswered ? String(format: "%.2f ms", Double(micros ?? 0) / 1000) : "none"
+        }
+        let failure = RunFailure(result).map { failure in
+            "<p class=\"failed\"><b>FAILED: \(HTML.escape(failure.headline)).</b>"
+                + (failure.sample.map { "<br>\(HTML.escape($0))" } ?? "")
+                + (failure.hint.map { "<br>Hint: \(HTML.escape($0))." } ?? "") + "</p>"
+        }
         var html = """
             <h1>PushBench run \(HTML.escape(context.runID))</h1>
             <div class="sub">\(HTML.escape(context.targetDescription)) · \(HTML.escape(result.mode.rawValue.replacingOccurrences(of: "_", with: " "))) · started \(HTML.escape(Self.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s\(result.interrupted ? " · <b class=\"bad\">interrupted</b>" : "")</div>
+            \(failure ?? "")
             <div class="cards">
-            <div class="card"><b>\(String(format: "%.0f", result.throughputPerSecond))</b><span>completed per second</span></div>
+            <div class="card"><b>\(String(format: "%.0f", result.successesPerSecond))</b><span>successes per second</span></div>
+            <div class="card"><b>\(String(format: "%.0f", result.throughputPerSecond))</b><span>attempts per second</span></div>
             <div class="card"><b>\(ms(latency["p50"]))</b><span>p50 latency</span></div>
             <div class="card"><b>\(ms(latency["p99"]))</b><span>p99 latency</span></div>
             <div class="card"><b>\(ms(latency["p99_9"]))</b><span>p99.9 latency</span></div>
@@ -60,7 +70,7 @@ public struct HTMLReport {
         )
         html +=
             counts.isBalanced
-            ? "<p class=\"ok\">sent = succeeded + rejected + errored + timed out: the books balance.</p>"
+            ? "<p>sent = succeeded + rejected + errored + timed out: the books balance.</p>"
             : "<p class=\"bad\">The books do not balance: \(counts.sent) sent, \(counts.completed) ended.</p>"
         if let server = context.serverCounts {
             let check = ServerCheck(result: result, server: server)
@@ -75,8 +85,13 @@ public struct HTMLReport {
             headers: ("reason", "requests")
         )
         html += HTML.table(
-            "Transport failures",
-            result.erroredByKind.sorted { $0.value > $1.value }.map { ($0.key, "\($0.value)") },
+            "Transport failures by class, with one message of each",
+            result.failureClasses.map {
+                (
+                    $0.rawValue + (result.erroredSamples[$0.rawValue].map { ": \($0)" } ?? ""),
+                    "\(result.erroredByKind[$0.rawValue] ?? 0)"
+                )
+            },
             headers: ("failure", "requests")
         )
 

@@ -13,12 +13,19 @@ enum GeneratorHealth {
                 + "of the time, so the target could have taken more (add --threads or cores; the stages below say "
                 + "where the time went)"
         }
-        if result.configuration.pacing.isOpenLoop && lateP99Ms > 10 {
+        if result.counts.succeeded == 0 {
+            return "no pace to judge: no push succeeded (the sender's workers were on a CPU \(busy) of the time)"
+        }
+        guard result.configuration.pacing.isOpenLoop else {
+            return "the target set the pace: the sender's workers were on a CPU \(busy) of the time"
+        }
+        if lateP99Ms > 10 {
             return String(format: "pushes left late (p99 %.0f ms) while the workers were on a CPU only ", lateP99Ms)
                 + "\(busy) of the time: every stream was busy, so the target (or too few --connections × --streams) "
                 + "held the schedule back"
         }
-        return "the target set the pace: the sender's workers were on a CPU \(busy) of the time"
+        return String(format: "the schedule set the pace: pushes left on time (p99 %.2f ms late); ", lateP99Ms)
+            + "the sender (workers on a CPU \(busy) of the time) and the target kept up with it"
     }
 
     /// Each stage's time per push, and the workers' CPU per push beside them.

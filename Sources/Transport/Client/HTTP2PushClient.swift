@@ -9,57 +9,6 @@ import CCurl
 /// and `wait` for the sockets.
 /// Nothing here is per-request allocation on our side except what libcurl does internally.
 public final class HTTP2PushClient: PushTransport {
-    /// How the client connects.
-    public struct Configuration: Sendable {
-        /// Scheme, host and port, for example `https://127.0.0.1:2197`.
-        public var origin: String
-        /// The most connections to open to the origin.
-        public var connections: Int
-        /// The most concurrent streams per connection (the server may allow fewer).
-        public var streamsPerConnection: Int
-        /// Per-request deadline, from submission to the last response byte.
-        public var requestTimeoutMs: Int
-        /// Deadline for TCP connect plus TLS handshake.
-        public var connectTimeoutMs: Int
-        /// PEM certificates to trust instead of the system store (a test server's own certificate).
-        public var trustedCertificatesPEM: [UInt8]?
-        /// Whether to verify the server's certificate and name; off only for explicit `--insecure`.
-        public var verifyPeer: Bool
-
-        /// Creates a configuration; the defaults suit a loopback run.
-        public init(
-            origin: String,
-            connections: Int = 4,
-            streamsPerConnection: Int = 100,
-            requestTimeoutMs: Int = 10_000,
-            connectTimeoutMs: Int = 5_000,
-            trustedCertificatesPEM: [UInt8]? = nil,
-            verifyPeer: Bool = true
-        ) {
-            self.origin = origin
-            self.connections = connections
-            self.streamsPerConnection = streamsPerConnection
-            self.requestTimeoutMs = requestTimeoutMs
-            self.connectTimeoutMs = connectTimeoutMs
-            self.trustedCertificatesPEM = trustedCertificatesPEM
-            self.verifyPeer = verifyPeer
-        }
-
-        /// Checks that connections and streams are positive and their product is within
-        /// `maxInFlight`, since each request in flight holds its own buffers.
-        func checkShape() throws(TransportError) {
-            guard connections > 0, streamsPerConnection > 0 else {
-                throw TransportError.setup("connections and streams per connection must be positive")
-            }
-            guard HTTP2PushClient.allowsInFlight(connections: connections, streams: streamsPerConnection) else {
-                throw TransportError.setup(
-                    "\(connections) connections × \(streamsPerConnection) streams is more than "
-                        + "\(HTTP2PushClient.maxInFlight) requests in flight"
-                )
-            }
-        }
-    }
-
     /// The most requests one client keeps in flight (connections × streams), each a libcurl
     /// easy handle; APNs itself allows 1000 streams per connection.
     public static let maxInFlight = 100_000
@@ -84,7 +33,7 @@ public final class HTTP2PushClient: PushTransport {
     public var recoveries: TransportRecoveries? { nil }
 
     /// Creates the client and its transfer slots; connections open lazily with the first requests.
-    public init(configuration: Configuration) throws(TransportError) {
+    public init(configuration: TransportConfiguration) throws(TransportError) {
         try CurlLibrary.ensureInitialised()
         guard CurlLibrary.supportsHTTP2 else {
             throw TransportError.setup("the linked libcurl \(CurlLibrary.version) has no HTTP/2 support")

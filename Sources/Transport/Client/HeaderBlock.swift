@@ -12,9 +12,12 @@ public final class HeaderBlock {
     /// The same fields for nghttp2: lower-case names, values, at addresses that live as long as
     /// the block, so nghttp2 reads them in place.
     let fields: UnsafeMutableBufferPointer<nghttp2_nv>
+    /// The `name: value` lines it was made from.
+    public let lines: [String]
 
     /// Creates a block from `name: value` lines.
     public init(lines: [String]) {
+        self.lines = lines
         var list: UnsafeMutablePointer<curl_slist>? = nil
         for line in lines {
             list = curl_slist_append(list, line)

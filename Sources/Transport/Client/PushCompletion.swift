@@ -4,9 +4,9 @@ public enum TransferOutcome: Sendable, Equatable {
     case response(status: Int, body: [UInt8])
     /// The request's deadline passed first.
     case timedOut
-    /// The transfer failed below HTTP (connect, TLS, reset, protocol): libcurl's code and words,
-    /// or a negative code and the transport's own words.
-    case failed(code: Int, message: String)
+    /// The transfer failed below HTTP (connect, TLS, reset, protocol): its class, shared by both
+    /// transports, and the transport's own words for this case.
+    case failed(FailureClass, message: String)
 }
 
 /// One finished request, handed back to the code that submitted it.
@@ -15,12 +15,29 @@ public struct PushCompletion: Sendable {
     public let tag: Int
     /// The caller's reference time for latency (an intended send time in nanoseconds).
     public let intendedAt: UInt64
-    /// What happened.
-    public let outcome: TransferOutcome
+    /// What happened (the engine makes an answer past the request's deadline a timeout).
+    public var outcome: TransferOutcome
     /// Whether the response carried the `apns-id` the request sent (APNs echoes it).
     public let apnsIDEchoed: Bool
     /// The local TCP port of the connection that carried it: identifies the connection.
     public let localPort: Int
     /// The answer's `Retry-After`, in seconds, when it had one.
     public var retryAfterSeconds: Int? = nil
+
+    /// Creates a completion (a transport makes one per finished request).
+    public init(
+        tag: Int,
+        intendedAt: UInt64,
+        outcome: TransferOutcome,
+        apnsIDEchoed: Bool,
+        localPort: Int,
+        retryAfterSeconds: Int? = nil
+    ) {
+        self.tag = tag
+        self.intendedAt = intendedAt
+        self.outcome = outcome
+        self.apnsIDEchoed = apnsIDEchoed
+        self.localPort = localPort
+        self.retryAfterSeconds = retryAfterSeconds
+    }
 }

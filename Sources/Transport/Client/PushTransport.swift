@@ -59,7 +59,7 @@ public enum TransportKind: String, Sendable, CaseIterable {
     case nghttp2
 
     /// Creates the client.
-    public func makeClient(_ configuration: HTTP2PushClient.Configuration) throws(TransportError) -> any PushTransport {
+    public func makeClient(_ configuration: TransportConfiguration) throws(TransportError) -> any PushTransport {
         switch self {
         case .curl: try HTTP2PushClient(configuration: configuration)
         case .nghttp2: try NGHTTP2PushClient(configuration: configuration)

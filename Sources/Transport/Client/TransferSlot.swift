@@ -13,6 +13,10 @@ final class TransferSlot {
     private let idLine: UnsafeMutablePointer<CChar>
     private let idNode: UnsafeMutablePointer<curl_slist>
     private var headers: HeaderBlock?
+    private let requestTimeoutNanos: UInt64
+    private let connectTimeoutMs: Int
+    /// The deadline the current request was given, milliseconds from its submission.
+    private var timeoutMs = 0
     private var tag = 0
     private var intendedAt: UInt64 = 0
     fileprivate var responseBody: [UInt8] = []
@@ -22,7 +26,7 @@ final class TransferSlot {
     private static let idPrefix: [UInt8] = Array("apns-id: ".utf8)
     private static let maxResponseBody = 16 * 1024
 
-    init(configuration: HTTP2PushClient.Configuration) throws(TransportError) {
+    init(configuration: TransportConfiguration) throws(TransportError) {
         guard let easy = curl_easy_init() else { throw TransportError.setup("curl_easy_init failed") }
         self.easy = easy
         bodyStorage = .allocate(byteCount: 0, alignment: 1)
@@ -33,13 +37,14 @@ final class TransferSlot {
         idNode = .allocate(capacity: 1)
         idNode.initialize(to: curl_slist(data: idLine, next: nil))
 
+        requestTimeoutNanos = UInt64(configuration.requestTimeoutMs) * 1_000_000
+        connectTimeoutMs = configuration.connectTimeoutMs
         let me = Unmanaged.passUnretained(self).toOpaque()
         let verify = configuration.verifyPeer
         try check(pb_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP_VERSION 2TLS")
         try check(pb_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "PIPEWAIT")
         try check(pb_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         try check(pb_easy_setopt_long(easy, CURLOPT_POST, 1), "POST")
-        try check(pb_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, configuration.requestTimeoutMs), "TIMEOUT_MS")
         try check(
             pb_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeoutMs),
             "CONNECTTIMEOUT_MS"
@@ -83,6 +88,11 @@ final class TransferSlot {
         _ = pb_easy_setopt_ptr(easy, CURLOPT_POSTFIELDS, bodyStorage.baseAddress)
         _ = pb_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
         _ = pb_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, idNode)
+        // The deadline runs from the intended send time, which in open loop may have passed.
+        let late = monotonicNanos() &- min(monotonicNanos(), intendedAt)
+        let left = requestTimeoutNanos > late ? (requestTimeoutNanos - late) / 1_000_000 : 0
+        timeoutMs = max(1, Int(left))
+        _ = pb_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeoutMs)
     }
 
     func finish(result: CURLcode) -> PushCompletion {
@@ -99,12 +109,12 @@ final class TransferSlot {
             if version == Int(CURL_HTTP_VERSION_2_0) {
                 outcome = .response(status: status, body: responseBody)
             } else {
-                outcome = .failed(code: -1, message: "the server answered without HTTP/2")
+                outcome = .failed(.tlsHandshake, message: "the server answered without HTTP/2 (no ALPN h2)")
             }
-        case CURLE_OPERATION_TIMEDOUT:
+        case CURLE_OPERATION_TIMEDOUT where requestStarted:
             outcome = .timedOut
         default:
-            outcome = .failed(code: Int(result.rawValue), message: curlMessage(result))
+            outcome = .failed(Self.failureClass(of: result), message: "curl \(result.rawValue): \(curlMessage(result))")
         }
         headers = nil
         var completion = PushCompletion(
@@ -116,6 +126,29 @@ final class TransferSlot {
         )
         completion.retryAfterSeconds = retryAfterSeconds
         return completion
+    }
+
+    /// Whether a timeout was the request's own: it began (its connection was up), or its own
+    /// deadline came before the connect deadline could. Otherwise the connection timed out.
+    private var requestStarted: Bool {
+        var pretransfer: curl_off_t = 0
+        _ = pb_easy_getinfo_off_t(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer)
+        return pretransfer > 0 || timeoutMs <= connectTimeoutMs
+    }
+
+    /// The class both transports share for a libcurl error.
+    static func failureClass(of code: CURLcode) -> FailureClass {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST: .nameUnresolved
+        case CURLE_COULDNT_CONNECT: .connectRefused
+        case CURLE_OPERATION_TIMEDOUT: .connectTimeout
+        case CURLE_SSL_CONNECT_ERROR: .tlsHandshake
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE: .certificateUntrusted
+        case CURLE_HTTP2, CURLE_WEIRD_SERVER_REPLY: .protocolError
+        case CURLE_HTTP2_STREAM: .streamReset
+        case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE: .connectionLost
+        default: .clientError
+        }
     }
 
     /// Compares a response header line with the `apns-id` this request sent, and reads

@@ -22,17 +22,6 @@ public enum CurlLibrary {
     }
 }
 
-/// Why the transport could not be set up or a request not be started.
-public enum TransportError: Error, CustomStringConvertible {
-    case setup(String)
-
-    public var description: String {
-        switch self {
-        case .setup(let detail): "HTTP/2 client set-up failed: \(detail)"
-        }
-    }
-}
-
 /// libcurl's message for an error code.
 func curlMessage(_ code: CURLcode) -> String {
     String(cString: curl_easy_strerror(code))

@@ -4,12 +4,26 @@ import CNGHTTP2
 import Glibc
 #endif
 
-/// One HTTP/2 connection over TLS: a socket, a libssl session, an nghttp2 client session.
+/// One HTTP/2 connection over TLS: a non-blocking socket, a libssl session, an nghttp2 client
+/// session, and the steps between them.
 ///
-/// Frames nghttp2 queues are gathered into one buffer and written with one `SSL_write` per
-/// `flush`, so a loop that submitted a hundred requests costs one TLS record batch and one
-/// `sendto`, not one per frame. The socket is blocking only while connecting and handshaking.
+/// Nothing here blocks: the worker's poll loop drives each connection through its phases
+/// (`connecting`, `handshaking`, `ready`, `closed`) with `serve`, so a connection being opened
+/// never delays the others on the same worker. Each opening phase has its own deadline
+/// (`--connect-timeout`). Requests submitted before the connection is ready wait in `waiting`
+/// and go to nghttp2 when it is. Frames nghttp2 queues are gathered into one buffer and written
+/// with one `SSL_write` per `flush`, so a loop that submitted a hundred requests costs one TLS
+/// record batch and one `sendto`, not one per frame.
+///
+/// Ownership: a `StreamSlot` handed to `submit` belongs to this connection until it is in
+/// `finished` or `refused`; nghttp2 holds unretained pointers to it only while it is in `open`.
 final class HTTP2Connection {
+    /// Where the connection stands.
+    enum Phase {
+        case connecting, handshaking, ready, closed
+    }
+
+    private(set) var phase = Phase.connecting
     private(set) var socket: Int32 = -1
     private var ssl: OpaquePointer?
     private var session: OpaquePointer?
@@ -17,39 +31,98 @@ final class HTTP2Connection {
     private(set) var localPort = 0
     /// Requests on this connection not yet finished, by stream.
     private(set) var open: [Int32: StreamSlot] = [:]
-    /// Whether the connection is still up (it may have been told to go away).
-    private(set) var isOpen = false
+    /// Requests submitted before the connection was ready, in order.
+    private(set) var waiting: [StreamSlot] = []
     /// Requests that finished while bytes were read or written, for the client to hand back.
     var finished: [StreamSlot] = []
     /// Requests the server refused before processing them (REFUSED_STREAM: over its stream
     /// limit, or past a GOAWAY's last stream), which may be sent again (RFC 9113 §8.7).
     var refused: [StreamSlot] = []
+    /// Why the connection closed, once it has: what a request submitted to it then fails with.
+    private(set) var closeReason: ConnectionFailure?
+    private let target: String
+    private let host: String
+    private let authority: nghttp2_nv
+    private let tls: TLSClientContext
+    private let connectTimeoutNanos: UInt64
+    /// When the current opening phase must have finished.
+    private var phaseDeadline: UInt64
+    private var handshakeWantsWrite = false
+    /// When bytes last arrived, and when a PING went out that nothing has answered since.
+    private var lastReadAt: UInt64
+    private var pingSentAt: UInt64?
     private var output: [UInt8] = []
     private var outputOffset = 0
     private var input = [UInt8](repeating: 0, count: 64 * 1024)
     /// The header fields of the request being submitted; nghttp2 copies the array, not the bytes.
     private var fields = UnsafeMutableBufferPointer<nghttp2_nv>.allocate(capacity: 16)
 
-    /// Whether new requests may start here: up, and no GOAWAY received.
-    var acceptsRequests: Bool { isOpen && nghttp2_session_check_request_allowed(session) != 0 }
+    /// Whether the connection is still up or on its way (it may have been told to go away).
+    var isOpen: Bool { phase != .closed }
+
+    /// Requests on the connection, sent or waiting to be.
+    var requestCount: Int { open.count + waiting.count }
+
+    /// Whether new requests may start here: not closed, and no GOAWAY received.
+    var acceptsRequests: Bool {
+        switch phase {
+        case .connecting, .handshaking: true
+        case .ready: nghttp2_session_check_request_allowed(session) != 0
+        case .closed: false
+        }
+    }
 
     /// Whether bytes are waiting for the socket to accept them.
     var hasPendingOutput: Bool { outputOffset < output.count }
 
-    /// Connects to `host:port` and completes the TLS handshake with ALPN `h2`.
-    /// - Throws: `TransportError` naming the step that failed.
-    init(host: String, port: Int, tls: TLSClientContext, connectTimeoutMs: Int) throws(TransportError) {
-        socket = try Self.connect(host: host, port: port, timeoutMs: connectTimeoutMs)
-        var local = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        withUnsafeMutablePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(socket, $0, &length) }
+    /// What `poll` should wait for on the socket.
+    var pollEvents: Int16 {
+        switch phase {
+        case .connecting: Int16(POLLOUT)
+        case .handshaking: handshakeWantsWrite ? Int16(POLLOUT) : Int16(POLLIN)
+        case .ready: Int16(POLLIN) | (hasPendingOutput ? Int16(POLLOUT) : 0)
+        case .closed: 0
         }
-        localPort = Self.port(of: local)
-        try handshake(host: host, tls: tls)
-        _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
-        try startSession()
-        isOpen = true
+    }
+
+    /// Starts connecting to `address` without waiting; `serve` carries on from there.
+    ///
+    /// - Parameters:
+    ///   - host: the name the certificate must carry (and SNI), or an IP address.
+    ///   - authority: the `:authority` field of every request, read in place by nghttp2.
+    init(
+        address: SocketAddress,
+        host: String,
+        port: Int,
+        authority: nghttp2_nv,
+        tls: TLSClientContext,
+        connectTimeoutNanos: UInt64,
+        now: UInt64
+    ) {
+        self.target = "\(host):\(port)"
+        self.host = host
+        self.authority = authority
+        self.tls = tls
+        self.connectTimeoutNanos = connectTimeoutNanos
+        phaseDeadline = now &+ connectTimeoutNanos
+        lastReadAt = now
+        socket = Glibc.socket(
+            address.family,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            0
+        )
+        guard socket >= 0 else {
+            fail(ConnectionFailure(.clientError, "cannot open a socket: \(String(cString: strerror(errno)))"))
+            return
+        }
+        var one: Int32 = 1
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        let status = address.withSockaddr { Glibc.connect(socket, $0, address.length) }
+        if status == 0 {
+            startHandshake(now: now)
+        } else if errno != EINPROGRESS {
+            fail(ConnectionFailure.connect(errno: errno, to: target))
+        }
     }
 
     deinit {
@@ -59,10 +132,168 @@ final class HTTP2Connection {
         if socket >= 0 { close(socket) }
     }
 
-    /// Queues a prepared request on this connection; its bytes leave at the next `flush`.
-    /// `authority` is the client's `:authority` field.
-    func submit(_ slot: StreamSlot, authority: nghttp2_nv) -> Bool {
-        guard let headers = slot.headers else { return false }
+    /// Queues a prepared request on this connection: on nghttp2 when the connection is ready
+    /// (its bytes leave at the next `flush`), in `waiting` until then, and straight to
+    /// `finished` with the connection's failure when it has closed.
+    func submit(_ slot: StreamSlot) {
+        switch phase {
+        case .connecting, .handshaking:
+            waiting.append(slot)
+        case .ready:
+            if open.isEmpty { lastReadAt = max(lastReadAt, slot.submittedAt) }
+            submitToSession(slot)
+        case .closed:
+            slot.failure = closeReason
+            finished.append(slot)
+        }
+    }
+
+    /// Cancels `slot`'s request (its deadline passed); it finishes as timed out. One still
+    /// waiting finishes at once; one on the wire when nghttp2 has sent RST_STREAM(CANCEL).
+    func cancel(_ slot: StreamSlot) {
+        slot.timedOut = true
+        if let index = waiting.firstIndex(where: { $0 === slot }) {
+            waiting.remove(at: index)
+            finished.append(slot)
+            return
+        }
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), slot.streamID, NGHTTP2_CANCEL.rawValue)
+    }
+
+    /// Moves the connection on: finishes connecting or the handshake (or fails it past its
+    /// deadline), or, when ready, reads (if `readable`) and writes.
+    func serve(now: UInt64, readable: Bool) {
+        switch phase {
+        case .connecting: finishConnecting(now: now)
+        case .handshaking: continueHandshake(now: now)
+        case .ready: readable ? transfer(now: now) : flush()
+        case .closed: return
+        }
+    }
+
+    /// Sends a PING when requests are open and nothing has been read for `interval`, and ends
+    /// the connection as lost when nothing answers within `interval` more.
+    func checkLiveness(now: UInt64, interval: UInt64) {
+        guard phase == .ready, !open.isEmpty else { return }
+        if let sent = pingSentAt {
+            if now &- sent >= interval {
+                fail(
+                    ConnectionFailure(
+                        .connectionLost,
+                        "no answer to PING within \(interval / 1_000_000) ms: the peer is gone"
+                    )
+                )
+            }
+            return
+        }
+        guard now &- lastReadAt >= interval else { return }
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        pingSentAt = now
+        flush()
+    }
+
+    /// The next instant this connection has something to check without socket activity: its
+    /// opening deadline, or its next PING's time or answer's deadline.
+    func nextCheck(pingInterval: UInt64) -> UInt64 {
+        switch phase {
+        case .connecting, .handshaking: phaseDeadline
+        case .ready where !open.isEmpty: (pingSentAt ?? lastReadAt) &+ pingInterval
+        case .ready, .closed: .max
+        }
+    }
+
+    /// Every request on the connection, sent or waiting (a copy: cancelling one changes both).
+    var requests: [StreamSlot] { Array(open.values) + waiting }
+
+    private func finishConnecting(now: UInt64) {
+        var check = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
+        guard poll(&check, 1, 0) > 0 else {
+            if now >= phaseDeadline {
+                fail(
+                    ConnectionFailure(
+                        .connectTimeout,
+                        "TCP connect to \(target) did not finish within \(connectTimeoutNanos / 1_000_000) ms"
+                    )
+                )
+            }
+            return
+        }
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length)
+        guard error == 0 else { return fail(ConnectionFailure.connect(errno: error, to: target)) }
+        startHandshake(now: now)
+    }
+
+    private func startHandshake(now: UInt64) {
+        localPort = SocketAddress.localPort(of: socket)
+        guard let ssl = SSL_new(tls.context) else {
+            return fail(ConnectionFailure(.clientError, "SSL_new failed: \(TLSClientContext.lastError())"))
+        }
+        self.ssl = ssl
+        SSL_set_fd(ssl, socket)
+        if Self.isIPAddress(host) {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+        } else {
+            _ = pb_ssl_set_server_name(ssl, host)
+            SSL_set1_host(ssl, host)
+        }
+        phase = .handshaking
+        phaseDeadline = now &+ connectTimeoutNanos
+        continueHandshake(now: now)
+    }
+
+    private func continueHandshake(now: UInt64) {
+        ERR_clear_error()
+        let result = SSL_connect(ssl)
+        if result == 1 { return becomeReady(now: now) }
+        let error = SSL_get_error(ssl, result)
+        if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE {
+            handshakeWantsWrite = error == SSL_ERROR_WANT_WRITE
+            if now >= phaseDeadline {
+                fail(
+                    ConnectionFailure(
+                        .connectTimeout,
+                        "the TLS handshake with \(target) did not finish within \(connectTimeoutNanos / 1_000_000) ms"
+                    )
+                )
+            }
+            return
+        }
+        let verify = SSL_get_verify_result(ssl)
+        if verify != X509_V_OK {
+            return fail(
+                ConnectionFailure(
+                    .certificateUntrusted,
+                    "the certificate of \(target) is not trusted: \(String(cString: X509_verify_cert_error_string(verify)))"
+                )
+            )
+        }
+        let detail =
+            error == SSL_ERROR_SYSCALL || error == SSL_ERROR_ZERO_RETURN
+            ? "the server closed the connection" : TLSClientContext.lastError()
+        fail(ConnectionFailure(.tlsHandshake, "TLS handshake with \(target) failed: \(detail)"))
+    }
+
+    private func becomeReady(now: UInt64) {
+        var protocolName: UnsafePointer<UInt8>? = nil
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &protocolName, &length)
+        guard let protocolName, UnsafeBufferPointer(start: protocolName, count: Int(length)).elementsEqual("h2".utf8)
+        else {
+            return fail(ConnectionFailure(.tlsHandshake, "\(target) did not agree to HTTP/2 (ALPN h2)"))
+        }
+        guard startSession() else { return fail(ConnectionFailure(.clientError, "nghttp2 could not create a session")) }
+        phase = .ready
+        lastReadAt = now
+        let queued = waiting
+        waiting.removeAll()
+        for slot in queued { submitToSession(slot) }
+        flush()
+    }
+
+    private func submitToSession(_ slot: StreamSlot) {
+        guard let headers = slot.headers else { return }
         let count = 6 + headers.fields.count
         if fields.count < count {
             fields.deallocate()
@@ -90,26 +321,34 @@ final class HTTP2Connection {
         let me = Unmanaged.passUnretained(slot).toOpaque()
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: me), read_callback: readBody)
         let streamID = nghttp2_submit_request(session, nil, fields.baseAddress, count, &provider, me)
-        guard streamID > 0 else { return false }
+        guard streamID > 0 else {
+            slot.failure = ConnectionFailure(
+                .clientError,
+                "nghttp2 refused the request: \(String(cString: nghttp2_strerror(streamID)))"
+            )
+            finished.append(slot)
+            return
+        }
         slot.streamID = streamID
         open[streamID] = slot
-        return true
-    }
-
-    /// Cancels `slot`'s stream (its deadline passed); it finishes as timed out.
-    func cancel(_ slot: StreamSlot) {
-        slot.timedOut = true
-        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), slot.streamID, NGHTTP2_CANCEL.rawValue)
     }
 
     /// Reads what the socket has, hands it to nghttp2, then writes what nghttp2 has queued.
-    func transfer() {
-        guard isOpen else { return }
+    private func transfer(now: UInt64) {
         while true {
             let count = input.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
+                lastReadAt = now
+                pingSentAt = nil
                 let used = input.withUnsafeBytes { nghttp2_session_mem_recv(session, $0.baseAddress, Int(count)) }
-                if used < 0 { return fail("HTTP/2 protocol error: \(String(cString: nghttp2_strerror(Int32(used))))") }
+                if used < 0 {
+                    return fail(
+                        ConnectionFailure(
+                            .protocolError,
+                            "HTTP/2 protocol error: \(String(cString: nghttp2_strerror(Int32(used))))"
+                        )
+                    )
+                }
                 continue
             }
             let error = SSL_get_error(ssl, count)
@@ -117,14 +356,14 @@ final class HTTP2Connection {
             let detail =
                 error == SSL_ERROR_ZERO_RETURN || error == SSL_ERROR_SYSCALL
                 ? "the server closed the connection" : "TLS: \(TLSClientContext.lastError())"
-            return fail(detail)
+            return fail(ConnectionFailure(.connectionLost, detail))
         }
         flush()
     }
 
-    /// Writes what nghttp2 has queued, as one buffer.
+    /// Writes what nghttp2 has queued, as one buffer; nothing before the connection is ready.
     func flush() {
-        guard isOpen else { return }
+        guard phase == .ready else { return }
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: true)
             outputOffset = 0
@@ -132,7 +371,14 @@ final class HTTP2Connection {
         while true {
             var chunk: UnsafePointer<UInt8>? = nil
             let length = nghttp2_session_mem_send(session, &chunk)
-            if length < 0 { return fail("HTTP/2 protocol error: \(String(cString: nghttp2_strerror(Int32(length))))") }
+            if length < 0 {
+                return fail(
+                    ConnectionFailure(
+                        .protocolError,
+                        "HTTP/2 protocol error: \(String(cString: nghttp2_strerror(Int32(length))))"
+                    )
+                )
+            }
             guard length > 0, let chunk else { break }
             output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
         }
@@ -146,25 +392,31 @@ final class HTTP2Connection {
             }
             let error = SSL_get_error(ssl, written)
             if error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ { break }
-            return fail("TLS write failed: \(TLSClientContext.lastError())")
+            return fail(ConnectionFailure(.connectionLost, "TLS write failed: \(TLSClientContext.lastError())"))
         }
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 && !hasPendingOutput {
-            fail("the server ended the connection (GOAWAY)")
+            fail(ConnectionFailure(.goaway, "the server ended the connection (GOAWAY)"))
         }
     }
 
-    /// Ends the connection: every request still on it finishes as failed with `reason`.
-    func fail(_ reason: String) {
-        guard isOpen else { return }
-        isOpen = false
-        for slot in open.values.sorted(by: { $0.streamID < $1.streamID }) {
-            if slot.status == 0 && !slot.timedOut { slot.failure = reason }
+    /// Ends the connection: every request still on it finishes as failed with `failure`, or as
+    /// `goaway` when the connection was lost after the server said it was going away.
+    func fail(_ failure: ConnectionFailure) {
+        guard phase != .closed else { return }
+        let afterGoaway =
+            phase == .ready && failure.kind == .connectionLost && nghttp2_session_check_request_allowed(session) == 0
+        let failure = afterGoaway ? ConnectionFailure(.goaway, "\(failure.detail) after GOAWAY") : failure
+        phase = .closed
+        closeReason = failure
+        for slot in open.values.sorted(by: { $0.streamID < $1.streamID }) + waiting {
+            if slot.status == 0 && !slot.timedOut { slot.failure = failure }
             finished.append(slot)
         }
         open.removeAll()
-        nghttp2_session_del(session)
+        waiting.removeAll()
+        if let session { nghttp2_session_del(session) }
         session = nil
-        close(socket)
+        if socket >= 0 { close(socket) }
         socket = -1
     }
 
@@ -175,23 +427,27 @@ final class HTTP2Connection {
             return
         }
         if slot.status == 0 && !slot.timedOut {
-            slot.failure = "the server reset the stream: \(String(cString: nghttp2_http2_strerror(errorCode)))"
+            slot.failure =
+                errorCode == NGHTTP2_NO_ERROR.rawValue
+                ? ConnectionFailure(.protocolError, "the stream closed without an answer")
+                : ConnectionFailure(
+                    .streamReset,
+                    "the server reset the stream: \(String(cString: nghttp2_http2_strerror(errorCode)))"
+                )
         }
         finished.append(slot)
     }
 
-    private func startSession() throws(TransportError) {
+    private func startSession() -> Bool {
         var callbacks: OpaquePointer?
-        guard nghttp2_session_callbacks_new(&callbacks) == 0 else {
-            throw TransportError.setup("nghttp2: out of memory")
-        }
+        guard nghttp2_session_callbacks_new(&callbacks) == 0 else { return false }
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_header_callback(callbacks, receiveHeader)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, receiveData)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, closeStream)
         var session: OpaquePointer?
         guard nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0 else {
-            throw TransportError.setup("nghttp2: cannot create a session")
+            return false
         }
         self.session = session
         let settings = [
@@ -199,73 +455,7 @@ final class HTTP2Connection {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
-    }
-
-    private func handshake(host: String, tls: TLSClientContext) throws(TransportError) {
-        guard let ssl = SSL_new(tls.context) else { throw TransportError.setup("SSL_new failed") }
-        self.ssl = ssl
-        SSL_set_fd(ssl, socket)
-        if Self.isIPAddress(host) {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-        } else {
-            _ = pb_ssl_set_server_name(ssl, host)
-            SSL_set1_host(ssl, host)
-        }
-        guard SSL_connect(ssl) == 1 else {
-            let verify = SSL_get_verify_result(ssl)
-            let detail =
-                verify != X509_V_OK
-                ? String(cString: X509_verify_cert_error_string(verify)) : TLSClientContext.lastError()
-            throw TransportError.setup("TLS handshake with \(host) failed: \(detail)")
-        }
-        var protocolName: UnsafePointer<UInt8>? = nil
-        var length: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &protocolName, &length)
-        guard let protocolName, UnsafeBufferPointer(start: protocolName, count: Int(length)).elementsEqual("h2".utf8)
-        else {
-            throw TransportError.setup("\(host) did not agree to HTTP/2 (ALPN h2)")
-        }
-    }
-
-    private static func connect(host: String, port: Int, timeoutMs: Int) throws(TransportError) -> Int32 {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var found: UnsafeMutablePointer<addrinfo>? = nil
-        let status = getaddrinfo(host, String(port), &hints, &found)
-        guard status == 0, let first = found else {
-            throw TransportError.setup("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
-        }
-        defer { freeaddrinfo(found) }
-        var lastError: Int32 = 0
-        var candidate: UnsafeMutablePointer<addrinfo>? = first
-        while let address = candidate {
-            candidate = address.pointee.ai_next
-            let socket = Glibc.socket(
-                address.pointee.ai_family,
-                address.pointee.ai_socktype,
-                address.pointee.ai_protocol
-            )
-            guard socket >= 0 else { continue }
-            var timeout = timeval(tv_sec: timeoutMs / 1000, tv_usec: (timeoutMs % 1000) * 1000)
-            setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var one: Int32 = 1
-            setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            if Glibc.connect(socket, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return socket }
-            lastError = errno
-            close(socket)
-        }
-        throw TransportError.setup("cannot connect to \(host):\(port): \(String(cString: strerror(lastError)))")
-    }
-
-    private static func port(of address: sockaddr_storage) -> Int {
-        var address = address
-        let family = address.ss_family
-        return withUnsafeBytes(of: &address) { bytes in
-            family == sa_family_t(AF_INET6)
-                ? Int(UInt16(bigEndian: bytes.load(as: sockaddr_in6.self).sin6_port))
-                : Int(UInt16(bigEndian: bytes.load(as: sockaddr_in.self).sin_port))
-        }
+        return true
     }
 
     private static func isIPAddress(_ host: String) -> Bool {

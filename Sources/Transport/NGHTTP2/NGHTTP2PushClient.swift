@@ -11,13 +11,20 @@ import Glibc
 /// client does what h2load does: requests go to the connection with the fewest streams, each
 /// loop reads every readable socket once and writes each connection's queued frames with one
 /// `SSL_write`. Connections open on first use (and again after a failure or GOAWAY, counted in
-/// `reconnections`); the server's MAX_CONCURRENT_STREAMS is respected by nghttp2, which holds
-/// requests beyond it until a stream frees up.
+/// `reconnections`) without blocking: connect and handshake advance in the same loop, each
+/// within `connectTimeoutMs`. The server's MAX_CONCURRENT_STREAMS is respected by nghttp2,
+/// which holds requests beyond it until a stream frees up.
+///
+/// Every request has a deadline, `requestTimeoutMs` after its `intendedAt` (the instant its
+/// latency runs from): past it, it is cancelled (RST_STREAM CANCEL) and finishes as timed out.
+/// A connection with requests open that reads nothing for `pingIntervalMs` is sent a PING, and
+/// is ended as lost when that goes unanswered as long again.
 public final class NGHTTP2PushClient: PushTransport {
-    private let configuration: HTTP2PushClient.Configuration
+    private let configuration: TransportConfiguration
     private let tls: TLSClientContext
     private let host: String
     private let port: Int
+    private var address: SocketAddress?
     private var authority: ByteField
     private var connections: [HTTP2Connection?]
     private var idle: [StreamSlot]
@@ -29,7 +36,12 @@ public final class NGHTTP2PushClient: PushTransport {
     /// Whether `polled` holds the sockets' readiness since the last `perform`; if not, every
     /// connection is read.
     private var pollIsFresh = false
-    private var nextDeadlineCheck: UInt64 = 0
+    private let requestTimeout: UInt64
+    private let connectTimeout: UInt64
+    private let pingInterval: UInt64
+    /// No request's deadline is earlier than this (it may be earlier than the earliest one,
+    /// which only costs a scan that finds nothing).
+    private var nextRequestDeadline = UInt64.max
     private var opened: [Bool]
     /// Connections told to go away whose position was reopened, kept until their answers come.
     private var orphans: [HTTP2Connection] = []
@@ -42,7 +54,7 @@ public final class NGHTTP2PushClient: PushTransport {
     public var idleSlots: Int { idle.count }
 
     /// Creates the client; connections open with the first requests.
-    public init(configuration: HTTP2PushClient.Configuration) throws(TransportError) {
+    public init(configuration: TransportConfiguration) throws(TransportError) {
         try configuration.checkShape()
         guard let (host, port) = Self.hostAndPort(configuration.origin) else {
             throw TransportError.setup("the origin must be https://host[:port], not \(configuration.origin)")
@@ -50,6 +62,9 @@ public final class NGHTTP2PushClient: PushTransport {
         self.configuration = configuration
         self.host = host
         self.port = port
+        requestTimeout = UInt64(configuration.requestTimeoutMs) * 1_000_000
+        connectTimeout = UInt64(configuration.connectTimeoutMs) * 1_000_000
+        pingInterval = UInt64(configuration.pingIntervalMs) * 1_000_000
         authority = ByteField(capacity: 1)
         authority.set(Array((port == 443 ? host : "\(host):\(port)").utf8))
         tls = try TLSClientContext(configuration: configuration)
@@ -71,40 +86,36 @@ public final class NGHTTP2PushClient: PushTransport {
         slot.prepare(
             tag: tag,
             intendedAt: intendedAt,
-            submittedAt: nanosNow(),
+            submittedAt: monotonicNanos(),
             path: path,
             apnsID: apnsID,
             headers: headers,
             body: body
         )
+        nextRequestDeadline = min(nextRequestDeadline, intendedAt &+ requestTimeout)
         send(slot)
     }
 
     /// Puts `slot` on the least busy connection, or on the list of failures handed back next.
     private func send(_ slot: StreamSlot) {
         do {
-            let connection = try leastBusyConnection()
-            if !connection.submit(slot, authority: authority.field(named: .authority)) {
-                slot.failure = "nghttp2 refused the request"
-                unsent.append(slot)
-            }
+            try leastBusyConnection().submit(slot)
         } catch {
-            slot.failure = error.detail
+            slot.failure = error
             unsent.append(slot)
         }
     }
 
     public func perform(onCompletion: (PushCompletion) -> Void) {
-        let now = nanosNow()
-        let checkDeadlines = now >= nextDeadlineCheck
-        if checkDeadlines { nextDeadlineCheck = now + 50_000_000 }
+        let now = monotonicNanos()
+        if now >= nextRequestDeadline { cancelOverdue(now: now) }
         let readAll = !pollIsFresh
         pollIsFresh = false
         for case let connection? in connections {
-            serve(connection, reading: readAll || isReadable(connection), now: now, checkDeadlines, onCompletion)
+            serve(connection, reading: readAll || isReadable(connection), now: now, onCompletion)
         }
         for connection in orphans {
-            serve(connection, reading: readAll || isReadable(connection), now: now, checkDeadlines, onCompletion)
+            serve(connection, reading: readAll || isReadable(connection), now: now, onCompletion)
         }
         for index in connections.indices where connections[index]?.isOpen == false {
             connections[index] = nil
@@ -118,10 +129,19 @@ public final class NGHTTP2PushClient: PushTransport {
         guard unsent.isEmpty else { return }
         guard inFlight > 0 else { return pause(nanos: timeoutNanos) }
         polled.removeAll(keepingCapacity: true)
-        for case let connection? in connections where connection.isOpen { watch(connection) }
-        for connection in orphans where connection.isOpen { watch(connection) }
+        var wakeAt = nextRequestDeadline
+        for case let connection? in connections where connection.isOpen {
+            watch(connection)
+            wakeAt = min(wakeAt, connection.nextCheck(pingInterval: pingInterval))
+        }
+        for connection in orphans where connection.isOpen {
+            watch(connection)
+            wakeAt = min(wakeAt, connection.nextCheck(pingInterval: pingInterval))
+        }
         guard !polled.isEmpty else { return }
-        pollIsFresh = pb_poll_nanos(&polled, nfds_t(polled.count), timeoutNanos) >= 0
+        let now = monotonicNanos()
+        let timeout = wakeAt <= now ? 0 : min(timeoutNanos, wakeAt - now)
+        pollIsFresh = pb_poll_nanos(&polled, nfds_t(polled.count), timeout) >= 0
     }
 
     /// Whether the last `poll` found `connection`'s socket readable (or failed): a socket with
@@ -131,17 +151,16 @@ public final class NGHTTP2PushClient: PushTransport {
         return polled.contains { $0.fd == connection.socket && $0.revents & ready != 0 }
     }
 
-    /// Moves `connection`'s frames (reading only when there is something to read) and hands
-    /// over what finished, sending refused requests again.
+    /// Moves `connection` on (reading only when there is something to read), checks it is
+    /// alive, and hands over what finished, sending refused requests again.
     private func serve(
         _ connection: HTTP2Connection,
         reading: Bool,
         now: UInt64,
-        _ checkDeadlines: Bool,
         _ onCompletion: (PushCompletion) -> Void
     ) {
-        if checkDeadlines { cancelOverdue(on: connection, now: now) }
-        if reading { connection.transfer() } else { connection.flush() }
+        connection.serve(now: now, readable: reading)
+        connection.checkLiveness(now: now, interval: pingInterval)
         hand(connection.finished, port: connection.localPort, to: onCompletion)
         connection.finished.removeAll(keepingCapacity: true)
         // Checked first: taking a copy of an empty list and clearing it would allocate anew.
@@ -156,8 +175,7 @@ public final class NGHTTP2PushClient: PushTransport {
     }
 
     private func watch(_ connection: HTTP2Connection) {
-        let events = Int16(POLLIN) | (connection.hasPendingOutput ? Int16(POLLOUT) : 0)
-        polled.append(pollfd(fd: connection.socket, events: events, revents: 0))
+        polled.append(pollfd(fd: connection.socket, events: connection.pollEvents, revents: 0))
     }
 
     private func hand(_ slots: [StreamSlot], port: Int, to onCompletion: (PushCompletion) -> Void) {
@@ -167,21 +185,29 @@ public final class NGHTTP2PushClient: PushTransport {
         }
     }
 
-    /// Cancels the streams on `connection` whose deadline has passed.
-    private func cancelOverdue(on connection: HTTP2Connection, now: UInt64) {
-        let deadline = UInt64(configuration.requestTimeoutMs) * 1_000_000
-        for slot in connection.open.values where !slot.timedOut && now &- slot.submittedAt >= deadline {
-            connection.cancel(slot)
+    /// Cancels every request whose deadline has passed, and notes the earliest one left.
+    private func cancelOverdue(now: UInt64) {
+        nextRequestDeadline = .max
+        for connection in connections.compactMap({ $0 }) + orphans {
+            for slot in connection.requests where !slot.timedOut {
+                let deadline = slot.intendedAt &+ requestTimeout
+                if now >= deadline {
+                    connection.cancel(slot)
+                } else {
+                    nextRequestDeadline = min(nextRequestDeadline, deadline)
+                }
+            }
+            connection.flush()
         }
     }
 
     /// The connection with the fewest streams, a position with none counting as empty: it is
-    /// opened (or reopened after a failure or GOAWAY) there and then.
-    private func leastBusyConnection() throws(TransportError) -> HTTP2Connection {
+    /// opened (or reopened after a failure or GOAWAY) there and then, without waiting for it.
+    private func leastBusyConnection() throws(ConnectionFailure) -> HTTP2Connection {
         var index = 0
         var fewest = Int.max
         for (position, connection) in connections.enumerated() {
-            let streams = connection.map { $0.acceptsRequests ? $0.open.count : Int.max } ?? 0
+            let streams = connection.map { $0.acceptsRequests ? $0.requestCount : Int.max } ?? 0
             if streams < fewest {
                 index = position
                 fewest = streams
@@ -192,11 +218,16 @@ public final class NGHTTP2PushClient: PushTransport {
             // Told to go away, with answers still due: keep it until they come, elsewhere.
             orphans.append(draining)
         }
-        let connection = try HTTP2Connection(
+        if address == nil { address = try SocketAddress.resolve(host: host, port: port) }
+        let resolved = address!
+        let connection = HTTP2Connection(
+            address: resolved,
             host: host,
             port: port,
+            authority: authority.field(named: .authority),
             tls: tls,
-            connectTimeoutMs: configuration.connectTimeoutMs
+            connectTimeoutNanos: connectTimeout,
+            now: monotonicNanos()
         )
         if opened[index] { recoveries!.reconnections += 1 }
         opened[index] = true
@@ -219,19 +250,4 @@ public final class NGHTTP2PushClient: PushTransport {
         let port = parts.count == 2 ? Int(parts[1]) ?? -1 : 443
         return (1...65535).contains(port) ? (String(parts[0]), port) : nil
     }
-}
-
-extension TransportError {
-    /// The error's detail without the set-up prefix.
-    var detail: String {
-        switch self {
-        case .setup(let detail): detail
-        }
-    }
-}
-
-private func nanosNow() -> UInt64 {
-    var spec = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &spec)
-    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
 }

@@ -7,7 +7,7 @@ import Wire
 final class StreamSlot {
     var tag = 0
     var intendedAt: UInt64 = 0
-    /// When it was submitted, for the request deadline.
+    /// When it was submitted: a connection idle until then has not been silent before it.
     var submittedAt: UInt64 = 0
     /// Its stream on the connection carrying it.
     var streamID: Int32 = 0
@@ -25,7 +25,7 @@ final class StreamSlot {
     /// Set when the deadline passed and the stream was cancelled.
     var timedOut = false
     /// Why it failed below HTTP, if it did.
-    var failure: String?
+    var failure: ConnectionFailure?
 
     private static let maxResponseBody = 16 * 1024
 
@@ -103,7 +103,8 @@ final class StreamSlot {
         } else if status > 0 {
             outcome = .response(status: status, body: responseBody)
         } else {
-            outcome = .failed(code: -1, message: failure ?? "the stream closed without an answer")
+            let failure = failure ?? ConnectionFailure(.protocolError, "the stream closed without an answer")
+            outcome = .failed(failure.kind, message: failure.detail)
         }
         var completion = PushCompletion(
             tag: tag,

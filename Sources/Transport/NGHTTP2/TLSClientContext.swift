@@ -13,7 +13,7 @@ final class TLSClientContext {
     /// records, and without reading ahead each record costs two system calls.
     static let readAheadBytes = 64 * 1024
 
-    init(configuration: HTTP2PushClient.Configuration) throws(TransportError) {
+    init(configuration: TransportConfiguration) throws(TransportError) {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw TransportError.setup("SSL_CTX_new failed: \(TLSClientContext.lastError())")
         }

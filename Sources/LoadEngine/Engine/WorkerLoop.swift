@@ -1,0 +1,299 @@
+import Transport
+import Wire
+import Workload
+
+/// What one worker does, as wrk's thread loop does it, in four named phases:
+///
+/// - `submitDue`: fill every free stream with the next push that is due (a retry first);
+/// - `complete`: let the client move bytes, and record each answer or failure;
+/// - `pace`: wait for the sockets until the next thing is due, and publish progress;
+/// - drain: once sending stops (`--duration`, Ctrl-C, SIGTERM, another worker failed), give the
+///   requests in flight `LoadWorker.drainNanos`, then count those still open as timed out.
+///
+/// Every request ends in exactly one outcome, so the books balance however the run stops.
+struct WorkerLoop {
+    private let worker: LoadWorker
+    private var configuration: LoadConfiguration { worker.configuration }
+    private let client: any PushTransport
+    private let onAccepted: (AcceptedPush) -> Void
+
+    private var stream: RunEvents
+    private var source: ScenarioPushSource
+    /// The next new push of the scenario, not yet sent.
+    private var pending: WorkloadEvent?
+    /// New pushes sent so far: the rate schedule's index, and what `--requests` caps.
+    private var sent = 0
+    private var inFlight: InFlightRequests
+    /// The pushes waiting to go again.
+    private var retryQueue = RetryQueue()
+    /// Tokens answered 410: a careful sender never sends to them again.
+    private var goneTokens = Set<Int>()
+
+    private var reader: ProviderTokenCache.Reader
+    private let signer: ES256Signer
+    private let expiration: Int64
+    private var headers: HeaderSet
+    private var bearer: ProviderToken
+    private var path: [UInt8] = []
+    // apns-id bits: seeded once from the system, then no syscall per request (the system
+    // generator costs a getrandom(2) per call). SplitMix64's outputs do not repeat within 2^64.
+    private var idBits: SplitMix64
+    private var jitter: SplitMix64
+
+    private var metrics: RunMetrics
+    private var retryCounts = RetryCounts()
+    private var stages = StageTimes()
+    private var skipped = 0
+    private var startsNotSent = 0
+    private let cpuAtStart: Double
+
+    private let requestTimeoutNanos: UInt64
+    /// When new pushes stop: the end of `--duration` after the warmup.
+    private let submitUntil: UInt64
+    /// Set when sending stopped early or at `--duration`: requests in flight end by then.
+    private var drainDeadline: UInt64?
+    /// Whether new pushes may still be sent.
+    private var submitting = true
+    private var nextPublish: UInt64
+    private var nextTokenCheck: UInt64
+
+    private static let publishIntervalNanos: UInt64 = 250_000_000
+
+    init(worker: LoadWorker, client: any PushTransport, onAccepted: @escaping (AcceptedPush) -> Void) throws {
+        self.worker = worker
+        self.client = client
+        self.onAccepted = onAccepted
+        let configuration = worker.configuration
+        stream = try RunEvents(configuration.scenario, activities: worker.activities, pacing: configuration.pacing)
+        source = ScenarioPushSource(scenario: configuration.scenario, realTokens: configuration.realTokens)
+        var system = SystemRandomNumberGenerator()
+        idBits = SplitMix64(seed: system.next())
+        jitter = SplitMix64(seed: system.next())
+        expiration = Int64(worker.startedAtUnix) + configuration.expirationSeconds
+        reader = ProviderTokenCache.Reader(worker.tokens)
+        signer = try ES256Signer(key: worker.tokens.key)
+        bearer = try reader.token(now: Int64(worker.startedAtUnix))
+        headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
+        inFlight = InFlightRequests(capacity: client.idleSlots)
+        cpuAtStart = threadCPUSeconds()
+        let measuredFrom = worker.startNanos + UInt64(configuration.warmupSeconds * 1e9)
+        metrics = RunMetrics(startNanos: measuredFrom, timeline: worker.timeline, worker: worker.index)
+        requestTimeoutNanos = UInt64(configuration.transport.requestTimeoutMs) * 1_000_000
+        submitUntil = configuration.durationSeconds.map { measuredFrom + UInt64($0 * 1e9) } ?? .max
+        nextPublish = worker.startNanos + Self.publishIntervalNanos
+        nextTokenCheck = worker.startNanos + 1_000_000_000
+        pending = stream.next()
+    }
+
+    /// Runs the phases until the worker's share is sent and answered, or the drain ends.
+    mutating func run() throws -> LoadWorker.Outcome {
+        while true {
+            let now = monotonicNanos()
+            noteStop(now: now)
+            try refreshToken(now: now)
+            try submitDue()
+            if isDone { break }
+            if let deadline = drainDeadline, now >= deadline {
+                abandonInFlight(now: now)
+                break
+            }
+            complete()
+            pace()
+        }
+        let end = monotonicNanos()
+        retryCounts.exhausted += retryQueue.count  // stopped before their turn
+        metrics.finish(now: end)
+        worker.timeline.publish(metrics.counts, warmup: metrics.warmup, worker: worker.index)
+        return LoadWorker.Outcome(
+            metrics: metrics,
+            skippedForGoneTokens: skipped,
+            startsNotSent: startsNotSent,
+            stages: stages,
+            retries: retryCounts,
+            recoveries: client.recoveries,
+            cpuSeconds: threadCPUSeconds() - cpuAtStart
+        )
+    }
+
+    /// Whether the worker has nothing left to send or wait for.
+    private var isDone: Bool {
+        let newPushesDone = !submitting || pending == nil || sent >= worker.requestCap
+        return client.inFlight == 0 && (drainDeadline != nil || retryQueue.isEmpty) && newPushesDone
+    }
+
+    /// Stops sending at `--duration`, on a stop request or when another worker failed, and
+    /// starts the drain's clock.
+    private mutating func noteStop(now: UInt64) {
+        if drainDeadline == nil && (worker.stop.isSet || worker.abort.isSet || now >= submitUntil) {
+            drainDeadline = now + LoadWorker.drainNanos
+        }
+        if drainDeadline != nil || sent >= worker.requestCap { submitting = false }
+    }
+
+    /// Takes a new provider token when the cache has one (every 50 minutes).
+    private mutating func refreshToken(now: UInt64) throws {
+        guard now >= nextTokenCheck else { return }
+        nextTokenCheck = now + 1_000_000_000
+        let current = try reader.token(now: Int64(unixNow()))
+        if current != bearer && configuration.tokenPolicy == .cached {
+            bearer = current
+            headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
+        }
+        stages.add(.signing, from: now, to: monotonicNanos())
+    }
+
+    // MARK: submit
+
+    /// Fills free streams with pushes that are due: retries first, then the scenario's next.
+    private mutating func submitDue() throws {
+        while drainDeadline == nil, client.idleSlots > 0 {
+            let retry = retryQueue.popDue(now: monotonicNanos())
+            guard let event = retry?.event ?? (submitting && sent < worker.requestCap ? pending : nil) else { return }
+            let attempt = retry?.attempt ?? 0
+            if attempt == 0, !source.sends(event) || goneTokens.contains(LoadWorker.tokenKey(event)) {
+                if source.sends(event) { skipped += 1 } else { startsNotSent += 1 }
+                advanceWorkload(from: monotonicNanos())
+                continue
+            }
+            let intendedAt = attempt > 0 ? nil : worker.intendedTime(of: event, index: sent)
+            if intendedAt == LoadWorker.never {
+                submitting = false
+                return
+            }
+            if let intendedAt, intendedAt > monotonicNanos() { return }
+            try send(event, attempt: attempt, intendedAt: intendedAt)
+            if attempt == 0 {
+                sent += 1
+                advanceWorkload(from: monotonicNanos())
+            }
+        }
+    }
+
+    /// Encodes, signs when each push signs its own token, and hands one push to the client.
+    private mutating func send(_ event: WorkloadEvent, attempt: Int, intendedAt: UInt64?) throws {
+        let begin = monotonicNanos()
+        let unixSeconds = Int64(unixNow())
+        let body = try source.prepare(event, now: unixSeconds, path: &path)
+        var now = monotonicNanos()
+        stages.add(.encoding, from: begin, to: now)
+        if configuration.tokenPolicy == .perRequest {
+            let token = try ProviderToken.sign(
+                keyID: worker.tokens.keyID,
+                teamID: worker.tokens.teamID,
+                issuedAt: unixSeconds,
+                with: signer
+            )
+            headers = HeaderSet(configuration, bearer: token, expiration: expiration)
+            let signed = monotonicNanos()
+            stages.add(.signing, from: now, to: signed)
+            now = signed
+        }
+        let tag = inFlight.add(event, attempt: attempt)
+        try client.submit(
+            tag: tag,
+            intendedAt: intendedAt ?? now,
+            path: path,
+            apnsID: (idBits.next(), idBits.next()),
+            headers: headers.block(priority: configuration.priorityOverride ?? event.priority),
+            body: body
+        )
+        stages.add(.submit, from: now, to: monotonicNanos())
+        if metrics.recordSent(now: now, intendedAt: intendedAt ?? now) { inFlight.markWarmup(tag) }
+        if attempt > 0 { retryCounts.attempts.sent += 1 }
+    }
+
+    private mutating func advanceWorkload(from begin: UInt64) {
+        pending = stream.next()
+        stages.add(.workload, from: begin, to: monotonicNanos())
+    }
+
+    // MARK: complete
+
+    /// Lets the client move bytes and records every request that ended.
+    private mutating func complete() {
+        let performing = monotonicNanos()
+        var handling: UInt64 = 0
+        let client = self.client
+        client.perform { completion in
+            let answeredAt = monotonicNanos()
+            record(completion, at: answeredAt)
+            handling &+= monotonicNanos() &- answeredAt
+        }
+        let now = monotonicNanos()
+        stages.add(.transport, from: performing &+ handling, to: now)
+        stages.add(.responses, from: 0, to: handling)
+    }
+
+    /// Counts one ended request, queues its retry, forgets a gone token, and passes an accepted
+    /// push on. An answer later than the request's deadline counts as timed out, whatever it
+    /// said: the timeout runs from the same instant as its latency.
+    mutating func record(_ completion: PushCompletion, at answeredAt: UInt64) {
+        var completion = completion
+        if case .response = completion.outcome, answeredAt &- completion.intendedAt > requestTimeoutNanos {
+            completion.outcome = .timedOut
+        }
+        let request = inFlight.remove(completion.tag)
+        let (event, attempt) = (request.event, request.attempt)
+        metrics.record(completion, now: answeredAt, warmup: request.inWarmup)
+        if attempt > 0 { retryCounts.attempts.count(completion.outcome) }
+        if RetryPolicy.isRetryable(completion.outcome) && configuration.retryPolicy.maxRetries > 0 {
+            if attempt < configuration.retryPolicy.maxRetries && drainDeadline == nil {
+                let delay = configuration.retryPolicy.delayNanos(
+                    attempt: attempt + 1,
+                    retryAfterSeconds: completion.retryAfterSeconds,
+                    random: &jitter
+                )
+                retryQueue.add(event, attempt: attempt + 1, dueNanos: answeredAt + delay)
+            } else {
+                retryCounts.exhausted += 1
+            }
+        }
+        guard case .response(let status, _) = completion.outcome else { return }
+        if status == 410 { goneTokens.insert(LoadWorker.tokenKey(event)) }
+        guard status == 200 else { return }
+        if attempt > 0 { retryCounts.recovered += 1 }
+        let elapsedSeconds = Double(answeredAt &- worker.startNanos) / 1e9
+        onAccepted(
+            AcceptedPush(
+                worker: worker.index,
+                event: event,
+                timestampSeconds: Int64(worker.startedAtUnix + elapsedSeconds),
+                answeredAtSimulatedMs: worker.firstEventMs
+                    + Int64(elapsedSeconds * 1000 * configuration.pacing.simulatedSecondsPerSecond)
+            )
+        )
+    }
+
+    // MARK: pace
+
+    /// Waits for the sockets until the next push or retry is due (after the answers, so the
+    /// streams they freed count: a free stream with a push to send must not sit idle until the
+    /// next answer arrives), and publishes the worker's totals four times a second.
+    private mutating func pace() {
+        let now = monotonicNanos()
+        var wait =
+            submitting
+            ? worker.waitForPush(pending, index: sent, slotsFree: client.idleSlots > 0) : LoadWorker.longestWait
+        if let due = retryQueue.nextDueNanos, client.idleSlots > 0 {
+            wait = min(wait, LoadWorker.wait(until: due, now: now))
+        }
+        if let deadline = drainDeadline { wait = min(wait, deadline > now ? deadline - now : 0) }
+        client.wait(timeoutNanos: wait)
+        let after = monotonicNanos()
+        if after >= nextPublish {
+            worker.timeline.publish(metrics.counts, warmup: metrics.warmup, worker: worker.index)
+            nextPublish = after + Self.publishIntervalNanos
+        }
+    }
+
+    // MARK: drain
+
+    /// Counts the requests still open when the drain ended as timed out, so none goes missing.
+    private mutating func abandonInFlight(now: UInt64) {
+        metrics.recordAbandoned(
+            measured: client.inFlight - inFlight.inWarmup,
+            warmup: inFlight.inWarmup,
+            now: now
+        )
+    }
+}

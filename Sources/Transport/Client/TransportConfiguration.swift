@@ -1,0 +1,61 @@
+/// How a transport connects: the same for both HTTP/2 clients, so a run changes client without
+/// changing anything else.
+public struct TransportConfiguration: Sendable {
+    /// Scheme, host and port, for example `https://127.0.0.1:2197`.
+    public var origin: String
+    /// The most connections to open to the origin.
+    public var connections: Int
+    /// The most concurrent streams per connection (the server may allow fewer).
+    public var streamsPerConnection: Int
+    /// Per-request deadline, from the instant the request's latency runs from (its intended send
+    /// time in open loop, its submission in closed loop) to the last response byte.
+    public var requestTimeoutMs: Int
+    /// Deadline for the TCP connect, and again for the TLS handshake that follows it.
+    public var connectTimeoutMs: Int
+    /// A connection with requests open that has read nothing for this long is sent a PING, and is
+    /// taken for dead (its requests fail as `connection_lost`) when this long passes again with
+    /// nothing read: how long-lived senders find a peer gone without a FIN.
+    public var pingIntervalMs: Int
+    /// PEM certificates to trust instead of the system store (a test server's own certificate).
+    public var trustedCertificatesPEM: [UInt8]?
+    /// Whether to verify the server's certificate and name; off only for explicit `--insecure`.
+    public var verifyPeer: Bool
+
+    /// Creates a configuration; the defaults suit a loopback run.
+    public init(
+        origin: String,
+        connections: Int = 4,
+        streamsPerConnection: Int = 100,
+        requestTimeoutMs: Int = 10_000,
+        connectTimeoutMs: Int = 5_000,
+        pingIntervalMs: Int = 5_000,
+        trustedCertificatesPEM: [UInt8]? = nil,
+        verifyPeer: Bool = true
+    ) {
+        self.origin = origin
+        self.connections = connections
+        self.streamsPerConnection = streamsPerConnection
+        self.requestTimeoutMs = requestTimeoutMs
+        self.connectTimeoutMs = connectTimeoutMs
+        self.pingIntervalMs = pingIntervalMs
+        self.trustedCertificatesPEM = trustedCertificatesPEM
+        self.verifyPeer = verifyPeer
+    }
+
+    /// Checks that connections and streams are positive and their product is within
+    /// `maxInFlight`, since each request in flight holds its own buffers.
+    func checkShape() throws(TransportError) {
+        guard requestTimeoutMs > 0, connectTimeoutMs > 0, pingIntervalMs > 0 else {
+            throw TransportError.setup("the request, connect and PING deadlines must be positive")
+        }
+        guard connections > 0, streamsPerConnection > 0 else {
+            throw TransportError.setup("connections and streams per connection must be positive")
+        }
+        guard HTTP2PushClient.allowsInFlight(connections: connections, streams: streamsPerConnection) else {
+            throw TransportError.setup(
+                "\(connections) connections × \(streamsPerConnection) streams is more than "
+                    + "\(HTTP2PushClient.maxInFlight) requests in flight"
+            )
+        }
+    }
+}

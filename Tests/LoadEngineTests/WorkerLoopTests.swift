@@ -1,0 +1,139 @@
+import Foundation
+import LoadEngine
+import Transport
+import Wire
+import Workload
+import XCTest
+
+/// The engine's phases against a scripted transport, without sockets: the drain, retries,
+/// tokens answered 410, the warmup, late answers, and provider tokens.
+final class WorkerLoopTests: XCTestCase {
+    private let tokens = ProviderTokenCache(key: try! ES256PrivateKey(), keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+
+    private func configuration(
+        requests: Int? = nil,
+        activities: Int = 20,
+        timeoutMs: Int = 10_000,
+        duration: Double? = nil,
+        warmup: Double = 0,
+        pacing: Pacing = .closedLoop,
+        retries: RetryPolicy = .none,
+        tokenPolicy: ProviderTokenPolicy = .cached
+    ) throws -> LoadConfiguration {
+        LoadConfiguration(
+            transport: TransportConfiguration(
+                origin: "https://scripted.invalid",
+                connections: 1,
+                streamsPerConnection: 8,
+                requestTimeoutMs: timeoutMs
+            ),
+            scenario: try Scenario.builtIn(named: "football").scaled(toActivities: activities),
+            requests: requests,
+            durationSeconds: duration,
+            warmupSeconds: warmup,
+            pacing: pacing,
+            tokenPolicy: tokenPolicy,
+            retryPolicy: retries
+        )
+    }
+
+    private func run(
+        _ configuration: LoadConfiguration,
+        slots: Int = 8,
+        script: @escaping @Sendable (ScriptedTransport.Request) -> ScriptedTransport.Answer
+    ) throws -> (RunResult, [ScriptedTransport.Request]) {
+        let transport = ScriptedTransport(slots: slots, script: script)
+        let result = try LoadEngine.run(configuration, tokens: tokens, makeTransport: { _ in transport })
+        return (result, transport.submitted.withLock { $0 })
+    }
+
+    func testEveryAnsweredPushIsCountedOnceAndTheBooksBalance() throws {
+        let (result, requests) = try run(configuration(requests: 500)) {
+            $0.visit % 7 == 3 ? .status(400, reason: "BadDeviceToken") : .status(200)
+        }
+        XCTAssertEqual(result.counts.sent, 500)
+        XCTAssertEqual(requests.count, 500)
+        XCTAssertEqual(result.counts.succeeded + result.counts.rejected, 500)
+        XCTAssertEqual(result.rejectedByReason.keys.sorted(), ["BadDeviceToken"])
+        XCTAssertTrue(result.counts.isBalanced)
+    }
+
+    func testTheDrainAfterTheDurationIsBoundedAndCountsWhatIsStillOpenAsTimedOut() throws {
+        let started = monotonicNanos()
+        let (result, requests) = try run(configuration(duration: 0.2)) { _ in .never }
+        let seconds = Double(monotonicNanos() - started) / 1e9
+        XCTAssertEqual(requests.count, 8, "every slot filled once, none answered")
+        XCTAssertEqual(result.counts.sent, 8)
+        XCTAssertEqual(result.counts.timedOut, 8, "abandoned at the drain's end")
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertGreaterThanOrEqual(seconds, 2.2, "the drain waits its 2 s")
+        XCTAssertLessThan(seconds, 3.5, "and no longer")
+    }
+
+    func testAnAnswerLaterThanTheTimeoutIsATimeoutNotASuccess() throws {
+        let (result, _) = try run(configuration(requests: 40, timeoutMs: 10)) {
+            $0.visit.isMultiple(of: 2) ? .status(200, delay: 0.03) : .status(200)
+        }
+        XCTAssertEqual(result.counts.sent, 40)
+        XCTAssertGreaterThan(result.counts.timedOut, 0)
+        XCTAssertEqual(result.counts.succeeded + result.counts.timedOut, 40)
+        XCTAssertLessThanOrEqual(
+            result.latency.max,
+            10_000 + 10,
+            "no success is slower than --timeout-ms (µs, 3 digits)"
+        )
+    }
+
+    func testRetriesSendAFailedPushAgainAndCountWhatRecovered() throws {
+        let policy = RetryPolicy(maxRetries: 2, baseSeconds: 0.001, capSeconds: 0.01)
+        let (result, requests) = try run(configuration(requests: 50, retries: policy)) { request in
+            request.visit == 0 ? .status(503, reason: "ServiceUnavailable") : .status(200)
+        }
+        let firstAttempts = Set(requests.map(\.path)).count
+        XCTAssertEqual(result.retries.recovered, firstAttempts, "every push's second attempt succeeded")
+        XCTAssertEqual(result.retries.attempts.sent, result.counts.sent - 50)
+        XCTAssertEqual(result.retries.exhausted, 0)
+        XCTAssertTrue(result.counts.isBalanced)
+    }
+
+    func testRetriesStopWhenTheyRunOut() throws {
+        let policy = RetryPolicy(maxRetries: 2, baseSeconds: 0.001, capSeconds: 0.01)
+        let (result, _) = try run(configuration(requests: 10, retries: policy)) { _ in .fail(.connectionLost) }
+        XCTAssertEqual(result.counts.sent, 30, "10 pushes, each tried three times")
+        XCTAssertEqual(result.counts.errored, 30)
+        XCTAssertEqual(result.erroredByKind, ["connection_lost": 30])
+        XCTAssertEqual(result.retries.exhausted, 10)
+    }
+
+    func testATokenAnswered410GetsNoMorePushes() throws {
+        // Each activity's update token is answered 410 at its second push: it must get no third
+        // (one push in flight at a time, so none was already on its way).
+        let (result, requests) = try run(configuration(activities: 4), slots: 1) { request in
+            request.visit == 1 ? .status(410, reason: "Unregistered") : .status(200)
+        }
+        let visits = Dictionary(grouping: requests, by: \.path).mapValues(\.count)
+        XCTAssertEqual(visits.values.max(), 2, "\(visits)")
+        XCTAssertGreaterThan(result.skippedForGoneTokens, 100, "the rest of each match was not sent")
+        XCTAssertEqual(result.rejectedByReason, ["Unregistered": 4])
+        XCTAssertTrue(result.counts.isBalanced)
+    }
+
+    func testTheWarmupIsSentButCountedApart() throws {
+        let (result, requests) = try run(
+            configuration(activities: 2000, duration: 0.3, warmup: 0.2, pacing: .constantRate(perSecond: 500))
+        ) { _ in .status(200) }
+        XCTAssertGreaterThan(result.warmupCounts.sent, 50)
+        XCTAssertGreaterThan(result.counts.sent, 80)
+        XCTAssertEqual(result.warmupCounts.sent + result.counts.sent, requests.count)
+        XCTAssertEqual(result.warmupCounts.succeeded, result.warmupCounts.sent)
+    }
+
+    func testACachedProviderTokenIsSharedAndAPerRequestOneIsNot() throws {
+        func bearers(_ policy: ProviderTokenPolicy) throws -> Set<String> {
+            let (_, requests) = try run(configuration(requests: 20, tokenPolicy: policy)) { _ in .status(200) }
+            return Set(requests.map { $0.headers.first { $0.hasPrefix("authorization: bearer ") } ?? "none" })
+        }
+        XCTAssertEqual(try bearers(.cached).count, 1)
+        XCTAssertEqual(try bearers(.perRequest).count, 20)
+    }
+}
