@@ -30,7 +30,7 @@ struct BaselineOption: ParsableArguments {
     /// `result` judged against `baseline`, printed to stdout as well.
     static func compare(_ result: RunResult, context: RunContext, with baseline: RunFigures?) throws -> RunComparison? {
         guard let baseline else { return nil }
-        let current = try RunFigures(summary: SummaryDocument.dictionary(result, context: context))
+        let current = RunFigures(RunSummary(result, context: context))
         let comparison = RunComparison(baseline: [baseline], current: [current], thresholds: ComparisonThresholds())
         Console.out("against the baseline:\n" + comparison.text)
         return comparison

@@ -52,7 +52,7 @@ enum HotPathTable {
         [
             "schema": schema,
             "seconds_per_measurement": sweep.seconds,
-            "machine": RunContext.machine,
+            "machine": RunContext.machineObject,
             "figures": Dictionary(uniqueKeysWithValues: sweep.measurements.map { ($0.name, $0.summary) }),
             "results": rows.map { row -> [String: Any] in
                 var entry: [String: Any] = ["allocator": row.allocator.rawValue, "threads": row.threads]

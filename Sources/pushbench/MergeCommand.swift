@@ -50,9 +50,13 @@ struct MergeCommand: ParsableCommand {
         var firstContext: RunContext? = nil
         for path in results {
             do {
-                let summary = try SummaryFile(contentsOf: path)
-                shards.append(try summary.runResult())
-                if firstContext == nil { firstContext = try summary.runContext() }
+                let summary = try RunSummary.read(contentsOf: path)
+                do {
+                    shards.append(try summary.runResult())
+                } catch {
+                    throw SummaryError("\(path): \(error)")
+                }
+                if firstContext == nil { firstContext = summary.runContext }
             } catch {
                 throw CommandLineError("\(error)")
             }

@@ -87,7 +87,7 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         let measured: RunResult
         do {
-            measured = try SummaryFile(contentsOf: result).runResult()
+            measured = try RunSummary.read(contentsOf: result).runResult()
         } catch {
             throw CommandLineError("\(error)")
         }

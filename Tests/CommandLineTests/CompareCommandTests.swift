@@ -35,14 +35,19 @@ final class CompareCommandTests: PushbenchTestCase {
         )
     }
 
-    /// A summary with the figures the gate reads, written to `name`.
+    /// A real run's summary with its throughput and latency set to known figures, written to
+    /// `name`.
     private func summary(_ name: String, throughput: Double) throws -> String {
-        let json = """
-            {"schema_version": 1, "throughput_per_s": \(throughput), "latency_us": {"p50": 800, "p99": 2000, "p99_9": 3000},
-             "counts": {"sent": 1000, "succeeded": 1000, "rejected": 0, "errored": 0, "timed_out": 0},
-             "accounting_balanced": true, "rejected_by_reason": {}, "engine_cpu_us_per_request": 12.5}
-            """
-        return try directory.write(name, Array(json.utf8))
+        let run = directory.file("source-run")
+        if !FileManager.default.fileExists(atPath: run) {
+            XCTAssertEqual(try pushbench.run(["run", "--requests", "300", "--reports-dir", run]).status, 0)
+        }
+        let folder = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: run).first)
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(run)/\(folder)/summary.json"))
+        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        object["throughput_per_s"] = throughput
+        object["latency_us"] = ["p50": 800, "p90": 1500, "p95": 1800, "p99": 2000, "p99_9": 3000, "max": 4000]
+        return try directory.write(name, Array(try JSONSerialization.data(withJSONObject: object)))
     }
 
     func testExitCodesSayPassRegressionOrBadInput() throws {

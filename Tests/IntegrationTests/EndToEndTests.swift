@@ -158,7 +158,8 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual((summary["server_counts"] as? [String: Any])?["matches_client"] as? Bool, true)
 
         // The summary restores the run: histograms, the series and every count come back exactly.
-        let restored = try SummaryFile(contentsOf: written.directory).runResult()
+        let summaryBack = try RunSummary.read(contentsOf: written.directory)
+        let restored = try summaryBack.runResult()
         XCTAssertEqual(restored.latency.buckets, result.latency.buckets)
         XCTAssertEqual(restored.latency.totalCount, result.latency.totalCount)
         for percentile in [50.0, 99.9, 100] {
@@ -180,7 +181,12 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(restored.stageTimes, result.stageTimes)
         XCTAssertEqual(restored.configuration.scenario, result.configuration.scenario)
         XCTAssertEqual(restored.configuration.pacing, result.configuration.pacing)
-        XCTAssertEqual(try SummaryFile(contentsOf: written.directory).runContext().serverCounts, context.serverCounts)
+        XCTAssertEqual(summaryBack.runContext.serverCounts, context.serverCounts)
+        // Written again from what was read, the summary is the same file.
+        XCTAssertEqual(
+            try summaryBack.encoded(),
+            try Data(contentsOf: URL(fileURLWithPath: written.directory + "/summary.json"))
+        )
 
         let timeseries = try String(contentsOfFile: written.directory + "/timeseries.csv", encoding: .utf8)
         XCTAssertTrue(

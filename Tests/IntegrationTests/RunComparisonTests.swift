@@ -11,15 +11,20 @@ final class RunComparisonTests: XCTestCase {
         rejected: Int = 0,
         balanced: Bool = true
     ) throws -> RunFigures {
-        try RunFigures(summary: [
-            "schema_version": 1,
-            "throughput_per_s": throughput,
-            "latency_us": ["p50": 800, "p99": p99, "p99_9": 3000],
-            "counts": ["sent": sent, "succeeded": sent - rejected, "rejected": rejected, "errored": 0, "timed_out": 0],
-            "accounting_balanced": balanced,
-            "rejected_by_reason": rejected > 0 ? ["BadDeviceToken": rejected] : [:],
-            "engine_cpu_us_per_request": 12.5,
-        ])
+        RunFigures(
+            throughputPerSecond: throughput,
+            p50Us: 800,
+            p99Us: p99,
+            p999Us: 3000,
+            sent: sent,
+            succeeded: sent - rejected,
+            rejected: rejected,
+            errored: 0,
+            timedOut: 0,
+            balanced: balanced,
+            rejectedByReason: rejected > 0 ? ["BadDeviceToken": rejected] : [:],
+            cpuPerRequestUs: 12.5
+        )
     }
 
     private func verdicts(_ comparison: RunComparison) -> [String: RunComparison.Verdict] {
@@ -91,12 +96,20 @@ final class RunComparisonTests: XCTestCase {
         XCTAssertTrue(xml.hasSuffix("</testsuite>\n"), xml)
     }
 
-    func testASummaryOfAnotherSchemaIsRefused() {
-        XCTAssertThrowsError(try RunFigures(summary: ["schema_version": 2])) { error in
+    func testASummaryOfAnotherSchemaOrWithAKeyMissingIsRefusedByName() {
+        XCTAssertThrowsError(try RunSummary.decode(Data(#"{"schema_version": 2}"#.utf8))) { error in
             XCTAssertTrue("\(error)".contains("schema_version is not 1"), "\(error)")
         }
-        XCTAssertThrowsError(try RunFigures(summary: ["schema_version": 1, "throughput_per_s": 1])) { error in
-            XCTAssertTrue("\(error)".contains("latency_us.p50 is missing"), "\(error)")
+        XCTAssertThrowsError(try RunSummary.decode(Data("[1, 2]".utf8))) { error in
+            XCTAssertTrue("\(error)".contains("not a JSON object"), "\(error)")
+        }
+        let partial =
+            #"{"schema_version": 1, "run_id": "r", "mode": "open_loop", "interrupted": false, "#
+            + #""started_at_unix_s": 1, "duration_s": 1, "counts": {"sent": 1, "succeeded": 1, "rejected": 0, "#
+            + #""errored": 0}}"#
+        XCTAssertThrowsError(try RunSummary.decode(Data(partial.utf8), path: "a.json")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("a.json: "), "\(error)")
+            XCTAssertTrue("\(error)".contains("counts.timed_out is missing"), "\(error)")
         }
     }
 }

@@ -48,7 +48,7 @@ extension BudgetReport {
             "simulation": [
                 "threads": result.threads, "wall_s": result.wallSeconds, "pushes_per_s": result.pushesPerSecond,
             ],
-            "machine": RunContext.machine,
+            "machine": RunContext.machineObject,
         ]
         if let recommendations { document["recommendations"] = Self.dictionary(recommendations) }
         return document

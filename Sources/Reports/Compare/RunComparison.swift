@@ -148,7 +148,8 @@ public struct RunComparison: Sendable {
         let outcomes: [(String, (RunFigures) -> String)] = [
             ("sent", { String($0.sent) }), ("succeeded", { String($0.succeeded) }),
             ("rejected_by_reason", { Self.reasons($0.rejectedByReason) }),
-            ("errored", { String($0.errored) }), ("timed_out", { String($0.timedOut) }),
+            ("errored", { String($0.errored) }), ("errored_by_kind", { Self.reasons($0.erroredByKind) }),
+            ("timed_out", { String($0.timedOut) }),
         ]
         for (name, describe) in outcomes {
             let before = Set(baseline.map(describe))

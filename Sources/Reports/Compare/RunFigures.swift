@@ -18,6 +18,8 @@ public struct RunFigures: Sendable, Equatable {
     public var balanced: Bool
     /// Rejections by APNs reason.
     public var rejectedByReason: [String: Int]
+    /// Transport failures by class (`FailureClass` raw values), the same for both transports.
+    public var erroredByKind: [String: Int]
     /// The sender's CPU per request, microseconds.
     public var cpuPerRequestUs: Double
     /// Whether the mock's own count agreed with the client's, when a mock counted.
@@ -30,35 +32,61 @@ public struct RunFigures: Sendable, Equatable {
     /// - Throws: `ComparisonError` naming the file and the missing or malformed key.
     public init(contentsOf path: String) throws {
         do {
-            try self.init(SummaryFile(contentsOf: path))
+            self.init(try RunSummary.read(contentsOf: path))
         } catch {
             throw ComparisonError(error.description)
         }
     }
 
-    /// Reads the keys a gate judges from a decoded `summary.json`.
-    public init(summary: [String: Any]) throws {
-        do {
-            try self.init(SummaryFile(object: summary))
-        } catch {
-            throw ComparisonError(error.description)
-        }
+    /// The figures a gate judges in `summary`.
+    public init(_ summary: RunSummary) {
+        throughputPerSecond = summary.throughputPerS
+        p50Us = Double(summary.latencyUs.p50)
+        p99Us = Double(summary.latencyUs.p99)
+        p999Us = Double(summary.latencyUs.p99_9)
+        sent = summary.counts.sent
+        succeeded = summary.counts.succeeded
+        rejected = summary.counts.rejected
+        errored = summary.counts.errored
+        timedOut = summary.counts.timedOut
+        balanced = summary.accountingBalanced
+        rejectedByReason = summary.rejectedByReason
+        erroredByKind = summary.erroredByKind
+        cpuPerRequestUs = summary.engineCPUUsPerRequest
+        serverAgrees = summary.serverCounts?.matchesClient
     }
 
-    private init(_ summary: SummaryFile) throws(SummaryError) {
-        throughputPerSecond = try summary.number("throughput_per_s")
-        p50Us = try summary.number("latency_us.p50")
-        p99Us = try summary.number("latency_us.p99")
-        p999Us = try summary.number("latency_us.p99_9")
-        sent = try summary.integer("counts.sent")
-        succeeded = try summary.integer("counts.succeeded")
-        rejected = try summary.integer("counts.rejected")
-        errored = try summary.integer("counts.errored")
-        timedOut = try summary.integer("counts.timed_out")
-        balanced = summary.value("accounting_balanced") as? Bool ?? false
-        rejectedByReason = summary.value("rejected_by_reason") as? [String: Int] ?? [:]
-        cpuPerRequestUs = try summary.number("engine_cpu_us_per_request")
-        serverAgrees = summary.value("server_counts.matches_client") as? Bool
+    /// Figures given one by one (a gate's own tests).
+    public init(
+        throughputPerSecond: Double,
+        p50Us: Double,
+        p99Us: Double,
+        p999Us: Double,
+        sent: Int,
+        succeeded: Int,
+        rejected: Int,
+        errored: Int,
+        timedOut: Int,
+        balanced: Bool,
+        rejectedByReason: [String: Int],
+        erroredByKind: [String: Int] = [:],
+        cpuPerRequestUs: Double,
+        serverAgrees: Bool? = nil
+    ) {
+        self.throughputPerSecond = throughputPerSecond
+        self.p50Us = p50Us
+        self.p99Us = p99Us
+        self.p999Us = p999Us
+        self.sent = sent
+        self.succeeded = succeeded
+        self.rejected = rejected
+        self.errored = errored
+        self.timedOut = timedOut
+        self.balanced = balanced
+        self.rejectedByReason = rejectedByReason
+        self.erroredByKind = erroredByKind
+        self.cpuPerRequestUs = cpuPerRequestUs
+        self.serverAgrees = serverAgrees
     }
 }
 

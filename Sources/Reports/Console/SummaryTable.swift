@@ -5,9 +5,9 @@ import LoadEngine
 public enum SummaryTable {
     /// Renders the table for `result`.
     public static func render(_ result: RunResult, context: RunContext) -> String {
-        let latency = SummaryDocument.latencyPercentiles(result.latency)
+        let latency = RunSummary.Percentiles(result.latency)
         let counts = result.counts
-        func ms(_ key: String) -> String { String(format: "%.2f ms", Double(latency[key] ?? 0) / 1000) }
+        func ms(_ micros: UInt64) -> String { String(format: "%.2f ms", Double(micros) / 1000) }
         var rows: [(String, String)] = []
         if let failure = RunFailure(result) { rows += failure.rows }
         rows += [
@@ -47,11 +47,11 @@ public enum SummaryTable {
         rows +=
             result.latency.totalCount > 0
             ? [
-                ("latency p50", ms("p50")),
-                ("latency p90", ms("p90")),
-                ("latency p99", ms("p99")),
-                ("latency p99.9", ms("p99_9")),
-                ("latency max", ms("max")),
+                ("latency p50", ms(latency.p50)),
+                ("latency p90", ms(latency.p90)),
+                ("latency p99", ms(latency.p99)),
+                ("latency p99.9", ms(latency.p99_9)),
+                ("latency max", ms(latency.max)),
             ] : [("latency", "none: no push was answered")]
         rows += [
             (

@@ -51,9 +51,7 @@ public enum ReportWriter {
         } catch {
             throw ReportError(path: directory, underlying: error)
         }
-        let summary = SummaryDocument.dictionary(result, context: context)
-        let json = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
-        try save(json, as: "summary.json", in: directory)
+        try save(try RunSummary(result, context: context).encoded(), as: "summary.json", in: directory)
         try save(Data(percentileTable(result.latency).text.utf8), as: "latency_percentiles.csv", in: directory)
         try save(Data(timeseriesTable(result.timeline).text.utf8), as: "timeseries.csv", in: directory)
         try save(Data(hgrm(result.latency).utf8), as: "latency.hgrm", in: directory)

@@ -31,7 +31,7 @@ public struct HTMLReport {
 
     /// The page.
     public func render() -> String {
-        let latency = SummaryDocument.latencyPercentiles(result.latency)
+        let latency = RunSummary.Percentiles(result.latency)
         let counts = result.counts
         let anyAnswered = result.latency.totalCount > 0
         func ms(_ micros: UInt64?) -> String {
@@ -49,10 +49,10 @@ public struct HTMLReport {
             <div class="cards">
             <div class="card"><b>\(String(format: "%.0f", result.successesPerSecond))</b><span>successes per second</span></div>
             <div class="card"><b>\(String(format: "%.0f", result.throughputPerSecond))</b><span>attempts per second</span></div>
-            <div class="card"><b>\(ms(latency["p50"]))</b><span>p50 latency</span></div>
-            <div class="card"><b>\(ms(latency["p99"]))</b><span>p99 latency</span></div>
-            <div class="card"><b>\(ms(latency["p99_9"]))</b><span>p99.9 latency</span></div>
-            <div class="card"><b>\(ms(latency["max"]))</b><span>max latency</span></div>
+            <div class="card"><b>\(ms(latency.p50))</b><span>p50 latency</span></div>
+            <div class="card"><b>\(ms(latency.p99))</b><span>p99 latency</span></div>
+            <div class="card"><b>\(ms(latency.p99_9))</b><span>p99.9 latency</span></div>
+            <div class="card"><b>\(ms(latency.max))</b><span>max latency</span></div>
             <div class="card"><b>\(String(format: "%.1f µs", result.engineCPUMicrosPerRequest))</b><span>engine CPU per request</span></div>
             </div>
 
@@ -155,9 +155,10 @@ public struct HTMLReport {
         html += spectrumChart()
         html += HTML.table(
             "Latency percentiles",
-            [("p50", "p50"), ("p90", "p90"), ("p95", "p95"), ("p99", "p99"), ("p99.9", "p99_9"), ("max", "max")].map {
-                ($0.0, ms(latency[$0.1]))
-            },
+            [
+                ("p50", latency.p50), ("p90", latency.p90), ("p95", latency.p95), ("p99", latency.p99),
+                ("p99.9", latency.p99_9), ("max", latency.max),
+            ].map { ($0.0, ms($0.1)) },
             headers: ("percentile", "latency")
         )
 
@@ -215,9 +216,12 @@ public struct HTMLReport {
         let machine = RunContext.machine
         html += HTML.table(
             "The machine that wrote this report",
-            ["cores", "memory_bytes", "kernel", "arch", "hostname", "libcurl"].map { key in
-                (key == "memory_bytes" ? "memory" : key, machine[key].map(Self.environmentValue) ?? "unknown")
-            },
+            [
+                ("cores", "\(machine.cores)"),
+                ("memory", String(format: "%.1f GiB", Double(machine.memoryBytes) / 1_073_741_824)),
+                ("kernel", machine.kernel), ("arch", machine.arch), ("hostname", machine.hostname),
+                ("libcurl", machine.libcurl),
+            ],
             headers: ("environment", "value")
         )
         return HTML.page(title: "PushBench run \(context.runID)", body: html)
@@ -230,11 +234,6 @@ public struct HTMLReport {
             divisor: 1000,
             series: [("latency", "#6a1b9a", result.latency)]
         ).render()
-    }
-
-    private static func environmentValue(_ value: Any) -> String {
-        if let bytes = value as? UInt64 { return String(format: "%.1f GiB", Double(bytes) / 1_073_741_824) }
-        return "\(value)"
     }
 
     private static func utc(_ unix: Double) -> String {

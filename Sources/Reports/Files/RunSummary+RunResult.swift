@@ -1,0 +1,340 @@
+import Foundation
+import Histogram
+import LoadEngine
+import Transport
+import Workload
+
+extension RunSummary {
+    /// The summary of `result`, run as `context` says.
+    public init(_ result: RunResult, context: RunContext) {
+        let configuration = result.configuration
+        schemaVersion = Self.currentSchemaVersion
+        runID = context.runID
+        mode = result.mode.rawValue
+        interrupted = result.interrupted
+        startedAtUnixS = result.startedAtUnix
+        durationS = result.durationSeconds
+        counts = Counts(result.counts)
+        accountingBalanced = result.counts.isBalanced
+        rejectedByReason = result.rejectedByReason
+        erroredByKind = result.erroredByKind
+        erroredSamples = result.erroredSamples
+        nothingSucceeded = result.nothingSucceeded
+        throughputPerS = result.throughputPerSecond
+        successesPerS = result.successesPerSecond
+        latencyUs = Percentiles(result.latency)
+        latencyHistogramUs = SerializedHistogram(result.latency)
+        connections = result.perConnection.sorted { $0.key < $1.key }.map {
+            let connection = RunResult.connection(ofKey: $0.key)
+            return Connection(shard: connection.shard, localPort: connection.localPort, answered: $0.value)
+        }
+        shard = ShardEntry(index: configuration.shard.index, count: configuration.shard.count)
+        timeseries = result.timeline.map(Second.init)
+        outages = result.outages.map {
+            OutageEntry(fromS: $0.fromSecond, toS: $0.toSecond, errored: $0.errored, timedOut: $0.timedOut)
+        }
+        apnsIDMismatches = result.apnsIDMismatches
+        engineCPUS = result.engineCPUSeconds
+        engineCPUUsPerRequest = result.engineCPUMicrosPerRequest
+        scheduleLagUs = configuration.pacing.isOpenLoop ? Percentiles(result.scheduleLag) : nil
+        scheduleLagHistogramUs = SerializedHistogram(result.scheduleLag)
+        skippedGoneTokens = result.skippedForGoneTokens
+        startsNotSent = result.startsNotSent
+        retries = Retries(
+            maxPerPush: configuration.retryPolicy.maxRetries,
+            backoffBaseMs: configuration.retryPolicy.baseSeconds * 1000,
+            attempts: Counts(result.retries.attempts),
+            recovered: result.retries.recovered,
+            exhausted: result.retries.exhausted
+        )
+        warmup = Warmup(
+            seconds: configuration.warmupSeconds,
+            rejectedByReason: result.warmupRejectedByReason,
+            counts: Counts(result.warmupCounts)
+        )
+        reconnections = result.recoveries?.reconnections
+        resentRefused = result.recoveries?.resentRefused
+        stageNsPerPush = GeneratorHealth.stageNanosPerPush(result)
+        stageNsTotal = Dictionary(
+            uniqueKeysWithValues: StageTimes.Stage.allCases.map { ($0.name, result.stageTimes.nanos[$0.rawValue]) }
+        )
+        generator = Generator(
+            workerBusyShare: result.workerBusyShare,
+            limitedBy: result.senderLimited ? "sender" : "target"
+        )
+        parameters = Parameters(
+            commandLine: context.commandLine,
+            target: context.targetDescription,
+            origin: configuration.transport.origin,
+            scenario: configuration.scenario.name,
+            scenarioFile: configuration.scenario.yaml,
+            activities: configuration.scenario.activities,
+            seed: configuration.scenario.seed,
+            pacing: PacingEntry(configuration.pacing),
+            requestsCap: configuration.requests,
+            durationCapS: configuration.durationSeconds,
+            threads: configuration.threads,
+            transport: configuration.transportKind.rawValue,
+            connections: configuration.transport.connections,
+            streamsPerConnection: configuration.transport.streamsPerConnection,
+            requestTimeoutMs: configuration.transport.requestTimeoutMs,
+            connectTimeoutMs: configuration.transport.connectTimeoutMs,
+            pingIntervalMs: configuration.transport.pingIntervalMs,
+            bundleID: configuration.bundleID,
+            topic: configuration.topic,
+            priorityOverride: configuration.priorityOverride,
+            expirationS: configuration.expirationSeconds,
+            jwtMode: configuration.tokenPolicy.rawValue,
+            tlsVerifyPeer: configuration.transport.verifyPeer
+        )
+        machine = RunContext.machine
+        serverCounts = context.serverCounts.map {
+            ServerCountsEntry(
+                pushes: $0.pushes,
+                accepted: $0.accepted,
+                rejectedByReason: $0.rejectedByReason,
+                connections: $0.connections,
+                matchesClient: ServerCheck(result: result, server: $0).matches
+            )
+        }
+    }
+
+    /// The run the summary describes, restored: what `pushbench merge` adds up and renders.
+    ///
+    /// Everything a report shows comes back exactly (counts, histograms, the series with its
+    /// per-second buckets, stage totals, the scenario as run). What a summary does not keep is
+    /// left out: the real tokens a run addressed and the certificates it trusted.
+    ///
+    /// - Throws: `SummaryError` naming the value that cannot be used.
+    public func runResult() throws(SummaryError) -> RunResult {
+        guard let mode = RunResult.Mode(rawValue: mode) else { throw SummaryError("mode \(mode) is not known") }
+        var result = RunResult(
+            configuration: try configuration(),
+            mode: mode,
+            startedAtUnix: startedAtUnixS,
+            durationSeconds: durationS,
+            counts: counts.outcomeCounts,
+            warmupCounts: warmup.counts.outcomeCounts,
+            warmupRejectedByReason: warmup.rejectedByReason,
+            latency: try latencyHistogramUs.histogram(),
+            rejectedByReason: rejectedByReason,
+            erroredByKind: erroredByKind,
+            perConnection: Dictionary(
+                connections.map { (RunResult.connectionKey(shard: $0.shard, localPort: $0.localPort), $0.answered) },
+                uniquingKeysWith: +
+            ),
+            apnsIDMismatches: apnsIDMismatches,
+            timeline: timeseries.map(\.sample),
+            scheduleLag: try scheduleLagHistogramUs.histogram(),
+            skippedForGoneTokens: skippedGoneTokens,
+            startsNotSent: startsNotSent,
+            retries: {
+                var counts = RetryCounts()
+                counts.attempts = retries.attempts.outcomeCounts
+                counts.recovered = retries.recovered
+                counts.exhausted = retries.exhausted
+                return counts
+            }(),
+            recoveries: reconnections.map {
+                var recoveries = TransportRecoveries()
+                recoveries.reconnections = $0
+                recoveries.resentRefused = resentRefused ?? 0
+                return recoveries
+            },
+            stageTimes: StageTimes(nanos: StageTimes.Stage.allCases.map { stageNsTotal[$0.name] ?? 0 }),
+            engineCPUSeconds: engineCPUS,
+            interrupted: interrupted
+        )
+        result.erroredSamples = erroredSamples ?? [:]
+        return result
+    }
+
+    /// Where and how the run happened, with the mock's count when one was compared.
+    public var runContext: RunContext {
+        RunContext(
+            runID: runID,
+            commandLine: parameters.commandLine,
+            targetDescription: parameters.target,
+            serverCounts: serverCounts.map {
+                ServerCounts(
+                    pushes: $0.pushes,
+                    accepted: $0.accepted,
+                    rejectedByReason: $0.rejectedByReason,
+                    connections: $0.connections
+                )
+            }
+        )
+    }
+
+    private func configuration() throws(SummaryError) -> LoadConfiguration {
+        let scenario: Scenario
+        do {
+            scenario = try Scenario(parsing: parameters.scenarioFile)
+        } catch {
+            throw SummaryError("parameters.scenario_file is not a scenario: \(error)")
+        }
+        do {
+            var transport = TransportConfiguration(
+                origin: parameters.origin,
+                connections: parameters.connections,
+                streamsPerConnection: parameters.streamsPerConnection,
+                requestTimeoutMs: parameters.requestTimeoutMs,
+                verifyPeer: parameters.tlsVerifyPeer
+            )
+            if let connectTimeout = parameters.connectTimeoutMs { transport.connectTimeoutMs = connectTimeout }
+            if let pingInterval = parameters.pingIntervalMs { transport.pingIntervalMs = pingInterval }
+            return LoadConfiguration(
+                transport: transport,
+                transportKind: try known(parameters.transport, "parameters.transport", TransportKind.init),
+                scenario: scenario,
+                requests: parameters.requestsCap,
+                durationSeconds: parameters.durationCapS,
+                warmupSeconds: warmup.seconds,
+                pacing: try parameters.pacing.pacing(),
+                threads: parameters.threads,
+                bundleID: parameters.bundleID,
+                priorityOverride: parameters.priorityOverride,
+                expirationSeconds: parameters.expirationS,
+                tokenPolicy: try known(parameters.jwtMode, "parameters.jwt_mode", ProviderTokenPolicy.init),
+                retryPolicy: RetryPolicy(maxRetries: retries.maxPerPush, baseSeconds: retries.backoffBaseMs / 1000),
+                shard: try Shard(index: shard.index, count: shard.count)
+            )
+        } catch let error as SummaryError {
+            throw error
+        } catch {
+            throw SummaryError("\(error)")
+        }
+    }
+}
+
+/// `raw` as one of `T`'s values, or an error naming `key`.
+private func known<T>(_ raw: String, _ key: String, _ make: (String) -> T?) throws(SummaryError) -> T {
+    guard let value = make(raw) else { throw SummaryError("\(key) is not a known value: \(raw)") }
+    return value
+}
+
+extension RunSummary.Counts {
+    init(_ counts: OutcomeCounts) {
+        self.init(
+            sent: counts.sent,
+            succeeded: counts.succeeded,
+            rejected: counts.rejected,
+            errored: counts.errored,
+            timedOut: counts.timedOut
+        )
+    }
+
+    var outcomeCounts: OutcomeCounts {
+        var counts = OutcomeCounts()
+        counts.sent = sent
+        counts.succeeded = succeeded
+        counts.rejected = rejected
+        counts.errored = errored
+        counts.timedOut = timedOut
+        return counts
+    }
+}
+
+extension RunSummary.Percentiles {
+    /// The percentiles of `histogram`; all 0 when it is empty.
+    init(_ histogram: Histogram<UInt64>) {
+        guard histogram.totalCount > 0 else {
+            self.init(p50: 0, p90: 0, p95: 0, p99: 0, p99_9: 0, max: 0)
+            return
+        }
+        self.init(
+            p50: histogram.valueAtPercentile(50),
+            p90: histogram.valueAtPercentile(90),
+            p95: histogram.valueAtPercentile(95),
+            p99: histogram.valueAtPercentile(99),
+            p99_9: histogram.valueAtPercentile(99.9),
+            max: histogram.max
+        )
+    }
+}
+
+extension RunSummary.SerializedHistogram {
+    init(_ histogram: Histogram<UInt64>) {
+        self.init(
+            lowestDiscernibleValue: histogram.lowestDiscernibleValue,
+            highestTrackableValue: histogram.highestTrackableValue,
+            significantDigits: Int(histogram.numberOfSignificantValueDigits.rawValue),
+            totalCount: histogram.totalCount,
+            buckets: histogram.buckets.map { [$0.valueUs, $0.count] }
+        )
+    }
+
+    func histogram() throws(SummaryError) -> Histogram<UInt64> {
+        guard let digits = SignificantDigits(rawValue: Int8(clamping: significantDigits)) else {
+            throw SummaryError("a histogram's significant_digits is not 1 to 5: \(significantDigits)")
+        }
+        return Histogram.latency(digits: digits, buckets: try RunSummary.latencyBuckets(buckets))
+    }
+}
+
+extension RunSummary.Second {
+    init(_ sample: SecondSample) {
+        self.init(
+            second: sample.second,
+            intervalS: sample.intervalSeconds,
+            counts: RunSummary.Counts(sample.counts),
+            p50Us: sample.p50Us,
+            p99Us: sample.p99Us,
+            maxUs: sample.maxUs,
+            latencyBucketsUs: sample.latencyBuckets.map { [$0.valueUs, $0.count] }
+        )
+    }
+
+    var sample: SecondSample {
+        var sample = SecondSample(second: second)
+        sample.intervalSeconds = intervalS
+        sample.counts = counts.outcomeCounts
+        sample.p50Us = p50Us
+        sample.p99Us = p99Us
+        sample.maxUs = maxUs
+        sample.latencyBuckets = latencyBucketsUs.compactMap {
+            $0.count == 2 ? LatencyBucket(valueUs: $0[0], count: $0[1]) : nil
+        }
+        return sample
+    }
+}
+
+extension RunSummary {
+    /// `[value_us, count]` pairs as buckets.
+    static func latencyBuckets(_ pairs: [[UInt64]]) throws(SummaryError) -> [LatencyBucket] {
+        guard pairs.allSatisfy({ $0.count == 2 }) else {
+            throw SummaryError("a histogram's buckets are not [value_us, count] pairs")
+        }
+        return pairs.map { LatencyBucket(valueUs: $0[0], count: $0[1]) }
+    }
+}
+
+extension RunSummary.PacingEntry {
+    init(_ pacing: Pacing) {
+        switch pacing {
+        case .closedLoop: self.init(kind: "closed_loop")
+        case .rate(let profile) where profile.points.count == 1:
+            self.init(kind: "constant_rate", ratePerS: profile.points[0].perSecond)
+        case .rate(let profile):
+            self.init(kind: "rate_profile", points: profile.points.map { [$0.seconds, $0.perSecond] })
+        case .scenarioTime(let scale): self.init(kind: "scenario_time", timeScale: scale)
+        case .burst(let kind): self.init(kind: "burst", event: kind.rawValue)
+        }
+    }
+
+    func pacing() throws -> Pacing {
+        switch kind {
+        case "closed_loop": return .closedLoop
+        case "constant_rate" where ratePerS != nil: return try .constantRate(perSecond: ratePerS!)
+        case "rate_profile" where points?.allSatisfy({ $0.count == 2 }) == true:
+            return .rate(try RateProfile(points: points!.map { ($0[0], $0[1]) }))
+        case "scenario_time" where timeScale != nil: return .scenarioTime(scale: timeScale!)
+        case "burst":
+            guard let event, let kind = EventKind(rawValue: event) else {
+                throw SummaryError("parameters.pacing.event is not a known event kind")
+            }
+            return .burst(kind)
+        default: throw SummaryError("parameters.pacing is not a known pacing: \(kind)")
+        }
+    }
+}
