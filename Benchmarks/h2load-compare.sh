@@ -14,6 +14,8 @@
 #
 # Usage: Benchmarks/h2load-compare.sh [ROUNDS] [REQUESTS] [SHAPES...]
 #        (defaults: 3 rounds, 100000 requests, shapes 1x100 8x100)
+# With OLD_BINARY=path/to/an/earlier/pushbench, that build runs in the same rotation too (as
+# old-nghttp2 and old-curl), so a change is judged against its parent on the same machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -44,7 +46,7 @@ mock_cpu() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$m
 
 # Prints "<req/s> <client µs/request> <mock µs/request>" for one run of client $1 at $2 conns × $3 streams.
 measure() {
-    local client=$1 connections=$2 streams=$3 before after output rate transport
+    local client=$1 connections=$2 streams=$3 before after output rate transport program
     before=$(mock_cpu)
     if [[ $client == h2load ]]; then
         output=$(/usr/bin/time -f 'cpu %U %S' h2load -n "$requests" -c "$connections" -m "$streams" \
@@ -52,8 +54,9 @@ measure() {
         grep -q "$requests succeeded" <<<"$output" || { echo "$output" >&2; exit 1; }
         rate=$(awk '/^finished in/ {print $4}' <<<"$output")
     else
-        transport=${client#pushbench-}
-        output=$(/usr/bin/time -f 'cpu %U %S' "$binary" run --transport "$transport" --endpoint "$origin" \
+        transport=${client#*-} program=$binary
+        [[ $client == old-* ]] && program=$OLD_BINARY
+        output=$(/usr/bin/time -f 'cpu %U %S' "$program" run --transport "$transport" --endpoint "$origin" \
             --ca-file "$work/mock.pem" \
             --key "$work/key.p8" --key-id "$key_id" --team-id "$team_id" --requests "$requests" \
             --activities $((requests / 100 + 1)) --connections "$connections" --streams "$streams" --no-budget \
@@ -69,12 +72,14 @@ measure() {
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 
 printf '%-7s %-6s %-18s %10s %20s %18s\n' shape round client "req/s" "client µs/request" "mock µs/request"
+clients=(h2load pushbench-nghttp2 pushbench-curl)
+[[ -n ${OLD_BINARY:-} ]] && clients+=(old-nghttp2 old-curl)
 summary=()
 for shape in "${shapes[@]}"; do
     connections=${shape%x*} streams=${shape#*x}
     declare -A rates=() cpus=()
     for round in $(seq 1 "$rounds"); do
-        for client in h2load pushbench-nghttp2 pushbench-curl; do
+        for client in "${clients[@]}"; do
             read -r rate cpu mock < <(measure "$client" "$connections" "$streams")
             rates[$client]+="$rate " cpus[$client]+="$cpu "
             printf '%-7s %-6s %-18s %10s %20s %18s\n' "$shape" "$round" "$client" "$rate" "$cpu" "$mock"
@@ -82,7 +87,7 @@ for shape in "${shapes[@]}"; do
     done
     med() { tr ' ' '\n' <<<"$1" | grep . | median; }
     h_rate=$(med "${rates[h2load]}") h_cpu=$(med "${cpus[h2load]}")
-    for client in pushbench-nghttp2 pushbench-curl; do
+    for client in "${clients[@]:1}"; do
         summary+=("$(awk -v s="$shape" -v c="$client" -v hr="$h_rate" -v hc="$h_cpu" \
             -v pr="$(med "${rates[$client]}")" -v pc="$(med "${cpus[$client]}")" 'BEGIN {
             printf "%-7s %-18s %6.0f req/s %5.1f µs/req   h2load %6.0f req/s %5.1f µs/req   req/s ratio %.2f, CPU ratio %.2f",
