@@ -3,7 +3,7 @@
 // PushBench: a load and budget harness for the sender side of iOS Live Activity pushes.
 // Module layout and the direction of dependencies follow ../shared/DESIGN.md: each target has
 // one job, and dependencies point down the table (C wrappers → Workload/Wire → Transport →
-// LoadEngine → Reports → pushbench; MockAPNs sits beside Transport on top of Wire).
+// LoadEngine → Reports → Harness → pushbench; MockAPNs sits beside Transport on top of Wire).
 
 import PackageDescription
 
@@ -84,10 +84,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "Harness",
+            dependencies: ["Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "pushbench",
             dependencies: [
-                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs",
+                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -112,7 +117,10 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs", "TestSupport"],
+            dependencies: [
+                "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
+                "TestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "CommandLineTests", dependencies: ["pushbench", "TestSupport"], swiftSettings: strict),

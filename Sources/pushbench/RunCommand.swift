@@ -1,6 +1,7 @@
 import ArgumentParser
 import Budget
 import Foundation
+import Harness
 import LoadEngine
 import MockAPNs
 import Reports
@@ -372,8 +373,6 @@ struct RunCommand: ParsableCommand {
             seed: seed
         )
 
-        var mock: MockAPNsServer? = nil
-        defer { mock?.shutdown() }
         var load = LoadConfiguration(
             transport: .init(
                 origin: endpoint ?? "",
@@ -398,49 +397,29 @@ struct RunCommand: ParsableCommand {
             retryPolicy: RetryPolicy(maxRetries: retries, baseSeconds: retryBackoffMs / 1000),
             shard: try ShardSelection.resolve(option: shard, environment: ProcessInfo.processInfo.environment)
         )
-        let budget =
-            noBudget
-            ? nil
-            : BudgetFeed(
-                parameters: preset.parameters,
-                scenario: workload,
-                lanes: load.workerActivities,
-                sampleEvery: max(1, workload.activities / 1000)
-            )
-        let targetDescription: String
-        var statsBefore: ServerCounts? = nil
+        let sessionTarget: RunSession.Target
         if case .endpoint(let origin, let isApple) = target {
             load.transport.origin = origin
             load.transport.trustedCertificatesPEM = try caFile.map { try KeyFile.read($0, what: "CA file") }
-            targetDescription = origin
             if dryRun { return try printDryRun(load, keyID: kid, teamID: team) }
             let sharded = load.shard.count > 1
-            statsBefore =
-                isApple || sharded ? nil : MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
             if sharded && !isApple {
                 Console.err("shard \(load.shard): other shards share the target, so its /stats are not compared here")
             }
-            if statsBefore != nil {
-                Console.err("\(origin) is a PushBench mock: its /stats will be compared with this run's counts")
-            }
+            sessionTarget = .endpoint(comparesStats: !isApple && !sharded)
         } else {
             if dryRun {
                 load.transport.origin = "https://<embedded mock>"
                 return try printDryRun(load, keyID: kid, teamID: team)
             }
-            let server = try startEmbeddedMock(
-                publicKey: ES256PublicKey(pem: signingKey.publicKeyPEM()),
-                keyID: kid,
-                teamID: team
-            )
-            mock = server
-            load.transport.origin = "https://127.0.0.1:\(server.port)"
-            load.transport.trustedCertificatesPEM = server.certificatePEM
-            targetDescription = "embedded mock"
-            Console.err(
-                "mock APNs on \(load.transport.origin) (HTTP/2, TLS, ALPN h2, self-signed), verifying ES256 tokens of key \(kid)"
-            )
+            sessionTarget = .embeddedMock(tokenHygiene: try tokenHygiene.hygiene(), threads: mockThreads)
         }
+        let session = RunSession(
+            load: load,
+            target: sessionTarget,
+            tokens: tokens,
+            budget: noBudget ? nil : preset.parameters
+        )
         let shardActivities = load.shardActivities
         Console.err(
             "sending the \(workload.name) scenario's pushes to "
@@ -449,56 +428,22 @@ struct RunCommand: ParsableCommand {
                     : "\(workload.activities) activities")
                 + (load.shardRequests.map { " (at most \($0))" } ?? "")
                 + ", \(load.pacing.label), from \(threads) worker(s) "
-                + "over \(connections) connection(s) × \(streams) streams to \(load.transport.origin)"
+                + "over \(connections) connection(s) × \(streams) streams to "
+                + (load.transport.origin.isEmpty ? "the embedded mock" : load.transport.origin)
         )
 
         var display = ProgressDisplay()
-        let result: RunResult
+        let outcome: RunSession.Outcome
         do {
-            let priority = load.priorityOverride
-            result = try LoadEngine.run(
-                load,
-                tokens: tokens,
-                stop: stop,
-                progress: { display.show($0) },
-                onAccepted: { push in
-                    budget?.receive(
-                        push.event,
-                        lane: push.worker,
-                        timeMs: push.answeredAtSimulatedMs,
-                        priority: priority ?? push.event.priority,
-                        timestampSeconds: push.timestampSeconds
-                    )
-                }
-            )
+            outcome = try session.run(stop: stop, notice: { Console.err($0) }, progress: { display.show($0) })
         } catch {
             display.finish()
-            throw CommandLineError("the run failed: \(error)")
+            throw CommandLineError("\(error)")
         }
         display.finish()
-
-        let serverCounts =
-            mock.map { server -> ServerCounts in
-                let snapshot = server.stats.snapshot()
-                return ServerCounts(
-                    pushes: snapshot.pushes,
-                    accepted: snapshot.accepted,
-                    rejectedByReason: snapshot.rejectedByReason,
-                    connections: snapshot.connectionsAccepted
-                )
-            }
-            ?? statsBefore.flatMap { before in
-                let after = MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
-                let during = after?.since(before)
-                if during == nil {
-                    Console.err(
-                        after == nil
-                            ? "the mock's /stats did not answer after the run, so they are not compared"
-                            : "the mock restarted during the run: its /stats cover only part of it, so they are not compared"
-                    )
-                }
-                return during
-            }
+        let result = outcome.result
+        let serverCounts = outcome.serverCounts
+        let targetDescription = outcome.targetDescription
         let context = RunContext(
             runID: RunContext.makeRunID()
                 + (load.shard.count > 1 ? "-shard-\(load.shard.index)-of-\(load.shard.count)" : ""),
@@ -507,7 +452,7 @@ struct RunCommand: ParsableCommand {
             serverCounts: serverCounts
         )
         Console.out(SummaryTable.render(result, context: context))
-        let budgetReport = budget.map {
+        let budgetReport = outcome.budget.map {
             BudgetReport(
                 result: $0.finish(name: "accepted pushes of run \(context.runID)"),
                 recommendations: nil,
@@ -565,20 +510,6 @@ struct RunCommand: ParsableCommand {
             return .rate(try RateProfile(parsing: text))
         } catch {
             throw CommandLineError("--rate-profile \(rateProfile): \(error)")
-        }
-    }
-
-    private func startEmbeddedMock(publicKey: ES256PublicKey, keyID: String, teamID: String) throws -> MockAPNsServer {
-        do {
-            return try MockAPNsServer.start(
-                MockAPNsConfiguration(
-                    keys: [ProviderKey(keyID: keyID, teamID: teamID, publicKey: publicKey)],
-                    tokenHygiene: try tokenHygiene.hygiene(),
-                    threads: mockThreads
-                )
-            )
-        } catch {
-            throw CommandLineError("the embedded mock APNs could not start: \(error)")
         }
     }
 }

@@ -1,0 +1,178 @@
+import Budget
+import LoadEngine
+import MockAPNs
+import Reports
+import Transport
+import Wire
+import Workload
+
+/// One `pushbench run` from its target to its measured result: the embedded mock's lifecycle
+/// (or an endpoint's `/stats` before and after the run), the engine, and the budget model fed
+/// with what the target accepted.
+///
+/// The command line parses options into a session, then prints and writes what it returns;
+/// tests call it directly instead of spawning the binary.
+public struct RunSession {
+    /// Where the pushes go.
+    public enum Target {
+        /// A mock started on a free loopback port for the run, trusting the run's signing key.
+        case embeddedMock(tokenHygiene: TokenHygiene = .clean, threads: Int = 1)
+        /// `load.transport.origin` as configured. When `comparesStats`, its `/stats` are read
+        /// before and after the run, so a PushBench mock's count is compared with the client's.
+        case endpoint(comparesStats: Bool)
+    }
+
+    /// What a session measured.
+    public struct Outcome {
+        /// The engine's result.
+        public let result: RunResult
+        /// The mock's own count of the run, when a mock counted it.
+        public let serverCounts: ServerCounts?
+        /// The accepted pushes on the devices, when a budget was modelled; `finish` names it.
+        public let budget: BudgetFeed?
+        /// `embedded mock`, or the origin.
+        public let targetDescription: String
+    }
+
+    /// The run; with an embedded mock, its origin and trust are filled in by `run`.
+    public var load: LoadConfiguration
+    public var target: Target
+    /// Signs the provider tokens; with an embedded mock, the mock trusts its key.
+    public var tokens: ProviderTokenCache
+    /// The budget model's parameters, or `nil` to model none.
+    public var budget: BudgetParameters?
+
+    /// Creates a session.
+    public init(load: LoadConfiguration, target: Target, tokens: ProviderTokenCache, budget: BudgetParameters?) {
+        self.load = load
+        self.target = target
+        self.tokens = tokens
+        self.budget = budget
+    }
+
+    /// Starts the target if it is the embedded mock, runs the engine until the run ends or
+    /// `stop` is set, and collects the server's count.
+    ///
+    /// - Parameters:
+    ///   - notice: one line for the user, such as where the mock listens (stderr in the CLI).
+    ///   - progress: the engine's snapshot about every 250 ms.
+    /// - Throws: `RunSessionError` when the mock cannot start or the engine cannot set up.
+    public func run(
+        stop: StopFlag = StopFlag(),
+        notice: (String) -> Void = { _ in },
+        progress: (ProgressSnapshot) -> Void = { _ in }
+    ) throws -> Outcome {
+        var load = load
+        var mock: MockAPNsServer? = nil
+        defer { mock?.shutdown() }
+        var statsBefore: ServerCounts? = nil
+        let targetDescription: String
+        switch target {
+        case .embeddedMock(let hygiene, let threads):
+            let server = try startMock(hygiene: hygiene, threads: threads)
+            mock = server
+            load.transport.origin = "https://127.0.0.1:\(server.port)"
+            load.transport.trustedCertificatesPEM = server.certificatePEM
+            targetDescription = "embedded mock"
+            notice(
+                "mock APNs on \(load.transport.origin) (HTTP/2, TLS, ALPN h2, self-signed), "
+                    + "verifying ES256 tokens of key \(tokens.keyID)"
+            )
+        case .endpoint(let comparesStats):
+            targetDescription = load.transport.origin
+            if comparesStats {
+                statsBefore = MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
+            }
+            if statsBefore != nil {
+                notice(
+                    "\(load.transport.origin) is a PushBench mock: its /stats will be compared with this run's counts"
+                )
+            }
+        }
+        let feed = budget.map {
+            BudgetFeed(
+                parameters: $0,
+                scenario: load.scenario,
+                lanes: load.workerActivities,
+                sampleEvery: max(1, load.scenario.activities / 1000)
+            )
+        }
+        let priority = load.priorityOverride
+        let result: RunResult
+        do {
+            result = try LoadEngine.run(
+                load,
+                tokens: tokens,
+                stop: stop,
+                progress: progress,
+                onAccepted: { push in
+                    feed?.receive(
+                        push.event,
+                        lane: push.worker,
+                        timeMs: push.answeredAtSimulatedMs,
+                        priority: priority ?? push.event.priority,
+                        timestampSeconds: push.timestampSeconds
+                    )
+                }
+            )
+        } catch {
+            throw RunSessionError("the run failed: \(error)")
+        }
+        let serverCounts = mock.map(Self.counts(of:)) ?? statsBefore.flatMap { countsSince($0, notice: notice) }
+        return Outcome(result: result, serverCounts: serverCounts, budget: feed, targetDescription: targetDescription)
+    }
+
+    private func startMock(hygiene: TokenHygiene, threads: Int) throws -> MockAPNsServer {
+        do {
+            return try MockAPNsServer.start(
+                MockAPNsConfiguration(
+                    keys: [
+                        ProviderKey(
+                            keyID: tokens.keyID,
+                            teamID: tokens.teamID,
+                            publicKey: ES256PublicKey(pem: tokens.key.publicKeyPEM())
+                        )
+                    ],
+                    tokenHygiene: hygiene,
+                    threads: threads
+                )
+            )
+        } catch {
+            throw RunSessionError("the embedded mock APNs could not start: \(error)")
+        }
+    }
+
+    /// The embedded mock's count of everything it answered.
+    private static func counts(of server: MockAPNsServer) -> ServerCounts {
+        let snapshot = server.stats.snapshot()
+        return ServerCounts(
+            pushes: snapshot.pushes,
+            accepted: snapshot.accepted,
+            rejectedByReason: snapshot.rejectedByReason,
+            connections: snapshot.connectionsAccepted
+        )
+    }
+
+    /// An endpoint mock's count of the run: its `/stats` now, less `before`.
+    private func countsSince(_ before: ServerCounts, notice: (String) -> Void) -> ServerCounts? {
+        let after = MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
+        let during = after?.since(before)
+        if during == nil {
+            notice(
+                after == nil
+                    ? "the mock's /stats did not answer after the run, so they are not compared"
+                    : "the mock restarted during the run: its /stats cover only part of it, so they are not compared"
+            )
+        }
+        return during
+    }
+}
+
+/// Why a session could not run: one line for the user.
+public struct RunSessionError: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
