@@ -188,6 +188,23 @@ struct RunCommand: ParsableCommand {
     )
     var pingInterval = TimeSpan(seconds: 5)
 
+    @Option(
+        name: .customLong("reconnect-backoff"),
+        help: ArgumentHelp(
+            "After a connection fails with no answer since the last failure, wait about this long before connecting again.",
+            discussion: """
+                Each such failure in a row doubles the wait (with jitter: half to all of it), up to \
+                --reconnect-backoff-max; then one push goes alone as a probe, and any answer ends the backoff. \
+                Meanwhile closed loop waits, and open loop counts each push as it falls due, failed with the \
+                connection's failure. A connection that completed pushes before it closed reconnects at once.
+                """
+        )
+    )
+    var reconnectBackoff = TimeSpan(seconds: 0.1)
+
+    @Option(name: .customLong("reconnect-backoff-max"), help: "The longest wait between connection attempts.")
+    var reconnectBackoffMax = TimeSpan(seconds: 5)
+
     @Option(help: "Override the scenario's seed (its tokens and events).")
     var seed: UInt64?
 
@@ -395,6 +412,10 @@ struct RunCommand: ParsableCommand {
             priorityOverride: priority,
             tokenPolicy: jwtMode,
             retryPolicy: RetryPolicy(maxRetries: retries, baseSeconds: retryBackoffMs / 1000),
+            reconnectBackoff: ReconnectBackoff(
+                baseSeconds: Double(reconnectBackoff.nanoseconds) / 1e9,
+                capSeconds: Double(max(reconnectBackoffMax.nanoseconds, reconnectBackoff.nanoseconds)) / 1e9
+            ),
             shard: try ShardSelection.resolve(option: shard, environment: ProcessInfo.processInfo.environment)
         )
         let sessionTarget: RunSession.Target

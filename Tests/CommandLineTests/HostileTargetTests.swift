@@ -93,6 +93,56 @@ final class HostileTargetTests: PushbenchTestCase {
         }
     }
 
+    /// Issue 29's targets, which fail connections or streams in the ways APNs senders are judged
+    /// by: the run keeps its `--duration`, reconnects after a backoff instead of in a storm,
+    /// fails with one class, and exits 3 when nothing succeeded.
+    func testConnectionTroubleKeepsTheRunsLengthAndBacksOff() throws {
+        let (certificate, key) = try makeCertificate()
+        // Classes per transport; libcurl 7.88 does not say GOAWAY or REFUSED_STREAM, and retries
+        // refused streams itself on new connections ("Connection died, tried 5 times").
+        let cases: [(mode: String, nghttp2: Set<String>, curl: Set<String>, attemptsPerSecond: [String: Double])] = [
+            ("goaway", ["goaway"], ["connection_lost"], ["nghttp2": 5, "curl": 7]),
+            ("zero-streams", [], [], ["nghttp2": 2, "curl": 2]),
+            ("alpn-http1", ["tls_handshake"], ["tls_handshake"], ["nghttp2": 5, "curl": 5]),
+            ("refuse", ["refused_stream"], ["connection_lost"], ["nghttp2": 5, "curl": 25]),
+            ("huge-body", ["response_too_large"], ["response_too_large"], ["nghttp2": 2, "curl": 2]),
+        ]
+        for (mode, nghttp2Classes, curlClasses, attemptBounds) in cases {
+            let target = try startTarget(mode, certificate: certificate, key: key)
+            for transport in ["nghttp2", "curl"] {
+                let label = "\(mode), \(transport)"
+                let reports = directory.file("trouble-\(mode)-\(transport)")
+                target.program.clearOutput()
+                let started = Date()
+                let output = try pushbench.run(
+                    runArguments(target.origin, certificate, transport, reports) + ["--duration", "3"],
+                    timeout: 30
+                )
+                let wall = Date().timeIntervalSince(started)
+                XCTAssertGreaterThanOrEqual(wall, 3, "\(label): the run keeps its --duration")
+                XCTAssertLessThanOrEqual(wall, 1.0 + 3 + 2 + 0.5, label)
+                let summary = try readSummary(in: reports, label)
+                let counts = try XCTUnwrap(summary["counts"] as? [String: Int], label)
+                XCTAssertEqual(counts["succeeded"], 0, label)
+                XCTAssertEqual(
+                    counts["sent"],
+                    (counts["rejected"] ?? 0) + (counts["errored"] ?? 0) + (counts["timed_out"] ?? 0),
+                    "\(label): \(counts)"
+                )
+                XCTAssertEqual(output.status, 3, "\(label): \(output.stderr)")
+                let classes = Set((summary["errored_by_kind"] as? [String: Int] ?? [:]).keys)
+                XCTAssertEqual(classes, transport == "nghttp2" ? nghttp2Classes : curlClasses, label)
+                let accepted = target.program.output.components(separatedBy: "accepted").count - 1
+                XCTAssertLessThanOrEqual(Double(accepted) / wall, attemptBounds[transport]!, "\(label): \(accepted)")
+                print(
+                    "trouble \(label): \(String(format: "%.2f", wall)) s, exit \(output.status), \(counts), "
+                        + "\(classes.sorted()), \(accepted) connections accepted"
+                )
+            }
+            target.stop()
+        }
+    }
+
     /// Ctrl-C and SIGTERM end a run that is waiting on a target that never answers, within the
     /// drain time (2 s) plus one second, with the report written and the books balanced.
     func testASignalEndsARunAgainstASilentTargetWithinTheDrain() throws {

@@ -84,10 +84,16 @@ final class EndToEndTests: XCTestCase {
         var load = try mock.load(requests: 50, connections: 2, streams: 10)
         mock.server.shutdown()
         load.transport.requestTimeoutMs = 5000
+        load.reconnectBackoff = ReconnectBackoff(baseSeconds: 0.01, capSeconds: 0.08)
         let result = try LoadEngine.run(load, tokens: mock.tokens())
-        XCTAssertEqual(result.counts.errored, 50)
+        XCTAssertEqual(result.counts.errored, result.counts.sent)
+        XCTAssertTrue(result.gaveUpOnTarget, "closed loop without --duration gives up on a target that is gone")
         XCTAssertTrue(result.counts.isBalanced)
-        XCTAssertEqual(result.erroredByKind, ["connect_refused": 50], "the same class as the nghttp2 transport's")
+        XCTAssertEqual(
+            result.erroredByKind,
+            ["connect_refused": result.counts.sent],
+            "the same class as the nghttp2 transport's"
+        )
         XCTAssertTrue(
             result.erroredSamples["connect_refused"]?.hasPrefix("curl 7:") ?? false,
             "\(result.erroredSamples)"

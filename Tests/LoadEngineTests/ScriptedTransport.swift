@@ -14,6 +14,8 @@ final class ScriptedTransport: PushTransport, @unchecked Sendable {
         let headers: [String]
         /// 0 for the first request to this path, then 1, 2, … (retries and later pushes).
         let visit: Int
+        /// Its place among every request submitted, from 0.
+        let index: Int
     }
 
     /// What the script does with one request.
@@ -41,6 +43,7 @@ final class ScriptedTransport: PushTransport, @unchecked Sendable {
     var inFlight: Int { pending.count }
     var idleSlots: Int { capacity - pending.count }
     var recoveries: TransportRecoveries? { nil }
+    var connectionAttempts: Int { 0 }
 
     func submit(
         tag: Int,
@@ -56,7 +59,8 @@ final class ScriptedTransport: PushTransport, @unchecked Sendable {
             intendedAt: intendedAt,
             path: path,
             headers: headers.lines,
-            visit: visits[path, default: 0]
+            visit: visits[path, default: 0],
+            index: submitted.withLock { $0.count }
         )
         visits[path, default: 0] += 1
         submitted.withLock { $0.append(request) }

@@ -18,6 +18,7 @@ final class WorkerLoopTests: XCTestCase {
         warmup: Double = 0,
         pacing: Pacing = .closedLoop,
         retries: RetryPolicy = .none,
+        backoff: ReconnectBackoff = .standard,
         tokenPolicy: ProviderTokenPolicy = .cached
     ) throws -> LoadConfiguration {
         LoadConfiguration(
@@ -33,7 +34,8 @@ final class WorkerLoopTests: XCTestCase {
             warmupSeconds: warmup,
             pacing: pacing,
             tokenPolicy: tokenPolicy,
-            retryPolicy: retries
+            retryPolicy: retries,
+            reconnectBackoff: backoff
         )
     }
 
@@ -98,10 +100,11 @@ final class WorkerLoopTests: XCTestCase {
 
     func testRetriesStopWhenTheyRunOut() throws {
         let policy = RetryPolicy(maxRetries: 2, baseSeconds: 0.001, capSeconds: 0.01)
-        let (result, _) = try run(configuration(requests: 10, retries: policy)) { _ in .fail(.connectionLost) }
+        // A request-level failure: the connection is fine, so no reconnect backoff holds them.
+        let (result, _) = try run(configuration(requests: 10, retries: policy)) { _ in .fail(.streamReset) }
         XCTAssertEqual(result.counts.sent, 30, "10 pushes, each tried three times")
         XCTAssertEqual(result.counts.errored, 30)
-        XCTAssertEqual(result.erroredByKind, ["connection_lost": 30])
+        XCTAssertEqual(result.erroredByKind, ["stream_reset": 30])
         XCTAssertEqual(result.retries.exhausted, 10)
     }
 
@@ -135,5 +138,47 @@ final class WorkerLoopTests: XCTestCase {
         }
         XCTAssertEqual(try bearers(.cached).count, 1)
         XCTAssertEqual(try bearers(.perRequest).count, 20)
+    }
+
+    func testAClosedLoopBacksOffFromARefusingTargetAndKeepsItsDuration() throws {
+        let started = monotonicNanos()
+        let (result, requests) = try run(configuration(duration: 1.5)) { _ in .fail(.connectRefused) }
+        let seconds = Double(monotonicNanos() - started) / 1e9
+        XCTAssertGreaterThanOrEqual(seconds, 1.5, "the run keeps its --duration")
+        // 8 at the start, then one probe per hold: 0.05-0.1, 0.1-0.2, 0.2-0.4, 0.4-0.8 s ...
+        XCTAssertLessThanOrEqual(requests.count, 8 + 6, "one probe per hold, not a storm")
+        XCTAssertEqual(result.counts.errored, result.counts.sent)
+        XCTAssertEqual(result.erroredByKind, ["connect_refused": result.counts.sent])
+        XCTAssertFalse(result.gaveUpOnTarget, "a run with a duration keeps trying that long")
+    }
+
+    func testAnOpenLoopCountsPushesAsTheyFallDueWhileItBacksOff() throws {
+        let (result, requests) = try run(
+            configuration(activities: 2000, duration: 1, pacing: .constantRate(perSecond: 400))
+        ) { _ in .fail(.tlsHandshake) }
+        XCTAssertEqual(Double(result.counts.sent), 400, accuracy: 40, "the schedule is kept")
+        XCTAssertLessThan(requests.count, 20, "but few pushes reach the transport")
+        XCTAssertEqual(result.erroredByKind, ["tls_handshake": result.counts.sent])
+        XCTAssertTrue(result.counts.isBalanced)
+    }
+
+    func testAnAnswerEndsTheBackoffAndAFailureAfterAnswersReconnectsAtOnce() throws {
+        // Every fifth push fails as a lost connection after the others were answered: no hold.
+        let (result, requests) = try run(configuration(requests: 300), slots: 1) { request in
+            request.index % 5 == 4 ? .fail(.connectionLost) : .status(200)
+        }
+        XCTAssertEqual(requests.count, 300, "nothing was held back")
+        XCTAssertEqual(result.counts.errored, 60)
+        XCTAssertEqual(result.counts.succeeded, 240)
+    }
+
+    func testAClosedLoopWithoutADurationGivesUpOnATargetThatIsGone() throws {
+        let (result, requests) = try run(
+            configuration(requests: 1000, backoff: ReconnectBackoff(baseSeconds: 0.01, capSeconds: 0.08))
+        ) { _ in .fail(.connectRefused) }
+        XCTAssertTrue(result.gaveUpOnTarget)
+        XCTAssertLessThan(requests.count, 30)
+        XCTAssertEqual(result.counts.sent, requests.count, "the rest was not sent, so not counted")
+        XCTAssertTrue(result.counts.isBalanced)
     }
 }

@@ -35,6 +35,8 @@ public struct LoadConfiguration: Sendable {
     public var tokenPolicy: ProviderTokenPolicy
     /// Whether and when failed pushes are sent again.
     public var retryPolicy: RetryPolicy
+    /// How long to wait before connecting again to a target whose connections keep failing.
+    public var reconnectBackoff: ReconnectBackoff
     /// The part of the run this process sends when many share it (`--shard i/N`): its
     /// contiguous share of the activities, of the request cap and of the rate. Every other field
     /// describes the whole run, so shards' summaries merge into it.
@@ -56,6 +58,7 @@ public struct LoadConfiguration: Sendable {
         expirationSeconds: Int64 = 3600,
         tokenPolicy: ProviderTokenPolicy = .cached,
         retryPolicy: RetryPolicy = .none,
+        reconnectBackoff: ReconnectBackoff = .standard,
         shard: Shard = .whole
     ) {
         self.transport = transport
@@ -72,6 +75,7 @@ public struct LoadConfiguration: Sendable {
         self.expirationSeconds = expirationSeconds
         self.tokenPolicy = tokenPolicy
         self.retryPolicy = retryPolicy
+        self.reconnectBackoff = reconnectBackoff
         self.shard = shard
     }
 

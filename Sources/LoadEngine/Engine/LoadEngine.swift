@@ -117,6 +117,8 @@ public enum LoadEngine {
                 merged!.stages.add(outcome.stages)
                 merged!.retries.add(outcome.retries)
                 if let recoveries = outcome.recoveries { merged!.recoveries?.add(recoveries) }
+                merged!.connectionAttempts += outcome.connectionAttempts
+                merged!.gaveUp = merged!.gaveUp || outcome.gaveUp
                 merged!.cpuSeconds += outcome.cpuSeconds
             }
         }
@@ -149,6 +151,8 @@ public enum LoadEngine {
             interrupted: stop.isSet
         )
         result.erroredSamples = total.metrics.erroredSamples
+        result.connectionAttempts = total.connectionAttempts
+        result.gaveUpOnTarget = total.gaveUp
         return result
     }
 }

@@ -16,6 +16,8 @@ struct LoadWorker: Sendable {
         var stages: StageTimes
         var retries: RetryCounts
         var recoveries: TransportRecoveries?
+        var connectionAttempts: Int
+        var gaveUp: Bool
         var cpuSeconds: Double
     }
 

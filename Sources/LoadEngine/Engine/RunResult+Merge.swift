@@ -76,6 +76,8 @@ extension RunResult {
             interrupted: sorted.contains { $0.interrupted }
         )
         merged.erroredSamples = sorted.reduce(into: [:]) { $0.merge($1.erroredSamples) { first, _ in first } }
+        merged.connectionAttempts = sum(\.connectionAttempts)
+        merged.gaveUpOnTarget = sorted.contains { $0.gaveUpOnTarget }
         return merged
     }
 

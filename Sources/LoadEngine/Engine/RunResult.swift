@@ -34,6 +34,11 @@ public struct RunResult: Sendable {
     public let erroredByKind: [String: Int]
     /// One message of each class in `erroredByKind`, in the transport's own words.
     public var erroredSamples: [String: String] = [:]
+    /// Connections the transports tried to open, whether or not they came up.
+    public var connectionAttempts = 0
+    /// Whether a closed-loop run without a duration stopped early because its target answered
+    /// nothing through every reconnect backoff (the rest of its pushes were not sent).
+    public var gaveUpOnTarget = false
     /// Answered requests per connection, keyed by `connectionKey(shard:localPort:)`: the local
     /// port alone in an unsharded run, and unique across the shards of a merged one.
     public let perConnection: [Int: Int]
@@ -122,6 +127,13 @@ public struct RunResult: Sendable {
     /// Requests answered 200 per second over the run.
     public var successesPerSecond: Double {
         durationSeconds > 0 ? Double(counts.succeeded) / durationSeconds : 0
+    }
+
+    /// Whether the run sent pushes and the target answered none of them over HTTP, having
+    /// failed every connection: what a refusing or unreachable target looks like.
+    public var noConnectionWorked: Bool {
+        counts.sent > 0 && counts.succeeded + counts.rejected == 0
+            && failureClasses.first.map(\.isConnectionLevel) == true
     }
 
     /// Whether the run sent pushes and none succeeded: a failed run, whatever else it measured.

@@ -26,6 +26,8 @@ struct WorkerLoop {
     private var inFlight: InFlightRequests
     /// The pushes waiting to go again.
     private var retryQueue = RetryQueue()
+    /// Whether the target's connections keep failing, and until when to hold off.
+    private var backoff: BackoffGate
     /// Tokens answered 410: a careful sender never sends to them again.
     private var goneTokens = Set<Int>()
 
@@ -54,6 +56,8 @@ struct WorkerLoop {
     private var drainDeadline: UInt64?
     /// Whether new pushes may still be sent.
     private var submitting = true
+    /// Whether the worker stopped because its target answered nothing through every backoff.
+    private var gaveUp = false
     private var nextPublish: UInt64
     private var nextTokenCheck: UInt64
 
@@ -80,6 +84,7 @@ struct WorkerLoop {
         metrics = RunMetrics(startNanos: measuredFrom, timeline: worker.timeline, worker: worker.index)
         requestTimeoutNanos = UInt64(configuration.transport.requestTimeoutMs) * 1_000_000
         submitUntil = configuration.durationSeconds.map { measuredFrom + UInt64($0 * 1e9) } ?? .max
+        backoff = BackoffGate(policy: configuration.reconnectBackoff)
         nextPublish = worker.startNanos + Self.publishIntervalNanos
         nextTokenCheck = worker.startNanos + 1_000_000_000
         pending = stream.next()
@@ -111,6 +116,8 @@ struct WorkerLoop {
             stages: stages,
             retries: retryCounts,
             recoveries: client.recoveries,
+            connectionAttempts: client.connectionAttempts,
+            gaveUp: gaveUp,
             cpuSeconds: threadCPUSeconds() - cpuAtStart
         )
     }
@@ -121,10 +128,16 @@ struct WorkerLoop {
         return client.inFlight == 0 && (drainDeadline != nil || retryQueue.isEmpty) && newPushesDone
     }
 
-    /// Stops sending at `--duration`, on a stop request or when another worker failed, and
-    /// starts the drain's clock.
+    /// Stops sending at `--duration`, on a stop request, when another worker failed, or when a
+    /// closed-loop run without a duration gives up on a target that answers nothing; and starts
+    /// the drain's clock.
     private mutating func noteStop(now: UInt64) {
-        if drainDeadline == nil && (worker.stop.isSet || worker.abort.isSet || now >= submitUntil) {
+        if drainDeadline == nil && configuration.durationSeconds == nil && !configuration.pacing.isOpenLoop
+            && backoff.reachedCap
+        {
+            gaveUp = true
+        }
+        if drainDeadline == nil && (worker.stop.isSet || worker.abort.isSet || now >= submitUntil || gaveUp) {
             drainDeadline = now + LoadWorker.drainNanos
         }
         if drainDeadline != nil || sent >= worker.requestCap { submitting = false }
@@ -145,9 +158,13 @@ struct WorkerLoop {
     // MARK: submit
 
     /// Fills free streams with pushes that are due: retries first, then the scenario's next.
+    /// While the target is being backed off from, closed loop waits; open loop counts each push
+    /// as it falls due, failed with the connection's last failure, so the schedule is kept and
+    /// nothing is hidden (no coordinated omission).
     private mutating func submitDue() throws {
         while drainDeadline == nil, client.idleSlots > 0 {
-            let retry = retryQueue.popDue(now: monotonicNanos())
+            let gated = backoff.blocks(now: monotonicNanos(), inFlight: client.inFlight)
+            let retry = gated ? nil : retryQueue.popDue(now: monotonicNanos())
             guard let event = retry?.event ?? (submitting && sent < worker.requestCap ? pending : nil) else { return }
             let attempt = retry?.attempt ?? 0
             if attempt == 0, !source.sends(event) || goneTokens.contains(LoadWorker.tokenKey(event)) {
@@ -161,6 +178,13 @@ struct WorkerLoop {
                 return
             }
             if let intendedAt, intendedAt > monotonicNanos() { return }
+            if gated {
+                guard let intendedAt else { return }
+                failUnsent(intendedAt: intendedAt)
+                sent += 1
+                advanceWorkload(from: monotonicNanos())
+                continue
+            }
             try send(event, attempt: attempt, intendedAt: intendedAt)
             if attempt == 0 {
                 sent += 1
@@ -202,6 +226,22 @@ struct WorkerLoop {
         if attempt > 0 { retryCounts.attempts.sent += 1 }
     }
 
+    /// Counts an open-loop push that fell due while the worker held off from the target: sent
+    /// and failed at once, with the failure that started the hold.
+    private mutating func failUnsent(intendedAt: UInt64) {
+        let now = monotonicNanos()
+        let warmup = metrics.recordSent(now: now, intendedAt: intendedAt)
+        let last = backoff.lastFailure ?? (.connectionLost, "no connection")
+        let completion = PushCompletion(
+            tag: -1,
+            intendedAt: intendedAt,
+            outcome: .failed(last.kind, message: "not sent while connecting again after a backoff: \(last.message)"),
+            apnsIDEchoed: false,
+            localPort: 0
+        )
+        metrics.record(completion, now: now, warmup: warmup)
+    }
+
     private mutating func advanceWorkload(from begin: UInt64) {
         pending = stream.next()
         stages.add(.workload, from: begin, to: monotonicNanos())
@@ -234,6 +274,11 @@ struct WorkerLoop {
         }
         let request = inFlight.remove(completion.tag)
         let (event, attempt) = (request.event, request.attempt)
+        switch completion.outcome {
+        case .response: backoff.answered()
+        case .failed(let kind, let message): backoff.failed(kind, message: message, now: answeredAt, random: &jitter)
+        case .timedOut: break
+        }
         metrics.record(completion, now: answeredAt, warmup: request.inWarmup)
         if attempt > 0 { retryCounts.attempts.count(completion.outcome) }
         if RetryPolicy.isRetryable(completion.outcome) && configuration.retryPolicy.maxRetries > 0 {
@@ -276,6 +321,17 @@ struct WorkerLoop {
             ? worker.waitForPush(pending, index: sent, slotsFree: client.idleSlots > 0) : LoadWorker.longestWait
         if let due = retryQueue.nextDueNanos, client.idleSlots > 0 {
             wait = min(wait, LoadWorker.wait(until: due, now: now))
+        }
+        if backoff.blocks(now: now, inFlight: client.inFlight) {
+            wait = min(
+                LoadWorker.longestWait,
+                backoff.holdUntil > now ? backoff.holdUntil - now : LoadWorker.longestWait
+            )
+            if configuration.pacing.isOpenLoop, let pending, submitting,
+                let due = worker.intendedTime(of: pending, index: sent)
+            {
+                wait = min(wait, LoadWorker.wait(until: due, now: now))
+            }
         }
         if let deadline = drainDeadline { wait = min(wait, deadline > now ? deadline - now : 0) }
         client.wait(timeoutNanos: wait)

@@ -137,6 +137,15 @@ public enum SummaryTable {
             )
         }
         if result.interrupted { rows.append(("note", "interrupted: figures cover what was measured before the stop")) }
+        if result.gaveUpOnTarget {
+            rows.append(
+                (
+                    "note",
+                    "gave up: the target answered nothing through every reconnect backoff, so the rest of the "
+                        + "pushes were not sent (give --duration to keep trying that long)"
+                )
+            )
+        }
         let width = rows.map(\.0.count).max() ?? 0
         return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
             .joined(separator: "\n")

@@ -11,6 +11,8 @@ public struct RunFailure: Sendable {
     public let sample: String?
     /// What to try, when the failure has a known remedy.
     public let hint: String?
+    /// When no connection ever worked: `the target refused every connection: …`.
+    public let connections: String?
 
     /// The failure of `result`, or `nil` when some push succeeded.
     public init?(_ result: RunResult) {
@@ -20,6 +22,7 @@ public struct RunFailure: Sendable {
             headline = "nothing was sent"
             sample = nil
             hint = nil
+            connections = nil
             return
         }
         var parts: [String] = []
@@ -38,6 +41,13 @@ public struct RunFailure: Sendable {
         headline = "no push succeeded: \(counts.sent) sent, " + parts.joined(separator: ", ")
         let top = result.failureClasses.first
         sample = top.flatMap { kind in result.erroredSamples[kind.rawValue].map { "\(kind.rawValue): \($0)" } }
+        connections =
+            result.noConnectionWorked
+            ? (top == .refusedStream
+                ? "the target refused every push unprocessed" : "the target refused every connection")
+                + ": \(result.connectionAttempts) connection attempts in "
+                + String(format: "%.1f s", result.durationSeconds) + ", last failure \(top?.rawValue ?? "?")"
+            : nil
         hint =
             top?.hint
             ?? (counts.timedOut == counts.sent
@@ -46,6 +56,7 @@ public struct RunFailure: Sendable {
 
     /// The console's first rows.
     public var rows: [(String, String)] {
-        [("FAILED", headline)] + (sample.map { [("failure", $0)] } ?? []) + (hint.map { [("hint", $0)] } ?? [])
+        [("FAILED", headline)] + (connections.map { [("connections", $0)] } ?? [])
+            + (sample.map { [("failure", $0)] } ?? []) + (hint.map { [("hint", $0)] } ?? [])
     }
 }

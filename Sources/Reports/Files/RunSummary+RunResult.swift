@@ -52,6 +52,8 @@ extension RunSummary {
             rejectedByReason: result.warmupRejectedByReason,
             counts: Counts(result.warmupCounts)
         )
+        connectionAttempts = result.connectionAttempts
+        gaveUpOnTarget = result.gaveUpOnTarget
         reconnections = result.recoveries?.reconnections
         resentRefused = result.recoveries?.resentRefused
         stageNsPerPush = GeneratorHealth.stageNanosPerPush(result)
@@ -80,6 +82,8 @@ extension RunSummary {
             requestTimeoutMs: configuration.transport.requestTimeoutMs,
             connectTimeoutMs: configuration.transport.connectTimeoutMs,
             pingIntervalMs: configuration.transport.pingIntervalMs,
+            reconnectBackoffMs: configuration.reconnectBackoff.baseSeconds * 1000,
+            reconnectBackoffMaxMs: configuration.reconnectBackoff.capSeconds * 1000,
             bundleID: configuration.bundleID,
             topic: configuration.topic,
             priorityOverride: configuration.priorityOverride,
@@ -146,6 +150,8 @@ extension RunSummary {
             interrupted: interrupted
         )
         result.erroredSamples = erroredSamples ?? [:]
+        result.connectionAttempts = connectionAttempts ?? 0
+        result.gaveUpOnTarget = gaveUpOnTarget ?? false
         return result
     }
 
@@ -197,6 +203,10 @@ extension RunSummary {
                 expirationSeconds: parameters.expirationS,
                 tokenPolicy: try known(parameters.jwtMode, "parameters.jwt_mode", ProviderTokenPolicy.init),
                 retryPolicy: RetryPolicy(maxRetries: retries.maxPerPush, baseSeconds: retries.backoffBaseMs / 1000),
+                reconnectBackoff: ReconnectBackoff(
+                    baseSeconds: (parameters.reconnectBackoffMs ?? 100) / 1000,
+                    capSeconds: (parameters.reconnectBackoffMaxMs ?? 5000) / 1000
+                ),
                 shard: try Shard(index: shard.index, count: shard.count)
             )
         } catch let error as SummaryError {

@@ -46,6 +46,10 @@ public struct RunSummary: Codable, Sendable {
     public var startsNotSent: Int
     public var retries: Retries
     public var warmup: Warmup
+    /// Connections the transports tried to open.
+    public var connectionAttempts: Int?
+    /// Whether the run gave up on a target that answered nothing through every backoff.
+    public var gaveUpOnTarget: Bool?
     /// `nil` when the transport cannot tell (libcurl reconnects inside).
     public var reconnections: Int?
     public var resentRefused: Int?
@@ -266,6 +270,8 @@ public struct RunSummary: Codable, Sendable {
         public var requestTimeoutMs: Int
         public var connectTimeoutMs: Int?
         public var pingIntervalMs: Int?
+        public var reconnectBackoffMs: Double?
+        public var reconnectBackoffMaxMs: Double?
         public var bundleID: String
         public var topic: String
         public var priorityOverride: Int?

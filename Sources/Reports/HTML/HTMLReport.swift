@@ -39,6 +39,7 @@ public struct HTMLReport {
         }
         let failure = RunFailure(result).map { failure in
             "<p class=\"failed\"><b>FAILED: \(HTML.escape(failure.headline)).</b>"
+                + (failure.connections.map { "<br>\(HTML.escape($0))." } ?? "")
                 + (failure.sample.map { "<br>\(HTML.escape($0))" } ?? "")
                 + (failure.hint.map { "<br>Hint: \(HTML.escape($0))." } ?? "") + "</p>"
         }

@@ -31,6 +31,7 @@ public final class HTTP2PushClient: PushTransport {
     public var idleSlots: Int { idle.count }
     /// libcurl reconnects and retries refused streams inside, without telling.
     public var recoveries: TransportRecoveries? { nil }
+    public private(set) var connectionAttempts = 0
 
     /// Creates the client and its transfer slots; connections open lazily with the first requests.
     public init(configuration: TransportConfiguration) throws(TransportError) {
@@ -104,6 +105,7 @@ public final class HTTP2PushClient: PushTransport {
             guard let slotPointer else { continue }
             let slot = Unmanaged<TransferSlot>.fromOpaque(UnsafeRawPointer(slotPointer)).takeUnretainedValue()
             curl_multi_remove_handle(multi, easy)
+            connectionAttempts += slot.connectsMade
             let completion = slot.finish(result: result)
             idle.append(slot)
             onCompletion(completion)

@@ -17,6 +17,8 @@ public protocol PushTransport: AnyObject {
     /// because the server refused them unprocessed; `nil` where the client cannot tell (libcurl
     /// does both inside).
     var recoveries: TransportRecoveries? { get }
+    /// Connections the client has tried to open, whether or not they came up.
+    var connectionAttempts: Int { get }
     /// Starts one POST of `body` to the origin plus `path`, with `headers` and an `apns-id` made
     /// from `apnsID`. Requires `idleSlots > 0`.
     func submit(

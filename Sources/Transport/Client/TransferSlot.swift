@@ -12,6 +12,8 @@ final class TransferSlot {
     private var bodyStorage: UnsafeMutableRawBufferPointer
     private let idLine: UnsafeMutablePointer<CChar>
     private let idNode: UnsafeMutablePointer<curl_slist>
+    /// libcurl's own words for a failure, more precise than its code's (CURLOPT_ERRORBUFFER).
+    private let errorBuffer: UnsafeMutablePointer<CChar>
     private var headers: HeaderBlock?
     private let requestTimeoutNanos: UInt64
     private let connectTimeoutMs: Int
@@ -24,7 +26,6 @@ final class TransferSlot {
     fileprivate var retryAfterSeconds: Int?
 
     private static let idPrefix: [UInt8] = Array("apns-id: ".utf8)
-    private static let maxResponseBody = 16 * 1024
 
     init(configuration: TransportConfiguration) throws(TransportError) {
         guard let easy = curl_easy_init() else { throw TransportError.setup("curl_easy_init failed") }
@@ -36,6 +37,8 @@ final class TransferSlot {
         for (index, byte) in Self.idPrefix.enumerated() { idLine[index] = CChar(bitPattern: byte) }
         idNode = .allocate(capacity: 1)
         idNode.initialize(to: curl_slist(data: idLine, next: nil))
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
 
         requestTimeoutNanos = UInt64(configuration.requestTimeoutMs) * 1_000_000
         connectTimeoutMs = configuration.connectTimeoutMs
@@ -52,6 +55,7 @@ final class TransferSlot {
         try check(pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, verify ? 1 : 0), "SSL_VERIFYPEER")
         try check(pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, verify ? 2 : 0), "SSL_VERIFYHOST")
         try check(pb_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me), "PRIVATE")
+        try check(pb_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer), "ERRORBUFFER")
         try check(pb_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), "WRITEDATA")
         try check(pb_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, transferSlotWrite), "WRITEFUNCTION")
         try check(pb_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), "HEADERDATA")
@@ -67,6 +71,7 @@ final class TransferSlot {
         bodyStorage.deallocate()
         idNode.deallocate()
         idLine.deallocate()
+        errorBuffer.deallocate()
     }
 
     func prepare(tag: Int, intendedAt: UInt64, apnsID: (high: UInt64, low: UInt64), headers: HeaderBlock, body: [UInt8])
@@ -95,6 +100,13 @@ final class TransferSlot {
         _ = pb_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeoutMs)
     }
 
+    /// New connections this transfer opened (or tried to), as libcurl counts them.
+    var connectsMade: Int {
+        var count = 0
+        _ = pb_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &count)
+        return count
+    }
+
     func finish(result: CURLcode) -> PushCompletion {
         isInFlight = false
         var port = 0
@@ -113,9 +125,20 @@ final class TransferSlot {
             }
         case CURLE_OPERATION_TIMEDOUT where requestStarted:
             outcome = .timedOut
+        case CURLE_WRITE_ERROR:
+            outcome = .failed(
+                .responseTooLarge,
+                message:
+                    "the answer's body passed \(FailureClass.maxResponseBodyBytes) bytes, more than APNs ever sends; it was cut"
+            )
         default:
-            outcome = .failed(Self.failureClass(of: result), message: "curl \(result.rawValue): \(curlMessage(result))")
+            let detail = errorBuffer.pointee == 0 ? curlMessage(result) : String(cString: errorBuffer)
+            outcome = .failed(
+                Self.failureClass(of: result, detail: detail),
+                message: "curl \(result.rawValue): \(detail)"
+            )
         }
+        errorBuffer.pointee = 0
         headers = nil
         var completion = PushCompletion(
             tag: tag,
@@ -136,9 +159,12 @@ final class TransferSlot {
         return pretransfer > 0 || timeoutMs <= connectTimeoutMs
     }
 
-    /// The class both transports share for a libcurl error.
-    static func failureClass(of code: CURLcode) -> FailureClass {
-        switch code {
+    /// The class both transports share for a libcurl error; `detail` (libcurl's error buffer)
+    /// tells a GOAWAY or a refused stream from other lost connections.
+    static func failureClass(of code: CURLcode, detail: String) -> FailureClass {
+        if detail.contains("REFUSED_STREAM") { return .refusedStream }
+        if detail.contains("GOAWAY") { return .goaway }
+        return switch code {
         case CURLE_COULDNT_RESOLVE_HOST: .nameUnresolved
         case CURLE_COULDNT_CONNECT: .connectRefused
         case CURLE_OPERATION_TIMEDOUT: .connectTimeout
@@ -178,9 +204,12 @@ final class TransferSlot {
         return value
     }
 
-    fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) {
-        let room = Self.maxResponseBody - responseBody.count
-        if room > 0 { responseBody.append(contentsOf: bytes.prefix(room)) }
+    /// Keeps the answer's body; `false` (which makes libcurl end the transfer) once it is larger
+    /// than APNs ever sends.
+    fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard responseBody.count + bytes.count <= FailureClass.maxResponseBodyBytes else { return false }
+        responseBody.append(contentsOf: bytes)
+        return true
     }
 }
 
@@ -210,21 +239,24 @@ private func transferSlotHeader(
     _ count: Int,
     _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
-    withSlot(userdata, buffer, size * count) { $0.inspectHeader($1) }
+    withSlot(userdata, buffer, size * count) {
+        $0.inspectHeader($1)
+        return true
+    }
 }
 
 /// Hands a libcurl data callback's bytes to the slot its userdata names; returns the byte count
-/// libcurl expects back (0 aborts the transfer).
+/// libcurl expects back, or 0 to end the transfer when `body` refuses them.
 private func withSlot(
     _ userdata: UnsafeMutableRawPointer?,
     _ buffer: UnsafeMutablePointer<CChar>?,
     _ length: Int,
-    _ body: (TransferSlot, UnsafeRawBufferPointer) -> Void
+    _ body: (TransferSlot, UnsafeRawBufferPointer) -> Bool
 ) -> Int {
     guard let buffer, let userdata else { return 0 }
-    body(
+    let kept = body(
         Unmanaged<TransferSlot>.fromOpaque(userdata).takeUnretainedValue(),
         UnsafeRawBufferPointer(start: buffer, count: length)
     )
-    return length
+    return kept ? length : 0
 }

@@ -17,12 +17,32 @@ public enum FailureClass: String, Sendable, CaseIterable, Codable, Comparable {
     case protocolError = "protocol_error"
     /// The server reset the request's stream.
     case streamReset = "stream_reset"
+    /// The server refused the request unprocessed (RST_STREAM REFUSED_STREAM) every time it was
+    /// sent, up to the transport's bound.
+    case refusedStream = "refused_stream"
     /// The server sent GOAWAY and the request was not processed or not answered.
     case goaway
     /// The connection closed or went silent (no answer to PING) with the request open.
     case connectionLost = "connection_lost"
+    /// The answer's body was larger than APNs ever sends (`maxResponseBodyBytes`), so it was cut.
+    case responseTooLarge = "response_too_large"
     /// The client could not start the request (out of memory, refused by its HTTP/2 library).
     case clientError = "client_error"
+
+    /// The most bytes of an answer's body a transport takes: APNs' error bodies are a reason and
+    /// perhaps a timestamp, under 100 bytes; anything past a few KiB is not APNs.
+    public static let maxResponseBodyBytes = 4096
+
+    /// Whether the failure says the connection, not the request, failed: what makes a sender back
+    /// off before it connects again.
+    public var isConnectionLevel: Bool {
+        switch self {
+        case .nameUnresolved, .connectRefused, .connectTimeout, .tlsHandshake, .certificateUntrusted, .protocolError,
+            .refusedStream, .goaway, .connectionLost:
+            true
+        case .streamReset, .responseTooLarge, .clientError: false
+        }
+    }
 
     /// One sentence that helps the user act on the failure, when there is one.
     public var hint: String? {
@@ -34,7 +54,9 @@ public enum FailureClass: String, Sendable, CaseIterable, Codable, Comparable {
         case .tlsHandshake: "does the target speak TLS 1.2+ with ALPN h2 on that port?"
         case .certificateUntrusted:
             "trust the target's certificate with --ca-file FILE, or skip the check with --insecure (test servers only)"
-        case .protocolError, .streamReset, .goaway, .connectionLost, .clientError: nil
+        case .refusedStream:
+            "the server refused every attempt unprocessed: is it over its stream limit, or shutting down?"
+        case .protocolError, .streamReset, .goaway, .connectionLost, .responseTooLarge, .clientError: nil
         }
     }
 

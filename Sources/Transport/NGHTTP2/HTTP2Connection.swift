@@ -31,8 +31,12 @@ final class HTTP2Connection {
     private(set) var localPort = 0
     /// Requests on this connection not yet finished, by stream.
     private(set) var open: [Int32: StreamSlot] = [:]
-    /// Requests submitted before the connection was ready, in order.
+    /// Requests not yet handed to nghttp2, in order: submitted before the connection was ready,
+    /// or beyond the streams the server allows. Kept here, not in nghttp2's queue, so that one
+    /// past its deadline can be cancelled before it was ever sent.
     private(set) var waiting: [StreamSlot] = []
+    /// Whether the server's first SETTINGS has come; until then one stream at a time.
+    private var peerSettingsReceived = false
     /// Requests that finished while bytes were read or written, for the client to hand back.
     var finished: [StreamSlot] = []
     /// Requests the server refused before processing them (REFUSED_STREAM: over its stream
@@ -40,6 +44,12 @@ final class HTTP2Connection {
     var refused: [StreamSlot] = []
     /// Why the connection closed, once it has: what a request submitted to it then fails with.
     private(set) var closeReason: ConnectionFailure?
+    /// Whether the server has answered a request here: only then are refused requests sent
+    /// again by the transport (a server that answers nothing is the engine's to back off from).
+    private(set) var hasAnswered = false
+    /// The server's GOAWAY, once one came: its error code and debug data (APNs puts a JSON
+    /// `reason` there), which every request it ends fails with.
+    private(set) var goaway: ConnectionFailure?
     private let target: String
     private let host: String
     private let authority: nghttp2_nv
@@ -141,7 +151,8 @@ final class HTTP2Connection {
             waiting.append(slot)
         case .ready:
             if open.isEmpty { lastReadAt = max(lastReadAt, slot.submittedAt) }
-            submitToSession(slot)
+            waiting.append(slot)
+            admitWaiting()
         case .closed:
             slot.failure = closeReason
             finished.append(slot)
@@ -286,10 +297,29 @@ final class HTTP2Connection {
         guard startSession() else { return fail(ConnectionFailure(.clientError, "nghttp2 could not create a session")) }
         phase = .ready
         lastReadAt = now
-        let queued = waiting
-        waiting.removeAll()
-        for slot in queued { submitToSession(slot) }
+        admitWaiting()
         flush()
+    }
+
+    /// The most streams the server allows open at once: one until its SETTINGS say (APNs starts
+    /// a connection at one), then its SETTINGS_MAX_CONCURRENT_STREAMS, which may be 0 (wait).
+    private var peerStreamLimit: Int {
+        guard peerSettingsReceived else { return 1 }
+        return Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    }
+
+    /// Hands waiting requests to nghttp2 while the server's stream limit has room.
+    private func admitWaiting() {
+        guard phase == .ready, !waiting.isEmpty else { return }
+        let room = peerStreamLimit - open.count
+        guard room > 0 else { return }
+        let admitted = waiting.prefix(room)
+        waiting.removeFirst(admitted.count)
+        for slot in admitted { submitToSession(slot) }
+    }
+
+    fileprivate func receivedSettings() {
+        peerSettingsReceived = true
     }
 
     private func submitToSession(_ slot: StreamSlot) {
@@ -358,6 +388,7 @@ final class HTTP2Connection {
                 ? "the server closed the connection" : "TLS: \(TLSClientContext.lastError())"
             return fail(ConnectionFailure(.connectionLost, detail))
         }
+        admitWaiting()
         flush()
     }
 
@@ -395,22 +426,29 @@ final class HTTP2Connection {
             return fail(ConnectionFailure(.connectionLost, "TLS write failed: \(TLSClientContext.lastError())"))
         }
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 && !hasPendingOutput {
-            fail(ConnectionFailure(.goaway, "the server ended the connection (GOAWAY)"))
+            fail(goaway ?? ConnectionFailure(.goaway, "the server ended the connection"))
         }
     }
 
-    /// Ends the connection: every request still on it finishes as failed with `failure`, or as
-    /// `goaway` when the connection was lost after the server said it was going away.
+    /// Ends the connection: every request sent on it finishes as failed with `failure`, or as
+    /// `goaway` when the server had said it was going away; requests never sent join `refused`.
     func fail(_ failure: ConnectionFailure) {
         guard phase != .closed else { return }
-        let afterGoaway =
-            phase == .ready && failure.kind == .connectionLost && nghttp2_session_check_request_allowed(session) == 0
-        let failure = afterGoaway ? ConnectionFailure(.goaway, "\(failure.detail) after GOAWAY") : failure
+        let failure =
+            goaway.map {
+                failure.kind == .goaway ? $0 : ConnectionFailure(.goaway, "\($0.detail), then \(failure.detail)")
+            } ?? failure
         phase = .closed
         closeReason = failure
-        for slot in open.values.sorted(by: { $0.streamID < $1.streamID }) + waiting {
+        for slot in open.values.sorted(by: { $0.streamID < $1.streamID }) {
             if slot.status == 0 && !slot.timedOut { slot.failure = failure }
             finished.append(slot)
+        }
+        // Never sent, so safe to send again: the client does, as it does refused requests.
+        for slot in waiting {
+            slot.refusals += 1
+            slot.failure = failure
+            refused.append(slot)
         }
         open.removeAll()
         waiting.removeAll()
@@ -420,9 +458,32 @@ final class HTTP2Connection {
         socket = -1
     }
 
+    fileprivate func receivedGoaway(errorCode: UInt32, debugData: UnsafeBufferPointer<UInt8>) {
+        let printable = debugData.prefix(200).map { $0 >= 0x20 && $0 < 0x7F ? Character(UnicodeScalar($0)) : "?" }
+        goaway = ConnectionFailure(
+            .goaway,
+            "the server sent GOAWAY \(String(cString: nghttp2_http2_strerror(errorCode)))"
+                + (printable.isEmpty ? "" : ": \(String(printable))")
+        )
+    }
+
+    fileprivate func receivedData(_ slot: StreamSlot, streamID: Int32, bytes: UnsafeRawBufferPointer) {
+        guard slot.failure == nil, !slot.appendBody(bytes) else { return }
+        slot.failure = ConnectionFailure(
+            .responseTooLarge,
+            "the answer's body passed \(FailureClass.maxResponseBodyBytes) bytes, more than APNs ever sends; it was cut"
+        )
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
+    }
+
     fileprivate func streamClosed(_ slot: StreamSlot, streamID: Int32, errorCode: UInt32) {
         open[streamID] = nil
+        if slot.status > 0 { hasAnswered = true }
         if slot.status == 0 && !slot.timedOut && errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
+            slot.refusals += 1
+            slot.failure =
+                goaway
+                ?? ConnectionFailure(.refusedStream, "the server refused the stream unprocessed (REFUSED_STREAM)")
             refused.append(slot)
             return
         }
@@ -445,8 +506,15 @@ final class HTTP2Connection {
         nghttp2_session_callbacks_set_on_header_callback(callbacks, receiveHeader)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, receiveData)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, closeStream)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, receiveFrame)
+        var options: OpaquePointer?
+        guard nghttp2_option_new(&options) == 0 else { return false }
+        defer { nghttp2_option_del(options) }
+        // One stream until the server's SETTINGS say how many: APNs starts a connection at one.
+        nghttp2_option_set_peer_max_concurrent_streams(options, 1)
         var session: OpaquePointer?
-        guard nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0 else {
+        guard nghttp2_session_client_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), options) == 0
+        else {
             return false
         }
         self.session = session
@@ -496,7 +564,30 @@ private func receiveData(
     _ length: Int,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
-    slot(session, streamID)?.appendBody(UnsafeRawBufferPointer(start: data, count: length))
+    guard let userData, let stream = slot(session, streamID) else { return 0 }
+    Unmanaged<HTTP2Connection>.fromOpaque(userData).takeUnretainedValue()
+        .receivedData(stream, streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+    return 0
+}
+
+private func receiveFrame(
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, let userData else { return 0 }
+    let connection = Unmanaged<HTTP2Connection>.fromOpaque(userData).takeUnretainedValue()
+    switch UInt32(frame.pointee.hd.type) {
+    case NGHTTP2_SETTINGS.rawValue where frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
+        connection.receivedSettings()
+    case NGHTTP2_GOAWAY.rawValue:
+        let goaway = frame.pointee.goaway
+        connection.receivedGoaway(
+            errorCode: goaway.error_code,
+            debugData: UnsafeBufferPointer(start: goaway.opaque_data, count: goaway.opaque_data_len)
+        )
+    default: break
+    }
     return 0
 }
 

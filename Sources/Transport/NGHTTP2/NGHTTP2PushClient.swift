@@ -45,6 +45,16 @@ public final class NGHTTP2PushClient: PushTransport {
     private var opened: [Bool]
     /// Connections told to go away whose position was reopened, kept until their answers come.
     private var orphans: [HTTP2Connection] = []
+    public private(set) var connectionAttempts = 0
+
+    /// How often a request refused unprocessed is sent again before it fails as refused: RFC
+    /// 9113 §8.7 lets a client retry such requests; a server that refuses everything must not
+    /// turn that into a loop. Only requests refused by a connection that has answered others are
+    /// sent again here (over a stream limit that dropped, or past a graceful GOAWAY's last
+    /// stream), at once, paced by the server's stream limit, which no connection exceeds; on a
+    /// connection that answered nothing they fail at once, and the engine's reconnect backoff
+    /// decides when to try again.
+    static let maxRefusals = 10
 
     public var inFlight: Int { slotCount - idle.count }
 
@@ -168,6 +178,17 @@ public final class NGHTTP2PushClient: PushTransport {
         let refused = connection.refused
         connection.refused.removeAll()
         for slot in refused {
+            if slot.refusals > Self.maxRefusals || !connection.hasAnswered {
+                if slot.failure?.kind == .refusedStream {
+                    slot.failure = ConnectionFailure(
+                        .refusedStream,
+                        "the server refused the stream unprocessed (REFUSED_STREAM)"
+                            + (slot.refusals > 1 ? " \(slot.refusals) times" : "")
+                    )
+                }
+                hand([slot], port: connection.localPort, to: onCompletion)
+                continue
+            }
             recoveries!.resentRefused += 1
             slot.rewind()
             send(slot)
@@ -229,6 +250,7 @@ public final class NGHTTP2PushClient: PushTransport {
             connectTimeoutNanos: connectTimeout,
             now: monotonicNanos()
         )
+        connectionAttempts += 1
         if opened[index] { recoveries!.reconnections += 1 }
         opened[index] = true
         connections[index] = connection

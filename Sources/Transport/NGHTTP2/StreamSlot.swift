@@ -24,10 +24,11 @@ final class StreamSlot {
     var retryAfterSeconds: Int?
     /// Set when the deadline passed and the stream was cancelled.
     var timedOut = false
-    /// Why it failed below HTTP, if it did.
+    /// Why it failed below HTTP, if it did (or, with an answer under way, why it was cut).
     var failure: ConnectionFailure?
-
-    private static let maxResponseBody = 16 * 1024
+    /// How often the server refused it unprocessed (REFUSED_STREAM, or past a GOAWAY's last
+    /// stream) since it was submitted.
+    var refusals = 0
 
     deinit {
         path.deallocate()
@@ -59,6 +60,7 @@ final class StreamSlot {
         self.body.set(body)
         contentLength.setDecimal(body.count)
         timedOut = false
+        refusals = 0
         rewind()
     }
 
@@ -89,9 +91,11 @@ final class StreamSlot {
         bytes.count == name.utf8CodeUnitCount && memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0
     }
 
-    func appendBody(_ bytes: UnsafeRawBufferPointer) {
-        let room = Self.maxResponseBody - responseBody.count
-        if room > 0 { responseBody.append(contentsOf: bytes.prefix(room)) }
+    /// Keeps the answer's body; `false` once it is larger than APNs ever sends.
+    func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard responseBody.count + bytes.count <= FailureClass.maxResponseBodyBytes else { return false }
+        responseBody.append(contentsOf: bytes)
+        return true
     }
 
     /// The finished request, seen from the engine; `localPort` identifies its connection.
@@ -100,6 +104,8 @@ final class StreamSlot {
         let outcome: TransferOutcome
         if timedOut {
             outcome = .timedOut
+        } else if let failure, status > 0 {
+            outcome = .failed(failure.kind, message: failure.detail)  // an answer cut short
         } else if status > 0 {
             outcome = .response(status: status, body: responseBody)
         } else {
