@@ -28,11 +28,12 @@ enum Console {
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 }
 
-/// The live progress line: rewritten in place on a terminal, a plain line every 5 s otherwise
-/// (logs and CI output stay readable).
+/// The live progress line: rewritten in place on a terminal; otherwise a plain line after the
+/// first second (so a log shows early that pushes are flowing), then every 5 s (logs and CI
+/// output stay readable).
 struct ProgressDisplay {
     private let isTerminal = Console.stderrIsTerminal
-    private var lastPlainLine = 0.0
+    private var lastPlainLine = -4.0
 
     mutating func show(_ snapshot: ProgressSnapshot) {
         let counts = snapshot.counts

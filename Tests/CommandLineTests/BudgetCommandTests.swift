@@ -192,8 +192,8 @@ final class BudgetCommandTests: PushbenchTestCase {
             ["budget", "--activities", "2000000", "--no-recommendations", "--reports-dir", directory.path],
             captureStderr: true
         )
-        XCTAssertNotNil(budget.waitForLine(containing: "simulating football: 2000000 activities"), budget.output)
-        Thread.sleep(forTimeInterval: 2)
+        // The state to wait for: the first progress line, once pushes have been simulated.
+        XCTAssertNotNil(budget.waitForLine(containing: "M pushes simulated"), budget.output)
         budget.interrupt()
         XCTAssertEqual(budget.waitForExit(), 130, budget.output)
         XCTAssertTrue(budget.output.contains("interrupted: these figures cover the pushes simulated"), budget.output)

@@ -127,8 +127,8 @@ final class CommandLineTests: PushbenchTestCase {
             ["run", "--activities", "100000", "--reports-dir", directory.path],
             captureStderr: true
         )
-        XCTAssertNotNil(run.waitForLine(containing: "sending the football scenario's pushes"), run.output)
-        Thread.sleep(forTimeInterval: 2)
+        // The state to wait for: the first progress line, once pushes have been answered.
+        XCTAssertNotNil(run.waitForLine(containing: " done "), run.output)
         run.interrupt()
         XCTAssertEqual(run.waitForExit(), 130)
         XCTAssertTrue(run.output.contains("interrupted"), run.output)

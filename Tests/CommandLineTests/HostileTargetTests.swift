@@ -98,10 +98,11 @@ final class HostileTargetTests: PushbenchTestCase {
     /// fails with one class, and exits 3 when nothing succeeded.
     func testConnectionTroubleKeepsTheRunsLengthAndBacksOff() throws {
         let (certificate, key) = try makeCertificate()
-        // Classes per transport; libcurl 7.88 does not say GOAWAY or REFUSED_STREAM, and retries
-        // refused streams itself on new connections ("Connection died, tried 5 times").
+        // The classes each transport may report; libcurl 7.88 does not say GOAWAY or
+        // REFUSED_STREAM (a GOAWAY then close reads as a lost connection or an HTTP/2 error), and
+        // retries refused streams itself on new connections ("Connection died, tried 5 times").
         let cases: [(mode: String, nghttp2: Set<String>, curl: Set<String>, attemptsPerSecond: [String: Double])] = [
-            ("goaway", ["goaway"], ["connection_lost"], ["nghttp2": 5, "curl": 7]),
+            ("goaway", ["goaway"], ["connection_lost", "protocol_error"], ["nghttp2": 5, "curl": 7]),
             ("zero-streams", [], [], ["nghttp2": 2, "curl": 2]),
             ("alpn-http1", ["tls_handshake"], ["tls_handshake"], ["nghttp2": 5, "curl": 5]),
             ("refuse", ["refused_stream"], ["connection_lost"], ["nghttp2": 5, "curl": 25]),
@@ -131,7 +132,9 @@ final class HostileTargetTests: PushbenchTestCase {
                 )
                 XCTAssertEqual(output.status, 3, "\(label): \(output.stderr)")
                 let classes = Set((summary["errored_by_kind"] as? [String: Int] ?? [:]).keys)
-                XCTAssertEqual(classes, transport == "nghttp2" ? nghttp2Classes : curlClasses, label)
+                let expected = transport == "nghttp2" ? nghttp2Classes : curlClasses
+                XCTAssertTrue(classes.isSubset(of: expected), "\(label): \(classes)")
+                XCTAssertEqual(classes.isEmpty, expected.isEmpty, "\(label): \(classes)")
                 let accepted = target.program.output.components(separatedBy: "accepted").count - 1
                 XCTAssertLessThanOrEqual(Double(accepted) / wall, attemptBounds[transport]!, "\(label): \(accepted)")
                 print(

@@ -37,6 +37,10 @@ final class HTTP2Connection {
     private(set) var waiting: [StreamSlot] = []
     /// Whether the server's first SETTINGS has come; until then one stream at a time.
     private var peerSettingsReceived = false
+    /// The most streams the server allows open at once: one until its SETTINGS say (APNs starts
+    /// a connection at one), then its SETTINGS_MAX_CONCURRENT_STREAMS, which may be 0 (wait).
+    /// Read again after every read, since SETTINGS may change it.
+    private var peerStreamLimit = 1
     /// Requests that finished while bytes were read or written, for the client to hand back.
     var finished: [StreamSlot] = []
     /// Requests the server refused before processing them (REFUSED_STREAM: over its stream
@@ -151,8 +155,12 @@ final class HTTP2Connection {
             waiting.append(slot)
         case .ready:
             if open.isEmpty { lastReadAt = max(lastReadAt, slot.submittedAt) }
-            waiting.append(slot)
-            admitWaiting()
+            if waiting.isEmpty && open.count < peerStreamLimit {
+                submitToSession(slot)
+            } else {
+                waiting.append(slot)
+                admitWaiting()
+            }
         case .closed:
             slot.failure = closeReason
             finished.append(slot)
@@ -301,13 +309,6 @@ final class HTTP2Connection {
         flush()
     }
 
-    /// The most streams the server allows open at once: one until its SETTINGS say (APNs starts
-    /// a connection at one), then its SETTINGS_MAX_CONCURRENT_STREAMS, which may be 0 (wait).
-    private var peerStreamLimit: Int {
-        guard peerSettingsReceived else { return 1 }
-        return Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
-    }
-
     /// Hands waiting requests to nghttp2 while the server's stream limit has room.
     private func admitWaiting() {
         guard phase == .ready, !waiting.isEmpty else { return }
@@ -387,6 +388,9 @@ final class HTTP2Connection {
                 error == SSL_ERROR_ZERO_RETURN || error == SSL_ERROR_SYSCALL
                 ? "the server closed the connection" : "TLS: \(TLSClientContext.lastError())"
             return fail(ConnectionFailure(.connectionLost, detail))
+        }
+        if peerSettingsReceived {
+            peerStreamLimit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
         }
         admitWaiting()
         flush()
