@@ -99,6 +99,14 @@ final class ScriptedTransport: PushTransport, @unchecked Sendable {
         }
     }
 
+    /// Requests taken back by `abandonInFlight`, answered as failed at the next `perform`.
+    private(set) var abandonedCount = 0
+
+    func abandonInFlight(_ kind: FailureClass, message: String) {
+        abandonedCount += pending.count
+        pending = pending.map { ($0.request, .fail(kind), 0) }
+    }
+
     func wait(timeoutNanos: UInt64) {
         usleep(UInt32(min(timeoutNanos, 1_000_000) / 1000))
     }

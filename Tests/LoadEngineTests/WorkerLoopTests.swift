@@ -181,4 +181,19 @@ final class WorkerLoopTests: XCTestCase {
         XCTAssertEqual(result.counts.sent, requests.count, "the rest was not sent, so not counted")
         XCTAssertTrue(result.counts.isBalanced)
     }
+
+    func testAHoldTakesBackWhatIsStillInFlightSoNoClientRetriesThroughIt() throws {
+        // The first request fails to connect; the other seven would never be answered.
+        let transport = ScriptedTransport(slots: 8) { $0.index == 0 ? .fail(.connectRefused) : .never }
+        let result = try LoadEngine.run(
+            configuration(duration: 0.3),
+            tokens: tokens,
+            makeTransport: { _ in transport }
+        )
+        XCTAssertEqual(transport.abandonedCount, 7)
+        XCTAssertEqual(result.erroredByKind, ["connect_refused": 8], "the failure and the seven taken back at once")
+        // After the hold, one probe went alone; unanswered, it timed out at the drain's end.
+        XCTAssertEqual(result.counts.sent, 9)
+        XCTAssertEqual(result.counts.timedOut, 1)
+    }
 }

@@ -66,17 +66,19 @@ struct BackoffGate {
 
     /// Notes a request that failed with `kind` at `now`; a connection-level failure with no
     /// answer since the last one starts (or lengthens) a hold. Failures within a hold belong to
-    /// the round that started it.
-    mutating func failed(_ kind: FailureClass, message: String, now: UInt64, random: inout SplitMix64) {
-        guard kind.isConnectionLevel else { return }
+    /// the round that started it. Returns whether a new hold began.
+    @discardableResult
+    mutating func failed(_ kind: FailureClass, message: String, now: UInt64, random: inout SplitMix64) -> Bool {
+        guard kind.isConnectionLevel else { return false }
         lastFailure = (kind, message)
         if answeredSinceFailure {
             answeredSinceFailure = false
-            return
+            return false
         }
-        guard now >= holdUntil else { return }
+        guard now >= holdUntil else { return false }
         failedRounds += 1
         let bound = min(policy.capSeconds, policy.baseSeconds * Double(1 << min(failedRounds - 1, 30)))
         holdUntil = now + UInt64((bound / 2 + random.nextUnit() * bound / 2) * 1e9)
+        return true
     }
 }

@@ -58,6 +58,9 @@ struct WorkerLoop {
     private var submitting = true
     /// Whether the worker stopped because its target answered nothing through every backoff.
     private var gaveUp = false
+    /// Set when a hold began during `complete`: the requests still in flight are taken back
+    /// from the client once its answers are handed over.
+    private var abandonsInFlight = false
     private var nextPublish: UInt64
     private var nextTokenCheck: UInt64
 
@@ -262,6 +265,13 @@ struct WorkerLoop {
         let now = monotonicNanos()
         stages.add(.transport, from: performing &+ handling, to: now)
         stages.add(.responses, from: 0, to: handling)
+        if abandonsInFlight, let last = backoff.lastFailure, client.inFlight > 0 {
+            client.abandonInFlight(
+                last.kind,
+                message: "abandoned when the target's connections failed: \(last.message)"
+            )
+        }
+        abandonsInFlight = false
     }
 
     /// Counts one ended request, queues its retry, forgets a gone token, and passes an accepted
@@ -276,7 +286,8 @@ struct WorkerLoop {
         let (event, attempt) = (request.event, request.attempt)
         switch completion.outcome {
         case .response: backoff.answered()
-        case .failed(let kind, let message): backoff.failed(kind, message: message, now: answeredAt, random: &jitter)
+        case .failed(let kind, let message):
+            if backoff.failed(kind, message: message, now: answeredAt, random: &jitter) { abandonsInFlight = true }
         case .timedOut: break
         }
         metrics.record(completion, now: answeredAt, warmup: request.inWarmup)

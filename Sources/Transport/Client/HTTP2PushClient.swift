@@ -32,6 +32,8 @@ public final class HTTP2PushClient: PushTransport {
     /// libcurl reconnects and retries refused streams inside, without telling.
     public var recoveries: TransportRecoveries? { nil }
     public private(set) var connectionAttempts = 0
+    /// Requests ended by `abandonInFlight`, handed back at the next `perform`.
+    private var abandoned: [PushCompletion] = []
 
     /// Creates the client and its transfer slots; connections open lazily with the first requests.
     public init(configuration: TransportConfiguration) throws(TransportError) {
@@ -92,8 +94,21 @@ public final class HTTP2PushClient: PushTransport {
         slot.isInFlight = true
     }
 
+    public func abandonInFlight(_ kind: FailureClass, message: String) {
+        for slot in slots where slot.isInFlight {
+            curl_multi_remove_handle(multi, slot.easy)
+            abandoned.append(slot.abandon(kind, message: message))
+            idle.append(slot)
+        }
+    }
+
     /// Moves bytes and hands every finished request to `onCompletion`; never blocks.
     public func perform(onCompletion: (PushCompletion) -> Void) {
+        if !abandoned.isEmpty {
+            let ended = abandoned
+            abandoned.removeAll()
+            ended.forEach(onCompletion)
+        }
         var running: Int32 = 0
         _ = curl_multi_perform(multi, &running)
         var queued: Int32 = 0

@@ -34,6 +34,16 @@ public protocol PushTransport: AnyObject {
     /// Waits up to `timeoutNanos` for socket activity, or sleeps that long when nothing is in
     /// flight, so that a sender waiting for its next push's time does not spin a core.
     func wait(timeoutNanos: UInt64)
+    /// Ends every request in flight as failed with `kind`; they are handed back at the next
+    /// `perform`. The engine calls it when it starts holding off a target that answered
+    /// nothing, so that a client that reconnects on its own (libcurl retries unprocessed
+    /// requests on new connections) does not keep connecting through the hold.
+    func abandonInFlight(_ kind: FailureClass, message: String)
+}
+
+extension PushTransport {
+    /// Nothing to abandon for a client that never reconnects on its own.
+    public func abandonInFlight(_ kind: FailureClass, message: String) {}
 }
 
 /// What a client did to keep requests flowing when connections or streams failed.

@@ -100,6 +100,19 @@ final class TransferSlot {
         _ = pb_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeoutMs)
     }
 
+    /// Ends the request without an answer, as failed with `kind`.
+    func abandon(_ kind: FailureClass, message: String) -> PushCompletion {
+        isInFlight = false
+        headers = nil
+        return PushCompletion(
+            tag: tag,
+            intendedAt: intendedAt,
+            outcome: .failed(kind, message: message),
+            apnsIDEchoed: false,
+            localPort: 0
+        )
+    }
+
     /// New connections this transfer opened (or tried to), as libcurl counts them.
     var connectsMade: Int {
         var count = 0
