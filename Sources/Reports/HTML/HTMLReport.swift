@@ -41,7 +41,7 @@ public struct HTMLReport {
             "<p class=\"failed\"><b>FAILED: \(HTML.escape(failure.headline)).</b>"
                 + (failure.connections.map { "<br>\(HTML.escape($0))." } ?? "")
                 + (failure.sample.map { "<br>\(HTML.escape($0))" } ?? "")
-                + (failure.hint.map { "<br>Hint: \(HTML.escape($0))." } ?? "") + "</p>"
+                + (failure.hint.map { "<br>Hint: \(HTML.escape($0))" + ($0.hasSuffix("?") ? "" : ".") } ?? "") + "</p>"
         }
         var html = """
             <h1>PushBench run \(HTML.escape(context.runID))</h1>
