@@ -32,8 +32,9 @@ public final class HTTP2PushClient: PushTransport {
     /// libcurl reconnects and retries refused streams inside, without telling.
     public var recoveries: TransportRecoveries? { nil }
     public private(set) var connectionAttempts = 0
-    /// Requests ended by `abandonInFlight`, handed back at the next `perform`.
-    private var abandoned: [PushCompletion] = []
+    /// Requests ended by `abandonInFlight`, handed back (and their slots made idle) at the next
+    /// `perform`: until then they are still in flight, so no request is lost from the books.
+    private var abandoned: [(slot: TransferSlot, completion: PushCompletion)] = []
 
     /// Creates the client and its transfer slots; connections open lazily with the first requests.
     public init(configuration: TransportConfiguration) throws(TransportError) {
@@ -97,8 +98,7 @@ public final class HTTP2PushClient: PushTransport {
     public func abandonInFlight(_ kind: FailureClass, message: String) {
         for slot in slots where slot.isInFlight {
             curl_multi_remove_handle(multi, slot.easy)
-            abandoned.append(slot.abandon(kind, message: message))
-            idle.append(slot)
+            abandoned.append((slot, slot.abandon(kind, message: message)))
         }
     }
 
@@ -107,7 +107,10 @@ public final class HTTP2PushClient: PushTransport {
         if !abandoned.isEmpty {
             let ended = abandoned
             abandoned.removeAll()
-            ended.forEach(onCompletion)
+            for (slot, completion) in ended {
+                idle.append(slot)
+                onCompletion(completion)
+            }
         }
         var running: Int32 = 0
         _ = curl_multi_perform(multi, &running)
@@ -128,6 +131,7 @@ public final class HTTP2PushClient: PushTransport {
     }
 
     public func wait(timeoutNanos: UInt64) {
+        guard abandoned.isEmpty else { return }
         guard inFlight > 0 else { return pause(nanos: timeoutNanos) }
         // libcurl waits in whole milliseconds: a shorter wait polls once.
         _ = curl_multi_poll(multi, nil, 0, Int32(timeoutNanos / 1_000_000), nil)
