@@ -196,4 +196,20 @@ final class WorkerLoopTests: XCTestCase {
         XCTAssertEqual(result.counts.sent, 9)
         XCTAssertEqual(result.counts.timedOut, 1)
     }
+
+    func testTheCachedProviderTokenIsRefreshedWhenItGrowsOld() throws {
+        // An hour passes every second, so the 50-minute refresh comes at the worker's first
+        // check, a second in.
+        let start = monotonicNanos()
+        var load = try configuration(activities: 2000, duration: 1.5)
+        load.wallClock = WallClock { 1_800_000_000 + Double(monotonicNanos() - start) / 1e9 * 3600 }
+        let transport = ScriptedTransport(slots: 8) { _ in .status(200, delay: 0.002) }
+        _ = try LoadEngine.run(load, tokens: tokens, makeTransport: { _ in transport })
+        let bearers = transport.submitted.withLock { requests in
+            requests.map { $0.headers.first { $0.hasPrefix("authorization: bearer ") } ?? "none" }
+        }
+        XCTAssertEqual(Set(bearers).count, 2, "one token, then its replacement")
+        let switched = try XCTUnwrap(bearers.firstIndex { $0 != bearers[0] })
+        XCTAssertTrue(bearers[switched...].allSatisfy { $0 == bearers[switched] }, "and never back")
+    }
 }

@@ -37,6 +37,8 @@ public struct LoadConfiguration: Sendable {
     public var retryPolicy: RetryPolicy
     /// How long to wait before connecting again to a target whose connections keep failing.
     public var reconnectBackoff: ReconnectBackoff
+    /// Where the run reads the time of day (tokens, timestamps); the system's clock but in tests.
+    public var wallClock: WallClock
     /// The part of the run this process sends when many share it (`--shard i/N`): its
     /// contiguous share of the activities, of the request cap and of the rate. Every other field
     /// describes the whole run, so shards' summaries merge into it.
@@ -59,6 +61,7 @@ public struct LoadConfiguration: Sendable {
         tokenPolicy: ProviderTokenPolicy = .cached,
         retryPolicy: RetryPolicy = .none,
         reconnectBackoff: ReconnectBackoff = .standard,
+        wallClock: WallClock = .system,
         shard: Shard = .whole
     ) {
         self.transport = transport
@@ -76,6 +79,7 @@ public struct LoadConfiguration: Sendable {
         self.tokenPolicy = tokenPolicy
         self.retryPolicy = retryPolicy
         self.reconnectBackoff = reconnectBackoff
+        self.wallClock = wallClock
         self.shard = shard
     }
 

@@ -14,7 +14,7 @@ extension LoadEngine {
     {
         var stream = try ScenarioStream(configuration.scenario)
         var source = ScenarioPushSource(scenario: configuration.scenario, realTokens: configuration.realTokens)
-        let now = Int64(unixNow())
+        let now = Int64(configuration.wallClock.now())
         var path: [UInt8] = []
         var requests: [String] = []
         while requests.count < count, let event = stream.next() {

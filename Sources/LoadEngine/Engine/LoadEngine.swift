@@ -48,7 +48,7 @@ public enum LoadEngine {
         let firstEventMs = firstEvents.next()?.timeMs ?? 0
         let timeline = RunTimeline(workers: threads, keepsLatencyBuckets: configuration.shard.count > 1)
         let abort = StopFlag()
-        let startedAtUnix = unixNow()
+        let startedAtUnix = configuration.wallClock.now()
         let start = monotonicNanos()
         var workerProfile: RateProfile? = nil
         if case .rate(let profile) = configuration.pacing {

@@ -150,7 +150,7 @@ struct WorkerLoop {
     private mutating func refreshToken(now: UInt64) throws {
         guard now >= nextTokenCheck else { return }
         nextTokenCheck = now + 1_000_000_000
-        let current = try reader.token(now: Int64(unixNow()))
+        let current = try reader.token(now: Int64(configuration.wallClock.now()))
         if current != bearer && configuration.tokenPolicy == .cached {
             bearer = current
             headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
@@ -199,7 +199,7 @@ struct WorkerLoop {
     /// Encodes, signs when each push signs its own token, and hands one push to the client.
     private mutating func send(_ event: WorkloadEvent, attempt: Int, intendedAt: UInt64?) throws {
         let begin = monotonicNanos()
-        let unixSeconds = Int64(unixNow())
+        let unixSeconds = Int64(configuration.wallClock.now())
         let body = try source.prepare(event, now: unixSeconds, path: &path)
         var now = monotonicNanos()
         stages.add(.encoding, from: begin, to: now)
