@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 //
 // PushBench: a load and budget harness for the sender side of iOS Live Activity pushes.
-// Module layout and the direction of dependencies follow ../shared/DESIGN.md: each target has
+// Module layout and the direction of dependencies follow docs/design.md: each target has
 // one job, and dependencies point down the table (C wrappers → Workload/Wire → Transport →
 // LoadEngine → Reports → Harness → pushbench; MockAPNs sits beside Transport on top of Wire).
 

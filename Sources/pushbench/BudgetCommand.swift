@@ -13,13 +13,13 @@ struct BudgetCommand: ParsableCommand {
         discussion: """
             APNs answers 200 whether or not a device will show an update: iOS spends a per-activity budget on \
             priority-10 updates and silently throttles the rest. This runs every push of the scenario through \
-            the device-side model of ../shared/DESIGN.md (Budget model) in simulated time, as if APNs accepted \
+            the device-side model of docs/budget-model.md in simulated time, as if APNs accepted \
             all of them: a priority-10 token bucket per activity (--burst, --per-hour), low-priority windows that \
             show only their latest update (--low-priority-interval), frequent updates, a push-to-start bucket per \
             device, the 8-hour active limit, ends and stale timestamps.
 
             Apple publishes none of these numbers; the presets follow the evidence in \
-            ../shared/reference/APNS.md §3.6 (conservative ≈4/h, community ≈15/h, frequent ≈ one per 15 s) \
+            docs/apns.md §3.6 (conservative ≈4/h, community ≈15/h, frequent ≈ one per 15 s) \
             and every value can be overridden. Reports say so and print the values used.
 
             Writes <reports-dir>/<run-id>/: budget_summary.json, budget_timeline.csv (per simulated minute), \

@@ -2,7 +2,7 @@ import Budget
 import Workload
 import XCTest
 
-/// Hand-computed cases, one rule each, from `../shared/DESIGN.md` (Budget model).
+/// Hand-computed cases, one rule each, from `docs/budget-model.md`.
 final class BudgetModelTests: XCTestCase {
     private let update = PushLabels.phaseLabel(.update)
 

@@ -3,7 +3,7 @@ import Workload
 
 /// The device-side budget of a range of activities, fed their accepted pushes in time order.
 ///
-/// It implements the rules of `../shared/DESIGN.md` (Budget model) exactly: a priority-10
+/// It implements the rules of `docs/budget-model.md` exactly: a priority-10
 /// token bucket per activity, low-priority windows that show their latest update, a
 /// push-to-start bucket per device, the active limit, `end`, and stale timestamps. Time is in
 /// milliseconds; buckets refill continuously, computed when read. One model per worker (a

@@ -1,4 +1,4 @@
-/// What the device did with one push (`../shared/DESIGN.md`, Budget model: Outcomes).
+/// What the device did with one push (`docs/budget-model.md`, Outcomes).
 public enum BudgetOutcome: String, Sendable, CaseIterable {
     /// Displayed: at once (priority 10 with a token, a start), or at the end of its
     /// low-priority window.

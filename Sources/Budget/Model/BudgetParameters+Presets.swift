@@ -3,7 +3,7 @@ extension BudgetParameters {
     public struct Preset: Sendable {
         /// The parameters, named after the preset.
         public let parameters: BudgetParameters
-        /// Where the numbers come from, citing `../shared/reference/APNS.md`.
+        /// Where the numbers come from, citing `docs/apns.md`.
         public let source: String
     }
 
@@ -14,12 +14,12 @@ extension BudgetParameters {
         Preset(
             parameters: BudgetParameters(name: "conservative", burst: 4, perHour: 4, lowPriorityIntervalSeconds: 60),
             source:
-                "APNS.md §3.6: OneBusAway's ≈4 priority-10 updates/hour; DTS (forum 797554): low priority "
+                "docs/apns.md §3.6: OneBusAway's ≈4 priority-10 updates/hour; DTS (forum 797554): low priority "
                 + "lands every 30–60 s, so 60 s"
         ),
         Preset(
             parameters: BudgetParameters(name: "community", burst: 15, perHour: 15, lowPriorityIntervalSeconds: 30),
-            source: "APNS.md §3.6: pushward.app's ≈15 updates/hour; DTS (forum 797554): low priority every 30–60 s"
+            source: "docs/apns.md §3.6: pushward.app's ≈15 updates/hour; DTS (forum 797554): low priority every 30–60 s"
         ),
         Preset(
             parameters: BudgetParameters(
@@ -31,7 +31,7 @@ extension BudgetParameters {
                 frequentFactor: 16
             ),
             source:
-                "APNS.md §3.6: WWDR (forum 756586) \"every 15 seconds\" with frequent updates, so 15/h × 16 = "
+                "docs/apns.md §3.6: WWDR (forum 756586) \"every 15 seconds\" with frequent updates, so 15/h × 16 = "
                 + "240/h; home-assistant's ≈one rendered update per 15 s for low priority"
         ),
     ]

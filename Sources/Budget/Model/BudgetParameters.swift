@@ -1,6 +1,6 @@
-/// The numbers of the device-side budget model (`../shared/DESIGN.md`, Budget model).
+/// The numbers of the device-side budget model (`docs/budget-model.md`).
 ///
-/// Apple publishes none of them (`../shared/reference/APNS.md` §3.6, §6.5), so every one is a
+/// Apple publishes none of them (`docs/apns.md` §3.6), so every one is a
 /// parameter, presets are named for the source they follow, and every report prints the values
 /// it used.
 public struct BudgetParameters: Sendable, Equatable {
@@ -23,7 +23,7 @@ public struct BudgetParameters: Sendable, Equatable {
     public var startBurst: Double
     /// Push-to-start refill per device, starts per hour.
     public var startPerHour: Double
-    /// How long an activity may stay live, seconds (8 h, `../shared/reference/APNS.md` §3.4).
+    /// How long an activity may stay live, seconds (8 h, `docs/apns.md` §3.4).
     public var activeLimitSeconds: Double
 
     /// Creates parameters; unnamed ones take the `community` preset's values.

@@ -5,7 +5,7 @@ import Wire
 ///
 /// Apple now issues keys limited to one environment ("team-scoped": every topic of the team, in
 /// Sandbox or Production) or to some topics ("topic-specific"), beside the older keys valid
-/// everywhere (`../shared/reference/APNS.md` §2). A scoped key used in the other environment gets
+/// everywhere (`docs/apns.md` §2). A scoped key used in the other environment gets
 /// `BadEnvironmentKeyIdInToken`, and a connection that began with a scoped key refuses any other
 /// key with `UnrelatedKeyIdInToken`.
 public struct ProviderKey: Sendable {

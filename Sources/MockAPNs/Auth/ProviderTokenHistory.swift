@@ -1,6 +1,6 @@
 import Wire
 
-/// The provider-token rules APNs applies per connection (`../shared/reference/APNS.md` §2):
+/// The provider-token rules APNs applies per connection (`docs/apns.md` §2):
 /// the team of the first push is pinned to the connection, and the connection may adopt a new
 /// token at most once every 20 minutes.
 ///

@@ -3,7 +3,7 @@ import Synchronization
 import Workload
 
 /// The broadcast channels the mock holds, per app (iOS 18 broadcast push,
-/// `../shared/reference/APNS.md` §3.5): created, read, listed and deleted over the channel
+/// `docs/apns.md` §3.5): created, read, listed and deleted over the channel
 /// management listener, and looked up by every broadcast.
 ///
 /// The mock plays one environment, so channels never cross one. IDs are 16 random bytes in

@@ -13,7 +13,7 @@ import Glibc
 ///
 /// With token authentication APNs allows one stream on a new connection until a request with a
 /// valid provider token arrives, then raises `SETTINGS_MAX_CONCURRENT_STREAMS` (to 1000 when
-/// last observed; `../shared/reference/APNS.md` §1.8). A client that never reads the new
+/// last observed; `docs/apns.md` §1.8). A client that never reads the new
 /// SETTINGS stays at one stream, as it would against APNs.
 ///
 /// APNs was also seen (2016, and 2020 per Pushy #732) dropping the limit to 1 after a rejected

@@ -39,7 +39,7 @@ public struct MockAPNsConfiguration: Sendable {
     /// token authentication. Set it to `maxConcurrentStreams` to skip the one-stream start.
     public var streamsBeforeToken: Int
     /// Whether a rejected push drops the connection's stream limit to 1 until a push is
-    /// accepted, as APNs was seen doing (`../shared/reference/APNS.md` §1.8). Off by default.
+    /// accepted, as APNs was seen doing (`docs/apns.md` §1.8). Off by default.
     public var dropStreamsAfterRejection: Bool
     /// Which environment's answers to give.
     public var environment: Environment

@@ -288,7 +288,7 @@ public final class MockAPNsServer: Sendable {
             }
     }
 
-    /// APNs' SETTINGS as last observed (`../shared/reference/APNS.md` §1.8): header table 4096,
+    /// APNs' SETTINGS as last observed (`docs/apns.md` §1.8): header table 4096,
     /// initial window 65535, max frame 16384, max header list 8000, and one stream until the
     /// first valid provider token (`ConnectionState` raises it).
     private static func connectionConfiguration(

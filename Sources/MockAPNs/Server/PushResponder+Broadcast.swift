@@ -5,7 +5,7 @@ extension PushResponder {
     static let broadcastPathPrefix = "/4/broadcasts/apps/"
 
     /// APNs' answer to a broadcast (`POST /4/broadcasts/apps/<bundle>`, iOS 18): one Live
-    /// Activity update to every subscriber of a channel (`../shared/reference/APNS.md` §3.5.2).
+    /// Activity update to every subscriber of a channel (`docs/apns.md` §3.5.2).
     ///
     /// Checks, the first failure answering: the method (405), the path (404 `BadPath`), the
     /// provider token and its key (as for device pushes), a topic-specific key listing the app

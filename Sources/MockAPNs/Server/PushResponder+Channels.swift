@@ -5,7 +5,7 @@ extension PushResponder {
     private static let channelPathPrefix = "/1/apps/"
 
     /// APNs' answer to a channel management request on the channel listener
-    /// (`../shared/reference/APNS.md` §3.5.1):
+    /// (`docs/apns.md` §3.5.1):
     ///
     /// | operation | request | success |
     /// |---|---|---|

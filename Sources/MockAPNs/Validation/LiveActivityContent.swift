@@ -4,7 +4,7 @@
 /// cannot use still gets 200 and is dropped on the device, silently. The mock counts those
 /// (`live_activity_would_drop` in `/stats`) and, with `--strict-content`, rejects them instead
 /// with its own reason, `MockRejectedLiveActivity`. The rules follow ActivityKit's push
-/// documentation (`../shared/reference/APNS.md` §3.2).
+/// documentation (`docs/apns.md` §3.2).
 enum LiveActivityContent {
     /// Why a device would drop the payload, or `nil` when it would use it.
     static func problem(in body: [UInt8]) -> String? {

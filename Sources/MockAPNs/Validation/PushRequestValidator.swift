@@ -25,7 +25,7 @@ import Workload
 ///    suffix its push type requires (`.push-type.liveactivity`, ...), else 400
 ///    `DeviceTokenNotForTopic`. Apple does not document the reason for a wrong suffix; a Live
 ///    Activity token sent under the app topic is reported as a token/topic mismatch in practice
-///    (`../shared/reference/APNS.md` §1.3). A topic-specific key must list the topic's app, else
+///    (`docs/apns.md` §1.3). A topic-specific key must list the topic's app, else
 ///    403 `InvalidProviderToken`, as Pushy's validating mock answers (Apple names no reason).
 /// 8. `apns-priority`, when present, is 1, 5 or 10, else 400 `BadPriority`.
 /// 9. `apns-expiration`, when present, is a non-negative integer, else 400 `BadExpirationDate`.

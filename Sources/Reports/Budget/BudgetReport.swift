@@ -18,7 +18,7 @@ public struct BudgetReport {
 
     /// The sentence every budget report carries.
     public static let estimateNote =
-        "Apple publishes no Live Activity budget numbers (../shared/reference/APNS.md §3.6): these "
+        "Apple publishes no Live Activity budget numbers (docs/apns.md §3.6): these "
         + "figures are estimates from the model's parameters, not measurements of devices."
 
     /// Creates a report.

@@ -4,7 +4,7 @@
 /// Shared by the client (to classify rejections) and the mock (to answer them), so both sides
 /// spell every reason the same way. Source: Apple's "Handling notification responses from
 /// APNs" table, plus `BadEnvironmentKeyIdInToken` from current libraries
-/// (`../shared/reference/APNS.md` §1.7), and the broadcast error table (§3.5.3) with the
+/// (`docs/apns.md` §1.7), and the broadcast error table (§3.5.3) with the
 /// undocumented `MissingChannelQueueSize` libraries have met.
 public enum APNsReason: String, Error, Sendable, CaseIterable {
     case badCollapseId = "BadCollapseId"

@@ -1,6 +1,6 @@
 /// Values of the `apns-push-type` header, each with the topic suffix APNs requires for it.
 ///
-/// Source: `../shared/reference/APNS.md` §1.3 (Apple's type descriptions as the libraries
+/// Source: `docs/apns.md` §1.3 (Apple's type descriptions as the libraries
 /// that agree on them quote them).
 public enum PushType: String, Sendable, CaseIterable {
     case alert

@@ -3,7 +3,7 @@
 ///
 /// APNs rejects tokens whose `iat` is more than an hour old and throttles connections that change
 /// token more than once in 20 minutes, so a sender signs one rarely and reuses it
-/// (`ProviderTokenCache`); see `../shared/reference/APNS.md` §2.
+/// (`ProviderTokenCache`); see `docs/apns.md` §2.
 ///
 /// A class, so that handing the current token to each request costs one reference count, not a
 /// copy of four strings.

@@ -7,7 +7,7 @@ import Synchronization
 /// signature each time and gets connections throttled with `TooManyProviderTokenUpdates`. The
 /// refresh age defaults to 50 minutes (Pushy's) and must lie in Apple's window: at least 20
 /// minutes (APNs refuses faster token changes on a connection) and under 60 (APNs refuses older
-/// tokens). See `../shared/reference/APNS.md` §2.
+/// tokens). See `docs/apns.md` §2.
 ///
 /// The cache is shared by all threads; each thread reads it through its own `Reader`, which
 /// touches the shared lock only when its copy reaches the refresh age.

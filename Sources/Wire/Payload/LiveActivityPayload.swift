@@ -1,7 +1,7 @@
 /// The `aps` dictionary of a Live Activity push (ActivityKit push notifications).
 ///
 /// Field names and meanings follow Apple's "Starting and updating Live Activities with
-/// ActivityKit push notifications"; see `../shared/reference/APNS.md` §3.2.
+/// ActivityKit push notifications"; see `docs/apns.md` §3.2.
 public struct LiveActivityPayload: Sendable, Equatable {
     /// The ActivityKit event a push carries.
     public enum Event: String, Sendable {

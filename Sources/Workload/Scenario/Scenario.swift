@@ -17,7 +17,7 @@ public struct Scenario: Sendable, Equatable {
     /// The populations, in activity-id order.
     public var cohorts: [Cohort]
     /// How long an activity may stay active, seconds (iOS ends it after 8 hours,
-    /// `../shared/reference/APNS.md` §3.4).
+    /// `docs/apns.md` §3.4).
     public var activeLimitSeconds: Int64
     /// What the sender does when an activity reaches the limit.
     public var pastLimit: PastLimitPolicy

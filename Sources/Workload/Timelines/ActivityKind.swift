@@ -57,7 +57,7 @@ public enum ActivityKind: String, Sendable, CaseIterable {
     }
 
     /// The priorities a careful sender uses (Apple: 5 unless the user must see it now,
-    /// `../shared/reference/APNS.md` §3.6): 10 for starts, limit ends and key events, 5 for
+    /// `docs/apns.md` §3.6): 10 for starts, limit ends and key events, 5 for
     /// ticks.
     public var defaultPriorities: [EventKind: Int] {
         var priorities: [EventKind: Int] = [.start: 10, .limit: 10]

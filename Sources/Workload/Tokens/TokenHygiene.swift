@@ -2,7 +2,7 @@
 ///
 /// Real fan-outs meet tokens that APNs rejects with 410 `Unregistered` (the app is gone), 410
 /// `ExpiredToken` (Live Activity tokens die mid-run: Pushboy logged 4,268 in one two-hour
-/// window, `../shared/reference/APNS.md` §1.7) and 400 `DeviceTokenNotForTopic`. A token's fate
+/// window, `docs/apns.md` §1.7) and 400 `DeviceTokenNotForTopic`. A token's fate
 /// is a function of its hex digits alone, so the mock (which sees only the token) and the
 /// workload (which can predict a run's rejections from the seed) agree without sharing state.
 public struct TokenHygiene: Sendable, Equatable {
