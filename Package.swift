@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
@@ -50,7 +51,11 @@ let package = Package(
         .target(name: "HotPath", dependencies: ["Wire", "Workload"], swiftSettings: strict),
         .target(
             name: "Budget",
-            dependencies: ["Workload", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            dependencies: [
+                "Workload",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
             swiftSettings: strict
         ),
         .target(name: "Transport", dependencies: ["CCurl", "CNGHTTP2", "Wire"], swiftSettings: strict),
@@ -59,6 +64,8 @@ let package = Package(
             dependencies: [
                 "Workload", "Wire", "Transport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strict
         ),
@@ -86,7 +93,10 @@ let package = Package(
         ),
         .target(
             name: "Harness",
-            dependencies: ["Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs"],
+            dependencies: [
+                "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -41,13 +41,22 @@ public struct RunSession {
     public var tokens: ProviderTokenCache
     /// The budget model's parameters, or `nil` to model none.
     public var budget: BudgetParameters?
+    /// When the accepted pushes reach the modelled devices.
+    public var budgetClock: BudgetClock
 
     /// Creates a session.
-    public init(load: LoadConfiguration, target: Target, tokens: ProviderTokenCache, budget: BudgetParameters?) {
+    public init(
+        load: LoadConfiguration,
+        target: Target,
+        tokens: ProviderTokenCache,
+        budget: BudgetParameters?,
+        budgetClock: BudgetClock = .scenario
+    ) {
         self.load = load
         self.target = target
         self.tokens = tokens
         self.budget = budget
+        self.budgetClock = budgetClock
     }
 
     /// Starts the target if it is the embedded mock, runs the engine until the run ends or
@@ -94,10 +103,11 @@ public struct RunSession {
                 parameters: $0,
                 scenario: load.scenario,
                 lanes: load.workerActivities,
+                clock: budgetClock,
+                priorityOverride: load.priorityOverride,
                 sampleEvery: max(1, load.scenario.activities / 1000)
             )
         }
-        let priority = load.priorityOverride
         let result: RunResult
         do {
             result = try LoadEngine.run(
@@ -105,15 +115,7 @@ public struct RunSession {
                 tokens: tokens,
                 stop: stop,
                 progress: progress,
-                onAccepted: { push in
-                    feed?.receive(
-                        push.event,
-                        lane: push.worker,
-                        timeMs: push.answeredAtSimulatedMs,
-                        priority: priority ?? push.event.priority,
-                        timestampSeconds: push.timestampSeconds
-                    )
-                }
+                onAccepted: { push in feed?.receive(push) }
             )
         } catch {
             throw RunSessionError("the run failed: \(error)")

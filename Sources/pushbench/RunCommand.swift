@@ -302,6 +302,20 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("no-budget"), help: "Do not model what the devices would show of the accepted pushes.")
     var noBudget = false
 
+    @Option(
+        name: .customLong("budget-clock"),
+        help: ArgumentHelp(
+            "When the accepted pushes reach the modelled devices: scenario or run.",
+            discussion: """
+                scenario (the default): at each push's event time in the scenario, however fast the run sent it, so \
+                the budget section says what the scenario's policy costs the devices and agrees with `pushbench \
+                budget`. run: when the run got each push accepted (scaled by --time-scale), which answers another \
+                question: what the devices would make of a sender firing this fast.
+                """
+        )
+    )
+    var budgetClock = BudgetClock.scenario
+
     static let defaultBundleID = "com.example.pushbench"
     static let generatedKeyID = "PBKEY00001"
     static let generatedTeamID = "PBTEAM0001"
@@ -439,7 +453,8 @@ struct RunCommand: ParsableCommand {
             load: load,
             target: sessionTarget,
             tokens: tokens,
-            budget: noBudget ? nil : preset.parameters
+            budget: noBudget ? nil : preset.parameters,
+            budgetClock: budgetClock
         )
         let shardActivities = load.shardActivities
         Console.err(
@@ -475,20 +490,17 @@ struct RunCommand: ParsableCommand {
         Console.out(SummaryTable.render(result, context: context))
         let budgetReport = outcome.budget.map {
             BudgetReport(
-                result: $0.finish(name: "accepted pushes of run \(context.runID)"),
+                result: $0.finish(
+                    name: "accepted pushes of run \(context.runID)",
+                    tookEveryEvent: result.tookEveryEvent
+                ),
                 recommendations: nil,
                 parametersSource: preset.source,
                 runID: context.runID,
                 commandLine: context.commandLine
             )
         }
-        if let tally = budgetReport?.result.tally {
-            Console.out(
-                "budget (\(preset.parameters.name) preset, an estimate): of \(tally.pushes) accepted pushes, "
-                    + "\(tally.count(.shown)) shown, \(tally.count(.throttled)) throttled, "
-                    + "\(tally.count(.coalesced)) coalesced on the devices"
-            )
-        }
+        if let budgetReport { Console.out(budgetReport.consoleLine) }
         do {
             let written = try ReportWriter.write(
                 result,
@@ -538,3 +550,5 @@ struct RunCommand: ParsableCommand {
 extension ProviderTokenPolicy: ExpressibleByArgument {}
 
 extension TransportKind: ExpressibleByArgument {}
+
+extension BudgetClock: ExpressibleByArgument {}

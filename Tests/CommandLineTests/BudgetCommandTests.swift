@@ -169,7 +169,13 @@ final class BudgetCommandTests: PushbenchTestCase {
         ])
         XCTAssertEqual(output.status, 0, output.stderr)
         XCTAssertTrue(
-            output.stdout.contains("budget (conservative preset, an estimate): of 300 accepted pushes, 300 shown"),
+            output.stdout.contains(
+                "budget (conservative preset, scenario clock, an estimate): of 300 accepted pushes, 300 shown"
+            ),
+            output.stdout
+        )
+        XCTAssertTrue(
+            output.stdout.contains("The run sent only part of the scenario, so the budget covers its pushes up to"),
             output.stdout
         )
         let run = try onlyRunFolder()
@@ -178,8 +184,10 @@ final class BudgetCommandTests: PushbenchTestCase {
                 as? [String: Any]
         )
         XCTAssertEqual((summary["input"] as? [String: Any])?["kind"] as? String, "run")
+        XCTAssertEqual((summary["run_feed"] as? [String: Any])?["clock"] as? String, "scenario")
         let html = try String(contentsOfFile: run + "/report.html", encoding: .utf8)
         XCTAssertTrue(html.contains("<h2>Live Activity budget: accepted pushes of run"), "budget section missing")
+        XCTAssertTrue(html.contains("<p class=\"clock\">Modelled on the scenario's clock:"), "no clock line")
         assertCleanFailure(
             try pushbench.run(["run", "--budget-preset", "lenient", "--reports-dir", directory.path]),
             mentions: "--budget-preset: no budget preset 'lenient'"

@@ -34,7 +34,9 @@ final class RetryPolicyTests: XCTestCase {
         var stream = try ScenarioStream(Scenario.builtIn(named: "football").scaled(toActivities: 3))
         let event = try XCTUnwrap(stream.next())
         var queue = RetryQueue()
-        for due in [500, 100, 300, 200, 400] as [UInt64] { queue.add(event, attempt: Int(due / 100), dueNanos: due) }
+        for due in [500, 100, 300, 200, 400] as [UInt64] {
+            queue.add(RetryQueue.Entry(dueNanos: due, event: event, sequence: 0, attempt: Int(due / 100)))
+        }
         XCTAssertNil(queue.popDue(now: 50))
         var order: [Int] = []
         while let next = queue.popDue(now: 1000) { order.append(next.attempt) }

@@ -31,6 +31,70 @@ public struct BudgetResult: Sendable {
     public let tally: BudgetTally
     /// Whether the simulation was stopped early (Ctrl-C); the counts cover what was simulated.
     public var interrupted = false
+    /// For a run's accepted pushes: on which clock they reached the devices, and how much of
+    /// the scenario they cover.
+    public var runFeed: RunFeed?
+
+    /// How a run's accepted pushes were modelled.
+    public struct RunFeed: Sendable, Equatable {
+        /// When each push reached its device.
+        public var clock: BudgetClock
+        /// The first and last push's time on `clock`, milliseconds of the scenario's clock
+        /// (for `.run`, the run's elapsed time scaled by its pacing); `nil` when none was
+        /// accepted.
+        public var spanMs: ClosedRange<Int64>?
+        /// When the run left part of the scenario unsent: the whole of it, over the run's
+        /// activities, so a report can say which part the figures cover.
+        public var wholeScenario: WholeScenario?
+
+        /// The scenario a partial run was cut from.
+        public struct WholeScenario: Sendable, Equatable {
+            /// Every push the scenario has for the run's activities.
+            public var pushes: Int
+            /// Its last event's time, milliseconds.
+            public var lastEventMs: Int64
+
+            /// Creates the description.
+            public init(pushes: Int, lastEventMs: Int64) {
+                self.pushes = pushes
+                self.lastEventMs = lastEventMs
+            }
+        }
+
+        /// Creates a description.
+        public init(clock: BudgetClock, spanMs: ClosedRange<Int64>?, wholeScenario: WholeScenario?) {
+            self.clock = clock
+            self.spanMs = spanMs
+            self.wholeScenario = wholeScenario
+        }
+    }
+
+    /// Creates a result.
+    public init(
+        input: Input,
+        name: String,
+        activities: Int,
+        seed: UInt64?,
+        parameters: BudgetParameters,
+        activitiesPerDevice: Int,
+        threads: Int,
+        wallSeconds: Double,
+        tally: BudgetTally,
+        interrupted: Bool = false,
+        runFeed: RunFeed? = nil
+    ) {
+        self.input = input
+        self.name = name
+        self.activities = activities
+        self.seed = seed
+        self.parameters = parameters
+        self.activitiesPerDevice = activitiesPerDevice
+        self.threads = threads
+        self.wallSeconds = wallSeconds
+        self.tally = tally
+        self.interrupted = interrupted
+        self.runFeed = runFeed
+    }
 
     /// Pushes simulated per wall second.
     public var pushesPerSecond: Double { wallSeconds > 0 ? Double(tally.pushes) / wallSeconds : 0 }

@@ -7,6 +7,11 @@ public struct AcceptedPush: Sendable {
     public let worker: Int
     /// The scenario event it carried.
     public let event: WorkloadEvent
+    /// The event's number among its worker's events, which the worker takes in scenario order.
+    public let sequence: Int
+    /// Every event of the worker numbered below this has ended, accepted or not: no call after
+    /// this one brings any of them. Pushes held up to here can be modelled in scenario order.
+    public let settledBelow: Int
     /// When its answer arrived, UNIX seconds: the budget model's `aps.timestamp`. It is never
     /// earlier than the timestamp the payload carried, and keeps its order.
     public let timestampSeconds: Int64

@@ -8,6 +8,8 @@ struct InFlightRequests {
     struct Request {
         /// The scenario event it sends.
         var event: WorkloadEvent
+        /// Its number among the worker's events (`SettledEvents`).
+        var sequence: Int
         /// 0 for a first attempt, then 1, 2, … for retries.
         var attempt: Int
         /// Whether it was meant to leave during the warmup, so its answer is counted apart.
@@ -25,10 +27,10 @@ struct InFlightRequests {
         freeTags = Array((0..<capacity).reversed())
     }
 
-    /// Takes a free tag for attempt `attempt` of `event`.
-    mutating func add(_ event: WorkloadEvent, attempt: Int) -> Int {
+    /// Takes a free tag for attempt `attempt` of `event`, number `sequence` of the worker's.
+    mutating func add(_ event: WorkloadEvent, sequence: Int, attempt: Int) -> Int {
         let tag = freeTags.removeLast()
-        requests[tag] = Request(event: event, attempt: attempt)
+        requests[tag] = Request(event: event, sequence: sequence, attempt: attempt)
         return tag
     }
 

@@ -25,7 +25,8 @@ public enum LoadEngine {
     /// - Parameters:
     ///   - progress: called on this thread about every 250 ms with the run's state.
     ///   - onAccepted: called for every push answered 200, on its worker's thread; one worker's
-    ///     calls come in answer order, different workers' concurrently.
+    ///     calls come in answer order, different workers' concurrently. Each says how far its
+    ///     worker's events have all ended, so a caller can put them back in scenario order.
     ///   - makeTransport: makes each worker's client for its share of the connections; by default
     ///     the configuration's `transportKind`. Tests hand in a fake to drive the engine without
     ///     sockets.
@@ -119,6 +120,7 @@ public enum LoadEngine {
                 if let recoveries = outcome.recoveries { merged!.recoveries?.add(recoveries) }
                 merged!.connectionAttempts += outcome.connectionAttempts
                 merged!.gaveUp = merged!.gaveUp || outcome.gaveUp
+                merged!.tookEveryEvent = merged!.tookEveryEvent && outcome.tookEveryEvent
                 merged!.cpuSeconds += outcome.cpuSeconds
             }
         }
@@ -153,6 +155,7 @@ public enum LoadEngine {
         result.erroredSamples = total.metrics.erroredSamples
         result.connectionAttempts = total.connectionAttempts
         result.gaveUpOnTarget = total.gaveUp
+        result.tookEveryEvent = total.tookEveryEvent
         return result
     }
 }

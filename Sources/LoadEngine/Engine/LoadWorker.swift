@@ -18,6 +18,8 @@ struct LoadWorker: Sendable {
         var recoveries: TransportRecoveries?
         var connectionAttempts: Int
         var gaveUp: Bool
+        /// Whether the worker took every event of its share (none was left unsent).
+        var tookEveryEvent: Bool
         var cpuSeconds: Double
     }
 

@@ -1,3 +1,4 @@
+import HeapModule
 import Transport
 import Workload
 
@@ -64,48 +65,32 @@ public struct RetryCounts: Sendable, Equatable {
 
 /// A worker's pushes waiting for their next attempt, earliest first.
 struct RetryQueue {
-    private struct Entry {
+    /// A push waiting for its next attempt.
+    struct Entry: Comparable {
         var dueNanos: UInt64
         var event: WorkloadEvent
+        /// Its number among the worker's events (`SettledEvents`).
+        var sequence: Int
         var attempt: Int
+
+        static func < (left: Entry, right: Entry) -> Bool { left.dueNanos < right.dueNanos }
+        static func == (left: Entry, right: Entry) -> Bool { left.dueNanos == right.dueNanos }
     }
 
-    private var entries: [Entry] = []
+    private var entries = Heap<Entry>()
 
     var isEmpty: Bool { entries.isEmpty }
     var count: Int { entries.count }
-    var nextDueNanos: UInt64? { entries.first?.dueNanos }
+    var nextDueNanos: UInt64? { entries.min?.dueNanos }
 
-    /// Queues attempt `attempt` of `event` at `dueNanos`.
-    mutating func add(_ event: WorkloadEvent, attempt: Int, dueNanos: UInt64) {
-        entries.append(Entry(dueNanos: dueNanos, event: event, attempt: attempt))
-        var child = entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard entries[child].dueNanos < entries[parent].dueNanos else { break }
-            entries.swapAt(child, parent)
-            child = parent
-        }
+    /// Queues `entry`.
+    mutating func add(_ entry: Entry) {
+        entries.insert(entry)
     }
 
     /// The earliest retry if it is due by `now`.
-    mutating func popDue(now: UInt64) -> (event: WorkloadEvent, attempt: Int)? {
-        guard let first = entries.first, first.dueNanos <= now else { return nil }
-        let last = entries.removeLast()
-        if !entries.isEmpty {
-            entries[0] = last
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1
-                let right = left + 1
-                var smallest = parent
-                if left < entries.count && entries[left].dueNanos < entries[smallest].dueNanos { smallest = left }
-                if right < entries.count && entries[right].dueNanos < entries[smallest].dueNanos { smallest = right }
-                if smallest == parent { break }
-                entries.swapAt(parent, smallest)
-                parent = smallest
-            }
-        }
-        return (first.event, first.attempt)
+    mutating func popDue(now: UInt64) -> Entry? {
+        guard let first = entries.min, first.dueNanos <= now else { return nil }
+        return entries.removeMin()
     }
 }

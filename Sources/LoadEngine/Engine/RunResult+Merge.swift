@@ -78,6 +78,7 @@ extension RunResult {
         merged.erroredSamples = sorted.reduce(into: [:]) { $0.merge($1.erroredSamples) { first, _ in first } }
         merged.connectionAttempts = sum(\.connectionAttempts)
         merged.gaveUpOnTarget = sorted.contains { $0.gaveUpOnTarget }
+        merged.tookEveryEvent = sorted.allSatisfy(\.tookEveryEvent)
         return merged
     }
 

@@ -39,6 +39,9 @@ public struct RunResult: Sendable {
     /// Whether a closed-loop run without a duration stopped early because its target answered
     /// nothing through every reconnect backoff (the rest of its pushes were not sent).
     public var gaveUpOnTarget = false
+    /// Whether the run took every event of the scenario (of its shard's activities): none was
+    /// left unsent by `--requests`, `--duration`, a stop, or a rate that fell to 0.
+    public var tookEveryEvent = true
     /// Answered requests per connection, keyed by `connectionKey(shard:localPort:)`: the local
     /// port alone in an unsharded run, and unique across the shards of a merged one.
     public let perConnection: [Int: Int]

@@ -21,6 +21,10 @@ struct WorkerLoop {
     private var source: ScenarioPushSource
     /// The next new push of the scenario, not yet sent.
     private var pending: WorkloadEvent?
+    /// `pending`'s number among the worker's events.
+    private var pendingSequence = 0
+    /// Which of the events taken so far have ended, for `AcceptedPush.settledBelow`.
+    private var settled = SettledEvents()
     /// New pushes sent so far: the rate schedule's index, and what `--requests` caps.
     private var sent = 0
     private var inFlight: InFlightRequests
@@ -90,7 +94,7 @@ struct WorkerLoop {
         backoff = BackoffGate(policy: configuration.reconnectBackoff)
         nextPublish = worker.startNanos + Self.publishIntervalNanos
         nextTokenCheck = worker.startNanos + 1_000_000_000
-        pending = stream.next()
+        takeNextEvent()
     }
 
     /// Runs the phases until the worker's share is sent and answered, or the drain ends.
@@ -121,6 +125,7 @@ struct WorkerLoop {
             recoveries: client.recoveries,
             connectionAttempts: client.connectionAttempts,
             gaveUp: gaveUp,
+            tookEveryEvent: pending == nil,
             cpuSeconds: threadCPUSeconds() - cpuAtStart
         )
     }
@@ -170,8 +175,10 @@ struct WorkerLoop {
             let retry = gated ? nil : retryQueue.popDue(now: monotonicNanos())
             guard let event = retry?.event ?? (submitting && sent < worker.requestCap ? pending : nil) else { return }
             let attempt = retry?.attempt ?? 0
+            let sequence = retry?.sequence ?? pendingSequence
             if attempt == 0, !source.sends(event) || goneTokens.contains(LoadWorker.tokenKey(event)) {
                 if source.sends(event) { skipped += 1 } else { startsNotSent += 1 }
+                settled.end(sequence)
                 advanceWorkload(from: monotonicNanos())
                 continue
             }
@@ -184,11 +191,12 @@ struct WorkerLoop {
             if gated {
                 guard let intendedAt else { return }
                 failUnsent(intendedAt: intendedAt)
+                settled.end(sequence)
                 sent += 1
                 advanceWorkload(from: monotonicNanos())
                 continue
             }
-            try send(event, attempt: attempt, intendedAt: intendedAt)
+            try send(event, sequence: sequence, attempt: attempt, intendedAt: intendedAt)
             if attempt == 0 {
                 sent += 1
                 advanceWorkload(from: monotonicNanos())
@@ -197,7 +205,7 @@ struct WorkerLoop {
     }
 
     /// Encodes, signs when each push signs its own token, and hands one push to the client.
-    private mutating func send(_ event: WorkloadEvent, attempt: Int, intendedAt: UInt64?) throws {
+    private mutating func send(_ event: WorkloadEvent, sequence: Int, attempt: Int, intendedAt: UInt64?) throws {
         let begin = monotonicNanos()
         let unixSeconds = Int64(configuration.wallClock.now())
         let body = try source.prepare(event, now: unixSeconds, path: &path)
@@ -215,7 +223,7 @@ struct WorkerLoop {
             stages.add(.signing, from: now, to: signed)
             now = signed
         }
-        let tag = inFlight.add(event, attempt: attempt)
+        let tag = inFlight.add(event, sequence: sequence, attempt: attempt)
         try client.submit(
             tag: tag,
             intendedAt: intendedAt ?? now,
@@ -246,8 +254,14 @@ struct WorkerLoop {
     }
 
     private mutating func advanceWorkload(from begin: UInt64) {
-        pending = stream.next()
+        takeNextEvent()
         stages.add(.workload, from: begin, to: monotonicNanos())
+    }
+
+    /// Takes the scenario's next event, numbered, as the next new push.
+    private mutating func takeNextEvent() {
+        pending = stream.next()
+        if pending != nil { pendingSequence = settled.take() }
     }
 
     // MARK: complete
@@ -284,6 +298,7 @@ struct WorkerLoop {
         }
         let request = inFlight.remove(completion.tag)
         let (event, attempt) = (request.event, request.attempt)
+        var retried = false
         switch completion.outcome {
         case .response: backoff.answered()
         case .failed(let kind, let message):
@@ -299,11 +314,20 @@ struct WorkerLoop {
                     retryAfterSeconds: completion.retryAfterSeconds,
                     random: &jitter
                 )
-                retryQueue.add(event, attempt: attempt + 1, dueNanos: answeredAt + delay)
+                retryQueue.add(
+                    RetryQueue.Entry(
+                        dueNanos: answeredAt + delay,
+                        event: event,
+                        sequence: request.sequence,
+                        attempt: attempt + 1
+                    )
+                )
+                retried = true
             } else {
                 retryCounts.exhausted += 1
             }
         }
+        if !retried { settled.end(request.sequence) }
         guard case .response(let status, _) = completion.outcome else { return }
         if status == 410 { goneTokens.insert(LoadWorker.tokenKey(event)) }
         guard status == 200 else { return }
@@ -313,6 +337,8 @@ struct WorkerLoop {
             AcceptedPush(
                 worker: worker.index,
                 event: event,
+                sequence: request.sequence,
+                settledBelow: settled.below,
                 timestampSeconds: Int64(worker.startedAtUnix + elapsedSeconds),
                 answeredAtSimulatedMs: worker.firstEventMs
                     + Int64(elapsedSeconds * 1000 * configuration.pacing.simulatedSecondsPerSecond)

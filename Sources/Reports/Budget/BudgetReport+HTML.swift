@@ -16,6 +16,8 @@ extension BudgetReport {
             result.input == .run
             ? " · the \(tally.pushes) pushes the target accepted</div>"
             : " · \(tally.pushes) pushes simulated in \(String(format: "%.2f", result.wallSeconds)) s</div>"
+        if let clock = clockSentence { html += "<p class=\"clock\">\(HTML.escape(clock))</p>" }
+        if let coverage = coverageSentence { html += "<p class=\"bad\">\(HTML.escape(coverage))</p>" }
         if result.interrupted {
             html += "<p class=\"bad\">Interrupted: these figures cover the pushes simulated before the stop.</p>"
         }
@@ -106,7 +108,7 @@ extension BudgetReport {
                 (
                     "simulation",
                     result.input == .run
-                        ? "fed as the target answered"
+                        ? "fed as the target answered, on the \(result.runFeed?.clock.rawValue ?? "scenario") clock"
                         : String(format: "%d thread(s), %.1f M pushes/s", result.threads, result.pushesPerSecond / 1e6)
                 ),
             ],

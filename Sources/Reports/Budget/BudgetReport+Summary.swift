@@ -51,6 +51,18 @@ extension BudgetReport {
             "machine": RunContext.machineObject,
         ]
         if let recommendations { document["recommendations"] = Self.dictionary(recommendations) }
+        if let feed = result.runFeed {
+            var run: [String: Any] = ["clock": feed.clock.rawValue, "clock_meaning": feed.clock.meaning]
+            if let span = feed.spanMs {
+                run["first_push_ms"] = span.lowerBound
+                run["last_push_ms"] = span.upperBound
+            }
+            if let whole = feed.wholeScenario {
+                run["scenario_pushes"] = whole.pushes
+                run["scenario_last_event_ms"] = whole.lastEventMs
+            }
+            document["run_feed"] = run
+        }
         return document
     }
 

@@ -54,6 +54,7 @@ extension RunSummary {
         )
         connectionAttempts = result.connectionAttempts
         gaveUpOnTarget = result.gaveUpOnTarget
+        tookEveryEvent = result.tookEveryEvent
         reconnections = result.recoveries?.reconnections
         resentRefused = result.recoveries?.resentRefused
         stageNsPerPush = GeneratorHealth.stageNanosPerPush(result)
@@ -152,6 +153,7 @@ extension RunSummary {
         result.erroredSamples = erroredSamples ?? [:]
         result.connectionAttempts = connectionAttempts ?? 0
         result.gaveUpOnTarget = gaveUpOnTarget ?? false
+        result.tookEveryEvent = tookEveryEvent ?? true
         return result
     }
 

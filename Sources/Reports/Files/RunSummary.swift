@@ -50,6 +50,8 @@ public struct RunSummary: Codable, Sendable {
     public var connectionAttempts: Int?
     /// Whether the run gave up on a target that answered nothing through every backoff.
     public var gaveUpOnTarget: Bool?
+    /// Whether the run took every event of its scenario share; `nil` in older summaries.
+    public var tookEveryEvent: Bool?
     /// `nil` when the transport cannot tell (libcurl reconnects inside).
     public var reconnections: Int?
     public var resentRefused: Int?
@@ -86,6 +88,9 @@ public struct RunSummary: Codable, Sendable {
         case skippedGoneTokens = "skipped_gone_tokens"
         case startsNotSent = "starts_not_sent"
         case retries, warmup, reconnections
+        case connectionAttempts = "connection_attempts"
+        case gaveUpOnTarget = "gave_up_on_target"
+        case tookEveryEvent = "took_every_event"
         case resentRefused = "resent_refused"
         case stageNsPerPush = "stage_ns_per_push"
         case stageNsTotal = "stage_ns_total"

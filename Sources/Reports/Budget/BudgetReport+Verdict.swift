@@ -1,0 +1,63 @@
+import Budget
+import Foundation
+
+extension BudgetReport {
+    /// For a run's budget: which clock the pushes reached the devices on and what that means,
+    /// the budget section's first line.
+    public var clockSentence: String? {
+        guard let feed = result.runFeed else { return nil }
+        let name = feed.clock == .scenario ? "the scenario's clock" : "the run's clock (--budget-clock run)"
+        return "Modelled on \(name): \(feed.clock.meaning)."
+    }
+
+    /// For a run that sent only part of its scenario: which part the budget covers.
+    public var coverageSentence: String? {
+        guard let feed = result.runFeed, let whole = feed.wholeScenario else { return nil }
+        let covered =
+            feed.spanMs.map { "its pushes up to minute \(Self.minutes($0.upperBound))" } ?? "none of its pushes"
+        return "The run sent only part of the scenario, so the budget covers \(covered) of "
+            + "\(Self.minutes(whole.lastEventMs)) (\(result.tally.pushes) accepted of the scenario's "
+            + "\(whole.pushes) pushes); later pushes are not modelled."
+    }
+
+    /// The budget's verdict in one sentence, for the first screen of a run's report.
+    public var verdict: String {
+        let tally = result.tally
+        let pushes = tally.pushes
+        guard pushes > 0 else { return "Budget: no push was accepted, so there is nothing to model." }
+        func share(_ count: Int, of total: Int) -> String {
+            String(format: "%.1f%%", Double(count) * 100 / Double(max(total, 1)))
+        }
+        var sentence = "Budget (\(result.parameters.name) preset, an estimate"
+        if let feed = result.runFeed { sentence += ", \(feed.clock.rawValue) clock" }
+        sentence += "): \(share(tally.count(.shown), of: pushes)) of \(pushes) accepted pushes shown, "
+        sentence += "\(share(tally.count(.throttled), of: pushes)) throttled, "
+        sentence += "\(share(tally.count(.coalesced), of: pushes)) coalesced"
+        if tally.activitiesThrottled == 0 {
+            sentence += "; no activity ran out of priority-10 budget"
+        } else {
+            sentence += "; \(share(tally.activitiesThrottled, of: tally.activitiesBegun)) of activities ran out"
+            if let firstMs = Self.lagPercentilesMs(tally.firstThrottleAfterStartMs)["p50"] {
+                sentence += String(format: ", half of them within %.0f min of starting", Double(firstMs) / 60_000)
+            }
+        }
+        return sentence + "."
+    }
+
+    /// The budget's line in a run's console summary, with its clock and what it covers.
+    public var consoleLine: String {
+        let tally = result.tally
+        var line = "budget (\(result.parameters.name) preset, "
+        if let feed = result.runFeed { line += "\(feed.clock.rawValue) clock, " }
+        line += "an estimate): of \(tally.pushes) accepted pushes, \(tally.count(.shown)) shown, "
+        line += "\(tally.count(.throttled)) throttled, \(tally.count(.coalesced)) coalesced on the devices"
+        if let coverage = coverageSentence { line += "\n  " + coverage }
+        return line
+    }
+
+    /// `ms` of the scenario's clock as a minute, one decimal when it needs one.
+    static func minutes(_ ms: Int64) -> String {
+        let minutes = Double(ms) / 60_000
+        return minutes == minutes.rounded() ? String(format: "%.0f", minutes) : String(format: "%.1f", minutes)
+    }
+}
