@@ -3,10 +3,13 @@
 # unresolvable, and fails if the page refers to anything outside itself or logs anything to the
 # console (a script error): the reports must stand alone, offline.
 #
-# Usage: Scripts/render-report.sh REPORT.html OUT.png [WIDTH,HEIGHT]   (default 1000,2600)
+# With DOM.html, also writes the page as the browser built it (its SVG charts included), for
+# checks of what a reader sees.
+#
+# Usage: Scripts/render-report.sh REPORT.html OUT.png [WIDTH,HEIGHT] [DOM.html]   (default 1000,2600)
 set -euo pipefail
-(($# >= 2)) || { echo "usage: $0 REPORT.html OUT.png [WIDTH,HEIGHT]" >&2; exit 2; }
-report=$1 out=$2 size=${3:-1000,2600}
+(($# >= 2)) || { echo "usage: $0 REPORT.html OUT.png [WIDTH,HEIGHT] [DOM.html]" >&2; exit 2; }
+report=$1 out=$2 size=${3:-1000,2600} dom=${4:-}
 [[ -f $report ]] || { echo "error: no such report: $report" >&2; exit 2; }
 browser=$(command -v chromium || command -v chromium-browser || true)
 [[ -n $browser ]] || { echo "error: chromium not found (apt-get install chromium)" >&2; exit 2; }
@@ -30,4 +33,12 @@ if grep -q ":CONSOLE" "$log"; then
     exit 1
 fi
 [[ -s $out ]] || { echo "error: chromium wrote no screenshot" >&2; exit 1; }
+if [[ -n $dom ]]; then
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --host-resolver-rules="MAP * ~NOTFOUND" \
+        --dump-dom "file://$(realpath "$report")" >"$dom" 2>"$log" || {
+        cat "$log" >&2
+        exit 1
+    }
+    [[ -s $dom ]] || { echo "error: chromium wrote no DOM" >&2; exit 1; }
+fi
 echo "rendered $report to $out ($size), no console messages"

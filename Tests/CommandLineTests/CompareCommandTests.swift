@@ -74,7 +74,7 @@ final class CompareCommandTests: PushbenchTestCase {
             (["compare", baseline, directory.file("absent.json")], "absent.json: cannot read it"),
             (["compare", baseline, slower, "--max-p99-rise", "ten"], "--max-p99-rise 'ten': expected a percentage"),
             (["compare", baseline], "give BASELINE CURRENT: two runs, not 1"),
-            (["compare", baseline, thresholds], "schema_version is not 1"),
+            (["compare", baseline, thresholds], "schema_version is not 2"),
             (["compare", baseline, slower, "--no-such-flag"], "no-such-flag"),
         ]
         for (arguments, message) in badInputs {

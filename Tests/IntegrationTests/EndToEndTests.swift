@@ -197,7 +197,7 @@ final class EndToEndTests: XCTestCase {
         let timeseries = try String(contentsOfFile: written.directory + "/timeseries.csv", encoding: .utf8)
         XCTAssertTrue(
             timeseries.hasPrefix(
-                "second,interval_s,sent,succeeded,rejected,errored,timed_out,completed_per_s,p50_us,p99_us,max_us\r\n"
+                "start_s,interval_s,sent,succeeded,rejected,errored,timed_out,completed_per_s,succeeded_per_s,p50_us,p99_us,max_us\r\n"
             )
         )
         let percentiles = try String(contentsOfFile: written.directory + "/latency_percentiles.csv", encoding: .utf8)

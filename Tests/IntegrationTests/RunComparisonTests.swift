@@ -97,14 +97,14 @@ final class RunComparisonTests: XCTestCase {
     }
 
     func testASummaryOfAnotherSchemaOrWithAKeyMissingIsRefusedByName() {
-        XCTAssertThrowsError(try RunSummary.decode(Data(#"{"schema_version": 2}"#.utf8))) { error in
-            XCTAssertTrue("\(error)".contains("schema_version is not 1"), "\(error)")
+        XCTAssertThrowsError(try RunSummary.decode(Data(#"{"schema_version": 1}"#.utf8))) { error in
+            XCTAssertTrue("\(error)".contains("schema_version is not 2"), "\(error)")
         }
         XCTAssertThrowsError(try RunSummary.decode(Data("[1, 2]".utf8))) { error in
             XCTAssertTrue("\(error)".contains("not a JSON object"), "\(error)")
         }
         let partial =
-            #"{"schema_version": 1, "run_id": "r", "mode": "open_loop", "interrupted": false, "#
+            #"{"schema_version": 2, "run_id": "r", "mode": "open_loop", "interrupted": false, "#
             + #""started_at_unix_s": 1, "duration_s": 1, "counts": {"sent": 1, "succeeded": 1, "rejected": 0, "#
             + #""errored": 0}}"#
         XCTAssertThrowsError(try RunSummary.decode(Data(partial.utf8), path: "a.json")) { error in

@@ -9,9 +9,9 @@ final class OutageTests: XCTestCase {
         errored: Int = 0,
         timedOut: Int = 0
     )
-        -> SecondSample
+        -> TimelineSample
     {
-        var sample = SecondSample(second: index)
+        var sample = TimelineSample(startSeconds: Double(index) * 0.1, intervalSeconds: 0.1)
         sample.counts.succeeded = succeeded
         sample.counts.rejected = rejected
         sample.counts.errored = errored
@@ -20,7 +20,7 @@ final class OutageTests: XCTestCase {
         return sample
     }
 
-    func testAnOutageIsARunOfSecondsWithEndingsButNoAnswer() {
+    func testAnOutageIsARunOfIntervalsWithEndingsButNoAnswer() {
         let timeline = [
             second(0, succeeded: 100),
             second(1, succeeded: 40, errored: 60),  // went down part of the way: answers still came
@@ -32,14 +32,14 @@ final class OutageTests: XCTestCase {
             second(7, rejected: 100),  // refusals are answers: the target was up
             second(8, timedOut: 5),
         ]
-        XCTAssertEqual(
-            Outage.spans(in: timeline),
-            [
-                Outage(fromSecond: 2, toSecond: 4, errored: 120, timedOut: 80),
-                Outage(fromSecond: 5, toSecond: 6, errored: 100),
-                Outage(fromSecond: 8, toSecond: 9, timedOut: 5),
-            ]
-        )
+        let outages = Outage.spans(in: timeline)
+        XCTAssertEqual(outages.map(\.errored), [120, 100, 0])
+        XCTAssertEqual(outages.map(\.timedOut), [80, 0, 5])
+        let bounds = outages.map { [$0.fromSeconds, $0.toSeconds] }
+        for (found, expected) in zip(bounds, [[0.2, 0.4], [0.5, 0.6], [0.8, 0.9]]) {
+            XCTAssertEqual(found[0], expected[0], accuracy: 1e-9)
+            XCTAssertEqual(found[1], expected[1], accuracy: 1e-9)
+        }
     }
 
     func testARunThatWasAlwaysAnsweredHasNone() {

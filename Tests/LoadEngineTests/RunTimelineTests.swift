@@ -3,43 +3,90 @@ import XCTest
 
 @testable import LoadEngine
 
-/// The workers' seconds merge into one exact series, and a second is final only when every
-/// worker has handed it over.
+/// The workers' intervals merge into one exact series at a resolution that follows the run's
+/// length, and progress reports only what every worker has handed over.
 final class RunTimelineTests: XCTestCase {
-    private func second(_ index: Int, sent: Int, interval: Double = 1) -> SecondSample {
-        var sample = SecondSample(second: index)
-        sample.counts.sent = sent
-        sample.counts.succeeded = sent
-        sample.intervalSeconds = interval
-        return sample
-    }
-
     private func latencies(_ values: [UInt64]) -> Histogram<UInt64> {
         var histogram = Histogram.latency(digits: .two)
         for value in values { histogram.record(value) }
         return histogram
     }
 
-    func testSecondsMergeExactlyOnceEveryWorkerClosedThem() {
+    private func answered(_ count: Int) -> OutcomeCounts {
+        var counts = OutcomeCounts()
+        counts.sent = count
+        counts.succeeded = count
+        return counts
+    }
+
+    private let ms: UInt64 = 1_000_000
+
+    func testIntervalsMergeExactlyAndProgressWaitsForEveryWorker() {
         let timeline = RunTimeline(workers: 2)
-        timeline.add(second(0, sent: 3), latency: latencies([100, 100, 100]), worker: 0)
-        timeline.add(second(1, sent: 1), latency: latencies([100]), worker: 0)
-        XCTAssertEqual(timeline.seconds.count, 0, "worker 1 has not closed second 0")
+        XCTAssertEqual(timeline.resolutionNanos, 10 * ms, "a run starts at the finest resolution")
+        let fast = latencies([100, 100, 100])
+        timeline.add(answered(3), latency: fast, fromNanos: 0, toNanos: 10 * ms, nextNanos: 10 * ms, worker: 0)
+        XCTAssertNil(timeline.progress.recent, "worker 1 has handed nothing over")
+        let slow = latencies(Array(repeating: 900, count: 7))
+        timeline.add(answered(7), latency: slow, fromNanos: 0, toNanos: 10 * ms, nextNanos: 10 * ms, worker: 1)
+        XCTAssertEqual(timeline.progress.recent?.p50Us, slow.valueAtPercentile(50))
 
-        timeline.add(second(0, sent: 7), latency: latencies(Array(repeating: 900, count: 7)), worker: 1)
-        let merged = timeline.seconds
-        XCTAssertEqual(merged.count, 1)
-        XCTAssertEqual(merged[0].counts.sent, 10)
-        let slow = latencies([900])
-        XCTAssertEqual(merged[0].p50Us, slow.valueAtPercentile(50), "7 of 10 answers took 900 µs: the merged median")
-        XCTAssertEqual(merged[0].maxUs, slow.max)
-
-        timeline.finish(worker: 1)
-        timeline.add(second(2, sent: 2, interval: 0.4), latency: latencies([50, 50]), worker: 0)
+        timeline.add(
+            answered(2),
+            latency: latencies([50, 50]),
+            fromNanos: 20 * ms,
+            toNanos: 24 * ms,
+            nextNanos: .max,
+            worker: 0
+        )
         timeline.finish(worker: 0)
-        XCTAssertEqual(timeline.seconds.map(\.counts.sent), [10, 1, 2])
-        XCTAssertEqual(timeline.seconds.last?.intervalSeconds, 0.4)
-        XCTAssertEqual(timeline.progress.lastSecond?.second, 2)
+        timeline.finish(worker: 1)
+        let (samples, resolution) = timeline.samples
+        XCTAssertEqual(resolution, 0.01)
+        XCTAssertEqual(samples.map(\.counts.sent), [10, 0, 2], "an interval nothing ended in is still a point")
+        XCTAssertEqual(samples[0].p50Us, slow.valueAtPercentile(50), "7 of 10 answers took 900 µs: the merged median")
+        XCTAssertEqual(samples[0].maxUs, slow.max)
+        XCTAssertEqual(samples[2].intervalSeconds, 0.004, accuracy: 1e-9, "the last interval is partial")
+    }
+
+    /// A run that outgrows 250 intervals coarsens to the next step, adding neighbours up, so a
+    /// run of any length has at least 50 points.
+    func testALongRunCoarsensAndKeepsAtLeastFiftyPoints() {
+        let timeline = RunTimeline(workers: 1)
+        var from: UInt64 = 0
+        var latencyOfInterval: [UInt64] = []
+        while from < 3_000 * ms {
+            let resolution = timeline.resolutionNanos
+            let value = 100 + from / ms
+            latencyOfInterval.append(value)
+            timeline.add(
+                answered(1),
+                latency: latencies([value]),
+                fromNanos: from,
+                toNanos: from + resolution,
+                nextNanos: from + resolution,
+                worker: 0
+            )
+            let next = timeline.resolutionNanos
+            from = (from + resolution) / next * next  // as a worker opens its next interval
+        }
+        timeline.finish(worker: 0)
+        let (samples, resolution) = timeline.samples
+        XCTAssertEqual(resolution, 0.02, "3 s is more than 250 intervals of 10 ms, fewer than 250 of 20 ms")
+        XCTAssertEqual(samples.count, 150)
+        XCTAssertGreaterThanOrEqual(samples.count, 50)
+        XCTAssertEqual(samples.map(\.counts.sent).reduce(0, +), latencyOfInterval.count, "nothing lost on the way")
+        XCTAssertEqual(samples[0].counts.sent, 2, "two 10 ms intervals in the first 20 ms one")
+        XCTAssertEqual(samples[0].maxUs, latencies([110]).max, "its histogram holds both, not an average")
+        XCTAssertEqual(samples[0].p50Us, latencies([100]).max)
+    }
+
+    func testASingleShortIntervalIsStillAPoint() {
+        let timeline = RunTimeline(workers: 1)
+        timeline.add(answered(5), latency: latencies([100]), fromNanos: 0, toNanos: 3 * ms, nextNanos: .max, worker: 0)
+        timeline.finish(worker: 0)
+        XCTAssertEqual(timeline.samples.samples.count, 1)
+        XCTAssertEqual(timeline.samples.samples[0].intervalSeconds, 0.003, accuracy: 1e-9)
     }
 
     func testProgressAddsTheWorkersPublishedTotals() {
@@ -50,7 +97,7 @@ final class RunTimelineTests: XCTestCase {
         for worker in 0..<3 { timeline.publish(counts, worker: worker) }
         XCTAssertEqual(timeline.progress.counts.sent, 15)
         XCTAssertEqual(timeline.progress.counts.rejected, 6)
-        XCTAssertNil(timeline.progress.lastSecond)
+        XCTAssertNil(timeline.progress.recent)
     }
 
     func testSharesSpreadTheRemainderOverTheFirstWorkers() {

@@ -89,7 +89,7 @@ public enum LoadEngine {
         var lastProgress = start
         while group.wait(timeout: .now() + .nanoseconds(Int(progressIntervalNanos))) == .timedOut {
             let now = monotonicNanos()
-            let (counts, lastSecond) = timeline.progress
+            let (counts, recent) = timeline.progress
             progress(
                 ProgressSnapshot(
                     elapsedSeconds: Double(now - start) / 1e9,
@@ -97,8 +97,8 @@ public enum LoadEngine {
                     counts: counts,
                     recentRatePerSecond: Double(counts.completed - completedAtLastProgress) * 1e9
                         / Double(now - lastProgress),
-                    p50Us: lastSecond?.p50Us ?? 0,
-                    p99Us: lastSecond?.p99Us ?? 0
+                    p50Us: recent?.p50Us ?? 0,
+                    p99Us: recent?.p99Us ?? 0
                 )
             )
             completedAtLastProgress = counts.completed
@@ -125,6 +125,7 @@ public enum LoadEngine {
             }
         }
         let total = merged!
+        let series = timeline.samples
         var result = RunResult(
             configuration: configuration,
             mode: configuration.pacing.isOpenLoop ? .openLoop : .closedLoop,
@@ -142,7 +143,7 @@ public enum LoadEngine {
                 }
             ),
             apnsIDMismatches: total.metrics.apnsIDMismatches,
-            timeline: timeline.seconds,
+            timeline: series.samples,
             scheduleLag: total.metrics.scheduleLag,
             skippedForGoneTokens: total.skippedForGoneTokens,
             startsNotSent: total.startsNotSent,
@@ -156,6 +157,7 @@ public enum LoadEngine {
         result.connectionAttempts = total.connectionAttempts
         result.gaveUpOnTarget = total.gaveUp
         result.tookEveryEvent = total.tookEveryEvent
+        result.timelineResolutionSeconds = series.resolutionSeconds
         return result
     }
 }

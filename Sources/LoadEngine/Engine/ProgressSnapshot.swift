@@ -8,7 +8,7 @@ public struct ProgressSnapshot: Sendable {
     public let counts: OutcomeCounts
     /// Completions per second since the previous snapshot.
     public let recentRatePerSecond: Double
-    /// Median latency of the latest second every worker has closed, microseconds.
+    /// Median latency of the latest second every worker has handed over, microseconds.
     public let p50Us: UInt64
     /// 99th-percentile latency of that second, microseconds.
     public let p99Us: UInt64

@@ -13,8 +13,8 @@ extension RunResult {
     ///
     /// Counts, reasons, retries and CPU add up; histograms add exactly (the same buckets as one
     /// process would have filled). Time is wall-clock: the run starts with the earliest shard's
-    /// measured start and ends with the last shard's end, and each shard's seconds join the
-    /// merged second they fell in, to the nearest second of their start. Threads and connections
+    /// measured start and ends with the last shard's end, and each shard's intervals join the
+    /// merged interval their start fell in. Threads and connections
     /// are the shards' together.
     ///
     /// - Throws: `MergeError` when the results are not the shards of one run: different
@@ -52,6 +52,7 @@ extension RunResult {
         func added<Key: Hashable>(_ figure: (RunResult) -> [Key: Int]) -> [Key: Int] {
             sorted.reduce(into: [:]) { $0.merge(figure($1), uniquingKeysWith: +) }
         }
+        let series = mergedTimeline(sorted, start: start, measuredStart: measuredStart)
         var merged = RunResult(
             configuration: configuration,
             mode: first.mode,
@@ -65,7 +66,7 @@ extension RunResult {
             erroredByKind: added(\.erroredByKind),
             perConnection: added(\.perConnection),
             apnsIDMismatches: sum(\.apnsIDMismatches),
-            timeline: mergedTimeline(sorted, start: start, measuredStart: measuredStart),
+            timeline: series.samples,
             scheduleLag: scheduleLag,
             skippedForGoneTokens: sum(\.skippedForGoneTokens),
             startsNotSent: sum(\.startsNotSent),
@@ -79,6 +80,7 @@ extension RunResult {
         merged.connectionAttempts = sum(\.connectionAttempts)
         merged.gaveUpOnTarget = sorted.contains { $0.gaveUpOnTarget }
         merged.tookEveryEvent = sorted.allSatisfy(\.tookEveryEvent)
+        merged.timelineResolutionSeconds = series.resolutionSeconds
         return merged
     }
 
@@ -114,34 +116,38 @@ extension RunResult {
         }
     }
 
-    /// Each merged second adds the shards' seconds that fell in it, and its percentiles come
-    /// from their histograms added up.
+    /// The merged series is at the coarsest of the shards' resolutions (each divides the
+    /// next, so the shards' intervals nest in it). Each merged interval adds the shards'
+    /// intervals that fell in it, placed by their start on the wall clock, and its percentiles
+    /// come from their histograms added up.
     private static func mergedTimeline(
         _ shards: [RunResult],
         start: Double,
         measuredStart: (RunResult) -> Double
-    ) -> [SecondSample] {
-        var seconds: [Int: (sample: SecondSample, latency: Histogram<UInt64>)] = [:]
+    ) -> (samples: [TimelineSample], resolutionSeconds: Double) {
+        let resolution = shards.map(\.timelineResolutionSeconds).max() ?? 1
+        var intervals: [Int: (sample: TimelineSample, latency: Histogram<UInt64>)] = [:]
+        var endSeconds = 0.0
         for shard in shards {
-            let offset = Int((measuredStart(shard) - start).rounded())
+            let offset = measuredStart(shard) - start
             for sample in shard.timeline {
-                let second = sample.second + offset
+                let index = Int(((offset + sample.startSeconds) / resolution + 1e-9).rounded(.down))
+                endSeconds = max(endSeconds, offset + sample.endSeconds)
                 let latency = Histogram.latency(digits: .two, buckets: sample.latencyBuckets)
-                if var entry = seconds[second] {
+                if var entry = intervals[index] {
                     entry.sample.counts.add(sample.counts)
-                    // A second is as long as its longest part: only a shard's last can be partial.
-                    entry.sample.intervalSeconds = max(entry.sample.intervalSeconds, sample.intervalSeconds)
                     entry.latency.add(latency)
-                    seconds[second] = entry
+                    intervals[index] = entry
                 } else {
-                    var first = sample
-                    first.second = second
-                    seconds[second] = (first, latency)
+                    var first = TimelineSample(startSeconds: Double(index) * resolution, intervalSeconds: resolution)
+                    first.counts = sample.counts
+                    intervals[index] = (first, latency)
                 }
             }
         }
-        return seconds.keys.sorted().map { second in
-            var (sample, latency) = seconds[second]!
+        let samples = intervals.keys.sorted().map { index in
+            var (sample, latency) = intervals[index]!
+            sample.intervalSeconds = min(resolution, max(0, endSeconds - sample.startSeconds))
             if latency.totalCount > 0 {
                 sample.p50Us = latency.valueAtPercentile(50)
                 sample.p99Us = latency.valueAtPercentile(99)
@@ -150,5 +156,6 @@ extension RunResult {
             }
             return sample
         }
+        return (samples, resolution)
     }
 }

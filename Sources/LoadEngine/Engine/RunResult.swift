@@ -47,8 +47,10 @@ public struct RunResult: Sendable {
     public let perConnection: [Int: Int]
     /// Answers whose `apns-id` did not echo the request's.
     public let apnsIDMismatches: Int
-    /// The per-second series.
-    public let timeline: [SecondSample]
+    /// The time series, at `timelineResolutionSeconds` (see `RunTimeline`).
+    public let timeline: [TimelineSample]
+    /// How long each interval of `timeline` is, seconds (its last may be shorter).
+    public var timelineResolutionSeconds = 1.0
     /// Open loop: how late requests left against their intended times, microseconds.
     public let scheduleLag: Histogram<UInt64>
     /// Pushes not sent because their token had been answered 410 earlier in the run, as a
@@ -82,7 +84,7 @@ public struct RunResult: Sendable {
         erroredByKind: [String: Int],
         perConnection: [Int: Int],
         apnsIDMismatches: Int,
-        timeline: [SecondSample],
+        timeline: [TimelineSample],
         scheduleLag: Histogram<UInt64>,
         skippedForGoneTokens: Int,
         startsNotSent: Int,

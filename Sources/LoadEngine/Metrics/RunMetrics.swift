@@ -6,8 +6,8 @@ import Wire
 ///
 /// Latency is recorded in microseconds, three significant digits, from each request's intended
 /// send time to its completion, for requests that got an HTTP answer (transport failures and
-/// timeouts are counted, not timed). Each second, once over, goes to the run's shared
-/// `RunTimeline`. Requests meant to leave during the warmup are only counted, in `warmup`; the
+/// timeouts are counted, not timed). Each interval of the timeline's resolution, once over,
+/// goes to the run's shared `RunTimeline`. Requests meant to leave during the warmup are only counted, in `warmup`; the
 /// measured figures and their seconds start when it ends.
 struct RunMetrics: Sendable {
     /// Outcome totals.
@@ -31,7 +31,10 @@ struct RunMetrics: Sendable {
     /// The warmup's rejections by reason, so a server's totals can still be compared.
     private(set) var warmupRejectedByReason: [String: Int] = [:]
 
-    private var current = SecondSample(second: 0)
+    /// The current interval of the timeline, nanoseconds since `startNanos`, and what ended in it.
+    private var intervalStart: UInt64 = 0
+    private var intervalEnd: UInt64
+    private var current = OutcomeCounts()
     private var currentLatency = Histogram.latency(digits: .two)
     private let startNanos: UInt64
     private let timeline: RunTimeline
@@ -43,6 +46,7 @@ struct RunMetrics: Sendable {
         self.startNanos = startNanos
         self.timeline = timeline
         self.worker = worker
+        intervalEnd = timeline.resolutionNanos
     }
 
     /// Counts one request handed to the transport at `now`, meant to leave at `intendedAt`, and
@@ -55,7 +59,7 @@ struct RunMetrics: Sendable {
         advance(to: now)
         scheduleLag.record(max(1, (now &- min(now, intendedAt)) / 1000))
         counts.sent += 1
-        current.counts.sent += 1
+        current.sent += 1
         return false
     }
 
@@ -78,19 +82,19 @@ struct RunMetrics: Sendable {
             if !completion.apnsIDEchoed { apnsIDMismatches += 1 }
             if status == 200 {
                 counts.succeeded += 1
-                current.counts.succeeded += 1
+                current.succeeded += 1
             } else {
                 counts.rejected += 1
-                current.counts.rejected += 1
+                current.rejected += 1
                 let reason = APNsErrorBody(bytes: body)?.reason ?? "HTTP \(status)"
                 rejectedByReason[reason, default: 0] += 1
             }
         case .timedOut:
             counts.timedOut += 1
-            current.counts.timedOut += 1
+            current.timedOut += 1
         case .failed(let kind, let message):
             counts.errored += 1
-            current.counts.errored += 1
+            current.errored += 1
             erroredByKind[kind.rawValue, default: 0] += 1
             if erroredSamples[kind.rawValue] == nil { erroredSamples[kind.rawValue] = message }
         }
@@ -103,15 +107,22 @@ struct RunMetrics: Sendable {
         guard measured > 0 else { return }
         advance(to: now)
         counts.timedOut += measured
-        current.counts.timedOut += measured
+        current.timedOut += measured
     }
 
-    /// Closes the last, usually partial, second and tells the timeline this worker is done.
+    /// Closes the last, usually partial, interval and tells the timeline this worker is done.
     mutating func finish(now: UInt64) {
         let now = max(now, startNanos)  // a run may end within its warmup
         advance(to: now)
-        current.intervalSeconds = Double(now &- startNanos) / 1e9 - Double(current.second)
-        timeline.add(current, latency: currentLatency, worker: worker)
+        let end = now - startNanos
+        timeline.add(
+            current,
+            latency: currentLatency,
+            fromNanos: intervalStart,
+            toNanos: max(end, intervalStart + 1),
+            nextNanos: .max,
+            worker: worker
+        )
         timeline.finish(worker: worker)
     }
 
@@ -129,12 +140,24 @@ struct RunMetrics: Sendable {
         warmupRejectedByReason.merge(other.warmupRejectedByReason, uniquingKeysWith: +)
     }
 
+    /// Hands the current interval over once `now` is past it, and opens the one `now` is in at
+    /// the timeline's resolution then.
     private mutating func advance(to now: UInt64) {
-        let second = Int((now &- startNanos) / 1_000_000_000)
-        while current.second < second {
-            timeline.add(current, latency: currentLatency, worker: worker)
-            currentLatency.reset()
-            current = SecondSample(second: current.second + 1)
-        }
+        let elapsed = now > startNanos ? now - startNanos : 0
+        guard elapsed >= intervalEnd else { return }
+        let resolution = timeline.resolutionNanos
+        let next = elapsed / resolution * resolution
+        timeline.add(
+            current,
+            latency: currentLatency,
+            fromNanos: intervalStart,
+            toNanos: intervalEnd,
+            nextNanos: next,
+            worker: worker
+        )
+        if currentLatency.totalCount > 0 { currentLatency.reset() }
+        current = OutcomeCounts()
+        intervalStart = next
+        intervalEnd = next + resolution
     }
 }

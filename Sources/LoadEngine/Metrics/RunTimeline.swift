@@ -1,33 +1,70 @@
 import Histogram
 import Synchronization
 
-/// The per-second series of a run, written by all its workers, and their running totals for the
-/// progress display.
+/// The time series of a run, written by all its workers, at a resolution that follows the
+/// run's length, and the workers' running totals for the progress display.
 ///
-/// A worker hands over each second when it closes it, with the second's latency histogram, so
-/// the merged p50 and p99 are exact. A second is final once every worker has closed it (or
-/// finished); until then it is the only place its histogram lives, so memory stays flat however
-/// long the run. Workers call in about once a second each, so the lock is never contended.
+/// A run's length is not known ahead (a closed-loop run ends when its pushes are answered), so
+/// the series starts at the finest resolution, 10 ms, and whenever it would pass
+/// `mostIntervals` intervals it coarsens to the next step of `resolutions`, adding neighbours'
+/// counts and histograms up. Each step divides the next, so intervals always nest, and a run has
+/// between 50 and 250 of them (fewer only under half a second, more only past four hours at a
+/// minute each). Each interval's percentiles come from its own histogram, never from averages.
+///
+/// A worker keeps its current interval and hands it over when it closes, at the resolution it
+/// read when it opened it; one finer than the series' current one joins the interval it falls
+/// in. The lock is taken about as often as a worker closes an interval (at most 100 times a
+/// second each), never per push.
 final class RunTimeline: Sendable {
-    private struct OpenSecond {
-        var sample: SecondSample
-        var latency: Histogram<UInt64>
+    /// The resolutions, finest first, nanoseconds. Each divides the next.
+    static let resolutions: [UInt64] = [
+        10_000_000, 20_000_000, 100_000_000, 200_000_000, 1_000_000_000, 2_000_000_000, 10_000_000_000,
+        20_000_000_000, 60_000_000_000,
+    ]
+    /// The series coarsens rather than grow past this many intervals; the coarsest step is five
+    /// times the one before, so a coarsened series still has at least 50.
+    static let mostIntervals = 250
+
+    private struct Interval {
+        var counts = OutcomeCounts()
+        var latency = Histogram.latency(digits: .two)
+
+        mutating func add(_ other: Interval) {
+            counts.add(other.counts)
+            if other.latency.totalCount > 0 { latency.add(other.latency) }
+        }
     }
 
     private struct State {
-        var closed: [SecondSample] = []
-        var open: [Int: OpenSecond] = [:]
-        /// Per worker: every second before this one has been handed over.
-        var closedBefore: [Int]
+        var level = 0
+        var intervals: [Interval] = []
+        /// The latest instant any worker's intervals reached, nanoseconds since the start.
+        var endNanos: UInt64 = 0
+        /// Per worker: every instant before this one (nanoseconds since the start) is handed over.
+        var closedBefore: [UInt64]
         var counts: [OutcomeCounts]
+
+        var resolution: UInt64 { RunTimeline.resolutions[level] }
+
+        /// Adds the neighbours that share an interval at the next resolution.
+        mutating func coarsen() {
+            let factor = Int(RunTimeline.resolutions[level + 1] / resolution)
+            level += 1
+            intervals = stride(from: 0, to: intervals.count, by: factor).map { first in
+                var merged = intervals[first]
+                for index in first + 1..<min(first + factor, intervals.count) { merged.add(intervals[index]) }
+                return merged
+            }
+        }
     }
 
     private let state: Mutex<State>
+    private let level = Atomic<Int>(0)
     private let keepsLatencyBuckets: Bool
 
     /// Creates the timeline of a run with `workers` workers; with `keepsLatencyBuckets` (a
-    /// shard's run, to be merged) each closed second keeps its histogram's buckets, a few
-    /// kilobytes a second, and otherwise only its percentiles, so a long run's memory stays flat.
+    /// shard's run, to be merged) each interval keeps its histogram's buckets, a few kilobytes
+    /// each, and otherwise only its percentiles.
     init(workers: Int, keepsLatencyBuckets: Bool = false) {
         self.keepsLatencyBuckets = keepsLatencyBuckets
         state = Mutex(
@@ -35,28 +72,41 @@ final class RunTimeline: Sendable {
         )
     }
 
-    /// Adds `worker`'s closed second `sample` and the latencies answered in it.
-    func add(_ sample: SecondSample, latency: Histogram<UInt64>, worker: Int) {
+    /// The series' resolution now, nanoseconds: how long a worker's next interval should be.
+    var resolutionNanos: UInt64 { Self.resolutions[level.load(ordering: .relaxed)] }
+
+    /// Adds `worker`'s interval `[fromNanos, toNanos)` (since the measurement's start): its
+    /// counts and the latencies answered in it. The worker hands over nothing before `nextNanos`
+    /// any more.
+    func add(
+        _ counts: OutcomeCounts,
+        latency: Histogram<UInt64>,
+        fromNanos: UInt64,
+        toNanos: UInt64,
+        nextNanos: UInt64,
+        worker: Int
+    ) {
         state.withLock { state in
-            if var open = state.open[sample.second] {
-                open.sample.counts.add(sample.counts)
-                open.sample.intervalSeconds = max(open.sample.intervalSeconds, sample.intervalSeconds)
-                open.latency.add(latency)
-                state.open[sample.second] = open
-            } else {
-                state.open[sample.second] = OpenSecond(sample: sample, latency: latency)
+            state.closedBefore[worker] = nextNanos
+            state.endNanos = max(state.endNanos, toNanos)
+            while state.level + 1 < Self.resolutions.count && state.endNanos > 0
+                && (state.endNanos - 1) / state.resolution >= UInt64(Self.mostIntervals)
+            {
+                state.coarsen()
+                level.store(state.level, ordering: .relaxed)
             }
-            state.closedBefore[worker] = sample.second + 1
-            Self.closeFinalSeconds(&state, keepingBuckets: keepsLatencyBuckets)
+            guard counts != OutcomeCounts() else { return }
+            let index = Int(fromNanos / state.resolution)
+            if index >= state.intervals.count {
+                state.intervals.append(contentsOf: repeatElement(Interval(), count: index + 1 - state.intervals.count))
+            }
+            state.intervals[index].add(Interval(counts: counts, latency: latency))
         }
     }
 
-    /// Records that `worker` will hand over no more seconds.
+    /// Records that `worker` will hand over no more intervals.
     func finish(worker: Int) {
-        state.withLock { state in
-            state.closedBefore[worker] = .max
-            Self.closeFinalSeconds(&state, keepingBuckets: keepsLatencyBuckets)
-        }
+        state.withLock { $0.closedBefore[worker] = .max }
     }
 
     /// Publishes `worker`'s running totals for the progress display, its warmup's included.
@@ -66,33 +116,47 @@ final class RunTimeline: Sendable {
         state.withLock { $0.counts[worker] = total }
     }
 
-    /// Every worker's totals added up, and the latest second every worker has closed.
-    var progress: (counts: OutcomeCounts, lastSecond: SecondSample?) {
+    /// Every worker's totals added up, and the latency percentiles of the last second that
+    /// every worker has handed over (`nil` before one has been, or when nothing was answered).
+    var progress: (counts: OutcomeCounts, recent: (p50Us: UInt64, p99Us: UInt64)?) {
         state.withLock { state in
             var total = OutcomeCounts()
             for counts in state.counts { total.add(counts) }
-            return (total, state.closed.last)
+            let closed = state.closedBefore.min() ?? 0
+            let resolution = state.resolution
+            let end = min(Int(closed / resolution), state.intervals.count)
+            let first = max(0, end - Int(max(1, 1_000_000_000 / resolution)))
+            var latency = Histogram.latency(digits: .two)
+            for index in first..<max(first, end) where state.intervals[index].latency.totalCount > 0 {
+                latency.add(state.intervals[index].latency)
+            }
+            guard latency.totalCount > 0 else { return (total, nil) }
+            return (total, (latency.valueAtPercentile(50), latency.valueAtPercentile(99)))
         }
     }
 
-    /// The series; complete once every worker has finished.
-    var seconds: [SecondSample] {
-        state.withLock { $0.closed }
-    }
-
-    private static func closeFinalSeconds(_ state: inout State, keepingBuckets: Bool) {
-        let final = state.closedBefore.min() ?? 0
-        var second = state.closed.count
-        while second < final, let open = state.open.removeValue(forKey: second) {
-            var sample = open.sample
-            if open.latency.totalCount > 0 {
-                sample.p50Us = open.latency.valueAtPercentile(50)
-                sample.p99Us = open.latency.valueAtPercentile(99)
-                sample.maxUs = open.latency.max
-                if keepingBuckets { sample.latencyBuckets = open.latency.buckets }
+    /// The series, and its resolution in seconds; complete once every worker has finished.
+    var samples: (samples: [TimelineSample], resolutionSeconds: Double) {
+        state.withLock { state in
+            let resolution = state.resolution
+            let count = max(state.intervals.count, Int((state.endNanos + resolution - 1) / resolution))
+            let samples = (0..<count).map { index in
+                let interval = index < state.intervals.count ? state.intervals[index] : Interval()
+                let start = UInt64(index) * resolution
+                var sample = TimelineSample(
+                    startSeconds: Double(start) / 1e9,
+                    intervalSeconds: Double(min(resolution, max(state.endNanos, start) - start)) / 1e9
+                )
+                sample.counts = interval.counts
+                if interval.latency.totalCount > 0 {
+                    sample.p50Us = interval.latency.valueAtPercentile(50)
+                    sample.p99Us = interval.latency.valueAtPercentile(99)
+                    sample.maxUs = interval.latency.max
+                    if keepsLatencyBuckets { sample.latencyBuckets = interval.latency.buckets }
+                }
+                return sample
             }
-            state.closed.append(sample)
-            second += 1
+            return (samples, Double(resolution) / 1e9)
         }
     }
 }

@@ -24,15 +24,16 @@ extension BudgetReport {
     public var verdict: String {
         let tally = result.tally
         let pushes = tally.pushes
-        guard pushes > 0 else { return "Budget: no push was accepted, so there is nothing to model." }
+        guard pushes > 0 else { return "No push was accepted, so there is nothing to model." }
         func share(_ count: Int, of total: Int) -> String {
             String(format: "%.1f%%", Double(count) * 100 / Double(max(total, 1)))
         }
-        var sentence = "Budget (\(result.parameters.name) preset, an estimate"
-        if let feed = result.runFeed { sentence += ", \(feed.clock.rawValue) clock" }
-        sentence += "): \(share(tally.count(.shown), of: pushes)) of \(pushes) accepted pushes shown, "
+        var sentence = "\(share(tally.count(.shown), of: pushes)) of \(pushes) accepted pushes shown, "
         sentence += "\(share(tally.count(.throttled), of: pushes)) throttled, "
-        sentence += "\(share(tally.count(.coalesced), of: pushes)) coalesced"
+        sentence += "\(share(tally.count(.coalesced), of: pushes)) coalesced ("
+        sentence += "\(result.parameters.name) preset"
+        if let feed = result.runFeed { sentence += ", \(feed.clock.rawValue) clock" }
+        sentence += "; an estimate)"
         if tally.activitiesThrottled == 0 {
             sentence += "; no activity ran out of priority-10 budget"
         } else {

@@ -155,7 +155,14 @@ public enum SummaryTable {
     private static func outages(_ outages: [Outage]) -> String {
         "nothing answered from "
             + outages.map {
-                "\($0.fromSecond) s to \($0.toSecond) s (\($0.seconds) s: \($0.errored) errored, \($0.timedOut) timed out)"
+                String(
+                    format: "%.2f s to %.2f s (%.2f s: %d errored, %d timed out)",
+                    $0.fromSeconds,
+                    $0.toSeconds,
+                    $0.seconds,
+                    $0.errored,
+                    $0.timedOut
+                )
             }.joined(separator: ", from ")
     }
 

@@ -114,21 +114,23 @@ public enum ReportWriter {
         return table
     }
 
-    /// The per-second series.
-    public static func timeseriesTable(_ timeline: [SecondSample]) -> CSVTable {
+    /// The time series, one row per interval of the run's resolution.
+    public static func timeseriesTable(_ timeline: [TimelineSample]) -> CSVTable {
         var table = CSVTable(columns: [
-            "second", "interval_s", "sent", "succeeded", "rejected", "errored", "timed_out", "completed_per_s",
-            "p50_us",
-            "p99_us", "max_us",
+            "start_s", "interval_s", "sent", "succeeded", "rejected", "errored", "timed_out", "completed_per_s",
+            "succeeded_per_s", "p50_us", "p99_us", "max_us",
         ])
         for sample in timeline {
             let counts = sample.counts
             table.append(
-                [String(sample.second), String(format: "%.3f", sample.intervalSeconds)]
+                [String(format: "%.3f", sample.startSeconds), String(format: "%.3f", sample.intervalSeconds)]
                     + [counts.sent, counts.succeeded, counts.rejected, counts.errored, counts.timedOut].map {
                         String($0)
                     }
-                    + [String(format: "%.1f", sample.completedPerSecond)]
+                    + [
+                        String(format: "%.1f", sample.completedPerSecond),
+                        String(format: "%.1f", sample.succeededPerSecond),
+                    ]
                     + [sample.p50Us, sample.p99Us, sample.maxUs].map { String($0) }
             )
         }

@@ -29,9 +29,10 @@ extension RunSummary {
             return Connection(shard: connection.shard, localPort: connection.localPort, answered: $0.value)
         }
         shard = ShardEntry(index: configuration.shard.index, count: configuration.shard.count)
-        timeseries = result.timeline.map(Second.init)
+        timeseries = result.timeline.map(Interval.init)
+        timeseriesResolutionS = result.timelineResolutionSeconds
         outages = result.outages.map {
-            OutageEntry(fromS: $0.fromSecond, toS: $0.toSecond, errored: $0.errored, timedOut: $0.timedOut)
+            OutageEntry(fromS: $0.fromSeconds, toS: $0.toSeconds, errored: $0.errored, timedOut: $0.timedOut)
         }
         apnsIDMismatches = result.apnsIDMismatches
         engineCPUS = result.engineCPUSeconds
@@ -154,6 +155,7 @@ extension RunSummary {
         result.connectionAttempts = connectionAttempts ?? 0
         result.gaveUpOnTarget = gaveUpOnTarget ?? false
         result.tookEveryEvent = tookEveryEvent ?? true
+        result.timelineResolutionSeconds = timeseriesResolutionS
         return result
     }
 
@@ -284,10 +286,10 @@ extension RunSummary.SerializedHistogram {
     }
 }
 
-extension RunSummary.Second {
-    init(_ sample: SecondSample) {
+extension RunSummary.Interval {
+    init(_ sample: TimelineSample) {
         self.init(
-            second: sample.second,
+            startS: sample.startSeconds,
             intervalS: sample.intervalSeconds,
             counts: RunSummary.Counts(sample.counts),
             p50Us: sample.p50Us,
@@ -297,9 +299,8 @@ extension RunSummary.Second {
         )
     }
 
-    var sample: SecondSample {
-        var sample = SecondSample(second: second)
-        sample.intervalSeconds = intervalS
+    var sample: TimelineSample {
+        var sample = TimelineSample(startSeconds: startS, intervalSeconds: intervalS)
         sample.counts = counts.outcomeCounts
         sample.p50Us = p50Us
         sample.p99Us = p99Us

@@ -8,7 +8,7 @@ import Foundation
 /// optional, so older summaries still read.
 public struct RunSummary: Codable, Sendable {
     /// The schema this build writes and reads.
-    public static let currentSchemaVersion = 1
+    public static let currentSchemaVersion = 2
 
     public var schemaVersion: Int
     public var runID: String
@@ -34,7 +34,9 @@ public struct RunSummary: Codable, Sendable {
     public var latencyHistogramUs: SerializedHistogram
     public var connections: [Connection]
     public var shard: ShardEntry
-    public var timeseries: [Second]
+    public var timeseries: [Interval]
+    /// How long each interval of `timeseries` is, seconds (its last may be shorter).
+    public var timeseriesResolutionS: Double
     public var outages: [OutageEntry]
     public var apnsIDMismatches: Int
     public var engineCPUS: Double
@@ -80,6 +82,7 @@ public struct RunSummary: Codable, Sendable {
         case latencyUs = "latency_us"
         case latencyHistogramUs = "latency_histogram_us"
         case connections, shard, timeseries, outages
+        case timeseriesResolutionS = "timeseries_resolution_s"
         case apnsIDMismatches = "apns_id_mismatches"
         case engineCPUS = "engine_cpu_s"
         case engineCPUUsPerRequest = "engine_cpu_us_per_request"
@@ -160,8 +163,8 @@ public struct RunSummary: Codable, Sendable {
     }
 
     /// One second of the series.
-    public struct Second: Codable, Sendable, Equatable {
-        public var second: Int
+    public struct Interval: Codable, Sendable, Equatable {
+        public var startS: Double
         public var intervalS: Double
         public var counts: Counts
         public var p50Us: UInt64
@@ -171,7 +174,7 @@ public struct RunSummary: Codable, Sendable {
         public var latencyBucketsUs: [[UInt64]]
 
         enum CodingKeys: String, CodingKey {
-            case second
+            case startS = "start_s"
             case intervalS = "interval_s"
             case counts
             case p50Us = "p50_us"
@@ -181,10 +184,10 @@ public struct RunSummary: Codable, Sendable {
         }
     }
 
-    /// Seconds in which nothing was answered.
+    /// Stretches in which nothing was answered.
     public struct OutageEntry: Codable, Sendable, Equatable {
-        public var fromS: Int
-        public var toS: Int
+        public var fromS: Double
+        public var toS: Double
         public var errored: Int
         public var timedOut: Int
 

@@ -19,6 +19,8 @@ enum HTML {
         svg{width:100%;height:auto;max-width:720px;display:block;margin:8px 0}
         .axis{stroke:#333}.grid{stroke:#eee}.band{fill:#fde2e1}.tick{font-size:11px;fill:#444}.label{font-size:12px;fill:#222}.title{font-size:13px;font-weight:600}
         code{background:#f5f5f7;padding:1px 4px;border-radius:4px}
+        .headline{list-style:none;padding:0;margin:12px 0}.headline li{margin:4px 0}.headline b{display:inline-block;min-width:64px;text-transform:uppercase;font-size:11px;letter-spacing:.04em}
+        .clock{background:#e8f1fb;border-left:3px solid #0a66c2;padding:6px 10px}
         @media print{body{margin:0}.card{break-inside:avoid}}
         </style></head><body>
         \(body)</body></html>

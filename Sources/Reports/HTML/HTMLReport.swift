@@ -47,6 +47,7 @@ public struct HTMLReport {
             <h1>PushBench run \(HTML.escape(context.runID))</h1>
             <div class="sub">\(HTML.escape(context.targetDescription)) · \(HTML.escape(result.mode.rawValue.replacingOccurrences(of: "_", with: " "))) · started \(HTML.escape(Self.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s\(result.interrupted ? " · <b class=\"bad\">interrupted</b>" : "")</div>
             \(failure ?? "")
+            \(headline)
             <div class="cards">
             <div class="card"><b>\(String(format: "%.0f", result.successesPerSecond))</b><span>successes per second</span></div>
             <div class="card"><b>\(String(format: "%.0f", result.throughputPerSecond))</b><span>attempts per second</span></div>
@@ -97,8 +98,12 @@ public struct HTMLReport {
         )
 
         html += "<h2>Over time</h2>"
+        html += "<p class=\"sub\">\(result.timeline.count) intervals of \(Self.span(result.timelineResolutionSeconds)) "
+        html += "each, the resolution this run's length calls for; each interval's percentiles come from its own "
+        html += "histogram.</p>"
         let outages = result.outages
-        let bands = outages.map { (from: Double($0.fromSecond), to: Double($0.toSecond), label: "outage") }
+        let bands = outages.map { (from: $0.fromSeconds, to: $0.toSeconds, label: "outage") }
+        let ended = result.counts.completed > 0 ? result.timeline : []
         html += LineChart(
             title: "Completed and succeeded requests per second",
             xLabel: "seconds since start",
@@ -107,24 +112,25 @@ public struct HTMLReport {
                 .init(
                     name: "completed/s",
                     color: "#0a66c2",
-                    points: result.timeline.map { (Double($0.second), $0.completedPerSecond) }
+                    points: ended.map { ($0.startSeconds, $0.completedPerSecond) }
                 ),
                 .init(
                     name: "succeeded/s",
                     color: "#1a7f37",
-                    points: result.timeline.map { (Double($0.second), $0.succeededPerSecond) }
+                    points: ended.map { ($0.startSeconds, $0.succeededPerSecond) }
                 ),
             ],
-            bands: bands
+            bands: bands,
+            emptyReason: "no request ended, so there is no throughput to plot"
         ).render()
         if !outages.isEmpty {
             html +=
-                "<p class=\"bad\">The target answered nothing for \(outages.map(\.seconds).reduce(0, +)) s (shaded): every request that ended then failed below HTTP or timed out.</p>"
+                "<p class=\"bad\">The target answered nothing for \(String(format: "%.2f", outages.map(\.seconds).reduce(0, +))) s (shaded): every request that ended then failed below HTTP or timed out.</p>"
             html += HTML.table(
                 "Outages",
                 outages.map {
                     (
-                        "\($0.fromSecond) s to \($0.toSecond) s",
+                        String(format: "%.2f s to %.2f s", $0.fromSeconds, $0.toSeconds),
                         "\($0.errored) errored, \($0.timedOut) timed out"
                     )
                 },
@@ -133,21 +139,22 @@ public struct HTMLReport {
         }
         let answered = result.timeline.filter { $0.p50Us > 0 }
         html += LineChart(
-            title: "Latency per second (answered requests)",
+            title: "Latency per interval (answered requests)",
             xLabel: "seconds since start",
             yLabel: "ms",
             series: [
                 .init(
                     name: "p50",
                     color: "#1a7f37",
-                    points: answered.map { (Double($0.second), Double($0.p50Us) / 1000) }
+                    points: answered.map { ($0.startSeconds, Double($0.p50Us) / 1000) }
                 ),
                 .init(
                     name: "p99",
                     color: "#c62828",
-                    points: answered.map { (Double($0.second), Double($0.p99Us) / 1000) }
+                    points: answered.map { ($0.startSeconds, Double($0.p99Us) / 1000) }
                 ),
-            ]
+            ],
+            emptyReason: "no request was answered, so there is no latency to plot"
         ).render()
 
         html += "<h2>Latency percentile spectrum</h2>"
@@ -228,6 +235,16 @@ public struct HTMLReport {
         return HTML.page(title: "PushBench run \(context.runID)", body: html)
     }
 
+    /// The first screen: one sentence per question the run was for.
+    private var headline: String {
+        let lines = RunHeadline(result, server: context.serverCounts, budget: budget).lines
+        return "<ul class=\"headline\">"
+            + lines.map { line in
+                let mark = line.good.map { $0 ? " class=\"ok\"" : " class=\"bad\"" } ?? ""
+                return "<li><b\(mark)>\(HTML.escape(line.topic))</b> \(HTML.escape(line.sentence))</li>"
+            }.joined() + "</ul>"
+    }
+
     private func spectrumChart() -> String {
         LineChart.spectrum(
             title: "Latency by percentile",
@@ -235,6 +252,13 @@ public struct HTMLReport {
             divisor: 1000,
             series: [("latency", "#6a1b9a", result.latency)]
         ).render()
+    }
+
+    /// A resolution as a reader says it: `10 ms`, `1 s`, `1 min`.
+    static func span(_ seconds: Double) -> String {
+        if seconds < 1 { return String(format: "%.0f ms", seconds * 1000) }
+        if seconds < 60 { return String(format: "%g s", seconds) }
+        return String(format: "%g min", seconds / 60)
     }
 
     private static func utc(_ unix: Double) -> String {

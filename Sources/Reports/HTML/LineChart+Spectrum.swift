@@ -27,6 +27,7 @@ extension LineChart {
                 return Series(name: name, color: color, points: points)
             }
         )
+        chart.emptyReason = "nothing was recorded"
         chart.xTicks = [(0, "0%"), (1, "90%"), (2, "99%"), (3, "99.9%"), (4, "99.99%"), (5, "99.999%")]
         return chart
     }

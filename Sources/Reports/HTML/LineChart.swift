@@ -16,6 +16,8 @@ struct LineChart {
     var xTicks: [(x: Double, label: String)] = []
     /// Stretches of x to shade behind the lines, each with a label (an outage, say).
     var bands: [(from: Double, to: Double, label: String)] = []
+    /// Why there is nothing to plot, said instead of a chart with no points.
+    var emptyReason = "nothing to plot"
 
     private let width = 720.0
     private let height = 260.0
@@ -26,13 +28,14 @@ struct LineChart {
 
     func render() -> String {
         let all = series.flatMap(\.points)
-        guard !all.isEmpty else {
-            return "<p class=\"empty\">\(HTML.escape(title)): no data.</p>"
+        guard let largest = all.map(\.y).max() else {
+            return "<p class=\"empty\">\(HTML.escape(title)): \(HTML.escape(emptyReason)).</p>"
         }
-        let minX = all.map(\.x).min()!
-        let maxX = max(all.map(\.x).max()!, minX + 1e-9)
         // An all-zero series still gets a readable 0-to-1 axis.
-        let highest = all.map(\.y).max()! > 0 ? all.map(\.y).max()! : 1
+        let highest = largest > 0 ? largest : 1
+        let minX = all.map(\.x).min()!
+        // A single point still gets an axis a unit wide to stand on.
+        let maxX = max(all.map(\.x).max()!, minX + (all.count == series.count ? 1 : 1e-9))
         let yStep = Self.niceStep(highest / 4)
         let maxY = (highest / yStep).rounded(.up) * yStep
         let plotWidth = width - left - right
@@ -76,6 +79,9 @@ struct LineChart {
         for (index, line) in series.enumerated() {
             let points = line.points.map { "\(q2(px($0.x))),\(q2(py($0.y)))" }.joined(separator: " ")
             svg += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"1.8\" points=\"\(points)\"/>\n"
+            if line.points.count == 1, let point = line.points.first {
+                svg += "<circle cx=\(q(px(point.x))) cy=\(q(py(point.y))) r=\"3\" fill=\"\(line.color)\"/>\n"
+            }
             let legendX = width - right - 150
             let legendY = top + 4 + Double(index) * 16
             svg += "<rect x=\(q(legendX)) y=\(q(legendY)) width=\"12\" height=\"3\" fill=\"\(line.color)\"/>"
