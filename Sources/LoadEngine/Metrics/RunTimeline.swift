@@ -135,11 +135,14 @@ final class RunTimeline: Sendable {
         }
     }
 
-    /// The series, and its resolution in seconds; complete once every worker has finished.
+    /// The series up to its last interval in which anything was sent or ended, and its
+    /// resolution in seconds; complete once every worker has finished.
     var samples: (samples: [TimelineSample], resolutionSeconds: Double) {
         state.withLock { state in
             let resolution = state.resolution
-            let count = max(state.intervals.count, Int((state.endNanos + resolution - 1) / resolution))
+            // Intervals after the last one anything happened in hold only the workers' shutdown:
+            // charted, they would look like a collapse at the end.
+            let count = state.intervals.lastIndex { $0.counts != OutcomeCounts() }.map { $0 + 1 } ?? 0
             let samples = (0..<count).map { index in
                 let interval = index < state.intervals.count ? state.intervals[index] : Interval()
                 let start = UInt64(index) * resolution
