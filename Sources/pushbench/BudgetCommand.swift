@@ -180,6 +180,7 @@ struct BudgetCommand: ParsableCommand {
         let trap = InterruptTrap { stop.set() }
         defer { _ = trap }
         let (parameters, source) = try parameters()
+        try OutputPath.ensureFolder(reportsDir, flag: "--reports-dir")
         let (result, recommendations, simulation) =
             try traffic.map { try replay($0, parameters) } ?? simulate(parameters, stop: stop)
         let report = BudgetReport(
@@ -228,6 +229,7 @@ struct BudgetCommand: ParsableCommand {
         stop: StopFlag
     ) throws -> (BudgetResult, BudgetRecommendations?, BudgetSimulation?) {
         let loaded = try ScenariosCommand.load(scenario, activities: activities, seed: seed)
+        try MemoryCheck.ensureBudgetModel(of: loaded.activities, needing: "the budget model", advice: "give fewer")
         let simulation = BudgetSimulation(
             scenario: loaded,
             parameters: parameters,

@@ -61,6 +61,9 @@ struct CompareCommand: ParsableCommand {
     var junit: String?
 
     func run() throws {
+        for case let (path?, flag) in [(markdown, "--markdown"), (junit, "--junit")] {
+            try OutputPath.ensureFile(path, flag: flag)
+        }
         let comparison: RunComparison
         do {
             let (baseline, current) = try sides()
@@ -69,20 +72,19 @@ struct CompareCommand: ParsableCommand {
                 current: try current.map(RunFigures.init(contentsOf:)),
                 thresholds: try thresholds()
             )
-            for (path, text) in [(markdown, comparison.markdown), (junit, comparison.junitXML)] {
-                guard let path else { continue }
-                do {
-                    try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-                } catch {
-                    throw ComparisonError("cannot write \(path): \(error.localizedDescription)")
-                }
-            }
         } catch {
-            Console.err("pushbench: error: \(error)")
-            throw ExitCode(2)
+            throw CommandLineError("\(error)")
+        }
+        for (path, text) in [(markdown, comparison.markdown), (junit, comparison.junitXML)] {
+            guard let path else { continue }
+            do {
+                try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            } catch {
+                throw CommandLineError.runtime("cannot write \(path): \(error.localizedDescription)")
+            }
         }
         Console.out(String(comparison.text.dropLast()))
-        if !comparison.passed { throw ExitCode(1) }
+        if !comparison.passed { throw ExitCode(ExitStatus.gateFailed) }
     }
 
     /// The runs of each side, from the arguments or the repeatable options.

@@ -85,6 +85,8 @@ struct HotpathCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let json { try OutputPath.ensureFile(json, flag: "--json") }
+        if let csv { try OutputPath.ensureFile(csv, flag: "--csv") }
         let threadCounts = Array(1...threads)
         let sweep = HotPathSweep(key: try ES256PrivateKey(), seconds: seconds, only: only)
         let openssl = measureOpenSSL(threadCounts)

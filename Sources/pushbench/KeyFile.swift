@@ -1,14 +1,11 @@
 import Foundation
 import Wire
+import Workload
 
 /// Reads key and certificate files with errors that name the file and never echo its contents.
 enum KeyFile {
     static func read(_ path: String, what: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            throw CommandLineError("cannot read \(what) \(path): \(reason)")
-        }
-        return Array(data)
+        try InputFile.bytes(path, what: what)
     }
 
     static func signingKey(_ path: String) throws -> ES256PrivateKey {

@@ -46,6 +46,7 @@ struct MergeCommand: ParsableCommand {
 
     func run() throws {
         let baselineFigures = try baseline.figures()
+        try OutputPath.ensureFolder(output, flag: "--output")
         var shards: [RunResult] = []
         var firstContext: RunContext? = nil
         for path in results {
@@ -83,7 +84,7 @@ struct MergeCommand: ParsableCommand {
             )
             Console.out("report: \(written.htmlPath)")
         } catch {
-            throw CommandLineError("\(error) (the summary above is complete)")
+            throw CommandLineError.runtime("\(error) (the summary above is complete)")
         }
         if let server = context.serverCounts, !ServerCheck(result: merged, server: server).matches {
             throw CommandLineError("the merged books disagree with the mock's /stats (see the summary above)")

@@ -325,7 +325,7 @@ struct MockCommand: ParsableCommand {
             do {
                 keys += try ProviderKeyFile.load(path)
             } catch {
-                throw CommandLineError("keys file \(error)")
+                throw CommandLineError("\(error)")
             }
         }
         var identity: TLSIdentity? = nil
@@ -335,13 +335,9 @@ struct MockCommand: ParsableCommand {
                 privateKeyPEM: try KeyFile.read(tlsKey, what: "TLS key")
             )
         }
-        if let report {
-            do {
-                try FileManager.default.createDirectory(atPath: report, withIntermediateDirectories: true)
-            } catch {
-                throw CommandLineError("cannot create the report folder \(report): \(error.localizedDescription)")
-            }
-        }
+        if let report { try OutputPath.ensureFolder(report, flag: "--report") }
+        if let record { try OutputPath.ensureFile(record, flag: "--record") }
+        if let certOut { try OutputPath.ensureFile(certOut, flag: "--cert-out") }
         let recording = record ?? report.map { ($0 as NSString).appendingPathComponent("traffic.csv") }
         let recorder = try recording.map { path in
             do {
@@ -383,7 +379,7 @@ struct MockCommand: ParsableCommand {
                 )
             )
         } catch {
-            throw CommandLineError("the mock could not start: \(error)")
+            throw CommandLineError.runtime("the mock could not start: \(error)")
         }
         if let certOut {
             do {
@@ -442,7 +438,7 @@ struct MockCommand: ParsableCommand {
                 let traffic = TrafficReport(records: try TrafficFile.read(recording), source: recording)
                 Console.out("traffic report: \(try traffic.write(to: report))")
             } catch {
-                throw CommandLineError("the traffic report could not be written: \(error)")
+                throw CommandLineError.runtime("the traffic report could not be written: \(error)")
             }
         }
     }

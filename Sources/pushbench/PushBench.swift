@@ -1,4 +1,5 @@
 import ArgumentParser
+import Workload
 
 #if canImport(Glibc)
 import Glibc
@@ -12,8 +13,13 @@ struct PushBench: ParsableCommand {
         abstract: "Load-test and measure the sender side of iOS Live Activity pushes over APNs.",
         discussion: """
             With no arguments, `pushbench run` starts an embedded mock APNs on loopback (HTTP/2 over TLS), \
-            sends 100,000 Live Activity updates signed with a fresh ES256 key, and writes a report \
-            to Reports/<run-id>/.
+            sends a football final's 107,000 Live Activity pushes signed with a fresh ES256 key, and writes a \
+            report to Reports/<run-id>/.
+
+            Exit statuses, the same for every command: 0 success; 1 a gate failed (compare); \
+            2 bad input (a missing, folder or malformed file, an unwritable output path, a count too large for \
+            memory); 3 a run in which no push succeeded; 4 a failure while working (the mock could not start, a \
+            report could not be written); 64 a malformed command line; 130 and 143 after Ctrl-C and SIGTERM.
             """,
         subcommands: [
             RunCommand.self, MockCommand.self, TokensCommand.self, ScenariosCommand.self, BudgetCommand.self,
@@ -21,25 +27,47 @@ struct PushBench: ParsableCommand {
         ]
     )
 
-    /// Runs the command, and reports every failure as one line on stderr with a non-zero exit:
-    /// a usage dump or a stack trace helps nobody who mistyped an option or a path.
+    /// Runs the command, and reports every failure as one line on stderr with the exit status
+    /// of `ExitStatus`'s table: a usage dump or a stack trace helps nobody who mistyped an
+    /// option or a path.
     static func main() {
         do {
+            try checkHelpTopic()
             var command = try parseAsRoot()
             try command.run()
         } catch {
             let code = exitCode(for: error)
             let message = message(for: error)
             if code == .success || message.isEmpty {
-                exit(withError: error)  // --help, or an exit status with nothing to say
+                exit(withError: error)  // --help, --version, or an exit status with nothing to say
             }
             let names = configuration.subcommands.map { $0._commandName }
             let subcommand = CommandLine.arguments.dropFirst().first { names.contains($0) }
             let help = (["pushbench"] + (subcommand.map { [$0] } ?? []) + ["--help"]).joined(separator: " ")
             Console.err("pushbench: error: \(message) (see '\(help)')")
-            // compare is a CI gate: 1 means a regression, so any bad input is 2.
-            if subcommand == CompareCommand._commandName { Glibc.exit(2) }
-            Glibc.exit(code.rawValue == 0 ? 1 : code.rawValue)
+            Glibc.exit(status(of: error, parserCode: code.rawValue))
+        }
+    }
+
+    /// `pushbench help NAME` for a NAME that is no command: the parser would print the general
+    /// help and succeed, and a script would never learn it asked for nothing.
+    private static func checkHelpTopic() throws {
+        let arguments = CommandLine.arguments.dropFirst()
+        guard arguments.first == "help", let topic = arguments.dropFirst().first else { return }
+        let names = configuration.subcommands.map { $0._commandName }
+        guard names.contains(topic) || topic.hasPrefix("-") else {
+            throw ValidationError("no command '\(topic)'; the commands are \(names.joined(separator: ", "))")
+        }
+    }
+
+    /// The exit status of a failure: its own when it has one, usage for the parser's complaints,
+    /// and bad input for the library's errors (a malformed scenario, a bad key).
+    private static func status(of error: Error, parserCode: Int32) -> Int32 {
+        switch error {
+        case let error as CommandLineError: error.status
+        case is InputFileError: ExitStatus.badInput
+        case let error as ExitCode: error.rawValue
+        default: parserCode == ExitCode.validationFailure.rawValue ? ExitStatus.usage : ExitStatus.badInput
         }
     }
 }

@@ -46,10 +46,11 @@ struct RunCommand: ParsableCommand {
             SIGTERM, sending stops and pushes in flight get 2 s more; those still open then are counted as timed \
             out, so every stop is bounded and the books still balance.
 
-            Exit status: 0 when pushes succeeded and the books balance; 1 for bad input or a failure to start or \
-            write the report; 3 when the run ended but no push succeeded (every one refused, untrusted, failed or \
-            timed out: the report says why); 64 for a malformed command line; 130 after Ctrl-C, 143 after SIGTERM \
-            (the report is still written).
+            Exit status: 0 when pushes succeeded and the books balance; 2 for bad input, checked before sending \
+            (a missing or malformed file, an unwritable --reports-dir, too many --activities for memory); 3 when \
+            the run ended but no push succeeded (every one refused, untrusted, failed or timed out: the report \
+            says why); 4 when the mock could not start or the report could not be written; 64 for a malformed \
+            command line; 130 after Ctrl-C, 143 after SIGTERM (the report is still written).
 
               pushbench run --activities 2000 --threads 2
               pushbench run --scenario football --activities 10000 --time-scale 120 --budget-preset conservative
@@ -331,9 +332,8 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--retry-backoff-ms must be positive")
         }
         guard warmup >= 0 && warmup.isFinite else { throw ValidationError("--warmup must be 0 or more seconds") }
-        guard connections > 0, streams > 0 else {
-            throw ValidationError("--connections and --streams must be at least 1")
-        }
+        guard connections > 0 else { throw ValidationError("--connections \(connections): must be at least 1") }
+        guard streams > 0 else { throw ValidationError("--streams \(streams): must be at least 1") }
         guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1 to 64") }
         guard connections >= threads else {
             throw ValidationError("--connections must be at least --threads: each worker owns its connections")
@@ -403,6 +403,14 @@ struct RunCommand: ParsableCommand {
             activities: activities ?? realTokens?.count ?? 1000,
             seed: seed
         )
+        if !noBudget {
+            try MemoryCheck.ensureBudgetModel(
+                of: workload.activities,
+                needing: "the budget model of the accepted pushes",
+                advice: "give fewer, share them out with --shard, or add --no-budget"
+            )
+        }
+        if !dryRun { try OutputPath.ensureFolder(reportsDir, flag: "--reports-dir") }
 
         var load = LoadConfiguration(
             transport: .init(
@@ -474,7 +482,7 @@ struct RunCommand: ParsableCommand {
             outcome = try session.run(stop: stop, notice: { Console.err($0) }, progress: { display.show($0) })
         } catch {
             display.finish()
-            throw CommandLineError("\(error)")
+            throw CommandLineError.runtime("\(error)")
         }
         display.finish()
         let result = outcome.result
@@ -511,7 +519,7 @@ struct RunCommand: ParsableCommand {
             )
             Console.out("report: \(written.htmlPath)")
         } catch {
-            throw CommandLineError("\(error) (the summary above is complete)")
+            throw CommandLineError.runtime("\(error) (the summary above is complete)")
         }
         if let signal = trap.signal { throw ExitCode(ExitStatus.interrupted(by: signal)) }
         if !result.counts.isBalanced { throw CommandLineError("internal error: the run's books do not balance") }
@@ -530,19 +538,25 @@ struct RunCommand: ParsableCommand {
         )
     }
 
-    /// The pacing the options ask for; a bad profile is one clear line.
+    /// The pacing the options ask for; a bad profile is one clear line, with the line number
+    /// when it is a file's.
     private func pacing() throws -> Pacing {
         if let timeScale { return .scenarioTime(scale: timeScale) }
         if let burst, let kind = EventKind(rawValue: burst) { return .burst(kind) }
         if let rate { return try .constantRate(perSecond: rate) }
         guard let rateProfile else { return .closedLoop }
-        let text =
-            FileManager.default.fileExists(atPath: rateProfile)
-            ? String(decoding: try KeyFile.read(rateProfile, what: "rate profile"), as: UTF8.self) : rateProfile
+        guard FileManager.default.fileExists(atPath: rateProfile) || rateProfile.contains(":") else {
+            throw CommandLineError(
+                "--rate-profile \(rateProfile): no such file, and not a profile of SECONDS:RATE points either"
+            )
+        }
+        let isFile = FileManager.default.fileExists(atPath: rateProfile)
+        let text = isFile ? try InputFile.text(rateProfile, what: "--rate-profile") : rateProfile
         do {
             return .rate(try RateProfile(parsing: text))
         } catch {
-            throw CommandLineError("--rate-profile \(rateProfile): \(error)")
+            let line = error.line.map { isFile ? ":\($0)" : "" } ?? ""
+            throw CommandLineError("--rate-profile \(rateProfile)\(line): \(error.message)")
         }
     }
 }

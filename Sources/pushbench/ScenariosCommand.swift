@@ -40,12 +40,7 @@ struct ScenariosCommand: ParsableCommand {
     /// Finds a scenario by built-in name or file path.
     static func load(_ nameOrPath: String) throws -> Scenario {
         if FileManager.default.fileExists(atPath: nameOrPath) {
-            let text: String
-            do {
-                text = try String(contentsOfFile: nameOrPath, encoding: .utf8)
-            } catch {
-                throw CommandLineError("cannot read \(nameOrPath): \(error.localizedDescription)")
-            }
+            let text = try InputFile.text(nameOrPath, what: "scenario")
             do {
                 return try Scenario(parsing: text)
             } catch {

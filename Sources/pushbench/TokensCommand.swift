@@ -71,11 +71,16 @@ struct TokensCommand: ParsableCommand {
         var status = stat()
         let removable = !toStdout && fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
         let start = DispatchTime.now().uptimeNanoseconds
+        let trap = InterruptTrap {}
         do {
-            try write(range, of: tokens, to: descriptor, removesOnFailure: removable)
+            try write(range, of: tokens, to: descriptor, removesOnFailure: removable, stopping: { trap.signal })
         } catch {
             if !toStdout { close(descriptor) }
             if removable { unlink(output) }
+            if let signal = trap.signal {
+                Console.err("pushbench: \(error)")
+                throw ExitCode(ExitStatus.interrupted(by: signal))
+            }
             throw error
         }
         if !toStdout {
@@ -102,12 +107,14 @@ struct TokensCommand: ParsableCommand {
         }
     }
 
-    /// Writes the tokens in chunks of about 4 MiB, one buffer reused.
+    /// Writes the tokens in chunks of about 4 MiB, one buffer reused, until `stopping` names a
+    /// signal (Ctrl-C, SIGTERM): then it throws, and the caller removes the incomplete file.
     private func write(
         _ range: Range<Int>,
         of tokens: TokenSet,
         to descriptor: Int32,
-        removesOnFailure: Bool
+        removesOnFailure: Bool,
+        stopping: () -> Int32?
     ) throws {
         let record = format.recordLength(of: tokens)
         let perChunk = max(1, (4 << 20) / record)
@@ -115,6 +122,12 @@ struct TokensCommand: ParsableCommand {
         defer { buffer.deallocate() }
         var next = range.lowerBound
         while next < range.upperBound {
+            if stopping() != nil {
+                throw CommandLineError(
+                    "interrupted after \(next - range.lowerBound) of \(range.count) tokens"
+                        + (removesOnFailure ? "; the incomplete file \(output) was removed" : "")
+                )
+            }
             let chunk = next..<min(range.upperBound, next + perChunk)
             format.write(chunk, of: tokens, to: buffer.baseAddress!)
             var pending = UnsafeRawBufferPointer(rebasing: buffer[0..<(chunk.count * record)])

@@ -40,12 +40,12 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertFalse(output.stdout.contains("eyJ") || output.stderr.contains("eyJ"), "no JWT printed")
     }
 
-    func testAnUnwritableReportFolderStillPrintsTheSummaryAndFails() throws {
+    func testAnUnwritableReportFolderIsRefusedBeforeTheRun() throws {
         let blocker = try directory.write("not-a-folder", Array("x".utf8))
         let output = try pushbench.run(["run", "--requests", "200", "--reports-dir", blocker + "/reports"])
-        assertCleanFailure(output, mentions: "could not write")
-        XCTAssertTrue(output.stderr.contains("the summary above is complete"), output.stderr)
-        XCTAssertTrue(output.stdout.contains("succeeded      200"), output.stdout)
+        XCTAssertEqual(output.status, 2, output.stderr)
+        assertCleanFailure(output, mentions: "--reports-dir \(blocker)/reports: \(blocker) is a file, not a folder")
+        XCTAssertFalse(output.stdout.contains("succeeded"), "nothing was sent: \(output.stdout)")
     }
 
     /// A disk that fills while the report is written: a 16 KiB tmpfs, mounted where the machine
@@ -172,6 +172,24 @@ final class CommandLineTests: PushbenchTestCase {
         mock.interrupt()
         XCTAssertEqual(mock.waitForExit(), 0)
         XCTAssertTrue(mock.output.contains("stopped: 1 pushes answered"), mock.output)
+    }
+
+    /// Clients that close without TLS close_notify (curl, h2load, PushBench's own) did nothing
+    /// wrong: the mock's connection errors stay empty after them, so a real one stands out.
+    func testCleanlyClosedConnectionsAreNoConnectionErrors() throws {
+        let curl = try XCTUnwrap(ExternalProgram.onPath("curl"))
+        let (mock, origin, certificate) = try startMock([])
+        let run = try pushbench.run([
+            "run", "--endpoint", origin, "--ca-file", certificate, "--requests", "20", "--no-budget",
+            "--reports-dir", directory.file("runs"),
+        ])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        _ = try curl.run(["-sS", "--http2", "--cacert", certificate, "\(origin)/stats"])
+        let stats = try curl.run(["-sS", "--http2", "--cacert", certificate, "\(origin)/stats"])
+        XCTAssertTrue(stats.stdout.contains(#""pushes":20"#), stats.stdout)
+        XCTAssertTrue(stats.stdout.contains(#""connection_errors":{}"#), stats.stdout)
+        mock.interrupt()
+        XCTAssertEqual(mock.waitForExit(), 0)
     }
 
     /// A sender pointed at `mock --report`: when the mock stops, the folder holds the server's

@@ -75,12 +75,13 @@ final class CompareCommandTests: PushbenchTestCase {
             (["compare", baseline, slower, "--max-p99-rise", "ten"], "--max-p99-rise 'ten': expected a percentage"),
             (["compare", baseline], "give BASELINE CURRENT: two runs, not 1"),
             (["compare", baseline, thresholds], "schema_version is not 2"),
-            (["compare", baseline, slower, "--no-such-flag"], "no-such-flag"),
         ]
         for (arguments, message) in badInputs {
             let output = try pushbench.run(arguments)
             XCTAssertEqual(output.status, 2, "\(arguments): \(output.stderr)")
             XCTAssertTrue(output.stderr.contains(message), "\(arguments): \(output.stderr)")
         }
+        let malformed = try pushbench.run(["compare", baseline, slower, "--no-such-flag"])
+        XCTAssertEqual(malformed.status, 64, "a malformed command line is a usage error: \(malformed.stderr)")
     }
 }

@@ -68,12 +68,12 @@ final class ProviderKeyFileTests: XCTestCase {
         for (json, message) in cases {
             XCTAssertThrowsError(try load(json), json) { error in
                 let text = "\(error)"
-                XCTAssertTrue(text.hasPrefix(directory.file("keys.json") + ": "), text)
+                XCTAssertTrue(text.hasPrefix("keys file " + directory.file("keys.json") + ": "), text)
                 XCTAssertTrue(text.contains(message), "\(json): \(text)")
             }
         }
         XCTAssertThrowsError(try ProviderKeyFile.load(directory.file("absent.json"))) { error in
-            XCTAssertEqual("\(error)", directory.file("absent.json") + ": no such file")
+            XCTAssertEqual("\(error)", "keys file " + directory.file("absent.json") + ": no such file")
         }
     }
 }

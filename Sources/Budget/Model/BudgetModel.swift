@@ -79,6 +79,13 @@ public struct BudgetModel: ~Copyable {
         static let stride = 13
     }
 
+    /// The memory the model holds per activity (and its device), bytes: what a caller checks a
+    /// count against before allocating millions of them.
+    public static var bytesPerActivity: Int {
+        MemoryLayout<ActivityBudget>.stride + 3 * MemoryLayout<Int64>.stride + MemoryLayout<Double>.stride
+            + MemoryLayout<Bool>.stride + MemoryLayout<Double>.stride + MemoryLayout<Int64>.stride
+    }
+
     /// Creates the model of `activities` and `devices`.
     ///
     /// - Parameters:

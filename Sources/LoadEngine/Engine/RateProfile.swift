@@ -39,16 +39,22 @@ public struct RateProfile: Sendable, Equatable {
     public init(parsing text: String) throws(RateProfileError) {
         var points: [(Double, Double)] = []
         // `t:rate,t:rate` on a line, or a file's `t,rate` lines.
-        let items = text.split(separator: "\n").flatMap { line in
-            line.contains(":") ? line.split(separator: ",") : [line]
-        }
-        for item in items where !item.allSatisfy(\.isWhitespace) {
-            let fields = item.split(whereSeparator: { $0 == ":" || $0 == "," || $0 == " " }).map(String.init)
-            if fields.count == 2, fields[0].lowercased() == "seconds" { continue }  // a file's header line
-            guard fields.count == 2, let seconds = Double(fields[0]), let rate = Double(fields[1]) else {
-                throw RateProfileError("'\(item)' is not SECONDS:RATE")
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (number, line) in lines.enumerated() {
+            for item in line.contains(":") ? line.split(separator: ",") : [line]
+            where !item.allSatisfy(\.isWhitespace) {
+                let fields = item.split(whereSeparator: { $0 == ":" || $0 == "," || $0 == " " || $0 == "\r" })
+                    .map(String.init)
+                if fields.count == 2, fields[0].lowercased() == "seconds" { continue }  // a file's header line
+                guard fields.count == 2, let seconds = Double(fields[0]), let rate = Double(fields[1]) else {
+                    let shown = String(item.filter { !$0.isNewline })
+                    throw RateProfileError(
+                        "'\(shown)' is not SECONDS:RATE (or a SECONDS,RATE line)",
+                        line: lines.count > 1 ? number + 1 : nil
+                    )
+                }
+                points.append((seconds, rate))
             }
-            points.append((seconds, rate))
         }
         try self.init(points: points)
     }
@@ -101,9 +107,14 @@ public struct RateProfile: Sendable, Equatable {
 /// A rate profile that cannot be used, in words.
 public struct RateProfileError: Error, CustomStringConvertible {
     /// What is wrong.
-    public let description: String
+    public let message: String
+    /// The line of a multi-line profile (a file's) it is wrong on, from 1.
+    public let line: Int?
 
-    init(_ description: String) {
-        self.description = description
+    init(_ message: String, line: Int? = nil) {
+        self.message = message
+        self.line = line
     }
+
+    public var description: String { line.map { "line \($0): \(message)" } ?? message }
 }

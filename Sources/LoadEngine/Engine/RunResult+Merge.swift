@@ -103,6 +103,12 @@ extension RunResult {
                 )
             }
         }
+        if count == 1 && shards.count > 1 {
+            throw MergeError(
+                description: "these are \(shards.count) whole runs, not the shards of one: merge adds up the "
+                    + "summaries of `pushbench run --shard i/N` (compare sets two whole runs side by side)"
+            )
+        }
         let indices = shards.map(\.configuration.shard.index)
         if let twice = Set(indices).first(where: { index in indices.filter { $0 == index }.count > 1 }) {
             throw MergeError(description: "shard \(twice)/\(count) is given twice")

@@ -1,5 +1,6 @@
 import Foundation
 import Wire
+import Workload
 
 /// The signing keys a mock accepts, read from a JSON file (`pushbench mock --keys FILE`), so one
 /// mock can play a team with several keys of different scopes:
@@ -24,14 +25,18 @@ public enum ProviderKeyFile {
     /// - Throws: `ProviderKeyFileError` naming the file, the entry and what is wrong; never the
     ///   content of a key.
     public static func load(_ path: String) throws -> [ProviderKey] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            throw ProviderKeyFileError("\(path): \(reason)")
+        let data: Data
+        do {
+            data = Data(try InputFile.bytes(path, what: "keys file"))
+        } catch {
+            throw ProviderKeyFileError(error.description)
         }
         guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
             let entries = root["keys"] as? [Any], !entries.isEmpty
         else {
-            throw ProviderKeyFileError(#"\#(path): expected a JSON object {"keys": [...]} with at least one key"#)
+            throw ProviderKeyFileError(
+                #"keys file \#(path): expected a JSON object {"keys": [...]} with at least one key"#
+            )
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         var keys: [ProviderKey] = []
@@ -43,7 +48,7 @@ public enum ProviderKeyFile {
                 }
                 keys.append(key)
             } catch let error as ProviderKeyFileError {
-                throw ProviderKeyFileError("\(path): key \(index + 1): \(error)")
+                throw ProviderKeyFileError("keys file \(path): key \(index + 1): \(error)")
             }
         }
         return keys

@@ -1,5 +1,6 @@
 import Foundation
 import Wire
+import Workload
 
 extension FaultPlan {
     private static let fields: Set<String> = [
@@ -30,9 +31,11 @@ extension FaultPlan {
     /// stops (`goaway` and `reset` happen once, to the connections open then).
     /// - Throws: `MockFaultError` naming the file, the field and what is wrong.
     public static func load(_ path: String) throws -> FaultPlan {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
-            throw MockFaultError("\(path): \(reason)")
+        let data: Data
+        do {
+            data = Data(try InputFile.bytes(path, what: "faults file"))
+        } catch {
+            throw MockFaultError(error.description)
         }
         guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw MockFaultError("\(path): expected a JSON object of faults")

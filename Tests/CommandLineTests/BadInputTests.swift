@@ -1,0 +1,116 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Every bad input a user has hit, as a table: each ends before any work in one line that names
+/// the flag, the value and what is wrong, with the exit status of the README's table, and no
+/// Foundation error text or crash report.
+final class BadInputTests: PushbenchTestCase {
+    private struct Case {
+        let arguments: [String]
+        let status: Int32
+        let message: String
+    }
+
+    func testEachBadInputIsOneLineWithItsExitStatus() throws {
+        let binary = try directory.write("binary.yaml", (0..<200).map { UInt8(($0 * 37) % 256) })
+        let folder = directory.file("a-folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let plainFile = try directory.write("a-file", Array("x\n".utf8))
+        let badProfile = try directory.write("profile.csv", Array("seconds,rate\n0,100\n30,abc\n".utf8))
+        let binaryProfile = try directory.write("binary.csv", Array("0,100\n\u{1}\u{2},5\n".utf8))
+        let cases = [
+            Case(
+                arguments: ["run", "--activities", "1000000000"],
+                status: 2,
+                message: "--activities 1000000000: the budget model of the accepted pushes needs about"
+            ),
+            Case(
+                arguments: ["budget", "--activities", "99999999999"],
+                status: 2,
+                message: "--activities 99999999999: the budget model needs about"
+            ),
+            Case(
+                arguments: ["run", "--reports-dir", plainFile + "/sub", "--requests", "10"],
+                status: 2,
+                message: "--reports-dir \(plainFile)/sub: \(plainFile) is a file, not a folder"
+            ),
+            Case(
+                arguments: ["hotpath", "--json", folder],
+                status: 2,
+                message: "--json \(folder) is a folder, not a file"
+            ),
+            Case(
+                arguments: ["run", "--scenario", binary],
+                status: 2,
+                message: "scenario \(binary) is not a text file (byte 0 is 0x00)"
+            ),
+            Case(arguments: ["run", "--scenario", folder], status: 2, message: "scenario \(folder) is a folder"),
+            Case(
+                arguments: ["mock", "--report", plainFile + "/sub"],
+                status: 2,
+                message: "--report \(plainFile)/sub: \(plainFile) is a file, not a folder"
+            ),
+            Case(
+                arguments: ["run", "--rate-profile", "./missing.csv"],
+                status: 2,
+                message: "--rate-profile ./missing.csv: no such file"
+            ),
+            Case(
+                arguments: ["run", "--rate-profile", badProfile],
+                status: 2,
+                message: "--rate-profile \(badProfile):3: '30,abc' is not SECONDS:RATE"
+            ),
+            Case(
+                arguments: ["run", "--rate-profile", binaryProfile],
+                status: 2,
+                message: "--rate-profile \(binaryProfile) is not a text file (byte 6 is 0x01)"
+            ),
+            Case(arguments: ["run", "--connections", "0"], status: 64, message: "--connections 0: must be at least 1"),
+            Case(arguments: ["run", "--streams", "0"], status: 64, message: "--streams 0: must be at least 1"),
+            Case(arguments: ["help", "nosuch"], status: 64, message: "no command 'nosuch'; the commands are run"),
+            Case(
+                arguments: ["run", "--key", folder, "--key-id", "ABC1234567", "--team-id", "TEAM123456"],
+                status: 2,
+                message: "signing key \(folder) is a folder, not a file"
+            ),
+        ]
+        for test in cases {
+            let output = try pushbench.run(test.arguments, timeout: 60)
+            XCTAssertEqual(output.status, test.status, "\(test.arguments): \(output.stderr)")
+            assertCleanFailure(output, mentions: test.message)
+            XCTAssertFalse(output.stderr.contains("NSCocoaErrorDomain"), "\(test.arguments): \(output.stderr)")
+            XCTAssertFalse(output.stderr.contains("The file isn"), "\(test.arguments): \(output.stderr)")
+            XCTAssertFalse(output.stderr.contains("mock APNs on"), "\(test.arguments) started work: \(output.stderr)")
+        }
+    }
+
+    func testMergingTwoWholeRunsSaysTheyAreNotShards() throws {
+        var summaries: [String] = []
+        for index in 0..<2 {
+            let reports = directory.file("runs\(index)")
+            let run = try pushbench.run(["run", "--requests", "20", "--no-budget", "--reports-dir", reports])
+            XCTAssertEqual(run.status, 0, run.stderr)
+            summaries.append(reports + "/" + (try FileManager.default.contentsOfDirectory(atPath: reports).first!))
+        }
+        let merge = try pushbench.run(["merge"] + summaries + ["-o", directory.file("merged")])
+        XCTAssertEqual(merge.status, 2)
+        assertCleanFailure(merge, mentions: "these are 2 whole runs, not the shards of one")
+    }
+
+    /// Ctrl-C on a long `tokens` write leaves no truncated file behind, and says so.
+    func testAnInterruptedTokensWriteRemovesItsPartialFile() throws {
+        let output = directory.file("big.txt")
+        let tokens = try RunningProgram(pushbench, ["tokens", "-n", "100000000", "-o", output], captureStderr: true)
+        let deadline = Date().addingTimeInterval(30)
+        while (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int ?? 0) ?? 0 < 1_000_000
+            && Date() < deadline
+        {
+            usleep(20_000)
+        }
+        tokens.interrupt()
+        XCTAssertEqual(tokens.waitForExit(timeout: 30), 130, tokens.output)
+        XCTAssertTrue(tokens.output.contains("the incomplete file \(output) was removed"), tokens.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
+}
