@@ -1,7 +1,9 @@
 # PushBench: the two commands of the README, and the checks CI runs.
 SWIFT ?= swift
 
-.PHONY: deps run test lint format build clean
+PREFIX ?= /usr/local
+
+.PHONY: deps run test lint format build install clean
 
 ## Install the Debian packages PushBench needs (only the missing ones).
 deps:
@@ -18,14 +20,19 @@ test: deps lint
 
 ## Fail on any formatting difference from .swift-format.
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Plugins Sources Tests
 
 ## Rewrite sources in the committed style.
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format --in-place --recursive Package.swift Plugins Sources Tests
 
 build: deps
 	$(SWIFT) build -c release --product pushbench
+
+## Build release and install pushbench into $(PREFIX)/bin (PREFIX=~/.local for a user's own).
+install: build
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	install -m 755 .build/release/pushbench "$(DESTDIR)$(PREFIX)/bin/pushbench"
 
 clean:
 	rm -rf .build

@@ -105,8 +105,11 @@ let package = Package(
                 "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["BuildInfo"]
         ),
+        // Writes the version, git commit and SwiftNIO version into pushbench at build time.
+        .plugin(name: "BuildInfo", capability: .buildTool()),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "WorkloadTests", dependencies: ["Workload"], swiftSettings: strict),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"], swiftSettings: strict),

@@ -72,7 +72,8 @@ struct MergeCommand: ParsableCommand {
             runID: (output as NSString).lastPathComponent,
             commandLine: CommandLine.arguments.joined(separator: " "),
             targetDescription: "\(firstContext!.targetDescription), \(shards.count) shards merged",
-            serverCounts: try serverStats.map(Self.serverCounts)
+            serverCounts: try serverStats.map(Self.serverCounts),
+            build: firstContext!.build
         )
         Console.out(SummaryTable.render(merged, context: context))
         do {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Reports
 import Workload
 
 #if canImport(Glibc)
@@ -21,10 +22,18 @@ struct PushBench: ParsableCommand {
             memory); 3 a run in which no push succeeded; 4 a failure while working (the mock could not start, a \
             report could not be written); 64 a malformed command line; 130 and 143 after Ctrl-C and SIGTERM.
             """,
+        version: build.text,
         subcommands: [
             RunCommand.self, MockCommand.self, TokensCommand.self, ScenariosCommand.self, BudgetCommand.self,
             HotpathCommand.self, CompareCommand.self, MergeCommand.self, PlanCommand.self,
         ]
+    )
+
+    /// This binary: its version, commit and libraries (`--version`, and `build` in summaries).
+    static let build = BuildDescription(
+        version: BuildInfo.version,
+        commit: BuildInfo.commit,
+        swiftNIO: BuildInfo.swiftNIO
     )
 
     /// Runs the command, and reports every failure as one line on stderr with the exit status

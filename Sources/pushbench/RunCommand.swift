@@ -493,7 +493,8 @@ struct RunCommand: ParsableCommand {
                 + (load.shard.count > 1 ? "-shard-\(load.shard.index)-of-\(load.shard.count)" : ""),
             commandLine: CommandLine.arguments.joined(separator: " "),
             targetDescription: targetDescription,
-            serverCounts: serverCounts
+            serverCounts: serverCounts,
+            build: PushBench.build
         )
         Console.out(SummaryTable.render(result, context: context))
         let budgetReport = outcome.budget.map {

@@ -174,6 +174,35 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertTrue(mock.output.contains("stopped: 1 pushes answered"), mock.output)
     }
 
+    /// `--version` names the commit this checkout is at and the libraries built in, and a run's
+    /// summary records the same build.
+    func testVersionNamesTheCommitAndTheLibrariesAndSummariesRecordThem() throws {
+        let output = try pushbench.run(["--version"])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        let git = try XCTUnwrap(ExternalProgram.onPath("git"))
+        let head = try git.run(["-C", root, "rev-parse", "--short=12", "HEAD"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let version = try String(contentsOfFile: root + "/VERSION", encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(output.stdout.hasPrefix("pushbench \(version) (commit \(head))\n"), output.stdout)
+        for library in ["libcurl 7.", "libnghttp2 1.", "OpenSSL 3.", "SwiftNIO 2."] {
+            XCTAssertTrue(output.stdout.contains(library), output.stdout)
+        }
+        let reports = directory.file("runs")
+        XCTAssertEqual(try pushbench.run(["run", "--requests", "10", "--reports-dir", reports]).status, 0)
+        let run = reports + "/" + (try FileManager.default.contentsOfDirectory(atPath: reports).first!)
+        let summary = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + "/summary.json")))
+                as? [String: Any]
+        )
+        let build = try XCTUnwrap(summary["build"] as? [String: String])
+        XCTAssertEqual(build["commit"], head)
+        XCTAssertEqual(build["version"], version)
+        XCTAssertEqual(Set(build.keys), ["version", "commit", "libcurl", "libnghttp2", "openssl", "swift_nio"])
+    }
+
     /// Clients that close without TLS close_notify (curl, h2load, PushBench's own) did nothing
     /// wrong: the mock's connection errors stay empty after them, so a real one stands out.
     func testCleanlyClosedConnectionsAreNoConnectionErrors() throws {

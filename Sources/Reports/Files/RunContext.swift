@@ -11,13 +11,22 @@ public struct RunContext: Sendable {
     public var targetDescription: String
     /// The server's own counts, when the target is a PushBench mock.
     public var serverCounts: ServerCounts?
+    /// The binary that ran it, when known.
+    public var build: BuildDescription?
 
     /// Creates a context.
-    public init(runID: String, commandLine: String, targetDescription: String, serverCounts: ServerCounts? = nil) {
+    public init(
+        runID: String,
+        commandLine: String,
+        targetDescription: String,
+        serverCounts: ServerCounts? = nil,
+        build: BuildDescription? = nil
+    ) {
         self.runID = runID
         self.commandLine = commandLine
         self.targetDescription = targetDescription
         self.serverCounts = serverCounts
+        self.build = build
     }
 
     /// A sortable run identifier from the current UTC time, e.g. `20261121-204512-3f9a`.

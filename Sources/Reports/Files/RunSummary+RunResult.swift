@@ -94,6 +94,7 @@ extension RunSummary {
             tlsVerifyPeer: configuration.transport.verifyPeer
         )
         machine = RunContext.machine
+        build = context.build
         serverCounts = context.serverCounts.map {
             ServerCountsEntry(
                 pushes: $0.pushes,
@@ -172,7 +173,8 @@ extension RunSummary {
                     rejectedByReason: $0.rejectedByReason,
                     connections: $0.connections
                 )
-            }
+            },
+            build: build
         )
     }
 

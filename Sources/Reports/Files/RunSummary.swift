@@ -64,6 +64,8 @@ public struct RunSummary: Codable, Sendable {
     public var machine: Machine
     /// The mock's own count, when the run was checked against one.
     public var serverCounts: ServerCountsEntry?
+    /// The binary that measured the run; `nil` in older summaries.
+    public var build: BuildDescription?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version"
@@ -99,6 +101,7 @@ public struct RunSummary: Codable, Sendable {
         case stageNsTotal = "stage_ns_total"
         case generator, parameters, machine
         case serverCounts = "server_counts"
+        case build
     }
 
     /// Outcome counts.

@@ -9,6 +9,9 @@ public enum CurlLibrary {
         guard initialised else { throw TransportError.setup("curl_global_init failed") }
     }
 
+    /// The libcurl headers PushBench was compiled against ("7.88.1").
+    public static let builtWith = LIBCURL_VERSION
+
     /// The linked libcurl's version, for reports ("7.88.1").
     public static var version: String {
         guard let info = pb_curl_version_info(), let text = info.pointee.version else { return "unknown" }
