@@ -58,7 +58,7 @@ measure() {
         [[ $client == old-* ]] && program=$OLD_BINARY
         output=$(/usr/bin/time -f 'cpu %U %S' "$program" run --transport "$transport" --endpoint "$origin" \
             --ca-file "$work/mock.pem" \
-            --key "$work/key.p8" --key-id "$key_id" --team-id "$team_id" --requests "$requests" \
+            --auth-key "$work/key.p8" --key-id "$key_id" --team-id "$team_id" --requests "$requests" \
             --activities $((requests / 100 + 1)) --connections "$connections" --streams "$streams" --no-budget \
             --reports-dir "$work/reports" 2>&1)
         grep -q "^succeeded *$requests\$" <<<"$output" || { echo "$output" >&2; exit 1; }

@@ -30,7 +30,7 @@ start_signed_mock --latency "fixed:${latency_ms}ms"
 # Runs $requests pushes closed loop over $1 connections; prints the report folder.
 measure() {
     local reports=$work/runs-$1-$2
-    "$binary" run --endpoint "$origin" --ca-file "$work/mock.pem" --key "$work/key.p8" --key-id "$key_id" \
+    "$binary" run --endpoint "$origin" --ca-file "$work/mock.pem" --auth-key "$work/key.p8" --key-id "$key_id" \
         --team-id "$team_id" --requests "$requests" --activities 2000 --connections "$1" --streams "$streams" \
         --no-budget --reports-dir "$reports" >/dev/null 2>"$work/run.err" || { cat "$work/run.err" >&2; exit 1; }
     echo "$reports/$(ls "$reports")"

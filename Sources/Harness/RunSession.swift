@@ -110,7 +110,7 @@ public struct RunSession {
         }
         let result: RunResult
         do {
-            result = try LoadEngine.run(
+            result = try LoadTest.run(
                 load,
                 tokens: tokens,
                 stop: stop,

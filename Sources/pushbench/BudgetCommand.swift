@@ -64,6 +64,9 @@ struct BudgetCommand: ParsableCommand {
     var preset = "community"
 
     @Option(help: "Priority-10 bucket capacity, updates (overrides the preset).")
+    var bucket: Double?
+
+    @Option(help: ArgumentHelp("The old spelling of --bucket.", visibility: .hidden))
     var burst: Double?
 
     @Option(name: .customLong("per-hour"), help: "Priority-10 refill, updates per hour (overrides the preset).")
@@ -71,9 +74,10 @@ struct BudgetCommand: ParsableCommand {
 
     @Option(
         name: .customLong("low-priority-interval"),
-        help: "Seconds of a low-priority window; one update shown per window (overrides the preset)."
+        help:
+            "A low-priority window (30s; a bare number is seconds); one update shown per window (overrides the preset)."
     )
-    var lowPriorityInterval: Double?
+    var lowPriorityInterval: TimeSpan?
 
     @Option(
         name: .customLong("frequent-updates"),
@@ -93,8 +97,8 @@ struct BudgetCommand: ParsableCommand {
     @Option(name: .customLong("start-per-hour"), help: "Push-to-start refill per device, starts per hour.")
     var startPerHour: Double?
 
-    @Option(name: .customLong("active-limit"), help: "How long an activity stays live, seconds.")
-    var activeLimit: Double?
+    @Option(name: .customLong("active-limit"), help: "How long an activity stays live (8h; a bare number is seconds).")
+    var activeLimit: TimeSpan?
 
     @Option(
         name: .customLong("activities-per-device"),
@@ -102,7 +106,7 @@ struct BudgetCommand: ParsableCommand {
     )
     var activitiesPerDevice = 1
 
-    @Option(help: "Worker threads. Default: one per core.")
+    @Option(help: "Worker threads (default: one per core).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(
@@ -116,9 +120,9 @@ struct BudgetCommand: ParsableCommand {
 
     @Option(
         name: .customLong("key-lag-target"),
-        help: "Seconds within which key events (goals, whistles, status changes) should be shown."
+        help: "How soon key events (goals, whistles, status changes) should be shown (15s; a bare number is seconds)."
     )
-    var keyLagTarget = 15.0
+    var keyLagTarget = TimeSpan(seconds: 15)
 
     @Option(name: .customLong("key-share"), help: "Share of key events that must meet --key-lag-target.")
     var keyShare = 0.99
@@ -143,7 +147,6 @@ struct BudgetCommand: ParsableCommand {
             throw ValidationError("--activities-csv must be sample, all or none, not '\(activitiesCSV)'")
         }
         guard sampleSize >= 1 else { throw ValidationError("--sample-size must be at least 1") }
-        guard keyLagTarget >= 0 else { throw ValidationError("--key-lag-target must not be negative") }
         guard (0...1).contains(keyShare) else { throw ValidationError("--key-share must be between 0 and 1") }
         guard policySample >= 1 else { throw ValidationError("--policy-sample must be at least 1") }
         if traffic != nil && sweep { throw ValidationError("--sweep needs a scenario, not --traffic") }
@@ -154,9 +157,10 @@ struct BudgetCommand: ParsableCommand {
         let preset = try BudgetParameters.preset(named: preset)
         var parameters = preset.parameters
         let overrides: [(WritableKeyPath<BudgetParameters, Double>, Double?)] = [
-            (\.burst, burst), (\.perHour, perHour), (\.lowPriorityIntervalSeconds, lowPriorityInterval),
+            (\.burst, bucket ?? burst), (\.perHour, perHour),
+            (\.lowPriorityIntervalSeconds, lowPriorityInterval?.seconds),
             (\.frequentFactor, frequentFactor), (\.frequentOffFraction, frequentOff), (\.startBurst, startBurst),
-            (\.startPerHour, startPerHour), (\.activeLimitSeconds, activeLimit),
+            (\.startPerHour, startPerHour), (\.activeLimitSeconds, activeLimit?.seconds),
         ]
         var overridden = false
         for (path, value) in overrides {
@@ -194,7 +198,7 @@ struct BudgetCommand: ParsableCommand {
         let directory = try report.write(root: reportsDir)
         if sweep, let simulation, !result.interrupted {
             let rows = try BudgetSweep(simulation: simulation).run { Console.err($0) }
-            let table = BudgetConsole.sweepTable(rows, keyLagTargetSeconds: keyLagTarget)
+            let table = BudgetConsole.sweepTable(rows, keyLagTargetSeconds: keyLagTarget.seconds)
             let path = (directory as NSString).appendingPathComponent("budget_sweep.csv")
             try ReportWriter.save(Data(table.text.utf8), toPath: path)
             Console.out("sweep of every preset and policy (\(path)):")
@@ -253,7 +257,7 @@ struct BudgetCommand: ParsableCommand {
                     parameters: parameters,
                     activitiesPerDevice: activitiesPerDevice,
                     sampleActivities: policySample,
-                    keyLagTargetSeconds: keyLagTarget,
+                    keyLagTargetSeconds: keyLagTarget.seconds,
                     requiredShare: keyShare
                 )
             )

@@ -34,7 +34,7 @@ struct HotpathCommand: ParsableCommand {
         case glibc, jemalloc, both
     }
 
-    @Option(help: "Most threads in the sweep (1 ... N). Default: the number of cores.")
+    @Option(help: "Most threads in the sweep (1 ... N) (default: the number of cores).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Seconds each figure is measured for, per thread count.")
@@ -43,7 +43,7 @@ struct HotpathCommand: ParsableCommand {
     @Option(name: .customLong("openssl-seconds"), help: "Seconds for openssl speed per thread count; 0 skips it.")
     var opensslSeconds = 1
 
-    @Option(help: "glibc, jemalloc or both. Default: both when libjemalloc.so.2 is installed, else glibc.")
+    @Option(help: "glibc, jemalloc or both (default: both when libjemalloc.so.2 is installed, else glibc).")
     var allocator: AllocatorChoice?
 
     @Option(

@@ -15,7 +15,7 @@ struct MockCommand: ParsableCommand {
         commandName: "mock",
         abstract: "Run the mock APNs server (HTTP/2 over TLS, ALPN h2) until Ctrl-C.",
         discussion: """
-            Answers `POST /3/device/<token>` as APNs does (the README lists the checks and their order) and `GET /stats` with its counters as JSON; --admin-port serves them over plain HTTP too, with `GET /metrics` for Prometheus. Without --cert/--key it makes a self-signed \
+            Answers `POST /3/device/<token>` as APNs does (the README lists the checks and their order) and `GET /stats` with its counters as JSON; --admin-port serves them over plain HTTP too, with `GET /metrics` for Prometheus. Without --tls-cert/--tls-key it makes a self-signed \
             certificate for localhost, 127.0.0.1 and ::1 in memory; --cert-out writes that certificate (public, \
             no key) so clients can trust it:
 
@@ -44,11 +44,23 @@ struct MockCommand: ParsableCommand {
     )
     var adminPort: Int?
 
-    @Option(help: "TLS certificate chain (PEM). Needs --key.")
-    var cert: String?
+    @Option(name: .customLong("tls-cert"), help: "TLS certificate chain (PEM). Needs --tls-key.")
+    var tlsCert: String?
 
-    @Option(name: .customLong("key"), help: "TLS private key (PEM) for --cert.")
-    var tlsKey: String?
+    @Option(name: .customLong("tls-key"), help: "TLS private key (PEM) for --tls-cert.")
+    var tlsKeyFile: String?
+
+    @Option(name: .customLong("cert"), help: ArgumentHelp("The old spelling of --tls-cert.", visibility: .hidden))
+    var oldCert: String?
+
+    @Option(name: .customLong("key"), help: ArgumentHelp("The old spelling of --tls-key.", visibility: .hidden))
+    var oldKey: String?
+
+    /// `--tls-cert`, or its old spelling `--cert`.
+    private var cert: String? { tlsCert ?? oldCert }
+
+    /// `--tls-key`, or its old spelling `--key`.
+    private var tlsKey: String? { tlsKeyFile ?? oldKey }
 
     @Option(
         name: .customLong("channel-port"),
@@ -130,9 +142,10 @@ struct MockCommand: ParsableCommand {
 
     @Option(
         name: .customLong("handshake-timeout"),
-        help: "Seconds a new connection may take to finish TLS and ALPN before it is closed (half-open TLS)."
+        help:
+            "How long a new connection may take to finish TLS and ALPN before it is closed, half-open TLS (2s; a bare number is seconds)."
     )
-    var handshakeTimeout = 10.0
+    var handshakeTimeout = TimeSpan(seconds: 10)
 
     @OptionGroup(title: "Token hygiene")
     var tokenHygiene: TokenHygieneOptions
@@ -244,7 +257,7 @@ struct MockCommand: ParsableCommand {
     var report: String?
 
     func validate() throws {
-        if (cert == nil) != (tlsKey == nil) { throw ValidationError("--cert and --key go together") }
+        if (cert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if authKey != nil && (keyID == nil || teamID == nil) {
             throw ValidationError("--auth-key needs --key-id and --team-id")
         }
@@ -264,7 +277,7 @@ struct MockCommand: ParsableCommand {
         guard threads <= 256 else { throw ValidationError("--threads may be at most 256") }
         if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1") }
         if let resetAfter, resetAfter < 1 { throw ValidationError("--reset-after must be at least 1") }
-        guard maxConnections >= 1, handshakeTimeout > 0, handshakeTimeout <= 3600 else {
+        guard maxConnections >= 1, handshakeTimeout.nanoseconds > 0, handshakeTimeout.seconds <= 3600 else {
             throw ValidationError(
                 "--max-connections must be at least 1, and --handshake-timeout above 0 and at most 3600"
             )
@@ -277,7 +290,7 @@ struct MockCommand: ParsableCommand {
         let files = OpenFileLimit.raise()
         var limits = ConnectionLimits(
             maxConnections: maxConnections,
-            handshakeTimeout: .nanoseconds(Int64(handshakeTimeout * 1e9))
+            handshakeTimeout: .nanoseconds(Int64(handshakeTimeout.nanoseconds))
         )
         if files - 64 < maxConnections {
             limits.maxConnections = max(1, files - 64)
@@ -415,7 +428,7 @@ struct MockCommand: ParsableCommand {
             for line in faults.summary { Console.out("  " + line) }
         }
         Console.out(
-            "limits: \(limits.maxConnections) connections, TLS and ALPN within \(handshakeTimeout) s, \(streams) streams a connection, \(ConnectionLimits.maxHeaderListBytes)-byte header lists, \(ConnectionLimits.keptBodyBytes) body bytes kept a stream"
+            "limits: \(limits.maxConnections) connections, TLS and ALPN within \(handshakeTimeout), \(streams) streams a connection, \(ConnectionLimits.maxHeaderListBytes)-byte header lists, \(ConnectionLimits.keptBodyBytes) body bytes kept a stream"
         )
         Console.out("counters: GET /stats · stop with Ctrl-C")
 

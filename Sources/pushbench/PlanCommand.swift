@@ -33,20 +33,23 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Pushes of a peak to deliver (with --within), such as 10000000 for a goal in a final.")
     var peak: Int?
 
-    @Option(help: "Seconds within which the --peak must be sent.")
-    var within: Double?
+    @Option(help: "How soon the --peak must be sent (10s, 1m; a bare number is seconds).")
+    var within: TimeSpan?
 
     @Option(help: "A sustained rate to plan for, pushes per second (instead of --peak and --within).")
     var rate: Double?
 
-    @Option(help: "Mean latency per push at the target, milliseconds (default: the measured run's mean).")
-    var rtt: Double?
+    @Option(
+        help:
+            "Mean latency per push at the target (40ms, 0.1s; a bare number is milliseconds) (default: the measured run's mean)."
+    )
+    var rtt: MillisecondSpan?
 
     @Option(help: "Streams per connection (default: the measured run's; APNs has allowed 1000).")
     var streams: Int?
 
-    @Option(help: "A p99 latency target, milliseconds, checked against the expected p99.")
-    var p99: Double?
+    @Option(help: "A p99 latency target (250ms; a bare number is milliseconds), checked against the expected p99.")
+    var p99: MillisecondSpan?
 
     @Option(help: "The share of each core's and connection's capacity to plan for, 0 to 1.")
     var headroom = 0.7
@@ -73,8 +76,9 @@ struct PlanCommand: ParsableCommand {
             throw ValidationError("give a target: --peak and --within, or --rate (or --predict-connections)")
         }
         if let peak, peak < 1 { throw ValidationError("--peak must be at least 1") }
-        for (name, value) in [("--within", within), ("--rate", rate), ("--rtt", rtt), ("--p99", p99)] {
-            if let value, !(value > 0 && value.isFinite) { throw ValidationError("\(name) must be positive") }
+        if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate \(rate): must be positive") }
+        for (name, value) in [("--within", within), ("--rtt", rtt?.span), ("--p99", p99?.span)] {
+            if let value, value.nanoseconds == 0 { throw ValidationError("\(name) 0: must be longer than 0") }
         }
         if let streams, streams < 1 { throw ValidationError("--streams must be at least 1") }
         guard headroom > 0 && headroom <= 1 else { throw ValidationError("--headroom must be above 0 and at most 1") }
@@ -94,15 +98,15 @@ struct PlanCommand: ParsableCommand {
         guard measured.counts.succeeded > 0, measured.engineCPUSeconds > 0, measured.latency.totalCount > 0 else {
             throw CommandLineError("\(result): the run answered no pushes, so it measured nothing to plan from")
         }
-        let targetRate = rate ?? peak.map { Double($0) / within! } ?? measured.throughputPerSecond
+        let targetRate = rate ?? peak.map { Double($0) / within!.seconds } ?? measured.throughputPerSecond
         let plan = FleetPlan(
             measured: measured,
             target: FleetPlan.Target(
                 ratePerSecond: targetRate,
-                peak: peak.map { ($0, within!) },
-                latencySeconds: rtt.map { $0 / 1000 },
+                peak: peak.map { ($0, within!.seconds) },
+                latencySeconds: rtt.map { $0.span.seconds },
                 streamsPerConnection: streams,
-                p99Seconds: p99.map { $0 / 1000 },
+                p99Seconds: p99.map { $0.span.seconds },
                 headroom: headroom,
                 coresPerHost: coresPerHost,
                 connectionsPerHost: connectionsPerHost

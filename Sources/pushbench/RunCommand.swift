@@ -40,7 +40,7 @@ struct RunCommand: ParsableCommand {
 
             Work is shared out among --threads Dispatch workers, each with its own HTTP/2 client (--transport), its share \
             of --connections and of the activities. Each HTTP/2 connection carries up to --streams streams. The \
-            run ends when the scenario is sent, after --requests pushes, or when --duration seconds have passed. \
+            run ends when the scenario is sent, after --requests pushes, or when --duration has passed. \
             Progress goes to stderr; the summary to stdout; the report to <reports-dir>/<run-id>/ (summary.json, \
             latency_percentiles.csv, timeseries.csv, report.html, budget files). At --duration, or on Ctrl-C or \
             SIGTERM, sending stops and pushes in flight get 2 s more; those still open then are counted as timed \
@@ -54,7 +54,7 @@ struct RunCommand: ParsableCommand {
 
               pushbench run --activities 2000 --threads 2
               pushbench run --scenario football --activities 10000 --time-scale 120 --budget-preset conservative
-              pushbench run --rate 2000 --duration 30
+              pushbench run --rate 2000 --duration 30s
             """
     )
 
@@ -80,14 +80,16 @@ struct RunCommand: ParsableCommand {
     )
     var shard: String?
 
-    @Option(help: "Stop sending after this many seconds; answers in flight are still awaited.")
-    var duration: Double?
+    @Option(
+        help: "Stop sending after this long (30s, 5m; a bare number is seconds); answers in flight are still awaited."
+    )
+    var duration: TimeSpan?
 
     @Option(
         help: ArgumentHelp(
             "Send a push again after 429, 500, 503 or a transport failure, up to this many times.",
             discussion: """
-                Each retry waits the answer's Retry-After, or a random time below --retry-backoff-ms × 2^(retry-1) \
+                Each retry waits the answer's Retry-After, or a random time below --retry-backoff × 2^(retry-1) \
                 (at most 10 s), as careful senders do. Retries are requests in every count, and are also counted \
                 apart. Timeouts are not retried: the push may have arrived.
                 """
@@ -95,13 +97,23 @@ struct RunCommand: ParsableCommand {
     )
     var retries = 0
 
-    @Option(name: .customLong("retry-backoff-ms"), help: "The first retry's backoff bound, milliseconds.")
-    var retryBackoffMs = 100.0
+    @Option(
+        name: .customLong("retry-backoff"),
+        help: "The first retry's backoff bound (100ms, 1s; a bare number is seconds)."
+    )
+    var retryBackoff = TimeSpan(seconds: 0.1)
 
     @Option(
-        help: "Seconds at the start whose pushes are sent but kept out of the figures (counted apart as the warmup)."
+        name: .customLong("retry-backoff-ms"),
+        help: ArgumentHelp("The old spelling of --retry-backoff, a bare number in milliseconds.", visibility: .hidden)
     )
-    var warmup: Double = 0
+    var retryBackoffMs: MillisecondSpan?
+
+    @Option(
+        help:
+            "How long at the start pushes are sent but kept out of the figures, counted apart as the warmup (10s; a bare number is seconds)."
+    )
+    var warmup = TimeSpan(seconds: 0)
 
     @Option(help: "Dispatch worker threads, each with its own HTTP/2 client and share of the connections.")
     var threads = 1
@@ -157,9 +169,8 @@ struct RunCommand: ParsableCommand {
     var timeScale: Double?
 
     @Option(
-        name: .customLong("timeout-ms"),
         help: ArgumentHelp(
-            "Per-request deadline in milliseconds, from the instant the push's latency runs from.",
+            "Per-request deadline (500ms, 10s; a bare number is seconds), from the instant the push's latency runs from.",
             discussion: """
                 In open loop that is the push's intended send time, so a push that waited for a stream has less \
                 time left. A push past its deadline is cancelled (RST_STREAM CANCEL) and counted as timed out; an \
@@ -167,7 +178,13 @@ struct RunCommand: ParsableCommand {
                 """
         )
     )
-    var timeoutMs = 10_000
+    var timeout = TimeSpan(seconds: 10)
+
+    @Option(
+        name: .customLong("timeout-ms"),
+        help: ArgumentHelp("The old spelling of --timeout, a bare number in milliseconds.", visibility: .hidden)
+    )
+    var timeoutMs: MillisecondSpan?
 
     @Option(
         name: .customLong("connect-timeout"),
@@ -183,7 +200,7 @@ struct RunCommand: ParsableCommand {
             discussion: """
                 If that PING goes unanswered as long again, the connection is taken for dead (a peer gone without \
                 FIN) and its pushes fail as connection_lost, to be retried with --retries. nghttp2 transport only; \
-                with curl, --timeout-ms bounds such pushes.
+                with curl, --timeout bounds such pushes.
                 """
         )
     )
@@ -214,13 +231,13 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         help:
-            "apns-priority for every push: 10 (immediate, spends the device's budget), 5 or 1. Default: the scenario's per event."
+            "apns-priority for every push: 10 (immediate, spends the device's budget), 5 or 1 (default: the scenario's per event)."
     )
     var priority: Int?
 
     @Option(
         help: ArgumentHelp(
-            "production, sandbox, or https://host:port (e.g. a `pushbench mock`). Default: an embedded mock.",
+            "production, sandbox, or https://host:port (e.g. a `pushbench mock`) (default: an embedded mock).",
             discussion: "Toward Apple's servers a run needs --tokens, --key, --bundle-id, and keeps to 50 pushes/s."
         )
     )
@@ -259,13 +276,19 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Do not verify the --endpoint certificate (test servers only).")
     var insecure = false
 
-    @Option(help: "Apple .p8 signing key (PKCS#8 PEM). Default: a P-256 key generated for this run.")
-    var key: String?
+    @Option(
+        name: .customLong("auth-key"),
+        help: "Apple .p8 signing key (PKCS#8 PEM) (default: a P-256 key generated for this run)."
+    )
+    var authKey: String?
 
-    @Option(name: .customLong("key-id"), help: "Key ID (kid) of --key.")
+    @Option(name: .customLong("key"), help: ArgumentHelp("The old spelling of --auth-key.", visibility: .hidden))
+    var oldKey: String?
+
+    @Option(name: .customLong("key-id"), help: "Key ID (kid) of --auth-key.")
     var keyID: String?
 
-    @Option(name: .customLong("team-id"), help: "Team ID (iss) of --key.")
+    @Option(name: .customLong("team-id"), help: "Team ID (iss) of --auth-key.")
     var teamID: String?
 
     @Option(
@@ -324,26 +347,25 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         if let requests, requests < 1 { throw ValidationError("--requests must be at least 1") }
         if let activities, activities < 1 { throw ValidationError("--activities must be at least 1") }
-        if let duration, !(duration > 0 && duration.isFinite) {
-            throw ValidationError("--duration must be a positive number of seconds")
-        }
+        if let duration, duration.nanoseconds == 0 { throw ValidationError("--duration 0: must be longer than 0") }
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0 to 10") }
-        guard retryBackoffMs > 0 && retryBackoffMs.isFinite else {
-            throw ValidationError("--retry-backoff-ms must be positive")
+        guard requestTimeout.nanoseconds > 0, retryBackoffBound.nanoseconds > 0 else {
+            throw ValidationError("--timeout and --retry-backoff must be longer than 0")
         }
-        guard warmup >= 0 && warmup.isFinite else { throw ValidationError("--warmup must be 0 or more seconds") }
+        guard connectTimeout.nanoseconds > 0, pingInterval.nanoseconds > 0, reconnectBackoff.nanoseconds > 0 else {
+            throw ValidationError("--connect-timeout, --ping-interval and --reconnect-backoff must be longer than 0")
+        }
         guard connections > 0 else { throw ValidationError("--connections \(connections): must be at least 1") }
         guard streams > 0 else { throw ValidationError("--streams \(streams): must be at least 1") }
         guard (1...64).contains(threads) else { throw ValidationError("--threads must be 1 to 64") }
         guard connections >= threads else {
             throw ValidationError("--connections must be at least --threads: each worker owns its connections")
         }
-        guard HTTP2PushClient.allowsInFlight(connections: connections, streams: streams) else {
+        guard CurlPushClient.allowsInFlight(connections: connections, streams: streams) else {
             throw ValidationError(
-                "--connections × --streams may be at most \(HTTP2PushClient.maxInFlight) requests in flight"
+                "--connections × --streams may be at most \(CurlPushClient.maxInFlight) requests in flight"
             )
         }
-        guard timeoutMs > 0 else { throw ValidationError("--timeout-ms must be positive") }
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number") }
         if let timeScale, !(timeScale > 0 && timeScale.isFinite) {
             throw ValidationError("--time-scale must be a positive number")
@@ -357,7 +379,7 @@ struct RunCommand: ParsableCommand {
                     + EventKind.allCases.map(\.rawValue).joined(separator: ", ")
             )
         }
-        if burst != nil && warmup > 0 {
+        if burst != nil && warmup.nanoseconds > 0 {
             throw ValidationError("--warmup does not apply to --burst: all of it is due at once")
         }
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority must be 1, 5 or 10") }
@@ -368,7 +390,7 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--budget-preset: \(error)")
         }
         if key != nil && (keyID == nil || teamID == nil) {
-            throw ValidationError("--key needs --key-id and --team-id")
+            throw ValidationError("--auth-key needs --key-id and --team-id")
         }
         if endpoint != nil && tokenHygiene.isSet {
             throw ValidationError(
@@ -417,7 +439,7 @@ struct RunCommand: ParsableCommand {
                 origin: endpoint ?? "",
                 connections: connections,
                 streamsPerConnection: streams,
-                requestTimeoutMs: timeoutMs,
+                requestTimeoutMs: requestTimeout.milliseconds,
                 connectTimeoutMs: connectTimeout.milliseconds,
                 pingIntervalMs: pingInterval.milliseconds,
                 verifyPeer: !insecure
@@ -426,14 +448,14 @@ struct RunCommand: ParsableCommand {
             scenario: workload,
             realTokens: realTokens,
             requests: requests,
-            durationSeconds: duration,
-            warmupSeconds: warmup,
+            durationSeconds: duration?.seconds,
+            warmupSeconds: warmup.seconds,
             pacing: target.isApple && !isPaced ? try .constantRate(perSecond: RunTarget.appleRateCap) : try pacing(),
             threads: threads,
             bundleID: bundleID,
             priorityOverride: priority,
             tokenPolicy: jwtMode,
-            retryPolicy: RetryPolicy(maxRetries: retries, baseSeconds: retryBackoffMs / 1000),
+            retryPolicy: RetryPolicy(maxRetries: retries, baseSeconds: retryBackoffBound.seconds),
             reconnectBackoff: ReconnectBackoff(
                 baseSeconds: Double(reconnectBackoff.nanoseconds) / 1e9,
                 capSeconds: Double(max(reconnectBackoffMax.nanoseconds, reconnectBackoff.nanoseconds)) / 1e9
@@ -527,12 +549,21 @@ struct RunCommand: ParsableCommand {
         if result.nothingSucceeded || result.counts.sent == 0 { throw ExitCode(ExitStatus.nothingSucceeded) }
     }
 
+    /// `--auth-key`, or its old spelling `--key`.
+    private var key: String? { authKey ?? oldKey }
+
+    /// `--timeout`, or its old spelling `--timeout-ms`.
+    private var requestTimeout: TimeSpan { timeoutMs?.span ?? timeout }
+
+    /// `--retry-backoff`, or its old spelling `--retry-backoff-ms`.
+    private var retryBackoffBound: TimeSpan { retryBackoffMs?.span ?? retryBackoff }
+
     /// Whether any pacing option was given.
     private var isPaced: Bool { rate != nil || rateProfile != nil || timeScale != nil || burst != nil }
 
     /// `--dry-run`: the first requests, as the target would get them, bearer redacted.
     private func printDryRun(_ load: LoadConfiguration, keyID: String, teamID: String) throws {
-        let requests = try LoadEngine.preview(load, keyID: keyID, teamID: teamID, count: 3)
+        let requests = try LoadTest.preview(load, keyID: keyID, teamID: teamID, count: 3)
         Console.out(
             "dry run: the first \(requests.count) requests of \(load.scenario.name) (\(load.scenario.activities) activities, "
                 + "\(load.pacing.label)); nothing is sent\n\n" + requests.joined(separator: "\n\n")

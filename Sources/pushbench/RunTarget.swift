@@ -72,7 +72,7 @@ enum RunTarget: Equatable {
             )
         }
         guard key != nil else {
-            throw ValidationError("Apple's servers need your .p8 key: give --key, --key-id, --team-id")
+            throw ValidationError("Apple's servers need your .p8 key: give --auth-key, --key-id, --team-id")
         }
         guard bundleID != RunCommand.defaultBundleID else {
             throw ValidationError("give --bundle-id: the topic must be your app's")

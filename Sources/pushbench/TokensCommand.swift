@@ -32,7 +32,7 @@ struct TokensCommand: ParsableCommand {
     @Option(help: "Layout: hex (a line each), binary (raw bytes back to back) or base64 (a line each).")
     var format: TokenFormat = .hex
 
-    @Option(help: "Raw token length in bytes. Default: 32, or 16 for channel ids.")
+    @Option(help: "Raw token length in bytes (default: 32, or 16 for channel ids).")
     var bytes: Int?
 
     @Option(help: "Seed the tokens are derived from (as `pushbench run --seed`).")

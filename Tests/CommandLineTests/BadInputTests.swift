@@ -69,6 +69,8 @@ final class BadInputTests: PushbenchTestCase {
             Case(arguments: ["run", "--connections", "0"], status: 64, message: "--connections 0: must be at least 1"),
             Case(arguments: ["run", "--streams", "0"], status: 64, message: "--streams 0: must be at least 1"),
             Case(arguments: ["help", "nosuch"], status: 64, message: "no command 'nosuch'; the commands are run"),
+            Case(arguments: ["run", "--duration", "0"], status: 64, message: "--duration 0: must be longer than 0"),
+            Case(arguments: ["run", "--duration", "ten"], status: 64, message: "--duration"),
             Case(
                 arguments: ["run", "--key", folder, "--key-id", "ABC1234567", "--team-id", "TEAM123456"],
                 status: 2,
@@ -83,6 +85,32 @@ final class BadInputTests: PushbenchTestCase {
             XCTAssertFalse(output.stderr.contains("The file isn"), "\(test.arguments): \(output.stderr)")
             XCTAssertFalse(output.stderr.contains("mock APNs on"), "\(test.arguments) started work: \(output.stderr)")
         }
+    }
+
+    /// Durations take units everywhere, a bare number keeps its flag's unit, and the old
+    /// spellings still work for one release.
+    func testDurationsTakeUnitsAndOldSpellingsStillWork() throws {
+        func parameters(_ arguments: [String]) throws -> [String: Any] {
+            let reports = directory.file("runs-\(arguments.count)-\(arguments.last!)")
+            let run = try pushbench.run(
+                ["run", "--requests", "20", "--no-budget", "--reports-dir", reports] + arguments
+            )
+            XCTAssertEqual(run.status, 0, "\(arguments): \(run.stderr)")
+            let folder = reports + "/" + (try FileManager.default.contentsOfDirectory(atPath: reports).first!)
+            let summary = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: folder + "/summary.json"))
+            )
+            return try XCTUnwrap((summary as? [String: Any])?["parameters"] as? [String: Any])
+        }
+        let units = try parameters(["--timeout", "2.5s", "--duration", "1m", "--connect-timeout", "750ms"])
+        XCTAssertEqual(units["request_timeout_ms"] as? Int, 2500)
+        XCTAssertEqual(units["duration_cap_s"] as? Double, 60)
+        XCTAssertEqual(units["connect_timeout_ms"] as? Int, 750)
+        let bare = try parameters(["--timeout", "3", "--duration", "90"])
+        XCTAssertEqual(bare["request_timeout_ms"] as? Int, 3000, "a bare --timeout is seconds")
+        XCTAssertEqual(bare["duration_cap_s"] as? Double, 90)
+        let old = try parameters(["--timeout-ms", "1500"])
+        XCTAssertEqual(old["request_timeout_ms"] as? Int, 1500, "the old spelling's bare number is milliseconds")
     }
 
     func testMergingTwoWholeRunsSaysTheyAreNotShards() throws {

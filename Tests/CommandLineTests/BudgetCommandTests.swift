@@ -16,7 +16,7 @@ final class BudgetCommandTests: PushbenchTestCase {
 
     func testWritesAConsistentReport() throws {
         let output = try pushbench.run([
-            "budget", "--activities", "300", "--preset", "conservative", "--burst", "2", "--threads", "2",
+            "budget", "--activities", "300", "--preset", "conservative", "--bucket", "2", "--threads", "2",
             "--activities-csv", "all", "--policy-sample", "60", "--key-lag-target", "5",
             "--reports-dir", directory.path,
         ])

@@ -11,7 +11,7 @@ import XCTest
 final class EndToEndTests: XCTestCase {
     func testTwoThousandPushesAllSucceedAndBothSidesAgree() throws {
         let mock = try MockFixture()
-        let result = try LoadEngine.run(mock.load(requests: 2000), tokens: mock.tokens())
+        let result = try LoadTest.run(mock.load(requests: 2000), tokens: mock.tokens())
 
         XCTAssertEqual(result.counts.sent, 2000)
         XCTAssertEqual(result.counts.succeeded, 2000)
@@ -39,7 +39,7 @@ final class EndToEndTests: XCTestCase {
         let hygiene = try TokenHygiene(unregisteredFraction: 0.1, otherTopicFraction: 0.05)
         let mock = try MockFixture(tokenHygiene: hygiene)
         let configuration = try mock.load(requests: 2000)
-        let result = try LoadEngine.run(configuration, tokens: mock.tokens())
+        let result = try LoadTest.run(configuration, tokens: mock.tokens())
 
         let source = ScenarioPushSource(scenario: configuration.scenario)
         var predicted: [String: Int] = [:]
@@ -58,7 +58,7 @@ final class EndToEndTests: XCTestCase {
 
     func testTokensFromAnotherKeyAreRejectedAsInvalidProviderToken() throws {
         let mock = try MockFixture()
-        let result = try LoadEngine.run(mock.load(requests: 300), tokens: mock.tokens(signingWith: ES256PrivateKey()))
+        let result = try LoadTest.run(mock.load(requests: 300), tokens: mock.tokens(signingWith: ES256PrivateKey()))
 
         XCTAssertEqual(result.counts.rejected, 300)
         XCTAssertEqual(result.counts.succeeded, 0)
@@ -71,7 +71,7 @@ final class EndToEndTests: XCTestCase {
         let mock = try MockFixture()
         var load = try mock.load(requests: 200, connections: 2, streams: 10)
         load.tokenPolicy = .perRequest
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
 
         XCTAssertTrue(result.counts.isBalanced)
         XCTAssertEqual(result.counts.succeeded, result.perConnection.count, "one adopted token per connection")
@@ -85,7 +85,7 @@ final class EndToEndTests: XCTestCase {
         mock.server.shutdown()
         load.transport.requestTimeoutMs = 5000
         load.reconnectBackoff = ReconnectBackoff(baseSeconds: 0.01, capSeconds: 0.08)
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
         XCTAssertEqual(result.counts.errored, result.counts.sent)
         XCTAssertTrue(result.gaveUpOnTarget, "closed loop without --duration gives up on a target that is gone")
         XCTAssertTrue(result.counts.isBalanced)
@@ -103,7 +103,7 @@ final class EndToEndTests: XCTestCase {
     func testAStoppedRunEndsEarlyWithBalancedBooks() throws {
         let mock = try MockFixture()
         let stop = StopFlag()
-        let result = try LoadEngine.run(mock.load(requests: 1_000_000), tokens: mock.tokens(), stop: stop) { progress in
+        let result = try LoadTest.run(mock.load(requests: 1_000_000), tokens: mock.tokens(), stop: stop) { progress in
             if progress.counts.completed > 200 { stop.set() }
         }
         XCTAssertTrue(result.interrupted)
@@ -114,7 +114,7 @@ final class EndToEndTests: XCTestCase {
 
     func testReportFilesCarryTheRunAndRoundTripTheHistogram() throws {
         let mock = try MockFixture()
-        let result = try LoadEngine.run(mock.load(requests: 500), tokens: mock.tokens())
+        let result = try LoadTest.run(mock.load(requests: 500), tokens: mock.tokens())
         let stats = mock.server.stats.snapshot()
         let context = RunContext(
             runID: "test-run",

@@ -7,7 +7,7 @@ import XCTest
 final class FaultInjectionTests: XCTestCase {
     func testFixedLatencyShowsInTheClientsPercentiles() throws {
         let mock = try MockFixture(faults: FaultPlan(latency: .fixed(micros: 50_000)))
-        let result = try LoadEngine.run(mock.load(requests: 200, connections: 1, streams: 20), tokens: mock.tokens())
+        let result = try LoadTest.run(mock.load(requests: 200, connections: 1, streams: 20), tokens: mock.tokens())
         XCTAssertEqual(result.counts.succeeded, 200)
         // No answer comes sooner than the injected 50 ms; debug builds on a shared machine add
         // their own time on top, so the upper bound here is loose (benchmarks hold the tight one).
@@ -30,7 +30,7 @@ final class FaultInjectionTests: XCTestCase {
             let mock = try MockFixture(faults: faults)
             var load = try mock.load(requests: 400, connections: 1, streams: 20)
             load.pacing = try .constantRate(perSecond: 150)
-            let result = try LoadEngine.run(load, tokens: mock.tokens())
+            let result = try LoadTest.run(load, tokens: mock.tokens())
             XCTAssertEqual(result.counts.succeeded, 400)
             return Double(result.latency.valueAtPercentile(50))
         }
@@ -50,7 +50,7 @@ final class FaultInjectionTests: XCTestCase {
         var counts: [[String: Int]] = []
         for _ in 0..<2 {
             let mock = try MockFixture(faults: plan)
-            let result = try LoadEngine.run(mock.load(requests: 1000), tokens: mock.tokens())
+            let result = try LoadTest.run(mock.load(requests: 1000), tokens: mock.tokens())
             XCTAssertTrue(result.counts.isBalanced)
             XCTAssertEqual(result.rejectedByReason, mock.server.stats.snapshot().faultsInjected)
             XCTAssertEqual(result.counts.succeeded + result.counts.rejected, 1000)
@@ -66,7 +66,7 @@ final class FaultInjectionTests: XCTestCase {
         let mock = try MockFixture(
             faults: FaultPlan(latency: .fixed(micros: 2000), stall: (seconds: 0.4, everySeconds: 1))
         )
-        let result = try LoadEngine.run(mock.load(requests: 1500, connections: 1, streams: 4), tokens: mock.tokens())
+        let result = try LoadTest.run(mock.load(requests: 1500, connections: 1, streams: 4), tokens: mock.tokens())
         XCTAssertEqual(result.counts.succeeded, 1500)
         XCTAssertGreaterThan(mock.server.stats.snapshot().answersStalled, 0)
         XCTAssertGreaterThan(result.latency.max, 300_000, "a request sent early in a stall waits for its end")

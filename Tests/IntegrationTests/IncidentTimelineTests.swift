@@ -13,7 +13,7 @@ final class IncidentTimelineTests: XCTestCase {
         let mock = try MockFixture(faults: FaultPlan(incidents: [Incident(.hang, atSeconds: 0)]))
         var load = try mock.load(requests: 30, connections: 1, streams: 30, transport: .nghttp2)
         load.transport.requestTimeoutMs = 400
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
         XCTAssertTrue(result.counts.isBalanced)
         XCTAssertEqual(result.counts.timedOut, 30)
         let stats = mock.server.stats.snapshot()
@@ -29,7 +29,7 @@ final class IncidentTimelineTests: XCTestCase {
         )
         var load = try mock.load(requests: 800, connections: 2, streams: 20, transport: .nghttp2)
         load.pacing = try .constantRate(perSecond: 400)
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
         let stats = mock.server.stats.snapshot()
         XCTAssertTrue(result.counts.isBalanced)
         XCTAssertEqual(stats.goAwaysSent, 2, "both connections open at 0.5 s")

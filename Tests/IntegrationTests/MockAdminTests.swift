@@ -16,7 +16,7 @@ final class MockAdminTests: XCTestCase {
         )
         let admin = "http://127.0.0.1:\(try XCTUnwrap(mock.server.adminPort))"
         let load = try mock.load(requests: 600, connections: 2, streams: 20, transport: .nghttp2)
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
         let unregistered = try XCTUnwrap(result.rejectedByReason["Unregistered"])
 
         let stats = try curl.run(["-sS", "--fail", admin + "/stats"])

@@ -13,7 +13,7 @@ final class NGHTTP2TransportTests: XCTestCase {
         var load = try mock.load(requests: nil, activities: 30, transport: .nghttp2)
         load.threads = 2
         let expected = try ScenarioStream(load.scenario).reduce(0) { count, _ in count + 1 }
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
 
         XCTAssertEqual(result.counts.succeeded, expected)
         XCTAssertTrue(result.counts.isBalanced)
@@ -31,7 +31,7 @@ final class NGHTTP2TransportTests: XCTestCase {
         let hygiene = try TokenHygiene(unregisteredFraction: 0.1, otherTopicFraction: 0.05)
         let mock = try MockFixture(tokenHygiene: hygiene)
         let load = try mock.load(requests: 1500, transport: .nghttp2)
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
 
         let stats = mock.server.stats.snapshot()
         XCTAssertGreaterThan(result.rejectedByReason["Unregistered"] ?? 0, 50)
@@ -45,7 +45,7 @@ final class NGHTTP2TransportTests: XCTestCase {
         var load = try mock.load(requests: 40, connections: 2, streams: 10, transport: .nghttp2)
         load.reconnectBackoff = ReconnectBackoff(baseSeconds: 0.01, capSeconds: 0.08)
         mock.server.shutdown()
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
         XCTAssertEqual(result.counts.errored, result.counts.sent)
         XCTAssertLessThan(result.counts.sent, 40, "closed loop without --duration gives up on a target that is gone")
         XCTAssertTrue(result.gaveUpOnTarget)
@@ -63,7 +63,7 @@ final class NGHTTP2TransportTests: XCTestCase {
         )
         var load = try mock.load(requests: 300, connections: 1, streams: 20, transport: .nghttp2)
         load.transport.requestTimeoutMs = 300
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
 
         XCTAssertGreaterThan(result.counts.timedOut, 0)
         XCTAssertTrue(result.counts.isBalanced)
@@ -74,7 +74,7 @@ final class NGHTTP2TransportTests: XCTestCase {
     func testAServerThatGoesAwayMidRunLeavesBalancedBooks() throws {
         let mock = try MockFixture()
         let load = try mock.load(requests: 3000, connections: 2, streams: 20, transport: .nghttp2)
-        let result = try LoadEngine.run(
+        let result = try LoadTest.run(
             load,
             tokens: mock.tokens(),
             progress: { progress in
@@ -90,7 +90,7 @@ final class NGHTTP2TransportTests: XCTestCase {
         let hygiene = try TokenHygiene(unregisteredFraction: 0.2)
         let mock = try MockFixture(tokenHygiene: hygiene, dropStreamsAfterRejection: true)
         let load = try mock.load(requests: 2000, connections: 1, streams: 100, transport: .nghttp2)
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
         XCTAssertEqual(result.counts.succeeded + result.counts.rejected, 2000, "\(result.erroredSamples)")
         XCTAssertEqual(result.counts.errored, 0, "nghttp2 held requests beyond the limit instead of failing them")
         XCTAssertGreaterThan(result.recoveries?.resentRefused ?? 0, 0, "streams refused by the lower limit went again")
@@ -118,7 +118,7 @@ final class GoAwayTests: XCTestCase {
     private func runThroughGoAways(_ transport: TransportKind) throws -> (RunResult, MockStats.Snapshot) {
         let mock = try MockFixture(faults: FaultPlan(goAwayAfter: 50))
         let load = try mock.load(requests: 1500, connections: 2, streams: 20, transport: transport)
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
         return (result, mock.server.stats.snapshot())
     }
 
@@ -154,7 +154,7 @@ final class ConnectionResetTests: XCTestCase {
         let mock = try MockFixture(faults: FaultPlan(latency: .fixed(micros: 5000), resetAfter: 100))
         var load = try mock.load(requests: 1500, connections: 2, streams: 20, transport: transport)
         load.retryPolicy = RetryPolicy(maxRetries: retries, baseSeconds: 0.001)
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
         return (result, mock.server.stats.snapshot())
     }
 

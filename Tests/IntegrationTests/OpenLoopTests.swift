@@ -11,7 +11,7 @@ final class OpenLoopTests: XCTestCase {
         let mock = try MockFixture(faults: faults)
         var open = try mock.load(requests: 1800)
         open.pacing = try .constantRate(perSecond: 300)
-        let openResult = try LoadEngine.run(open, tokens: mock.tokens())
+        let openResult = try LoadTest.run(open, tokens: mock.tokens())
         XCTAssertEqual(openResult.mode, .openLoop)
         XCTAssertEqual(openResult.counts.succeeded, 1800)
         XCTAssertEqual(openResult.durationSeconds, 6, accuracy: 1, "1800 pushes at 300/s take about 6 s")
@@ -25,7 +25,7 @@ final class OpenLoopTests: XCTestCase {
         let closedMock = try MockFixture(faults: faults)
         var closedLoad = try closedMock.load(requests: nil, connections: 1, streams: 4)
         closedLoad.durationSeconds = 2.5
-        let closed = try LoadEngine.run(closedLoad, tokens: closedMock.tokens())
+        let closed = try LoadTest.run(closedLoad, tokens: closedMock.tokens())
         XCTAssertEqual(closed.mode, .closedLoop)
         XCTAssertEqual(closed.counts.succeeded, closed.counts.sent)
         XCTAssertGreaterThan(closedMock.server.stats.snapshot().answersStalled, 0)

@@ -13,7 +13,7 @@ final class ScenarioRunTests: XCTestCase {
         load.threads = 2
         let expected = try ScenarioStream(load.scenario).reduce(0) { count, _ in count + 1 }
         let accepted = AcceptedTally()
-        let result = try LoadEngine.run(load, tokens: mock.tokens(), onAccepted: { push in accepted.add(push) })
+        let result = try LoadTest.run(load, tokens: mock.tokens(), onAccepted: { push in accepted.add(push) })
 
         XCTAssertEqual(result.counts.sent, expected)
         XCTAssertEqual(result.counts.succeeded, expected)
@@ -52,7 +52,7 @@ final class ScenarioRunTests: XCTestCase {
         }
         XCTAssertGreaterThan(later, 100, "the scenario sends again to gone tokens")
 
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
         XCTAssertEqual(result.rejectedByReason, ["Unregistered": firstPushes])
         XCTAssertEqual(result.skippedForGoneTokens, later)
         XCTAssertEqual(result.counts.sent, total - later)
@@ -65,7 +65,7 @@ final class ScenarioRunTests: XCTestCase {
         let times = try ScenarioStream(load.scenario).map(\.timeMs)
         let spanMs = Double(times.last! - times.first!)
         load.pacing = .scenarioTime(scale: spanMs / 2000)
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
 
         XCTAssertEqual(result.mode, .openLoop)
         XCTAssertEqual(result.counts.succeeded, times.count)
@@ -79,7 +79,7 @@ final class ScenarioRunTests: XCTestCase {
         let mock = try MockFixture()
         var load = try mock.load(requests: nil, activities: 100_000)
         load.durationSeconds = 1.5
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
 
         XCTAssertFalse(result.interrupted)
         XCTAssertTrue(result.counts.isBalanced)
@@ -119,7 +119,7 @@ final class RateProfileRunTests: XCTestCase {
         // 100/s rising to 300/s over 2 s (400 pushes), then nothing.
         load.pacing = .rate(try RateProfile(parsing: "0:100,2:300,2:0"))
         load.threads = 2
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
 
         XCTAssertEqual(result.counts.sent, 400, "the profile's integral")
         XCTAssertEqual(result.counts.succeeded, 400)
@@ -141,7 +141,7 @@ final class WarmupTests: XCTestCase {
         load.pacing = try .constantRate(perSecond: 400)
         load.warmupSeconds = 1
         load.durationSeconds = 1
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
 
         XCTAssertEqual(Double(result.warmupCounts.sent), 400, accuracy: 2, "pushes meant for the first second")
         XCTAssertEqual(Double(result.counts.sent), 400, accuracy: 2, "pushes meant for the measured second")
@@ -168,7 +168,7 @@ final class RetryRunTests: XCTestCase {
         let mock = try MockFixture(faults: FaultPlan(errorRates: [.serviceUnavailable: 0.3], seed: 11))
         var load = try mock.load(requests: 600, transport: .nghttp2)
         load.retryPolicy = RetryPolicy(maxRetries: 3, baseSeconds: 0.01)
-        let result = try LoadEngine.run(load, tokens: mock.tokens())
+        let result = try LoadTest.run(load, tokens: mock.tokens())
 
         let retries = result.retries
         XCTAssertGreaterThan(retries.attempts.sent, 150, "about 30% of attempts fail and go again")
@@ -190,7 +190,7 @@ final class BurstTests: XCTestCase {
         load.pacing = .burst(.goal)
         load.threads = 2
         let accepted = AcceptedTally()
-        let result = try LoadEngine.run(load, tokens: mock.tokens(), onAccepted: { push in accepted.add(push) })
+        let result = try LoadTest.run(load, tokens: mock.tokens(), onAccepted: { push in accepted.add(push) })
 
         XCTAssertEqual(result.counts.succeeded, 300)
         XCTAssertEqual(accepted.kinds, [.goal: 300])
@@ -204,7 +204,7 @@ final class BurstTests: XCTestCase {
         let mock = try MockFixture()
         var load = try mock.load(requests: nil, activities: 10, scenario: "delivery")
         load.pacing = .burst(.goal)
-        XCTAssertThrowsError(try LoadEngine.run(load, tokens: mock.tokens())) { error in
+        XCTAssertThrowsError(try LoadTest.run(load, tokens: mock.tokens())) { error in
             XCTAssertTrue("\(error)".contains("the delivery scenario sends no goal update to burst"), "\(error)")
         }
     }

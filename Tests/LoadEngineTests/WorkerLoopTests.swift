@@ -45,7 +45,7 @@ final class WorkerLoopTests: XCTestCase {
         script: @escaping @Sendable (ScriptedTransport.Request) -> ScriptedTransport.Answer
     ) throws -> (RunResult, [ScriptedTransport.Request]) {
         let transport = ScriptedTransport(slots: slots, script: script)
-        let result = try LoadEngine.run(configuration, tokens: tokens, makeTransport: { _ in transport })
+        let result = try LoadTest.run(configuration, tokens: tokens, makeTransport: { _ in transport })
         return (result, transport.submitted.withLock { $0 })
     }
 
@@ -185,7 +185,7 @@ final class WorkerLoopTests: XCTestCase {
     func testAHoldTakesBackWhatIsStillInFlightSoNoClientRetriesThroughIt() throws {
         // The first request fails to connect; the other seven would never be answered.
         let transport = ScriptedTransport(slots: 8) { $0.index == 0 ? .fail(.connectRefused) : .never }
-        let result = try LoadEngine.run(
+        let result = try LoadTest.run(
             configuration(duration: 0.3),
             tokens: tokens,
             makeTransport: { _ in transport }
@@ -204,7 +204,7 @@ final class WorkerLoopTests: XCTestCase {
         var load = try configuration(activities: 2000, duration: 1.5)
         load.wallClock = WallClock { 1_800_000_000 + Double(monotonicNanos() - start) / 1e9 * 3600 }
         let transport = ScriptedTransport(slots: 8) { _ in .status(200, delay: 0.002) }
-        _ = try LoadEngine.run(load, tokens: tokens, makeTransport: { _ in transport })
+        _ = try LoadTest.run(load, tokens: tokens, makeTransport: { _ in transport })
         let bearers = transport.submitted.withLock { requests in
             requests.map { $0.headers.first { $0.hasPrefix("authorization: bearer ") } ?? "none" }
         }

@@ -69,14 +69,17 @@ public struct BudgetModel: ~Copyable {
     /// scenario's other draws from the same seed.
     private static let frequentOffDomain: UInt64 = 0x6672_6571_7565_6e74
 
-    /// Offsets of a minute's counters in `minuteFields`.
+    /// Offsets of a minute's counters in `minuteFields`, each derived from the one before, so
+    /// a new priority or outcome moves the rest instead of overlapping them.
     private enum MinuteField {
-        static let pushes = 0  // + priority index 0...2
-        static let outcomes = 3  // + outcome ordinal 0...6
-        static let firstThrottles = 10
-        static let live = 11
-        static let exhausted = 12
-        static let stride = 13
+        /// Pushes by priority index (`BudgetTally.priorities` of them).
+        static let pushes = 0
+        /// Pushes by outcome, in `BudgetOutcome` order.
+        static let outcomes = pushes + BudgetTally.priorities
+        static let firstThrottles = outcomes + BudgetOutcome.allCases.count
+        static let live = firstThrottles + 1
+        static let exhausted = live + 1
+        static let stride = exhausted + 1
     }
 
     /// The memory the model holds per activity (and its device), bytes: what a caller checks a
@@ -122,7 +125,7 @@ public struct BudgetModel: ~Copyable {
         }
         startTokens = ScratchBuffer(count: devices.count, repeating: 0)
         startRefilledAtMs = ScratchBuffer(count: devices.count, repeating: .min)
-        outcomes = ScratchBuffer(count: labels.names.count * 3 * BudgetOutcome.allCases.count, repeating: 0)
+        outcomes = ScratchBuffer(count: BudgetTally.outcomeSlots(labels: labels), repeating: 0)
         lagMsByLabel = .allocate(capacity: labels.names.count)
         lagMsByLabel.initialize(repeating: BudgetTally.makeHistogram(), count: labels.names.count)
         limitMs = Int64((parameters.activeLimitSeconds * 1000).rounded())
@@ -398,7 +401,11 @@ public struct BudgetModel: ~Copyable {
 
     @inline(__always)
     private mutating func count(_ outcome: BudgetOutcome, label: Int, priority: Int, sentAtMs: Int64) {
-        let slot = (label * 3 + BudgetTally.priorityIndex(priority)) * BudgetOutcome.allCases.count + outcome.ordinal
+        let slot = BudgetTally.outcomeSlot(
+            label: label,
+            priorityIndex: BudgetTally.priorityIndex(priority),
+            outcome: outcome.ordinal
+        )
         outcomes[slot] += 1
         minuteFields[Int(sentAtMs / 60_000) * MinuteField.stride + MinuteField.outcomes + outcome.ordinal] += 1
     }

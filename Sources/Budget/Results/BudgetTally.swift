@@ -6,7 +6,7 @@ public struct BudgetTally: Sendable {
     /// The names pushes are grouped by.
     public let labels: PushLabels
     /// Pushes by label, priority (10, 5, 1) and outcome: index
-    /// `(label · 3 + priorityIndex) · outcomes + outcome.ordinal`.
+    /// `outcomeSlot(label:priorityIndex:outcome:)`.
     public internal(set) var outcomes: [Int]
     /// Pushes dropped as `dropped_ended` because they came after the activity's `end`.
     public internal(set) var droppedAfterEnd = 0
@@ -38,7 +38,7 @@ public struct BudgetTally: Sendable {
     /// Creates an empty tally.
     public init(labels: PushLabels) {
         self.labels = labels
-        outcomes = [Int](repeating: 0, count: labels.names.count * 3 * BudgetOutcome.allCases.count)
+        outcomes = [Int](repeating: 0, count: Self.outcomeSlots(labels: labels))
         lagMsByLabel = labels.names.map { _ in BudgetTally.makeHistogram() }
         neverShownByLabel = [Int](repeating: 0, count: labels.names.count)
     }
@@ -46,6 +46,21 @@ public struct BudgetTally: Sendable {
     /// Lags up to 30 days in ms, 3 significant digits.
     static func makeHistogram() -> Histogram<UInt64> {
         Histogram<UInt64>(highestTrackableValue: 30 * 86_400_000, numberOfSignificantValueDigits: .three)
+    }
+
+    /// The priorities pushes are counted by: 10, 5 and 1 (`priorityIndex`).
+    static let priorities = 3
+
+    /// Where pushes of `label` at `priorityIndex` with `outcome` are counted in `outcomes`: the
+    /// one place the layout is written, which the model fills and the tally reads.
+    @inline(__always)
+    static func outcomeSlot(label: Int, priorityIndex: Int, outcome: Int) -> Int {
+        (label * priorities + priorityIndex) * BudgetOutcome.allCases.count + outcome
+    }
+
+    /// How many counters `outcomes` holds for `labels`.
+    static func outcomeSlots(labels: PushLabels) -> Int {
+        labels.names.count * priorities * BudgetOutcome.allCases.count
     }
 
     /// 0, 1 or 2 for priority 10 (or any value above 5), 5 (or 2 to 5), 1 (or below).
@@ -65,13 +80,16 @@ public struct BudgetTally: Sendable {
     public func count(_ outcome: BudgetOutcome, label: Int? = nil) -> Int {
         let labels = label.map { [$0] } ?? Array(self.labels.names.indices)
         return labels.reduce(0) { sum, label in
-            sum + (0..<3).reduce(0) { $0 + outcomes[(label * 3 + $1) * BudgetOutcome.allCases.count + outcome.ordinal] }
+            sum
+                + (0..<Self.priorities).reduce(0) {
+                    $0 + outcomes[Self.outcomeSlot(label: label, priorityIndex: $1, outcome: outcome.ordinal)]
+                }
         }
     }
 
     /// Pushes with `label` at priority index `priorityIndex` (0: 10, 1: 5, 2: 1), any outcome.
     public func pushes(label: Int, priorityIndex: Int) -> Int {
-        let base = (label * 3 + priorityIndex) * BudgetOutcome.allCases.count
+        let base = Self.outcomeSlot(label: label, priorityIndex: priorityIndex, outcome: 0)
         return outcomes[base..<base + BudgetOutcome.allCases.count].reduce(0, +)
     }
 

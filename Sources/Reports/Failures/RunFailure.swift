@@ -51,7 +51,7 @@ public struct RunFailure: Sendable {
         hint =
             top?.hint
             ?? (counts.timedOut == counts.sent
-                ? "nothing answered within --timeout-ms: is the target stalled, or is the deadline too short?" : nil)
+                ? "nothing answered within --timeout: is the target stalled, or is the deadline too short?" : nil)
     }
 
     /// The console's first rows.

@@ -5,8 +5,8 @@ import Glibc
 /// What the load engine needs from an HTTP/2 client: submit pushes into free slots, move bytes
 /// and collect what finished, wait for the sockets.
 ///
-/// Two implementations: `HTTP2PushClient` on libcurl (the compatible one: any TLS setup libcurl
-/// handles) and `NGHTTP2PushClient` on libnghttp2 and libssl directly (the fast one: one TLS
+/// Two implementations: `CurlPushClient` on libcurl (the compatible one: any TLS setup libcurl
+/// handles) and `NGCurlPushClient` on libnghttp2 and libssl directly (the fast one: one TLS
 /// write per loop for every frame queued, as h2load does). Both are driven by one thread.
 public protocol PushTransport: AnyObject {
     /// Requests submitted and not yet completed.
@@ -73,8 +73,8 @@ public enum TransportKind: String, Sendable, CaseIterable {
     /// Creates the client.
     public func makeClient(_ configuration: TransportConfiguration) throws(TransportError) -> any PushTransport {
         switch self {
-        case .curl: try HTTP2PushClient(configuration: configuration)
-        case .nghttp2: try NGHTTP2PushClient(configuration: configuration)
+        case .curl: try CurlPushClient(configuration: configuration)
+        case .nghttp2: try NGCurlPushClient(configuration: configuration)
         }
     }
 }

@@ -51,10 +51,10 @@ public struct TransportConfiguration: Sendable {
         guard connections > 0, streamsPerConnection > 0 else {
             throw TransportError.setup("connections and streams per connection must be positive")
         }
-        guard HTTP2PushClient.allowsInFlight(connections: connections, streams: streamsPerConnection) else {
+        guard CurlPushClient.allowsInFlight(connections: connections, streams: streamsPerConnection) else {
             throw TransportError.setup(
                 "\(connections) connections × \(streamsPerConnection) streams is more than "
-                    + "\(HTTP2PushClient.maxInFlight) requests in flight"
+                    + "\(CurlPushClient.maxInFlight) requests in flight"
             )
         }
     }

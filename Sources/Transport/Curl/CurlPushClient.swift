@@ -8,7 +8,7 @@ import CCurl
 /// one thread: `submit` while `idleSlots > 0`, then `perform` to move bytes and collect completions
 /// and `wait` for the sockets.
 /// Nothing here is per-request allocation on our side except what libcurl does internally.
-public final class HTTP2PushClient: PushTransport {
+public final class CurlPushClient: PushTransport {
     /// The most requests one client keeps in flight (connections × streams), each a libcurl
     /// easy handle; APNs itself allows 1000 streams per connection.
     public static let maxInFlight = 100_000

@@ -1,6 +1,6 @@
 import Workload
 
-extension LoadEngine {
+extension LoadTest {
     /// The first `count` requests a run would send, as text (request line, headers, body), with
     /// the bearer token replaced by what it is: for checking a run toward a real target before it
     /// sends anything. Nothing is signed or sent.

@@ -16,7 +16,7 @@ import Glibc
 /// workers' metrics up at the end. The end of `--duration` or a stop request (Ctrl-C, SIGTERM)
 /// ends submission; requests in flight get `LoadWorker.drainNanos` to finish and are then
 /// counted as timed out, so the books balance and the stop is bounded.
-public enum LoadEngine {
+public enum LoadTest {
     private static let progressIntervalNanos: UInt64 = 250_000_000
 
     /// Runs `configuration`, signing with `tokens` (or, with the `perRequest` policy, with its
