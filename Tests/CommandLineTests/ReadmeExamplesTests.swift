@@ -1,0 +1,60 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import pushbench
+
+/// The README's examples as a user copies them: every `pushbench` command in its `sh` blocks
+/// parses and passes validation as written, so a renamed or removed flag fails here instead of
+/// on a reader's machine; and the ones that finish in seconds offline run to exit 0.
+final class ReadmeExamplesTests: PushbenchTestCase {
+    private static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Each `pushbench …` command of the README's `sh` blocks, continuation lines joined, as
+    /// arguments: without the program name, a trailing comment, a redirection or `&`, and with
+    /// the shell loop's `$i` as 0.
+    private func examples() throws -> [(line: String, arguments: [String])] {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        var commands: [(String, [String])] = []
+        for block in readme.components(separatedBy: "```sh\n").dropFirst() {
+            let code = block.components(separatedBy: "```").first ?? ""
+            let joined = code.replacingOccurrences(of: "\\\n", with: " ")
+            for line in joined.split(separator: "\n") {
+                let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+                guard words.first == "pushbench" else { continue }
+                let arguments = words.dropFirst().prefix { !["#", ">", "&", "|"].contains($0) }
+                    .map { $0.replacingOccurrences(of: "$i", with: "0") }
+                commands.append((String(line), arguments))
+            }
+        }
+        return commands
+    }
+
+    func testEveryExampleParsesAsWritten() throws {
+        let examples = try examples()
+        XCTAssertGreaterThanOrEqual(examples.count, 20, "the README's examples were not found")
+        for example in examples {
+            XCTAssertNoThrow(try PushBench.parseAsRoot(example.arguments), example.line)
+        }
+    }
+
+    func testTheOfflineExamplesRunAsWritten() throws {
+        let quick: Set<String> = [
+            "tokens -n 1000 --kind channel --format base64", "scenarios", "scenarios show football",
+            "budget --scenario delivery --preset conservative --per-hour 6 --key-lag-target 30",
+        ]
+        let chosen = try examples().filter { quick.contains($0.arguments.joined(separator: " ")) }
+        XCTAssertEqual(chosen.count, quick.count, "\(chosen.map(\.line))")
+        for example in chosen {
+            let output = try pushbench.run(example.arguments + reportsFolder(example.arguments), timeout: 120)
+            XCTAssertEqual(output.status, 0, "\(example.line): \(output.stderr)")
+            XCTAssertFalse(output.stdout.isEmpty, example.line)
+        }
+    }
+
+    /// Keeps a budget example's report out of the checkout.
+    private func reportsFolder(_ arguments: [String]) -> [String] {
+        arguments.first == "budget" ? ["--reports-dir", directory.file("reports")] : []
+    }
+}
