@@ -2,7 +2,7 @@
 //
 // PushBench: a load and budget harness for the sender side of iOS Live Activity pushes.
 // Module layout and the direction of dependencies follow docs/design.md: each target has
-// one job, and dependencies point down the table (C wrappers → Workload/Wire → Transport →
+// one job, and dependencies point down the table (C wrappers, Encodings → Workload/Wire → Transport →
 // LoadEngine → Reports → Harness → pushbench; MockAPNs sits beside Transport on top of Wire).
 
 import PackageDescription
@@ -46,8 +46,9 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev", "libssl-dev"])]
         ),
-        .target(name: "Workload", dependencies: ["Yams"], swiftSettings: strict),
-        .target(name: "Wire", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "Encodings", swiftSettings: strict),
+        .target(name: "Workload", dependencies: ["Encodings", "Yams"], swiftSettings: strict),
+        .target(name: "Wire", dependencies: ["COpenSSL", "Encodings"], swiftSettings: strict),
         .target(name: "HotPath", dependencies: ["Wire", "Workload"], swiftSettings: strict),
         .target(
             name: "Budget",
@@ -80,7 +81,7 @@ let package = Package(
         .target(
             name: "MockAPNs",
             dependencies: [
-                "Wire", "Workload",
+                "Encodings", "Wire", "Workload",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -111,8 +112,8 @@ let package = Package(
         // Writes the version, git commit and SwiftNIO version into pushbench at build time.
         .plugin(name: "BuildInfo", capability: .buildTool()),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "WorkloadTests", dependencies: ["Workload"], swiftSettings: strict),
-        .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "WorkloadTests", dependencies: ["Encodings", "Workload"], swiftSettings: strict),
+        .testTarget(name: "WireTests", dependencies: ["Encodings", "Wire", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BudgetTests", dependencies: ["Budget", "Workload"], swiftSettings: strict),
         .testTarget(name: "HotPathTests", dependencies: ["HotPath", "Wire"], swiftSettings: strict),
         .testTarget(
@@ -125,7 +126,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAPNsTests",
-            dependencies: ["MockAPNs", "Wire", "Workload", "TestSupport"],
+            dependencies: ["Encodings", "MockAPNs", "Wire", "Workload", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

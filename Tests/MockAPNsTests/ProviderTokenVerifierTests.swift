@@ -1,3 +1,4 @@
+import Encodings
 import XCTest
 
 @testable import MockAPNs
@@ -25,7 +26,7 @@ final class ProviderTokenVerifierTests: XCTestCase {
                 keyID: keyID,
                 teamID: teamID,
                 issuedAt: 10_000,
-                signature: try XCTUnwrap(Base64URL.decode(token.jwt.split(separator: ".")[2])),
+                signature: try XCTUnwrap(Base64.decodeURL(token.jwt.split(separator: ".")[2])),
                 authorization: bearer(token)
             )
         )
@@ -76,15 +77,15 @@ final class ProviderTokenVerifierTests: XCTestCase {
         let verifier = try verifier(for: key)
         let good = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: 1, with: key)
         let pieces = good.jwt.split(separator: ".").map(String.init)
-        let der = try XCTUnwrap(ES256Signature.der(fromRaw: XCTUnwrap(Base64URL.decode(pieces[2]))))
-        let withDER = pieces[0] + "." + pieces[1] + "." + Base64URL.encode(der)
+        let der = try XCTUnwrap(ES256Signature.der(fromRaw: XCTUnwrap(Base64.decodeURL(pieces[2]))))
+        let withDER = pieces[0] + "." + pieces[1] + "." + Base64.encode(der, .url)
         XCTAssertEqual(verifier.verify(authorization: "bearer " + withDER, now: 1), .failure(.invalidProviderToken))
 
-        let claims = Base64URL.encode(Array(#"{"iss":"DEF123GHIJ","iat":"1"}"#.utf8))
+        let claims = Base64.encode(Array(#"{"iss":"DEF123GHIJ","iat":"1"}"#.utf8), .url)
         let input = pieces[0] + "." + claims
         let signature = try key.sign(Array(input.utf8))
         XCTAssertEqual(
-            verifier.verify(authorization: "bearer " + input + "." + Base64URL.encode(signature), now: 1),
+            verifier.verify(authorization: "bearer " + input + "." + Base64.encode(signature, .url), now: 1),
             .failure(.invalidProviderToken)
         )
     }

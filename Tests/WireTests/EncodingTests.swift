@@ -1,3 +1,4 @@
+import Encodings
 import XCTest
 
 @testable import Wire
@@ -8,13 +9,13 @@ final class EncodingTests: XCTestCase {
             "": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy",
         ]
         for (plain, encoded) in vectors {
-            XCTAssertEqual(Base64URL.encode(Array(plain.utf8)), encoded)
-            XCTAssertEqual(Base64URL.decode(encoded), Array(plain.utf8))
+            XCTAssertEqual(Base64.encode(Array(plain.utf8), .url), encoded)
+            XCTAssertEqual(Base64.decodeURL(encoded), Array(plain.utf8))
         }
-        XCTAssertEqual(Base64URL.encode([0xFB, 0xFF, 0xBF]), "-_-_")
-        XCTAssertEqual(Base64URL.decode("-_-_"), [0xFB, 0xFF, 0xBF])
-        XCTAssertNil(Base64URL.decode("a+b/"))
-        XCTAssertNil(Base64URL.decode("Zm9vY"))
+        XCTAssertEqual(Base64.encode([0xFB, 0xFF, 0xBF], .url), "-_-_")
+        XCTAssertEqual(Base64.decodeURL("-_-_"), [0xFB, 0xFF, 0xBF])
+        XCTAssertNil(Base64.decodeURL("a+b/"))
+        XCTAssertNil(Base64.decodeURL("Zm9vY"))
     }
 
     func testAPNsIDsAreCanonicalLowercaseVersion4UUIDs() {

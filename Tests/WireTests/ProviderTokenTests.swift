@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import TestSupport
 import XCTest
@@ -18,9 +19,9 @@ final class ProviderTokenTests: XCTestCase {
     private func parts(_ jwt: String) throws -> (header: String, claims: String, signature: [UInt8], input: [UInt8]) {
         let pieces = jwt.split(separator: ".", omittingEmptySubsequences: false)
         XCTAssertEqual(pieces.count, 3)
-        let header = String(decoding: try XCTUnwrap(Base64URL.decode(pieces[0])), as: UTF8.self)
-        let claims = String(decoding: try XCTUnwrap(Base64URL.decode(pieces[1])), as: UTF8.self)
-        return (header, claims, try XCTUnwrap(Base64URL.decode(pieces[2])), Array("\(pieces[0]).\(pieces[1])".utf8))
+        let header = String(decoding: try XCTUnwrap(Base64.decodeURL(pieces[0])), as: UTF8.self)
+        let claims = String(decoding: try XCTUnwrap(Base64.decodeURL(pieces[1])), as: UTF8.self)
+        return (header, claims, try XCTUnwrap(Base64.decodeURL(pieces[2])), Array("\(pieces[0]).\(pieces[1])".utf8))
     }
 
     func testTokenHasExactlyTheHeaderAndClaimsAPNsWants() throws {

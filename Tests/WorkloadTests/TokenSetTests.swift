@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import XCTest
 
@@ -68,9 +69,9 @@ final class TokenSetTests: XCTestCase {
             ("any carnal pleas", "YW55IGNhcm5hbCBwbGVhcw=="), ("any carnal pleasu", "YW55IGNhcm5hbCBwbGVhc3U="),
             ("any carnal pleasur", "YW55IGNhcm5hbCBwbGVhc3Vy"),
         ] {
-            var output = [UInt8](repeating: 0, count: Base64.encodedLength(of: text.utf8.count))
+            var output = [UInt8](repeating: 0, count: Base64.encodedLength(of: text.utf8.count, .standard))
             Array(text.utf8).withUnsafeBytes { input in
-                output.withUnsafeMutableBytes { Base64.write(input, to: $0.baseAddress!) }
+                output.withUnsafeMutableBytes { Base64.write(input, to: $0.baseAddress!, .standard) }
             }
             XCTAssertEqual(String(decoding: output, as: UTF8.self), expected)
         }

@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import Synchronization
 import Wire
@@ -81,9 +82,9 @@ public final class ProviderTokenVerifier: Sendable {
         let jwt = authorization.dropFirst(7)
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-            let headerBytes = Base64URL.decode(parts[0]),
-            let claimBytes = Base64URL.decode(parts[1]),
-            let signature = Base64URL.decode(parts[2]),
+            let headerBytes = Base64.decodeURL(parts[0]),
+            let claimBytes = Base64.decodeURL(parts[1]),
+            let signature = Base64.decodeURL(parts[2]),
             let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)),
             let claims = try? JSONDecoder().decode(Claims.self, from: Data(claimBytes)),
             header.alg == "ES256"

@@ -6,7 +6,7 @@ import Glibc
 /// and collect what finished, wait for the sockets.
 ///
 /// Two implementations: `CurlPushClient` on libcurl (the compatible one: any TLS setup libcurl
-/// handles) and `NGCurlPushClient` on libnghttp2 and libssl directly (the fast one: one TLS
+/// handles) and `NGHTTP2PushClient` on libnghttp2 and libssl directly (the fast one: one TLS
 /// write per loop for every frame queued, as h2load does). Both are driven by one thread.
 public protocol PushTransport: AnyObject {
     /// Requests submitted and not yet completed.
@@ -74,7 +74,7 @@ public enum TransportKind: String, Sendable, CaseIterable {
     public func makeClient(_ configuration: TransportConfiguration) throws(TransportError) -> any PushTransport {
         switch self {
         case .curl: try CurlPushClient(configuration: configuration)
-        case .nghttp2: try NGCurlPushClient(configuration: configuration)
+        case .nghttp2: try NGHTTP2PushClient(configuration: configuration)
         }
     }
 }

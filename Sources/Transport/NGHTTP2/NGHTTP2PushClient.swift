@@ -19,7 +19,7 @@ import Glibc
 /// latency runs from): past it, it is cancelled (RST_STREAM CANCEL) and finishes as timed out.
 /// A connection with requests open that reads nothing for `pingIntervalMs` is sent a PING, and
 /// is ended as lost when that goes unanswered as long again.
-public final class NGCurlPushClient: PushTransport {
+public final class NGHTTP2PushClient: PushTransport {
     private let configuration: TransportConfiguration
     private let tls: TLSClientContext
     private let host: String

@@ -1,3 +1,5 @@
+import Encodings
+
 /// The `apns-id` request identifier: a canonical lowercase UUID (8-4-4-4-12 hex digits).
 ///
 /// Senders set one per push so a response can be matched to its request; APNs echoes it, and
@@ -19,8 +21,7 @@ public enum APNsID {
                 position += 1
             }
             let word = index < 16 ? versioned : variant
-            let nibble = Int((word >> UInt64(60 - 4 * (index % 16))) & 0xF)
-            output[position] = ASCIIHex.lowercase[nibble]
+            output[position] = HexDigits.digit(UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (index % 16))) & 0xF)
             position += 1
         }
     }

@@ -1,3 +1,5 @@
+import Encodings
+
 /// Appends RFC 8259 JSON to a byte buffer, without Foundation.
 ///
 /// This is the hot path of payload encoding: it writes straight into a caller-owned, reused
@@ -94,8 +96,8 @@ public struct JSONWriter {
             output.append(UInt8(ascii: "u"))
             output.append(UInt8(ascii: "0"))
             output.append(UInt8(ascii: "0"))
-            output.append(ASCIIHex.lowercase[Int(byte >> 4)])
-            output.append(ASCIIHex.lowercase[Int(byte & 0x0F)])
+            output.append(HexDigits.digit(byte >> 4))
+            output.append(HexDigits.digit(byte & 0x0F))
         default:
             output.append(byte)
         }

@@ -1,3 +1,5 @@
+import Encodings
+
 /// An APNs provider authentication token: a compact ES256 JWS with header
 /// `{"alg":"ES256","kid":…}` and claims exactly `{"iss":…,"iat":…}` (numeric `iat`).
 ///
@@ -62,9 +64,9 @@ public final class ProviderToken: Sendable, Equatable {
         claims.append(contentsOf: #","iat":"#.utf8)
         JSONWriter.writeInteger(issuedAt, to: &claims)
         claims.append(UInt8(ascii: "}"))
-        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
+        let signingInput = Base64.encode(header, .url) + "." + Base64.encode(claims, .url)
         let signature = try signer.sign(Array(signingInput.utf8))
-        let jwt = signingInput + "." + Base64URL.encode(signature)
+        let jwt = signingInput + "." + Base64.encode(signature, .url)
         return ProviderToken(keyID: keyID, teamID: teamID, issuedAt: issuedAt, jwt: jwt, authorization: "bearer " + jwt)
     }
 }

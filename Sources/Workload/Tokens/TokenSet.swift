@@ -1,3 +1,5 @@
+import Encodings
+
 /// A reproducible population of synthetic tokens of one kind, produced on demand.
 ///
 /// Token `i` is a pure function of `(seed, kind, i)`: a ten-million-token run keeps no token list
@@ -96,14 +98,14 @@ public struct TokenSet: Sendable {
     }
 
     /// Length of a token's base64 form.
-    public var base64Length: Int { Base64.encodedLength(of: byteCount) }
+    public var base64Length: Int { Base64.encodedLength(of: byteCount, .standard) }
 
     /// Writes the `base64Length` characters of token `index` in base64, the form of broadcast
     /// channel ids, at `destination`.
     public func writeBase64(at index: Int, to destination: UnsafeMutableRawPointer) {
         withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 8) { raw in
             writeBytes(at: index, to: raw.baseAddress!)
-            Base64.write(UnsafeRawBufferPointer(raw), to: destination)
+            Base64.write(UnsafeRawBufferPointer(raw), to: destination, .standard)
         }
     }
 
