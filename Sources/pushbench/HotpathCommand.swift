@@ -37,11 +37,23 @@ struct HotpathCommand: ParsableCommand {
     @Option(help: "Most threads in the sweep (1 ... N) (default: the number of cores).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: "Seconds each figure is measured for, per thread count.")
-    var seconds = 1.0
+    @Option(
+        name: .customLong("seconds"),
+        help: "How long each figure is measured, per thread count (500ms, 2s; a bare number is seconds)."
+    )
+    var measuredFor = TimeSpan(seconds: 1)
 
-    @Option(name: .customLong("openssl-seconds"), help: "Seconds for openssl speed per thread count; 0 skips it.")
-    var opensslSeconds = 1
+    @Option(
+        name: .customLong("openssl-seconds"),
+        help: "How long openssl speed runs per thread count, whole seconds (2s; a bare number is seconds); 0 skips it."
+    )
+    var opensslFor = TimeSpan(seconds: 1)
+
+    /// `--seconds` in seconds.
+    private var seconds: Double { measuredFor.seconds }
+
+    /// `--openssl-seconds`, whole seconds as `openssl speed -seconds` takes them.
+    private var opensslSeconds: Int { Int(opensslFor.seconds.rounded()) }
 
     @Option(help: "glibc, jemalloc or both (default: both when libjemalloc.so.2 is installed, else glibc).")
     var allocator: AllocatorChoice?
