@@ -47,7 +47,11 @@ let package = Package(
             providers: [.apt(["libnghttp2-dev", "libssl-dev"])]
         ),
         .target(name: "Encodings", swiftSettings: strict),
-        .target(name: "Workload", dependencies: ["Encodings", "Yams"], swiftSettings: strict),
+        .target(
+            name: "Workload",
+            dependencies: ["Encodings", "Yams", .product(name: "HeapModule", package: "swift-collections")],
+            swiftSettings: strict
+        ),
         .target(name: "Wire", dependencies: ["COpenSSL", "Encodings"], swiftSettings: strict),
         .target(name: "HotPath", dependencies: ["Wire", "Workload"], swiftSettings: strict),
         .target(

@@ -1,68 +1,44 @@
-/// A binary min-heap of group cursors keyed by (time, group): the stream's merge of groups.
+import HeapModule
+
+/// The group cursors keyed by (time, group), earliest first: the stream's merge of groups.
 ///
-/// The stream reads the top, emits its events, and then re-keys it in place (`replaceTop`):
-/// one sift-down per step instead of a pop and a push, moving entries into a hole rather than
-/// swapping them. With a group per activity (deliveries, rides) the heap holds thousands of
-/// cursors and this is the stream's main cost.
+/// The stream reads the top, emits its events, and then re-keys it in place (`replaceTop`), one
+/// sift instead of a pop and a push. With a group per activity (deliveries, rides) the heap
+/// holds thousands of cursors and this is the stream's main cost; swift-collections' `Heap`
+/// streams as fast as the hand-written heap it replaced (5.3 to 5.9 M events/s either way for
+/// 300,000 deliveries on one thread).
 struct CursorHeap: Sendable {
-    private typealias Entry = (timeMs: Int64, order: Int, cursor: Int)
-    private var entries: [Entry] = []
+    /// A cursor under its key.
+    private struct Entry: Comparable, Sendable {
+        var timeMs: Int64
+        var order: Int
+        var cursor: Int
+
+        static func < (a: Entry, b: Entry) -> Bool { a.timeMs != b.timeMs ? a.timeMs < b.timeMs : a.order < b.order }
+        static func == (a: Entry, b: Entry) -> Bool { a.timeMs == b.timeMs && a.order == b.order }
+    }
+
+    private var entries = Heap<Entry>()
 
     /// The earliest time on the heap.
-    var minimumTime: Int64? { entries.first?.timeMs }
+    var minimumTime: Int64? { entries.min?.timeMs }
 
     /// The cursor with the earliest key, left on the heap.
-    var top: Int? { entries.first?.cursor }
+    var top: Int? { entries.min?.cursor }
 
+    /// Adds `cursor` under `key`.
     mutating func push(_ key: (timeMs: Int64, order: Int), cursor: Int) {
-        entries.append((key.timeMs, key.order, cursor))
-        entries.withUnsafeMutableBufferPointer { heap in
-            let item = heap[heap.count - 1]
-            var child = heap.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard Self.precedes(item, heap[parent]) else { break }
-                heap[child] = heap[parent]
-                child = parent
-            }
-            heap[child] = item
-        }
+        entries.insert(Entry(timeMs: key.timeMs, order: key.order, cursor: cursor))
     }
 
     /// Gives the top cursor its new key and restores the heap order.
     mutating func replaceTop(_ key: (timeMs: Int64, order: Int)) {
-        entries[0].timeMs = key.timeMs
-        entries[0].order = key.order
-        siftDownFromTop()
+        let cursor = entries.min!.cursor
+        entries.replaceMin(with: Entry(timeMs: key.timeMs, order: key.order, cursor: cursor))
     }
 
     /// Removes the top cursor.
     mutating func removeTop() {
-        let last = entries.removeLast()
-        guard !entries.isEmpty else { return }
-        entries[0] = last
-        siftDownFromTop()
-    }
-
-    private mutating func siftDownFromTop() {
-        entries.withUnsafeMutableBufferPointer { heap in
-            let item = heap[0]
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1
-                guard left < heap.count else { break }
-                let right = left + 1
-                let child = right < heap.count && Self.precedes(heap[right], heap[left]) ? right : left
-                guard Self.precedes(heap[child], item) else { break }
-                heap[parent] = heap[child]
-                parent = child
-            }
-            heap[parent] = item
-        }
-    }
-
-    @inline(__always)
-    private static func precedes(_ a: Entry, _ b: Entry) -> Bool {
-        a.timeMs != b.timeMs ? a.timeMs < b.timeMs : a.order < b.order
+        entries.removeMin()
     }
 }
