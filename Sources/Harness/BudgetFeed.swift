@@ -46,6 +46,10 @@ public final class BudgetFeed: @unchecked Sendable {
         static func == (left: HeldPush, right: HeldPush) -> Bool { left.sequence == right.sequence }
     }
 
+    /// The most activities whose whole scenario a partial run streams again to say what its
+    /// budget covers: a football final's million is about 107 M events, three seconds.
+    static let countsWholeScenarioUpTo = 1_000_000
+
     /// When the pushes reach the devices.
     public let clock: BudgetClock
     private let lanes: [Lane]
@@ -138,14 +142,18 @@ public final class BudgetFeed: @unchecked Sendable {
             runFeed: BudgetResult.RunFeed(
                 clock: clock,
                 spanMs: first <= last ? first...last : nil,
+                partial: !tookEveryEvent,
                 wholeScenario: tookEveryEvent ? nil : wholeScenario()
             )
         )
     }
 
-    /// The pushes and last event time of the scenario over the run's activities.
+    /// The pushes and last event time of the scenario over the run's activities; `nil` past
+    /// `countsWholeScenarioUpTo` activities, whose stream would take seconds more at the end.
     private func wholeScenario() -> BudgetResult.RunFeed.WholeScenario? {
-        guard var stream = try? ScenarioStream(scenario, activities: activities) else { return nil }
+        guard activities.count <= Self.countsWholeScenarioUpTo,
+            var stream = try? ScenarioStream(scenario, activities: activities)
+        else { return nil }
         var pushes = 0
         var lastMs: Int64 = 0
         while let event = stream.next() {

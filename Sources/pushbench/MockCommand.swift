@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MockAPNs
 import Reports
+import Synchronization
 import Wire
 import Workload
 
@@ -329,6 +330,11 @@ struct MockCommand: ParsableCommand {
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
+        // Ctrl-C is caught from the start: one that arrives while the server starts stops it as
+        // soon as it is up, instead of killing the process mid-start.
+        let running = RunningServer()
+        let trap = InterruptTrap { running.shutdown() }
+        defer { _ = trap }
         let faults = try faultPlan()
         var keys: [ProviderKey] = []
         if let authKey, let keyID, let teamID {
@@ -432,9 +438,8 @@ struct MockCommand: ParsableCommand {
         )
         Console.out("counters: GET /stats · stop with Ctrl-C")
 
-        let trap = InterruptTrap { server.shutdown() }
+        running.started(server)
         try server.waitUntilClosed()
-        _ = trap
         let stats = server.stats.snapshot()
         Console.out(
             "stopped: \(stats.pushes) pushes answered, \(stats.accepted) accepted, \(stats.connectionsAccepted) connections"
@@ -454,6 +459,29 @@ struct MockCommand: ParsableCommand {
                 throw CommandLineError.runtime("the traffic report could not be written: \(error)")
             }
         }
+    }
+}
+
+/// The mock server once it has started, for a signal handler that may run before it has.
+private final class RunningServer: Sendable {
+    private let state = Mutex<(server: MockAPNsServer?, stopRequested: Bool)>((nil, false))
+
+    /// Records the started server, and stops it at once if a stop came first.
+    func started(_ server: MockAPNsServer) {
+        let stopNow = state.withLock { state in
+            state.server = server
+            return state.stopRequested
+        }
+        if stopNow { server.shutdown() }
+    }
+
+    /// Stops the server, or has it stopped as soon as it starts.
+    func shutdown() {
+        let server = state.withLock { state in
+            state.stopRequested = true
+            return state.server
+        }
+        server?.shutdown()
     }
 }
 

@@ -76,7 +76,8 @@ final class RunSessionTests: XCTestCase {
             XCTAssertEqual(mine.valueAtPercentile(99), theirs.valueAtPercentile(99))
         }
         XCTAssertEqual(fed.runFeed?.clock, .scenario)
-        XCTAssertNil(fed.runFeed?.wholeScenario, "the run sent the whole scenario")
+        XCTAssertEqual(fed.runFeed?.partial, false, "the run sent the whole scenario")
+        XCTAssertNil(fed.runFeed?.wholeScenario)
     }
 
     /// A run cut short by `--requests` says how much of the scenario its budget covers; on the
@@ -87,6 +88,7 @@ final class RunSessionTests: XCTestCase {
         let partial = try cut.run()
         XCTAssertFalse(partial.result.tookEveryEvent)
         let covered = try XCTUnwrap(partial.budget).finish(name: "cut", tookEveryEvent: false)
+        XCTAssertEqual(covered.runFeed?.partial, true)
         let whole = try XCTUnwrap(covered.runFeed?.wholeScenario)
         XCTAssertEqual(whole.pushes, 10_700, "football's 107 pushes per activity, for 100 activities")
         XCTAssertLessThan(try XCTUnwrap(covered.runFeed?.spanMs).upperBound, whole.lastEventMs)

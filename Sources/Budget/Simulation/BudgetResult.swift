@@ -43,8 +43,10 @@ public struct BudgetResult: Sendable {
         /// (for `.run`, the run's elapsed time scaled by its pacing); `nil` when none was
         /// accepted.
         public var spanMs: ClosedRange<Int64>?
-        /// When the run left part of the scenario unsent: the whole of it, over the run's
-        /// activities, so a report can say which part the figures cover.
+        /// Whether the run left part of the scenario unsent, so the figures cover only its start.
+        public var partial: Bool
+        /// For a partial run: the whole of the scenario over the run's activities, so a report
+        /// can say which part the figures cover; `nil` when it was too large to stream again.
         public var wholeScenario: WholeScenario?
 
         /// The scenario a partial run was cut from.
@@ -62,9 +64,10 @@ public struct BudgetResult: Sendable {
         }
 
         /// Creates a description.
-        public init(clock: BudgetClock, spanMs: ClosedRange<Int64>?, wholeScenario: WholeScenario?) {
+        public init(clock: BudgetClock, spanMs: ClosedRange<Int64>?, partial: Bool, wholeScenario: WholeScenario?) {
             self.clock = clock
             self.spanMs = spanMs
+            self.partial = partial
             self.wholeScenario = wholeScenario
         }
     }

@@ -57,6 +57,7 @@ extension BudgetReport {
                 run["first_push_ms"] = span.lowerBound
                 run["last_push_ms"] = span.upperBound
             }
+            run["partial"] = feed.partial
             if let whole = feed.wholeScenario {
                 run["scenario_pushes"] = whole.pushes
                 run["scenario_last_event_ms"] = whole.lastEventMs

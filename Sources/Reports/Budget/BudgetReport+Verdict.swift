@@ -12,12 +12,15 @@ extension BudgetReport {
 
     /// For a run that sent only part of its scenario: which part the budget covers.
     public var coverageSentence: String? {
-        guard let feed = result.runFeed, let whole = feed.wholeScenario else { return nil }
+        guard let feed = result.runFeed, feed.partial else { return nil }
         let covered =
             feed.spanMs.map { "its pushes up to minute \(Self.minutes($0.upperBound))" } ?? "none of its pushes"
-        return "The run sent only part of the scenario, so the budget covers \(covered) of "
-            + "\(Self.minutes(whole.lastEventMs)) (\(result.tally.pushes) accepted of the scenario's "
-            + "\(whole.pushes) pushes); later pushes are not modelled."
+        let whole =
+            feed.wholeScenario.map {
+                " of \(Self.minutes($0.lastEventMs)) (\(result.tally.pushes) accepted of the scenario's \($0.pushes) pushes)"
+            } ?? " (\(result.tally.pushes) accepted; the whole scenario was too large to count again)"
+        return "The run sent only part of the scenario, so the budget covers \(covered)\(whole); "
+            + "later pushes are not modelled."
     }
 
     /// The budget's verdict in one sentence, for the first screen of a run's report.
