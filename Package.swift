@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
+                "Encodings", "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
                 "TestSupport",
             ],
             swiftSettings: strict

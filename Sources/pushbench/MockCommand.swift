@@ -444,6 +444,14 @@ struct MockCommand: ParsableCommand {
         Console.out(
             "stopped: \(stats.pushes) pushes answered, \(stats.accepted) accepted, \(stats.connectionsAccepted) connections"
         )
+        for (title, counts) in [
+            ("accepted although irregular (docs/mock-conformance.md)", stats.acceptedIrregular),
+            ("accepted, but a device would drop them", stats.liveActivityWouldDrop),
+        ] where !counts.isEmpty {
+            Console.out(
+                "\(title): " + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            )
+        }
         if let recorder, let recording {
             do {
                 Console.out("recorded \(try recorder.close()) answered pushes to \(recording)")

@@ -188,6 +188,18 @@ final class BroadcastAgainstMockTests: XCTestCase {
             body: payload
         )
         XCTAssertEqual(kept.status, "200", "a stored-message channel takes an expiration")
+        let applesSpelling = try request(
+            channels: false,
+            "POST",
+            path,
+            headers: headers(noneStored, type: "LiveActivity"),
+            body: payload
+        )
+        XCTAssertEqual(
+            applesSpelling.status,
+            "200",
+            "Apple's broadcast page spells it LiveActivity: \(applesSpelling.body)"
+        )
 
         let unknown = Data(repeating: 7, count: 16).base64EncodedString()
         let large = String(repeating: " ", count: 5121)
@@ -215,9 +227,9 @@ final class BroadcastAgainstMockTests: XCTestCase {
             XCTAssertEqual(response.headers["content-type"], "application/json", "\(reason)")
         }
         let stats = mock.server.stats.snapshot()
-        XCTAssertEqual(stats.broadcastsAccepted, 2)
-        XCTAssertEqual(stats.broadcastDeliveries, 500, "250 simulated subscribers per channel")
-        XCTAssertEqual(stats.broadcasts, 2 + cases.count)
+        XCTAssertEqual(stats.broadcastsAccepted, 3)
+        XCTAssertEqual(stats.broadcastDeliveries, 750, "250 simulated subscribers per channel")
+        XCTAssertEqual(stats.broadcasts, 3 + cases.count)
         XCTAssertEqual(stats.pushes, 0, "broadcasts are not device pushes")
     }
 }

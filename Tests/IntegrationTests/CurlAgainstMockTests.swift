@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import MockAPNs
 import TestSupport
@@ -354,6 +355,26 @@ extension CurlAgainstMockTests {
 extension CurlAgainstMockTests {
     /// A Live Activity push without a timestamp: APNs (and the mock) accept it and the device
     /// drops it, which the mock counts; in strict mode the mock refuses it with its own reason.
+    /// A provider token whose `iat` is a string of digits, as kalyke-apns writes it, is accepted
+    /// as APNs accepts it, and counted as irregular in `/stats`.
+    func testAStringIssuedAtIsAcceptedAndCountedAsIrregular() throws {
+        let tokens = mock.tokens()
+        let header = Base64.encode(Array(#"{"alg":"ES256","kid":"\#(tokens.keyID)"}"#.utf8), .url)
+        let now = Int64(Date().timeIntervalSince1970)
+        let claims = Base64.encode(Array(#"{"iss":"\#(tokens.teamID)","iat":"\#(now)"}"#.utf8), .url)
+        let signature = try tokens.key.sign(Array("\(header).\(claims)".utf8))
+        let bearer = "bearer \(header).\(claims).\(Base64.encode(signature, .url))"
+        let payload = #"{"aps":{"event":"update","timestamp":1,"content-state":{"minute":1}}}"#
+        let answer = try request(
+            ["--http2"] + pushHeaders(authorization: bearer) + ["--data", payload],
+            path: "/3/device/" + token
+        )
+        XCTAssertEqual(answer.status, "200", answer.body)
+        XCTAssertEqual(mock.server.stats.snapshot().acceptedIrregular, ["iat_string": 1])
+        let stats = try request(["--http2"], path: "/stats")
+        XCTAssertTrue(stats.body.contains(#""accepted_irregular":{"iat_string":1}"#), stats.body)
+    }
+
     func testContentADeviceWouldDropIsCountedOrInStrictModeRefused() throws {
         let push = { [self] in
             try request(

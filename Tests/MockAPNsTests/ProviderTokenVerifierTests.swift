@@ -72,7 +72,7 @@ final class ProviderTokenVerifierTests: XCTestCase {
         XCTAssertEqual(verifier.verify(authorization: bearer(wrongTeam), now: 1), .failure(.invalidProviderToken))
     }
 
-    func testRefusesDERSignaturesAndStringIssuedAt() throws {
+    func testRefusesDERSignatures() throws {
         let key = try ES256PrivateKey()
         let verifier = try verifier(for: key)
         let good = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: 1, with: key)
@@ -80,14 +80,29 @@ final class ProviderTokenVerifierTests: XCTestCase {
         let der = try XCTUnwrap(ES256Signature.der(fromRaw: XCTUnwrap(Base64.decodeURL(pieces[2]))))
         let withDER = pieces[0] + "." + pieces[1] + "." + Base64.encode(der, .url)
         XCTAssertEqual(verifier.verify(authorization: "bearer " + withDER, now: 1), .failure(.invalidProviderToken))
+    }
 
-        let claims = Base64.encode(Array(#"{"iss":"DEF123GHIJ","iat":"1"}"#.utf8), .url)
-        let input = pieces[0] + "." + claims
-        let signature = try key.sign(Array(input.utf8))
-        XCTAssertEqual(
-            verifier.verify(authorization: "bearer " + input + "." + Base64.encode(signature, .url), now: 1),
-            .failure(.invalidProviderToken)
-        )
+    /// kalyke-apns has sent `iat` as a string of digits since 2022, and older clients send a
+    /// fraction; APNs accepts both, so the mock does, naming the irregularity. Anything else in
+    /// `iat` is still refused.
+    func testAcceptsIssuedAtAsDigitsOrAFractionAndNamesIt() throws {
+        let key = try ES256PrivateKey()
+        let verifier = try verifier(for: key)
+        let header = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: 1, with: key).jwt
+            .split(separator: ".")[0]
+        func verdict(_ iat: String) throws -> Result<ProviderTokenVerifier.Identity, APNsReason> {
+            let input = header + "." + Base64.encode(Array(#"{"iss":"DEF123GHIJ","iat":\#(iat)}"#.utf8), .url)
+            let signature = try key.sign(Array(input.utf8))
+            return verifier.verify(authorization: "bearer " + input + "." + Base64.encode(signature, .url), now: 10)
+        }
+        for (iat, irregularity) in [("7", nil), (#""7""#, "iat_string"), ("7.9", "iat_fraction")] {
+            guard case .success(let identity) = try verdict(iat) else { return XCTFail("iat \(iat) refused") }
+            XCTAssertEqual(identity.issuedAt, 7, iat)
+            XCTAssertEqual(identity.irregularity, irregularity, iat)
+        }
+        for refused in [#""7a""#, #""""#, #""-7""#, "null", #"{"s":7}"#] {
+            XCTAssertEqual(try verdict(refused), .failure(.invalidProviderToken), refused)
+        }
     }
 
     func testWithoutKeysAcceptsAnyWellFormedES256Token() throws {

@@ -19,6 +19,10 @@ public final class ProviderTokenVerifier: Sendable {
         public let teamID: String
         /// The `iat` claim, UNIX seconds.
         public let issuedAt: Int64
+        /// How `iat` was written when not as Apple documents it, a whole number: `iat_string`
+        /// (digits in a JSON string, as kalyke-apns sends it) or `iat_fraction`. APNs accepts
+        /// both; the mock does too, and counts them (`docs/mock-conformance.md`).
+        public var irregularity: String? = nil
         /// The raw signature. ECDSA signs with a fresh random nonce, so two tokens with the same
         /// claims are still two tokens, as APNs sees those of a sender that signs every push.
         public let signature: [UInt8]
@@ -103,6 +107,7 @@ public final class ProviderTokenVerifier: Sendable {
             keyID: keyID,
             teamID: teamID,
             issuedAt: issuedAt,
+            irregularity: claims.irregularity,
             signature: signature,
             authorization: authorization
         )
@@ -114,10 +119,35 @@ public final class ProviderTokenVerifier: Sendable {
         let kid: String
     }
 
-    /// The claims APNs requires; a string or fractional `iat` fails to decode, as APNs wants a
-    /// numeric one.
+    /// The claims APNs requires: `iss`, and `iat` as a whole number, or as the digits of one in a
+    /// string, or with a fraction (truncated), which long-lived clients send and APNs accepts.
     private struct Claims: Decodable {
         let iss: String
         let iat: Int64
+        let irregularity: String?
+
+        private enum CodingKeys: String, CodingKey { case iss, iat }
+
+        init(from decoder: Decoder) throws {
+            let claims = try decoder.container(keyedBy: CodingKeys.self)
+            iss = try claims.decode(String.self, forKey: .iss)
+            if let whole = try? claims.decode(Int64.self, forKey: .iat) {
+                iat = whole
+                irregularity = nil
+            } else if let text = try? claims.decode(String.self, forKey: .iat) {
+                guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text) else {
+                    throw DecodingError.dataCorruptedError(forKey: .iat, in: claims, debugDescription: "not digits")
+                }
+                iat = value
+                irregularity = "iat_string"
+            } else {
+                let number = try claims.decode(Double.self, forKey: .iat)
+                guard number.isFinite, number >= 0, number < 1e15 else {
+                    throw DecodingError.dataCorruptedError(forKey: .iat, in: claims, debugDescription: "out of range")
+                }
+                iat = Int64(number)
+                irregularity = "iat_fraction"
+            }
+        }
     }
 }

@@ -119,6 +119,9 @@ final class PushResponder: Sendable {
             }
         }
         guard let reason = rejection ?? fault?.injected else {
+            if let irregularity = verdict.tokenIrregularity {
+                stats.update { $0.acceptedIrregular[irregularity, default: 0] += 1 }
+            }
             recorder?.record(push, status: 200, reason: nil)
             return Answer(
                 status: 200,

@@ -35,9 +35,12 @@ final class PushStreamHandler: ChannelInboundHandler {
                 var push = Self.inboundPush(from: frame.headers)
                 push.connection = connection.port
                 // Live Activity content is checked as a device would; recordings keep every body.
-                // Channel requests carry their settings in the body.
+                // Channel requests carry their settings in the body. A broadcast (it names a
+                // channel) keeps its body whatever the spelling of its push type: Apple's own
+                // page writes `LiveActivity`.
                 keepsBody =
-                    responder.recorder != nil || push.knownPushType == .liveactivity || connection.listener == .channels
+                    responder.recorder != nil || push.knownPushType == .liveactivity || push.channelID != nil
+                    || connection.listener == .channels
                 request = push
             }
             if frame.endStream { respond(context: context) }

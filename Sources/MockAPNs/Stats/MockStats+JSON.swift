@@ -20,6 +20,7 @@ extension MockStats.Snapshot {
                 JSONMember("pushes_by_connection", object(byConnection)),
                 JSONMember("faults_injected", object(faultsInjected)),
                 JSONMember("live_activity_would_drop", object(liveActivityWouldDrop)),
+                JSONMember("accepted_irregular", object(acceptedIrregular)),
                 JSONMember("channel_requests", object(channelRequests)),
                 JSONMember("broadcast_rejected_by_reason", object(broadcastRejectedByReason)),
                 JSONMember("connection_errors", object(connectionErrors)),

@@ -47,6 +47,12 @@ extension MockStats.Snapshot {
             labelled("problem", liveActivityWouldDrop)
         )
         metric(
+            "accepted_irregular_total",
+            "counter",
+            "Pushes accepted although they differ from Apple's documentation, as APNs accepts them, by kind.",
+            labelled("kind", acceptedIrregular)
+        )
+        metric(
             "channel_requests_total",
             "counter",
             "Channel management requests answered, by operation.",

@@ -41,6 +41,9 @@ public final class MockStats: Sendable {
         /// Live Activity pushes APNs accepts (or, in strict mode, the mock refused) whose content
         /// a device would drop, by problem (`LiveActivityContent`).
         public var liveActivityWouldDrop: [String: Int] = [:]
+        /// Pushes accepted although they differ from Apple's documentation, as APNs accepts
+        /// them, by kind (`iat_string`, `iat_fraction`): accepted is not approved.
+        public var acceptedIrregular: [String: Int] = [:]
         /// Provider tokens a connection adopted in place of the one it had (not its first).
         public var providerTokenUpdates = 0
         /// Streams the client reset before the mock answered.

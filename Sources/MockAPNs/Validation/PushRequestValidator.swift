@@ -91,6 +91,9 @@ public struct PushRequestValidator: Sendable {
         /// For a 410, since when the device token has been invalid, UNIX seconds: the error
         /// body's `timestamp` (in milliseconds).
         public var invalidSince: Int64? = nil
+        /// How the push's provider token differs from Apple's documentation where APNs accepts
+        /// it anyway (`ProviderTokenVerifier.Identity.irregularity`).
+        public var tokenIrregularity: String? = nil
     }
 
     /// How APNs would answer `push` at time `now` (UNIX seconds) on a connection whose token
@@ -109,7 +112,9 @@ public struct PushRequestValidator: Sendable {
         if let reason = headerAndPayloadRejection(push, token: token, key: key) {
             return Verdict(rejection: reason, tokenVerified: true)
         }
-        return deviceTokenVerdict(push, now: now)
+        var verdict = deviceTokenVerdict(push, now: now)
+        verdict.tokenIrregularity = identity.irregularity
+        return verdict
     }
 
     /// Check 4, which broadcasts and channel requests share: the provider token (with its
