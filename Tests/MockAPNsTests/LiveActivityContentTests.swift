@@ -8,6 +8,20 @@ final class LiveActivityContentTests: XCTestCase {
         LiveActivityContent.problem(in: Array(json.utf8))
     }
 
+    /// A timestamp in milliseconds is usable but irregular; one in seconds (10 digits, or 1.5e9
+    /// written with an exponent) is not.
+    func testAMillisecondTimestampIsNamedAsAnIrregularity() {
+        func assessed(_ timestamp: String) -> (String?, String?) {
+            let json = #"{"aps":{"event":"update","timestamp":\#(timestamp),"content-state":{}}}"#
+            let result = LiveActivityContent.assess(Array(json.utf8))
+            return (result.problem, result.irregularity)
+        }
+        XCTAssertTrue(assessed("1795558198000") == (nil, "timestamp_in_milliseconds"))
+        XCTAssertTrue(assessed(" 1795558198") == (nil, nil))
+        XCTAssertTrue(assessed("1.5e9") == (nil, nil))
+        XCTAssertTrue(assessed(#""1795558198000""#) == (nil, nil), "a string is not a number of milliseconds")
+    }
+
     func testUsablePayloadsHaveNoProblem() {
         XCTAssertNil(problem(#"{"aps":{"timestamp":1,"event":"update","content-state":{"a":[1,{"b":null}]}}}"#))
         XCTAssertNil(

@@ -161,7 +161,13 @@ final class PushResponder: Sendable {
     /// Checks a Live Activity payload (a device push's or a broadcast's) as the device would,
     /// counting what it would drop; the rejection to give in strict mode.
     func contentRejection(_ body: [UInt8]) -> APNsReason? {
-        guard let problem = LiveActivityContent.problem(in: body) else { return nil }
+        let assessed = LiveActivityContent.assess(body)
+        guard let problem = assessed.problem else {
+            if let irregularity = assessed.irregularity {
+                stats.update { $0.acceptedIrregular[irregularity, default: 0] += 1 }
+            }
+            return nil
+        }
         stats.update { $0.liveActivityWouldDrop[problem, default: 0] += 1 }
         return strictLiveActivityContent ? .mockRejectedLiveActivity : nil
     }

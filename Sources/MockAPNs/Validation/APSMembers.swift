@@ -25,6 +25,9 @@ struct APSMembers {
     private(set) var names: Names = []
     /// The value of `aps.event` when it is a string.
     private(set) var event: String?
+    /// How many digits `aps.timestamp`'s whole part has (0 when it is not a number): 13 are
+    /// milliseconds where APNs wants seconds.
+    private(set) var timestampDigits = 0
 
     /// `nil` unless `json` is one JSON object whose `aps` is an object.
     init?(json: [UInt8]) {
@@ -35,6 +38,7 @@ struct APSMembers {
             found = true
             return cursor.members { name, cursor in
                 if let known = Names.spellings.first(where: { $0.0 == name }) { self.names.insert(known.1) }
+                if name == "timestamp" { self.timestampDigits = cursor.leadingDigits }
                 guard name == "event", cursor.peek == UInt8(ascii: "\"") else { return cursor.skipValue() }
                 self.event = cursor.string()
                 return self.event != nil
@@ -56,6 +60,16 @@ private struct JSONCursor {
         mutating get {
             skipSpace()
             return at < bytes.count ? bytes[at] : nil
+        }
+    }
+
+    /// How many ASCII digits come next (after white space), without taking them.
+    var leadingDigits: Int {
+        mutating get {
+            skipSpace()
+            var end = at
+            while end < bytes.count, bytes[end] >= 0x30, bytes[end] <= 0x39 { end += 1 }
+            return end - at
         }
     }
 

@@ -8,7 +8,20 @@
 enum LiveActivityContent {
     /// Why a device would drop the payload, or `nil` when it would use it.
     static func problem(in body: [UInt8]) -> String? {
-        guard let aps = APSMembers(json: body) else { return "NoApsObject" }
+        assess(body).problem
+    }
+
+    /// Why a device would drop the payload, and how a payload it would use still differs from
+    /// ActivityKit's documentation, from one scan of the payload: `timestamp_in_milliseconds`
+    /// for an `aps.timestamp` of 12 digits or more (seconds reach 12 digits in the year 5138),
+    /// a common bug that makes every update sent in seconds afterwards look stale to the device.
+    static func assess(_ body: [UInt8]) -> (problem: String?, irregularity: String?) {
+        guard let aps = APSMembers(json: body) else { return ("NoApsObject", nil) }
+        if let problem = problem(of: aps) { return (problem, nil) }
+        return (nil, aps.timestampDigits >= 12 ? "timestamp_in_milliseconds" : nil)
+    }
+
+    private static func problem(of aps: APSMembers) -> String? {
         guard aps.names.contains(.event) else { return "MissingEvent" }
         guard let event = aps.event, ["start", "update", "end"].contains(event) else { return "UnknownEvent" }
         guard aps.names.contains(.timestamp) else { return "MissingTimestamp" }
