@@ -4,13 +4,9 @@ import Workload
 
 /// Reads key and certificate files with errors that name the file and never echo its contents.
 enum KeyFile {
-    static func read(_ path: String, what: String) throws -> [UInt8] {
-        try InputFile.bytes(path, what: what)
-    }
-
     static func signingKey(_ path: String) throws -> ES256PrivateKey {
         do {
-            let pem = try read(path, what: "signing key")
+            let pem = try InputFile.bytes(path, what: "signing key")
             warnIfOthersCanRead(path, what: "signing key")
             return try ES256PrivateKey(pem: pem)
         } catch let error as ES256KeyError {
@@ -37,7 +33,7 @@ enum KeyFile {
 
     static func verificationKey(_ path: String) throws -> ES256PublicKey {
         do {
-            let pem = try read(path, what: "auth key")
+            let pem = try InputFile.bytes(path, what: "auth key")
             if String(decoding: pem, as: UTF8.self).contains("PRIVATE KEY") {
                 warnIfOthersCanRead(path, what: "auth key")
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LoadEngine
 import Reports
+import Workload
 
 /// `pushbench merge`: adds the shards of one run (`run --shard i/N` on many processes or
 /// machines) up into one result and one report.
@@ -93,7 +94,7 @@ struct MergeCommand: ParsableCommand {
     }
 
     private static func serverCounts(_ path: String) throws -> ServerCounts {
-        guard let counts = ServerCounts(statsJSON: Array(try KeyFile.read(path, what: "--server-stats file"))) else {
+        guard let counts = ServerCounts(statsJSON: Array(try InputFile.bytes(path, what: "--server-stats file"))) else {
             throw CommandLineError("--server-stats \(path): not a PushBench mock's /stats JSON")
         }
         return counts

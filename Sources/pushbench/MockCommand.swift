@@ -350,8 +350,8 @@ struct MockCommand: ParsableCommand {
         var identity: TLSIdentity? = nil
         if let cert, let tlsKey {
             identity = TLSIdentity(
-                certificatePEM: try KeyFile.read(cert, what: "certificate"),
-                privateKeyPEM: try KeyFile.read(tlsKey, what: "TLS key")
+                certificatePEM: try InputFile.bytes(cert, what: "certificate"),
+                privateKeyPEM: try InputFile.bytes(tlsKey, what: "TLS key")
             )
         }
         if let report { try OutputPath.ensureFolder(report, flag: "--report") }

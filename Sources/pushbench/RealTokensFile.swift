@@ -1,3 +1,5 @@
+import Workload
+
 /// Reads a file of device tokens, one hex token per line (`#` comments and blank lines allowed):
 /// your devices' activity tokens for runs toward real APNs (`run --tokens`), or the tokens a mock
 /// treats as unregistered (`mock --unregistered-tokens`).
@@ -5,7 +7,7 @@ enum RealTokensFile {
     /// The tokens, lower-case hex bytes.
     /// - Throws: `CommandLineError` naming the file and the first bad line.
     static func read(_ path: String) throws -> [[UInt8]] {
-        let text = String(decoding: try KeyFile.read(path, what: "tokens file"), as: UTF8.self)
+        let text = String(decoding: try InputFile.bytes(path, what: "tokens file"), as: UTF8.self)
         var tokens: [[UInt8]] = []
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.trimmingCharacters(in: .whitespaces)

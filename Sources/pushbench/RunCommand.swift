@@ -465,7 +465,7 @@ struct RunCommand: ParsableCommand {
         let sessionTarget: RunSession.Target
         if case .endpoint(let origin, let isApple) = target {
             load.transport.origin = origin
-            load.transport.trustedCertificatesPEM = try caFile.map { try KeyFile.read($0, what: "CA file") }
+            load.transport.trustedCertificatesPEM = try caFile.map { try InputFile.bytes($0, what: "CA file") }
             if dryRun { return try printDryRun(load, keyID: kid, teamID: team) }
             let sharded = load.shard.count > 1
             if sharded && !isApple {

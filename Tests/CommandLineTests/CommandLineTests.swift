@@ -179,8 +179,7 @@ final class CommandLineTests: PushbenchTestCase {
     func testVersionNamesTheCommitAndTheLibrariesAndSummariesRecordThem() throws {
         let output = try pushbench.run(["--version"])
         XCTAssertEqual(output.status, 0, output.stderr)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
+        let root = Self.repository.path
         let git = try XCTUnwrap(ExternalProgram.onPath("git"))
         let head = try git.run(["-C", root, "rev-parse", "--short=12", "HEAD"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)

@@ -6,9 +6,7 @@ import XCTest
 /// baseline, and the exit codes a pipeline reads.
 final class CompareCommandTests: PushbenchTestCase {
     /// The committed baseline of `pushbench run --requests 2000 --activities 200 --seed 7`.
-    private static let baseline = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Benchmarks/baselines/counts-gate.json").path
+    private static let baseline = repository.appendingPathComponent("Benchmarks/baselines/counts-gate.json").path
 
     func testTheCountsGateAgainstTheCommittedBaselinePasses() throws {
         let reports = directory.file("runs")

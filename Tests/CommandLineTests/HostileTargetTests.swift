@@ -213,8 +213,7 @@ final class HostileTargetTests: PushbenchTestCase {
     }
 
     private func startTarget(_ mode: String, certificate: String, key: String) throws -> Target {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../Scripts/hostile_target.py").standardized.path
+        let script = Self.repository.appendingPathComponent("Tests/Scripts/hostile_target.py").path
         let program = try RunningProgram(
             ExternalProgram(path: "/usr/bin/python3"),
             [script, mode, certificate, key],

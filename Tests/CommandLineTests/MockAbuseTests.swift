@@ -10,8 +10,7 @@ import XCTest
 final class MockAbuseTests: PushbenchTestCase {
     func testTheMockSurvivesAbuseAndKeepsServingAWellBehavedClient() throws {
         let idle = 500
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Scripts/abuse_mock.py").path
+        let script = Self.repository.appendingPathComponent("Tests/Scripts/abuse_mock.py").path
         let abuse = try ExternalProgram(path: "/usr/bin/python3").run(
             [
                 script, pushbench.path, "--idle", String(idle), "--handshake-timeout", "1", "--summary",

@@ -9,6 +9,10 @@ class PushbenchTestCase: XCTestCase {
     /// The binary under test.
     let pushbench = ExternalProgram.pushbench
 
+    /// The checkout the tests run from, for its scripts, baselines and README.
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
     override func setUpWithError() throws {
         directory = try TemporaryDirectory()
         XCTAssertTrue(

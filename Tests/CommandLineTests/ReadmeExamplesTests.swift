@@ -8,14 +8,11 @@ import XCTest
 /// parses and passes validation as written, so a renamed or removed flag fails here instead of
 /// on a reader's machine; and the ones that finish in seconds offline run to exit 0.
 final class ReadmeExamplesTests: PushbenchTestCase {
-    private static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// Each `pushbench …` command of the README's `sh` blocks, continuation lines joined, as
     /// arguments: without the program name, a trailing comment, a redirection or `&`, and with
     /// the shell loop's `$i` as 0.
     private func examples() throws -> [(line: String, arguments: [String])] {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
         var commands: [(String, [String])] = []
         for block in readme.components(separatedBy: "```sh\n").dropFirst() {
             let code = block.components(separatedBy: "```").first ?? ""

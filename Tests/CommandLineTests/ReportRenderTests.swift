@@ -7,9 +7,7 @@ import XCTest
 /// points as the run's length promises, the budget's clock line, and a first screen that
 /// answers the run's questions.
 final class ReportRenderTests: PushbenchTestCase {
-    private static let renderScript = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Scripts/render-report.sh").path
+    private static let renderScript = repository.appendingPathComponent("Scripts/render-report.sh").path
 
     /// Runs `pushbench run` with `arguments`, renders its report, and returns the rendered DOM
     /// and the run's summary.

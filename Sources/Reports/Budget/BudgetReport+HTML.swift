@@ -7,9 +7,6 @@ extension BudgetReport {
     public var htmlBody: String {
         let tally = result.tally
         let pushes = max(tally.pushes, 1)
-        func percent(_ count: Int, of total: Int) -> String {
-            String(format: "%.1f%%", Double(count) * 100 / Double(max(total, 1)))
-        }
         var html = "<h1>Live Activity budget: \(HTML.escape(result.name))</h1>"
         html += "<div class=\"sub\">\(result.activities) activities · preset \(HTML.escape(result.parameters.name))"
         html +=
@@ -25,11 +22,11 @@ extension BudgetReport {
         let firstThrottle = Self.lagPercentilesMs(tally.firstThrottleAfterStartMs)["p50"]
         let target = recommendations.flatMap { $0.policy == nil ? nil : UInt64($0.keyLagTargetSeconds * 1000) }
         html += "<div class=\"cards\">"
-        html += HTML.card(percent(tally.count(.shown), of: pushes), "of pushes shown")
-        html += HTML.card(percent(tally.count(.throttled), of: pushes), "throttled by the budget")
-        html += HTML.card(percent(tally.count(.coalesced), of: pushes), "coalesced (low priority)")
+        html += HTML.card(Self.share(tally.count(.shown), of: pushes), "of pushes shown")
+        html += HTML.card(Self.share(tally.count(.throttled), of: pushes), "throttled by the budget")
+        html += HTML.card(Self.share(tally.count(.coalesced), of: pushes), "coalesced (low priority)")
         html += HTML.card(
-            percent(tally.activitiesThrottled, of: tally.activitiesBegun),
+            Self.share(tally.activitiesThrottled, of: tally.activitiesBegun),
             "of activities throttled at least once"
         )
         html += HTML.card(
@@ -80,10 +77,10 @@ extension BudgetReport {
                 let lag = tally.lagMsByLabel[label]
                 return [
                     tally.labels.names[label] + (tally.labels.isKey[label] ? " (key)" : ""), String(total),
-                    percent(tally.pushes(label: label, priorityIndex: 0), of: total),
-                    percent(tally.count(.shown, label: label), of: total),
-                    percent(tally.count(.throttled, label: label), of: total),
-                    percent(tally.count(.coalesced, label: label), of: total), percent(dropped, of: total),
+                    Self.share(tally.pushes(label: label, priorityIndex: 0), of: total),
+                    Self.share(tally.count(.shown, label: label), of: total),
+                    Self.share(tally.count(.throttled, label: label), of: total),
+                    Self.share(tally.count(.coalesced, label: label), of: total), Self.share(dropped, of: total),
                     lag.totalCount > 0 ? String(format: "%.1f", Double(lag.valueAtPercentile(99)) / 1000) : "–",
                 ]
             }

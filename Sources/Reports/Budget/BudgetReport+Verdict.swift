@@ -28,19 +28,16 @@ extension BudgetReport {
         let tally = result.tally
         let pushes = tally.pushes
         guard pushes > 0 else { return "No push was accepted, so there is nothing to model." }
-        func share(_ count: Int, of total: Int) -> String {
-            String(format: "%.1f%%", Double(count) * 100 / Double(max(total, 1)))
-        }
-        var sentence = "\(share(tally.count(.shown), of: pushes)) of \(pushes) accepted pushes shown, "
-        sentence += "\(share(tally.count(.throttled), of: pushes)) throttled, "
-        sentence += "\(share(tally.count(.coalesced), of: pushes)) coalesced ("
+        var sentence = "\(Self.share(tally.count(.shown), of: pushes)) of \(pushes) accepted pushes shown, "
+        sentence += "\(Self.share(tally.count(.throttled), of: pushes)) throttled, "
+        sentence += "\(Self.share(tally.count(.coalesced), of: pushes)) coalesced ("
         sentence += "\(result.parameters.name) preset"
         if let feed = result.runFeed { sentence += ", \(feed.clock.rawValue) clock" }
         sentence += "; an estimate)"
         if tally.activitiesThrottled == 0 {
             sentence += "; no activity ran out of priority-10 budget"
         } else {
-            sentence += "; \(share(tally.activitiesThrottled, of: tally.activitiesBegun)) of activities ran out"
+            sentence += "; \(Self.share(tally.activitiesThrottled, of: tally.activitiesBegun)) of activities ran out"
             if let firstMs = Self.lagPercentilesMs(tally.firstThrottleAfterStartMs)["p50"] {
                 sentence += String(format: ", half of them within %.0f min of starting", Double(firstMs) / 60_000)
             }
@@ -57,6 +54,11 @@ extension BudgetReport {
         line += "\(tally.count(.throttled)) throttled, \(tally.count(.coalesced)) coalesced on the devices"
         if let coverage = coverageSentence { line += "\n  " + coverage }
         return line
+    }
+
+    /// `count` as a share of `total`, `94.4%`: how every budget figure reads.
+    static func share(_ count: Int, of total: Int) -> String {
+        String(format: "%.1f%%", Double(count) * 100 / Double(max(total, 1)))
     }
 
     /// `ms` of the scenario's clock as a minute, one decimal when it needs one.
