@@ -408,7 +408,9 @@ struct MockCommand: ParsableCommand {
                 throw CommandLineError("cannot write the certificate to \(certOut): \(error.localizedDescription)")
             }
         }
-        Console.out("mock APNs listening on https://\(host):\(server.port) (HTTP/2 over TLS 1.2+, ALPN h2 only)")
+        Console.out(
+            "mock APNs listening on https://\(host):\(server.port) (HTTP/2 over TLS 1.2+: ALPN h2, or prior knowledge without ALPN)"
+        )
         if let channels = server.channelPort {
             Console.out(
                 "broadcast channels: https://\(host):\(channels)/1/apps/<bundle>/channels; broadcasts: POST /4/broadcasts/apps/<bundle> on the push port"
@@ -444,6 +446,11 @@ struct MockCommand: ParsableCommand {
         Console.out(
             "stopped: \(stats.pushes) pushes answered, \(stats.accepted) accepted, \(stats.connectionsAccepted) connections"
         )
+        if stats.connectionsWithoutALPN > 0 {
+            Console.out(
+                "served HTTP/2 by prior knowledge to \(stats.connectionsWithoutALPN) connections that offered no ALPN, as APNs does"
+            )
+        }
         for (title, counts) in [
             ("accepted although irregular (docs/mock-conformance.md)", stats.acceptedIrregular),
             ("accepted, but a device would drop them", stats.liveActivityWouldDrop),
@@ -461,7 +468,19 @@ struct MockCommand: ParsableCommand {
         }
         if let report, let recording {
             do {
-                let traffic = TrafficReport(records: try TrafficFile.read(recording), source: recording)
+                let irregular = [
+                    ("accepted_irregular", stats.acceptedIrregular),
+                    ("live_activity_would_drop", stats.liveActivityWouldDrop),
+                ].flatMap { counter, counts in
+                    counts.sorted { $0.key < $1.key }.map {
+                        TrafficReport.Irregular(counter: counter, kind: $0.key, pushes: $0.value)
+                    }
+                }
+                let traffic = TrafficReport(
+                    records: try TrafficFile.read(recording),
+                    source: recording,
+                    irregular: irregular
+                )
                 Console.out("traffic report: \(try traffic.write(to: report))")
             } catch {
                 throw CommandLineError.runtime("the traffic report could not be written: \(error)")

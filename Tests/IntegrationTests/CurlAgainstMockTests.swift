@@ -168,6 +168,26 @@ final class CurlAgainstMockTests: XCTestCase {
         XCTAssertEqual(mock.server.stats.snapshot().connectionsRefusedWithoutH2, 1)
     }
 
+    /// APNs speaks HTTP/2 by prior knowledge to a TLS client that offers no ALPN (Pushy did for
+    /// years, aioapns still does); one that then sends HTTP/1.1 is closed.
+    func testAClientWithoutALPNIsServedHTTP2ByPriorKnowledge() throws {
+        let answered = try request(
+            ["--no-alpn", "--http2-prior-knowledge"] + pushHeaders(authorization: nil) + ["--data", "{}"],
+            path: "/3/device/" + token
+        )
+        XCTAssertEqual(answered.status, "403")
+        XCTAssertEqual(answered.version, "2")
+        XCTAssertEqual(mock.server.stats.snapshot().connectionsWithoutALPN, 1)
+        let output = try curl.run([
+            "-sS", "--no-alpn", "--http1.1", "--cacert", directory.file("ca.pem"), mock.origin + "/stats",
+        ])
+        XCTAssertNotEqual(output.status, 0, "an HTTP/1.1 request without ALPN must not get an answer")
+        let deadline = Date().addingTimeInterval(5)
+        while mock.server.stats.snapshot().connectionsRefusedWithoutH2 == 0 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(mock.server.stats.snapshot().connectionsRefusedWithoutH2, 1)
+        XCTAssertEqual(mock.server.stats.snapshot().connectionsWithoutALPN, 1)
+    }
+
     func testCertificateVerificationIsOn() throws {
         let output = try curl.run(["-sS", "--http2", mock.origin + "/stats"])
         XCTAssertEqual(

@@ -12,8 +12,8 @@ import Wire
 import Glibc
 #endif
 
-/// A protocol-accurate APNs endpoint on loopback: HTTP/2 over TLS 1.2+ with ALPN `h2`, APNs'
-/// SETTINGS, and APNs' answers to device pushes (see `PushRequestValidator`).
+/// A protocol-accurate APNs endpoint on loopback: HTTP/2 over TLS 1.2+ with ALPN `h2` (or by
+/// prior knowledge from a client that offers no ALPN, as APNs serves it), APNs' SETTINGS, and APNs' answers to device pushes (see `PushRequestValidator`).
 ///
 /// `pushbench run` embeds one; `pushbench mock` runs one for curl, h2load or another team's
 /// sender. `GET /stats` answers the server's counters as JSON, on the APNs listener itself and on
@@ -113,12 +113,8 @@ public final class MockAPNsServer: Sendable {
                         // A client that stops reading is no longer read from either, so its unread
                         // answers cannot pile up in memory.
                         try channel.pipeline.syncOperations.addHandler(BackPressureHandler())
-                        let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
-                            handshakeDeadline.cancel()
-                            guard case .negotiated("h2") = result else {
-                                stats.update { $0.connectionsRefusedWithoutH2 += 1 }
-                                return channel.close()
-                            }
+                        /// Adds the HTTP/2 handlers before `errors`, once the client is known to speak it.
+                        func serveHTTP2(_ channel: Channel) -> EventLoopFuture<Void> {
                             stats.update { $0.connectionsOpen += 1 }
                             channel.closeFuture.whenComplete { _ in stats.update { $0.connectionsOpen -= 1 } }
                             let connection = NIOLoopBoundBox(
@@ -146,6 +142,31 @@ public final class MockAPNsServer: Sendable {
                                     )
                                 }
                             }.map { _ in }
+                        }
+                        let refuse = { (channel: Channel) in
+                            stats.update { $0.connectionsRefusedWithoutH2 += 1 }
+                            channel.close(promise: nil)
+                        }
+                        let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
+                            handshakeDeadline.cancel()
+                            switch result {
+                            case .negotiated("h2"):
+                                return serveHTTP2(channel)
+                            case .fallback:
+                                let priorKnowledge = { (channel: Channel) in
+                                    stats.update { $0.connectionsWithoutALPN += 1 }
+                                    return serveHTTP2(channel)
+                                }
+                                return channel.eventLoop.makeCompletedFuture {
+                                    try channel.pipeline.syncOperations.addHandler(
+                                        HTTP2PrefaceCheck(serveHTTP2: priorKnowledge, refuse: refuse),
+                                        position: .before(errors)
+                                    )
+                                }
+                            default:
+                                refuse(channel)
+                                return channel.eventLoop.makeSucceededVoidFuture()
+                            }
                         }
                         try channel.pipeline.syncOperations.addHandler(negotiation)
                         try channel.pipeline.syncOperations.addHandler(errors)

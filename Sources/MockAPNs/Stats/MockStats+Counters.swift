@@ -27,8 +27,16 @@ extension MockStats.Snapshot {
             Scalar(
                 key: "connections_refused_without_h2",
                 metric: "connections_refused_without_h2_total",
-                help: "Connections closed because the client did not negotiate h2 with ALPN.",
+                help:
+                    "Connections closed because the client neither negotiated h2 with ALPN nor opened with the HTTP/2 preface.",
                 value: connectionsRefusedWithoutH2
+            ),
+            Scalar(
+                key: "connections_h2_without_alpn",
+                metric: "connections_h2_without_alpn_total",
+                help:
+                    "Connections that negotiated no protocol with ALPN and spoke HTTP/2 by prior knowledge, as APNs allows.",
+                value: connectionsWithoutALPN
             ),
             Scalar(
                 key: "connections_refused_over_limit",

@@ -11,8 +11,12 @@ public final class MockStats: Sendable {
         public var instance = ""
         /// TLS connections accepted (before ALPN).
         public var connectionsAccepted = 0
-        /// Connections closed because the client did not negotiate `h2` with ALPN.
+        /// Connections closed because the client neither negotiated `h2` with ALPN nor opened
+        /// with the HTTP/2 preface.
         public var connectionsRefusedWithoutH2 = 0
+        /// Connections that negotiated no protocol with ALPN and spoke HTTP/2 by prior knowledge,
+        /// which APNs accepts (`docs/mock-conformance.md`).
+        public var connectionsWithoutALPN = 0
         /// Connections closed as soon as accepted, because `ConnectionLimits.maxConnections` were
         /// open.
         public var connectionsRefusedOverLimit = 0

@@ -1,8 +1,8 @@
 import Foundation
 
 extension TrafficReport {
-    /// Writes `arrivals.csv`, `priorities.csv`, `refusals.csv`, `token_cadence.csv` and
-    /// `report.html` into `directory`, creating it.
+    /// Writes `arrivals.csv`, `priorities.csv`, `refusals.csv`, `irregular.csv`,
+    /// `token_cadence.csv` and `report.html` into `directory`, creating it.
     /// - Returns: the HTML report's path.
     /// - Throws: `ReportError` naming the file and the system's reason; files already written stay.
     public func write(to directory: String) throws -> String {
@@ -13,7 +13,8 @@ extension TrafficReport {
         }
         let files = [
             ("arrivals.csv", arrivalsTable.text), ("priorities.csv", prioritiesTable.text),
-            ("refusals.csv", refusalsTable.text), ("token_cadence.csv", cadenceTable.text), ("report.html", html()),
+            ("refusals.csv", refusalsTable.text), ("irregular.csv", irregularTable.text),
+            ("token_cadence.csv", cadenceTable.text), ("report.html", html()),
         ]
         for (name, text) in files {
             try ReportWriter.save(Data(text.utf8), toPath: (directory as NSString).appendingPathComponent(name))
@@ -52,6 +53,15 @@ extension TrafficReport {
         var table = CSVTable(columns: ["status", "reason", "pushes", "share_percent"])
         for refusal in refusals {
             table.append([String(refusal.status), refusal.reason, String(refusal.pushes), percent(refusal.pushes)])
+        }
+        return table
+    }
+
+    /// Accepted pushes the mock counted as irregular or as ones a device would drop, by kind.
+    public var irregularTable: CSVTable {
+        var table = CSVTable(columns: ["counter", "kind", "pushes", "share_percent"])
+        for count in irregular {
+            table.append([count.counter, count.kind, String(count.pushes), percent(count.pushes)])
         }
         return table
     }

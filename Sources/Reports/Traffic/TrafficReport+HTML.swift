@@ -47,6 +47,11 @@ extension TrafficReport {
             rows: refusals.map { [String($0.status), $0.reason, $0.pushes.formatted(), percent($0.pushes) + "%"] }
         )
         body += HTML.grid(
+            "Accepted, not approved: answered 200, but irregular or dropped by the device",
+            headers: ["counter", "kind", "pushes", "share"],
+            rows: irregular.map { [$0.counter, $0.kind, $0.pushes.formatted(), percent($0.pushes) + "%"] }
+        )
+        body += HTML.grid(
             "Live Activity events",
             headers: ["event", "pushes", "share"],
             rows: events.map { [$0.event, $0.pushes.formatted(), percent($0.pushes) + "%"] }

@@ -10,13 +10,35 @@ public struct TrafficReport: Sendable {
     public let records: [TrafficRecord]
     /// Where they came from, for the page's heading.
     public let source: String
+    /// Accepted pushes the mock judged as it answered them, by kind: a recording holds answers,
+    /// not these judgements, so they come from the mock's counters.
+    public let irregular: [Irregular]
 
-    /// Creates the report of `records`.
-    public init(records: [TrafficRecord], source: String) {
+    /// Accepted pushes of one kind that APNs answers 200 although they differ from Apple's
+    /// documents, or that a device would drop (`docs/mock-conformance.md`).
+    public struct Irregular: Sendable, Equatable {
+        /// The counter as `/stats` names it: `accepted_irregular` or `live_activity_would_drop`.
+        public var counter: String
+        /// The kind within it, such as `iat_string` or `StartWithoutAttributesType`.
+        public var kind: String
+        /// How many pushes.
+        public var pushes: Int
+
+        /// Creates a count.
+        public init(counter: String, kind: String, pushes: Int) {
+            self.counter = counter
+            self.kind = kind
+            self.pushes = pushes
+        }
+    }
+
+    /// Creates the report of `records`, with the mock's `irregular` counts when it has them.
+    public init(records: [TrafficRecord], source: String, irregular: [Irregular] = []) {
         self.records = records.enumerated().sorted {
             ($0.element.receivedMs, $0.offset) < ($1.element.receivedMs, $1.offset)
         }.map(\.element)
         self.source = source
+        self.irregular = irregular
     }
 
     /// Pushes the mock accepted.
