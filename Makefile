@@ -3,7 +3,7 @@ SWIFT ?= swift
 
 PREFIX ?= /usr/local
 
-.PHONY: deps run test lint format build install clean
+.PHONY: deps run test lint format build install clean conformance-matrix
 
 ## Install the Debian packages PushBench needs (only the missing ones).
 deps:
@@ -17,6 +17,11 @@ run: deps
 ## Check formatting, then build (warnings are errors) and run every test.
 test: deps lint
 	$(SWIFT) test --disable-swift-testing
+
+## Run the client conformance suite and write its matrix into docs/client-conformance.md.
+conformance-matrix: deps
+	PUSHBENCH_WRITE_CONFORMANCE_MATRIX=1 $(SWIFT) test --disable-swift-testing \
+		--filter ConformanceSuiteTests/testEveryClientCaseGetsAppleDocumentedAnswer
 
 ## Fail on any formatting difference from .swift-format.
 lint:

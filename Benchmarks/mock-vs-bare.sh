@@ -11,6 +11,9 @@
 #
 # Usage: Benchmarks/mock-vs-bare.sh [ROUNDS] [REQUESTS] [CONNECTIONS] [STREAMS]
 #        (defaults: 3 rounds, 200000 requests, 8 connections × 100 streams)
+# With BASELINE_PUSHBENCH=/path/to/an/older/pushbench, that binary's mock is measured too, in the
+# same rounds, and the medians end with this mock's req/s ratio to it: a change to the mock
+# compared with the build before it on the same machine at the same time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3} requests=${2:-200000} connections=${3:-8} streams=${4:-100}
@@ -46,6 +49,12 @@ start() {
 start mock "$binary" mock --port 0 --cert-out "$work/mock.pem" --auth-key "$work/public.pem" \
     --key-id "$key_id" --team-id "$team_id"
 start bare "$bare" "$work/bare.pem"
+servers=(mock bare)
+if [[ -n ${BASELINE_PUSHBENCH:-} ]]; then
+    start baseline "$BASELINE_PUSHBENCH" mock --port 0 --cert-out "$work/baseline.pem" \
+        --auth-key "$work/public.pem" --key-id "$key_id" --team-id "$team_id"
+    servers=(mock baseline bare)
+fi
 
 # CPU seconds (user + sys) process $1 has used so far.
 cpu() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$1/stat"; }
@@ -68,7 +77,7 @@ echo "h2load -n $requests -c $connections -m $streams; mock $mock_origin, bare r
 printf '%-6s %-8s %10s %20s\n' round server "req/s" "server µs/request"
 declare -A rates=() cpus=()
 for round in $(seq 1 "$rounds"); do
-    for server in mock bare; do
+    for server in "${servers[@]}"; do
         read -r rate server_cpu < <(measure "$server")
         rates[$server]+="$rate " cpus[$server]+="$server_cpu "
         printf '%-6s %-8s %10s %20s\n' "$round" "$server" "$rate" "$server_cpu"
@@ -79,3 +88,7 @@ awk -v mr="$(med "${rates[mock]}")" -v mc="$(med "${cpus[mock]}")" \
     -v br="$(med "${rates[bare]}")" -v bc="$(med "${cpus[bare]}")" 'BEGIN {
     printf "\nmedians: mock %.0f req/s %.1f µs/req, bare %.0f req/s %.1f µs/req; mock/bare req/s ratio %.2f\n",
         mr, mc, br, bc, mr / br }'
+if [[ -n ${BASELINE_PUSHBENCH:-} ]]; then
+    awk -v mr="$(med "${rates[mock]}")" -v lr="$(med "${rates[baseline]}")" -v lc="$(med "${cpus[baseline]}")" 'BEGIN {
+        printf "baseline mock %.0f req/s %.1f µs/req; this mock/baseline req/s ratio %.3f\n", lr, lc, mr / lr }'
+fi

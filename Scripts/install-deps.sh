@@ -7,11 +7,12 @@
 #   nghttp2-client        h2load, the reference HTTP/2 load generator we compare against
 #   curl, openssl         independent clients the tests check the mock and our signatures with
 #   python3-h2            a third HTTP/2 client library for the mock's tests (host without :authority)
+#   python3-venv          the virtual environment the client conformance suite installs PyPI's APNs clients into
 #   chromium              renders the HTML reports headless, as a reader sees them (Scripts/render-report.sh)
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libjemalloc-dev nghttp2-client curl openssl pkg-config
-  python3-h2 chromium)
+  python3-h2 python3-venv chromium)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
