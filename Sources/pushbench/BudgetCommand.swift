@@ -43,6 +43,24 @@ struct BudgetCommand: ParsableCommand {
     @Option(help: "Replay pushes recorded by `pushbench mock --record` instead of a scenario.")
     var traffic: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "How updates reach the activities: token, broadcast, or both side by side (default: each cohort's own delivery).",
+            discussion: """
+                token: a push per activity to its update token. broadcast (iOS 18): a push per group to its \
+                channel, which each activity subscribed to when it started; every subscriber's device still \
+                spends its own budget. both: the report is the per-token one, and budget_delivery.csv and the \
+                console set the two side by side: the pushes the sender sends against what the devices show.
+                """
+        )
+    )
+    var delivery: DeliveryChoice?
+
+    /// `--delivery`: one of the scenario's deliveries for every cohort, or both in turn.
+    enum DeliveryChoice: String, ExpressibleByArgument, CaseIterable {
+        case token, broadcast, both
+    }
+
     @Option(help: "Scale the scenario to this many activities.")
     var activities: Int?
 
@@ -150,6 +168,7 @@ struct BudgetCommand: ParsableCommand {
         guard (0...1).contains(keyShare) else { throw ValidationError("--key-share must be between 0 and 1") }
         guard policySample >= 1 else { throw ValidationError("--policy-sample must be at least 1") }
         if traffic != nil && sweep { throw ValidationError("--sweep needs a scenario, not --traffic") }
+        if traffic != nil && delivery != nil { throw ValidationError("--delivery needs a scenario, not --traffic") }
     }
 
     /// The preset with the options given on top; named `custom` once anything is overridden.
@@ -204,6 +223,18 @@ struct BudgetCommand: ParsableCommand {
             Console.out("sweep of every preset and policy (\(path)):")
             for line in BudgetConsole.format(table) { Console.out("  " + line) }
         }
+        if delivery == .both, let simulation, !result.interrupted {
+            var broadcast = simulation
+            broadcast.scenario = simulation.scenario.delivered(by: .broadcast)
+            Console.err("simulating the same scenario delivered by broadcast")
+            let other = try broadcast.run(shouldStop: { stop.isSet })
+            let table = BudgetConsole.deliveryTable([(.token, result), (.broadcast, other)])
+            let path = (directory as NSString).appendingPathComponent("budget_delivery.csv")
+            try ReportWriter.save(Data(table.text.utf8), toPath: path)
+            Console.out("per token against broadcast (\(path)):")
+            for line in BudgetConsole.format(table) { Console.out("  " + line) }
+            if other.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }
+        }
         Console.out("report: \((directory as NSString).appendingPathComponent("budget.html"))")
         if result.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }
     }
@@ -232,7 +263,12 @@ struct BudgetCommand: ParsableCommand {
         _ parameters: BudgetParameters,
         stop: StopFlag
     ) throws -> (BudgetResult, BudgetRecommendations?, BudgetSimulation?) {
-        let loaded = try ScenariosCommand.load(scenario, activities: activities, seed: seed)
+        var loaded = try ScenariosCommand.load(scenario, activities: activities, seed: seed)
+        switch delivery {
+        case .token, .both: loaded = loaded.delivered(by: Scenario.Delivery.token)
+        case .broadcast: loaded = loaded.delivered(by: Scenario.Delivery.broadcast)
+        case nil: break
+        }
         try MemoryCheck.ensureBudgetModel(of: loaded.activities, needing: "the budget model", advice: "give fewer")
         let simulation = BudgetSimulation(
             scenario: loaded,

@@ -1,6 +1,7 @@
 import Budget
 import Foundation
 import Reports
+import Workload
 
 /// What `pushbench budget` prints: the headline figures of a report, and the sweep table.
 enum BudgetConsole {
@@ -51,6 +52,9 @@ enum BudgetConsole {
                         ? tally.firstThrottleAfterStartMs.valueAtPercentile(50) : nil
                 )
                 + " after start"
+        )
+        lines.append(
+            "ends not shown (throttled or coalesced, so the activity stays on screen): \(tally.endsNotShown)"
         )
         lines.append(
             "display lag p50 \(seconds(tally.lagMs(atPercentile: 50))), p99 \(seconds(tally.lagMs(atPercentile: 99))); "
@@ -128,6 +132,32 @@ enum BudgetConsole {
                 String(format: "%.2f", tally.keyShareShown(withinMs: UInt64(keyLagTargetSeconds * 1000)) * 100),
                 p99(key: false), p99(key: true),
             ])
+        }
+        return table
+    }
+
+    /// The same scenario delivered per token and by broadcast, as `budget_delivery.csv`: what the
+    /// sender sends against what the devices receive and show.
+    static func deliveryTable(_ results: [(delivery: Scenario.Delivery, result: BudgetResult)]) -> CSVTable {
+        var table = CSVTable(columns: [
+            "delivery", "sender_pushes", "broadcasts", "device_pushes", "shown_pct", "throttled_pct", "coalesced_pct",
+            "activities_throttled_pct", "ends_not_shown", "display_lag_p99_s", "simulated_s",
+        ])
+        for (delivery, result) in results {
+            let tally = result.tally
+            func share(_ count: Int, _ total: Int) -> String {
+                String(format: "%.2f", Double(count) * 100 / Double(max(total, 1)))
+            }
+            let counts = [tally.senderPushes, tally.broadcasts, tally.pushes].map(String.init)
+            let shares = [
+                share(tally.count(.shown), tally.pushes), share(tally.count(.throttled), tally.pushes),
+                share(tally.count(.coalesced), tally.pushes), share(tally.activitiesThrottled, tally.activitiesBegun),
+            ]
+            let lag = tally.lagMs(atPercentile: 99).map { String(format: "%.1f", Double($0) / 1000) } ?? ""
+            table.append(
+                [delivery.rawValue] + counts + shares
+                    + [String(tally.endsNotShown), lag, String(format: "%.2f", result.wallSeconds)]
+            )
         }
         return table
     }

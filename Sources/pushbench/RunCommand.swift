@@ -425,6 +425,12 @@ struct RunCommand: ParsableCommand {
             activities: activities ?? realTokens?.count ?? 1000,
             seed: seed
         )
+        if let cohort = workload.cohorts.firstIndex(where: { $0.delivery == .broadcast }) {
+            throw CommandLineError(
+                "\(workload.name): cohorts[\(cohort)] is delivered by broadcast, which `pushbench budget` models "
+                    + "but `pushbench run` does not send yet; give it delivery: token to run it"
+            )
+        }
         if !noBudget {
             try MemoryCheck.ensureBudgetModel(
                 of: workload.activities,

@@ -171,17 +171,46 @@ final class BudgetModelTests: XCTestCase {
         XCTAssertEqual(tally.droppedAfterEnd, 0)
     }
 
-    func testPushesAfterEndAreDropped() {
+    /// A shown `end` ends the activity and later pushes are dropped; a throttled one never
+    /// reached the screen, so the activity stays live, takes the next update when a token is
+    /// back, and counts as an end not shown.
+    func testOnlyAShownEndEndsTheActivity() {
+        let cases: [(BudgetParameters, [BudgetOutcome: Int], droppedAfterEnd: Int, endsNotShown: Int)] = [
+            (BudgetParameters(), [.shown: 2, .droppedEnded: 1], 1, 0),
+            (BudgetParameters(burst: 1, perHour: 1), [.shown: 2, .throttled: 1], 0, 1),
+        ]
+        for (parameters, expected, droppedAfterEnd, endsNotShown) in cases {
+            let tally = simulate(parameters, [push(0), push(10_000, phase: .end), push(3_700_000)])
+            XCTAssertEqual(outcomes(tally), expected, "burst \(parameters.burst)")
+            XCTAssertEqual(tally.droppedAfterEnd, droppedAfterEnd)
+            XCTAssertEqual(tally.endsNotShown, endsNotShown)
+        }
+    }
+
+    /// A low-priority `end` is shown at its window's end, and only then ends the activity.
+    func testLowPriorityEndEndsTheActivityAtItsWindowsEnd() {
         let tally = simulate(
-            BudgetParameters(),
+            BudgetParameters(lowPriorityIntervalSeconds: 30),
             [
-                push(0),
-                push(10_000, phase: .end),
+                push(0, priority: 5),
+                push(10_000, priority: 5, phase: .end),
                 push(20_000),
+                push(50_000),
             ]
         )
-        XCTAssertEqual(outcomes(tally), [.shown: 2, .droppedEnded: 1])
-        XCTAssertEqual(tally.droppedAfterEnd, 1)
+        // The end replaced the update of 0 s in the window; the priority-10 update at 20 s is
+        // shown and coalesces the pending end, so the activity lives on.
+        XCTAssertEqual(outcomes(tally), [.shown: 2, .coalesced: 2])
+        XCTAssertEqual(tally.endsNotShown, 1)
+        // Nothing after the end until its window closes at 30 s, before the push sent at 30 s:
+        // the end is shown then, and the push is dropped.
+        let quiet = simulate(
+            BudgetParameters(lowPriorityIntervalSeconds: 30),
+            [push(0, priority: 5), push(10_000, priority: 5, phase: .end), push(30_000)]
+        )
+        XCTAssertEqual(outcomes(quiet), [.shown: 1, .coalesced: 1, .droppedEnded: 1])
+        XCTAssertEqual(quiet.endsNotShown, 0)
+        XCTAssertEqual(quiet.droppedAfterEnd, 1)
     }
 
     func testFrequentUpdatesMultiplyTheBucket() {

@@ -65,6 +65,37 @@ final class BudgetSimulationTests: XCTestCase {
         XCTAssertEqual(one.activitiesNotStarted, 0)
     }
 
+    /// A broadcast spends each subscriber's budget as a push to its token would: the devices
+    /// see the same outcomes, the sender sends one push per group step instead of one per
+    /// activity, and a group split between workers gives the same result as on one.
+    func testBroadcastSpendsEachSubscribersBudgetAndSendsOncePerGroup() throws {
+        let scenario = try football(activities: 900)
+        let parameters = BudgetParameters(burst: 2, perHour: 1, lowPriorityIntervalSeconds: 30)
+        let token = try BudgetSimulation(scenario: scenario, parameters: parameters, threads: 2).run().tally
+        var broadcast = BudgetSimulation(
+            scenario: scenario.delivered(by: .broadcast),
+            parameters: parameters,
+            threads: 1
+        )
+        let one = try broadcast.run().tally
+        broadcast.threads = 3
+        let three = try broadcast.run().tally
+        XCTAssertEqual(one.outcomes, token.outcomes)
+        XCTAssertEqual(one.minutes, token.minutes)
+        XCTAssertEqual(one.lagMs, token.lagMs)
+        XCTAssertGreaterThan(one.count(.throttled), 0, "a budget of 2 runs out in a match")
+        XCTAssertEqual(token.senderPushes, token.pushes)
+        XCTAssertEqual(token.broadcasts, 0)
+        let steps = (token.pushes - 900) / 900
+        XCTAssertEqual(one.broadcasts, steps)
+        XCTAssertEqual(one.broadcastDeliveries, steps * 900)
+        XCTAssertEqual(one.senderPushes, 900 + steps)
+        for figure in [\BudgetTally.broadcasts, \.broadcastDeliveries, \.senderPushes, \.endsNotShown] {
+            XCTAssertEqual(one[keyPath: figure], three[keyPath: figure])
+        }
+        XCTAssertEqual(one.outcomes, three.outcomes)
+    }
+
     func testLiveCountsOfShortActivitiesOverADayMatchABruteForceCount() throws {
         // Deliveries start over 12 hours and last under an hour: the census skips the dead and
         // the not yet begun, and must still count exactly the live ones.

@@ -19,6 +19,10 @@ final class BadInputTests: PushbenchTestCase {
         let plainFile = try directory.write("a-file", Array("x\n".utf8))
         let badProfile = try directory.write("profile.csv", Array("seconds,rate\n0,100\n30,abc\n".utf8))
         let binaryProfile = try directory.write("binary.csv", Array("0,100\n\u{1}\u{2},5\n".utf8))
+        let broadcast = try directory.write(
+            "broadcast.yaml",
+            Array("name: final\ncohorts:\n  - kind: football\n    activities: 10\n    delivery: broadcast\n".utf8)
+        )
         let cases = [
             Case(
                 arguments: ["run", "--activities", "1000000000"],
@@ -46,6 +50,11 @@ final class BadInputTests: PushbenchTestCase {
                 message: "scenario \(binary) is not a text file (byte 0 is 0x00)"
             ),
             Case(arguments: ["run", "--scenario", folder], status: 2, message: "scenario \(folder) is a folder"),
+            Case(
+                arguments: ["run", "--scenario", broadcast],
+                status: 2,
+                message: "final: cohorts[0] is delivered by broadcast, which `pushbench budget` models"
+            ),
             Case(
                 arguments: ["mock", "--report", plainFile + "/sub"],
                 status: 2,

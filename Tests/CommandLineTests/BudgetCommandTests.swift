@@ -14,6 +14,29 @@ final class BudgetCommandTests: PushbenchTestCase {
         try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\r\n").filter { !$0.isEmpty }
     }
 
+    /// `--delivery both`: the same match per token and by broadcast, side by side; the devices
+    /// spend the same budget, the sender sends one push per step instead of one per fan.
+    func testDeliveryBothSetsTokenAndBroadcastSideBySide() throws {
+        let output = try pushbench.run([
+            "budget", "--activities", "200", "--delivery", "both", "--bucket", "2", "--per-hour", "1",
+            "--no-recommendations", "--reports-dir", directory.path,
+        ])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        XCTAssertTrue(output.stdout.contains("per token against broadcast"), output.stdout)
+        XCTAssertTrue(output.stdout.contains("ends not shown"), output.stdout)
+        let rows = try lines(try onlyRunFolder() + "/budget_delivery.csv").map {
+            $0.split(separator: ",").map(String.init)
+        }
+        XCTAssertEqual(rows.first?.prefix(4), ["delivery", "sender_pushes", "broadcasts", "device_pushes"])
+        let token = try XCTUnwrap(rows.first { $0.first == "token" })
+        let broadcast = try XCTUnwrap(rows.first { $0.first == "broadcast" })
+        XCTAssertEqual(token[3], broadcast[3], "the devices receive the same pushes")
+        XCTAssertEqual(Array(token[4...8]), Array(broadcast[4...8]), "and spend the same budget")
+        XCTAssertEqual(Int(token[1]), Int(token[3]))
+        XCTAssertEqual(Int(broadcast[1]), 200 + (Int(broadcast[2]) ?? -1), "200 starts and the broadcasts")
+        XCTAssertLessThan(Int(broadcast[1]) ?? .max, (Int(token[1]) ?? 0) / 50)
+    }
+
     func testWritesAConsistentReport() throws {
         let output = try pushbench.run([
             "budget", "--activities", "300", "--preset", "conservative", "--bucket", "2", "--threads", "2",

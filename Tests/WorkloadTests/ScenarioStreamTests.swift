@@ -111,6 +111,44 @@ final class ScenarioStreamTests: XCTestCase {
         XCTAssertTrue(stream.filter { $0.kind == .minute }.allSatisfy { $0.priority == 5 && !$0.alert })
     }
 
+    /// With broadcast, each step of a group is one event to its channel that reaches every
+    /// subscriber, and the starts subscribe instead of asking for an update token.
+    func testABroadcastCohortSendsOneEventPerStepToTheGroupsChannel() throws {
+        let perToken = try small(.football, activities: 90, groups: 3)
+        let broadcast = try events(perToken.delivered(by: .broadcast))
+        let tokens = try events(perToken)
+        let starts = broadcast.filter { $0.phase == .start }
+        XCTAssertEqual(starts.count, 90)
+        XCTAssertTrue(
+            starts.allSatisfy { $0.delivery == .broadcast && !$0.inputPushToken && $0.subscribers.count == 1 }
+        )
+        let steps = broadcast.filter { $0.phase != .start }
+        XCTAssertTrue(steps.allSatisfy { $0.tokenKind == .channel && $0.tokenIndex == $0.group && $0.sentHere })
+        XCTAssertTrue(steps.allSatisfy { $0.subscribers.count == 30 && $0.subscribers.lowerBound == $0.activity })
+        // The same steps at the same times as the per-token fan-out, one event instead of thirty.
+        let fannedOut = tokens.filter { $0.phase != .start }
+        XCTAssertEqual(steps.count * 30, fannedOut.count)
+        XCTAssertEqual(
+            steps.flatMap { step in Array(repeating: step.timeMs, count: 30) },
+            fannedOut.map(\.timeMs)
+        )
+    }
+
+    /// A group split between shards is sent by the shard holding its first activity; every
+    /// shard holds the event for its own subscribers.
+    func testABroadcastToASplitGroupIsSentOnceAndReachesEveryShard() throws {
+        let scenario = try small(.football, activities: 100, groups: 1).delivered(by: .broadcast)
+        let whole = try events(scenario).filter { $0.phase != .start }
+        let shards = try (0..<3).map { try events(scenario, shard: Shard(index: $0, count: 3)) }
+        for (index, shard) in shards.enumerated() {
+            let steps = shard.filter { $0.phase != .start }
+            XCTAssertEqual(steps.count, whole.count)
+            XCTAssertTrue(steps.allSatisfy { $0.sentHere == (index == 0) }, "shard \(index)")
+            let activities = try Shard(index: index, count: 3).range(in: 100)
+            XCTAssertTrue(steps.allSatisfy { $0.subscribers == activities })
+        }
+    }
+
     func testPrioritiesRotationAndTheActiveLimitFollowTheScenario() throws {
         var scenario = try small(.upload, activities: 50)
         scenario.cohorts[0].priorities = [.progress: 10]

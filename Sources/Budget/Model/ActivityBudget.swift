@@ -7,7 +7,7 @@ struct ActivityBudget {
         case waiting
         /// Started: takes pushes until its `end` or its active limit.
         case live
-        /// Its `end` arrived.
+        /// Its `end` was shown.
         case ended
         /// Its start was throttled; it never began.
         case notStarted
@@ -24,6 +24,10 @@ struct ActivityBudget {
     var pendingTimestamp: Int64 = 0
     var pendingLabel: Int32 = 0
     var pendingPriority: Int32 = 0
+    /// Whether the pending low-priority update is the activity's `end`.
+    var pendingIsEnd = false
+    /// Whether an `end` was received, shown or not: one never shown leaves the activity on screen.
+    var endReceived = false
     /// `aps.timestamp` of the newest shown state; older pushes are stale.
     var newestShownTimestamp = Int64.min
     var firstThrottleMs: Int64 = -1

@@ -42,6 +42,8 @@ public struct BudgetModel: ~Copyable {
     private var runLagMs: Int64 = 0
     private var runLength: UInt64 = 0
     private var droppedAfterEnd = 0
+    private var broadcasts = 0
+    private var broadcastDeliveries = 0
     private var droppedAfterLimit = 0
     private var activitiesBegun = 0
     private var activitiesNotStarted = 0
@@ -193,11 +195,13 @@ public struct BudgetModel: ~Copyable {
             return
         }
         appendUnresolved(index, push)
+        if push.phase == .end { states[index].endReceived = true }
         if BudgetTally.priorityIndex(push.priority) == 0 {
             if takeToken(index, at: time) {
                 coalescePending(index)
                 show(index, at: time, sentAtMs: time, timestamp: push.timestampSeconds)
                 count(.shown, index, push)
+                if push.phase == .end { end(index, at: time) }
             } else {
                 if states[index].firstThrottleMs < 0 {
                     states[index].firstThrottleMs = time
@@ -217,11 +221,16 @@ public struct BudgetModel: ~Copyable {
             states[index].pendingTimestamp = push.timestampSeconds
             states[index].pendingLabel = Int32(push.label)
             states[index].pendingPriority = Int32(push.priority)
+            states[index].pendingIsEnd = push.phase == .end
         }
-        if push.phase == .end {
-            states[index].status = .ended
-            liveUntilMs[index] = time
-        }
+    }
+
+    /// Counts a broadcast whose `deliveries` subscribers of this model were each handed to
+    /// `receive` as a push of their own: their devices spend budget one by one, and the
+    /// broadcast itself counts once, where `sent` (a group split between models counts in one).
+    public mutating func countBroadcast(deliveries: Int, sent: Bool) {
+        broadcastDeliveries += deliveries
+        if sent { broadcasts += 1 }
     }
 
     /// Closes every open window, counts updates never covered by a shown state, takes the
@@ -242,6 +251,7 @@ public struct BudgetModel: ~Copyable {
             }
             states[index].unresolvedHead = -1
             states[index].unresolvedTail = -1
+            if states[index].endReceived && states[index].status != .ended { tally.endsNotShown += 1 }
             let activity = activities.lowerBound + index
             if sampleEvery > 0 && activity % sampleEvery == 0 { tally.sampled.append(record(index)) }
         }
@@ -265,6 +275,8 @@ public struct BudgetModel: ~Copyable {
         }
         tally.firstThrottleAfterStartMs = firstThrottleAfterStartMs
         tally.droppedAfterEnd = droppedAfterEnd
+        tally.broadcasts = broadcasts
+        tally.broadcastDeliveries = broadcastDeliveries
         tally.droppedAfterLimit = droppedAfterLimit
         tally.activitiesBegun = activitiesBegun
         tally.activitiesNotStarted = activitiesNotStarted
@@ -274,6 +286,13 @@ public struct BudgetModel: ~Copyable {
     }
 
     // MARK: - Rules
+
+    /// The activity's `end` was shown at `time`: it leaves the screen, and later pushes are
+    /// dropped. A throttled or coalesced `end` does not come here.
+    private mutating func end(_ index: Int, at time: Int64) {
+        states[index].status = .ended
+        liveUntilMs[index] = min(liveUntilMs[index], time)
+    }
 
     private mutating func begin(_ index: Int, at time: Int64) {
         states[index].status = .live
@@ -328,11 +347,13 @@ public struct BudgetModel: ~Copyable {
     /// Ends the open low-priority window if it ends by `time`, showing its pending update at
     /// the window's end. A window ending at W closes before pushes sent at W are handled.
     private mutating func closeWindow(_ index: Int, ifDueBy time: Int64) {
-        let end = states[index].windowEndMs
-        guard end >= 0 && end <= time else { return }
+        let windowEnd = states[index].windowEndMs
+        guard windowEnd >= 0 && windowEnd <= time else { return }
         states[index].windowEndMs = -1
+        let isEnd = states[index].pendingIsEnd
         if let sent = settlePending(index, as: .shown) {
-            show(index, at: end, sentAtMs: sent, timestamp: states[index].pendingTimestamp)
+            show(index, at: windowEnd, sentAtMs: sent, timestamp: states[index].pendingTimestamp)
+            if isEnd { end(index, at: windowEnd) }
         }
     }
 
@@ -346,6 +367,7 @@ public struct BudgetModel: ~Copyable {
         let sent = states[index].pendingSendMs
         guard sent >= 0 else { return nil }
         states[index].pendingSendMs = -1
+        states[index].pendingIsEnd = false
         count(
             outcome,
             label: Int(states[index].pendingLabel),

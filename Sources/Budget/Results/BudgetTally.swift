@@ -32,6 +32,14 @@ public struct BudgetTally: Sendable {
     public internal(set) var activitiesThrottled = 0
     /// Activities with frequent updates on.
     public internal(set) var activitiesFrequent = 0
+    /// Broadcasts the sender sent (iOS 18 channels), each reaching many devices.
+    public internal(set) var broadcasts = 0
+    /// Pushes the devices received from broadcasts, one per subscriber per broadcast; each is
+    /// also among `pushes` and its outcomes.
+    public internal(set) var broadcastDeliveries = 0
+    /// Activities sent an `end` that the device never showed (throttled or coalesced): they
+    /// stay on screen, showing their last state, until the active limit.
+    public internal(set) var endsNotShown = 0
     /// Sampled activities, by activity index.
     public internal(set) var sampled: [ActivityRecord] = []
 
@@ -96,6 +104,9 @@ public struct BudgetTally: Sendable {
     /// Every push counted.
     public var pushes: Int { outcomes.reduce(0, +) }
 
+    /// Pushes the sender sent: one per push to a token, one per broadcast whatever its reach.
+    public var senderPushes: Int { pushes - broadcastDeliveries + broadcasts }
+
     /// Updates the device took that no shown state ever covered.
     public var neverShown: Int { neverShownByLabel.reduce(0, +) }
 
@@ -147,6 +158,9 @@ public struct BudgetTally: Sendable {
         }
         firstThrottleAfterStartMs.add(other.firstThrottleAfterStartMs)
         activitiesBegun += other.activitiesBegun
+        endsNotShown += other.endsNotShown
+        broadcasts += other.broadcasts
+        broadcastDeliveries += other.broadcastDeliveries
         activitiesNotStarted += other.activitiesNotStarted
         activitiesThrottled += other.activitiesThrottled
         activitiesFrequent += other.activitiesFrequent

@@ -118,19 +118,33 @@ public struct BudgetSimulation: Sendable {
         var pending = 0
         let perDevice = activitiesPerDevice
         while let event = stream.next() {
-            model.receive(
-                BudgetPush(
-                    timeMs: event.timeMs,
-                    activity: event.activity,
-                    device: perDevice == 1 ? event.activity : event.activity / perDevice,
-                    phase: event.phase,
-                    priority: event.priority,
-                    timestampSeconds: event.timeMs / 1000,
-                    label: event.kind.ordinal
-                )
+            var push = BudgetPush(
+                timeMs: event.timeMs,
+                activity: event.activity,
+                device: perDevice == 1 ? event.activity : event.activity / perDevice,
+                phase: event.phase,
+                priority: event.priority,
+                timestampSeconds: event.timeMs / 1000,
+                label: event.kind.ordinal
             )
-            pending += 1
-            if pending == 1 << 16 {
+            guard event.tokenKind == .channel else {
+                model.receive(push)
+                pending += 1
+                if pending >= 1 << 16 {
+                    counter.pushes.add(pending, ordering: .relaxed)
+                    pending = 0
+                    if shouldStop() { break }
+                }
+                continue
+            }
+            for activity in event.subscribers {
+                push.activity = activity
+                push.device = perDevice == 1 ? activity : activity / perDevice
+                model.receive(push)
+            }
+            model.countBroadcast(deliveries: event.subscribers.count, sent: event.sentHere)
+            pending += event.subscribers.count
+            if pending >= 1 << 16 {
                 counter.pushes.add(pending, ordering: .relaxed)
                 pending = 0
                 if shouldStop() { break }

@@ -34,6 +34,7 @@ extension BudgetReport {
             "activities": [
                 "begun": tally.activitiesBegun, "not_started": tally.activitiesNotStarted,
                 "throttled": tally.activitiesThrottled, "frequent_updates": tally.activitiesFrequent,
+                "ends_not_shown": tally.endsNotShown,
                 "throttled_share": tally.activitiesBegun > 0
                     ? Double(tally.activitiesThrottled) / Double(tally.activitiesBegun) : 0,
             ],

@@ -42,6 +42,9 @@ extension BudgetReport {
                 sentence += String(format: ", half of them within %.0f min of starting", Double(firstMs) / 60_000)
             }
         }
+        if tally.endsNotShown > 0 {
+            sentence += "; \(tally.endsNotShown) activities never showed their end and stay on screen"
+        }
         return sentence + "."
     }
 

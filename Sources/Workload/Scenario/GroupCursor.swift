@@ -14,6 +14,7 @@ struct GroupCursor: Sendable {
     private let rotateFraction: Double
     private let rotationWithinMs: Int64
     private let priorities: [Int]
+    private let delivery: Scenario.Delivery
     private let seed: UInt64
     private var nextJoiner: Int
     private var timeline: ActivityTimeline
@@ -38,6 +39,7 @@ struct GroupCursor: Sendable {
         rotateFraction = cohort.rotateFraction
         rotationWithinMs = cohort.rotationWithinSeconds * 1000
         priorities = EventKind.allCases.map { cohort.priority(of: $0) }
+        delivery = cohort.delivery
         seed = scenario.seed
         nextJoiner = cohort.pushToStart ? inShard.lowerBound : inShard.upperBound
         random = SplitMix64(seed: scenario.seed ^ 0x5449_4D45_4C49_4E45, index: UInt64(self.group))
@@ -82,15 +84,19 @@ struct GroupCursor: Sendable {
             tokenIndex: activity,
             state: kind.initialState,
             alert: true,
-            inputPushToken: inputPushToken
+            inputPushToken: delivery == .token && inputPushToken,
+            delivery: delivery,
+            subscribers: activity..<(activity + 1),
+            sentHere: true
         )
     }
 
-    /// The current step for the next activity of the fan-out, or `nil` when all have it.
+    /// The current step for the next activity of the fan-out, or `nil` when all have it: one
+    /// event per activity, or with broadcast one event for all of them, to the group's channel.
     mutating func nextFanout() -> WorkloadEvent? {
         guard fanout < inShard.upperBound, let step else { return nil }
         let activity = fanout
-        fanout += 1
+        fanout = delivery == .broadcast ? inShard.upperBound : fanout + 1
         let timeMs = originMs + step.offsetMs
         return WorkloadEvent(
             timeMs: timeMs,
@@ -101,11 +107,14 @@ struct GroupCursor: Sendable {
             kind: step.kind,
             phase: step.phase,
             priority: stepPriority,
-            tokenKind: .activityUpdate,
-            tokenIndex: 2 * activity + (hasRotated(activity, at: timeMs) ? 1 : 0),
+            tokenKind: delivery == .broadcast ? .channel : .activityUpdate,
+            tokenIndex: delivery == .broadcast ? group : 2 * activity + (hasRotated(activity, at: timeMs) ? 1 : 0),
             state: step.state,
             alert: step.alert,
-            inputPushToken: false
+            inputPushToken: false,
+            delivery: delivery,
+            subscribers: delivery == .broadcast ? inShard : activity..<(activity + 1),
+            sentHere: delivery == .token || inShard.lowerBound == members.lowerBound
         )
     }
 

@@ -47,7 +47,8 @@ extension Scenario {
             pushToStart: try reader.boolean("push_to_start") ?? true,
             inputPushToken: try reader.boolean("input_push_token") ?? true,
             rotateFraction: try reader.number("rotate_fraction", in: 0...1) ?? 0,
-            rotationWithinSeconds: try reader.integer("rotation_within_s", in: 1...seconds.upperBound) ?? 3600
+            rotationWithinSeconds: try reader.integer("rotation_within_s", in: 1...seconds.upperBound) ?? 3600,
+            delivery: try reader.choice("delivery", of: Delivery.self) ?? .token
         )
         if var priorities = try reader.mapping("priorities") {
             for key in priorities.keys {
@@ -89,6 +90,7 @@ extension Scenario {
                 "    input_push_token: \(cohort.inputPushToken)",
                 "    rotate_fraction: \(cohort.rotateFraction)",
                 "    rotation_within_s: \(cohort.rotationWithinSeconds)",
+                "    delivery: \(cohort.delivery.rawValue)",
                 "    priorities:",
             ]
             for event in ([.start] + cohort.kind.eventKinds + [.limit]) {

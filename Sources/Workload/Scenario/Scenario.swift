@@ -30,6 +30,16 @@ public struct Scenario: Sendable, Equatable {
         case keepSending = "keep-sending"
     }
 
+    /// How a cohort's updates and ends reach its activities.
+    public enum Delivery: String, Sendable, CaseIterable {
+        /// One push per activity, to its update token (`/3/device/<token>`).
+        case token
+        /// One broadcast per fan-out group, to the group's channel (`/4/broadcasts/apps/<bundle>`,
+        /// iOS 18): each activity subscribes when it starts (`input-push-channel`), and every
+        /// subscriber's device spends its own budget on each broadcast.
+        case broadcast
+    }
+
     /// When a cohort's groups begin.
     public enum StartDistribution: String, Sendable, CaseIterable {
         /// Every group at `atSeconds` (a match everybody watches).
@@ -66,6 +76,8 @@ public struct Scenario: Sendable, Equatable {
         public var rotationWithinSeconds: Int64
         /// `apns-priority` per event kind: `kind.defaultPriorities` overridden by those given.
         public var priorities: [EventKind: Int]
+        /// Whether updates go to each activity's token or to its group's broadcast channel.
+        public var delivery: Delivery
 
         /// Creates a cohort with the kind's defaults for everything not given.
         public init(
@@ -80,7 +92,8 @@ public struct Scenario: Sendable, Equatable {
             inputPushToken: Bool = true,
             rotateFraction: Double = 0,
             rotationWithinSeconds: Int64 = 3600,
-            priorities: [EventKind: Int] = [:]
+            priorities: [EventKind: Int] = [:],
+            delivery: Delivery = .token
         ) {
             self.kind = kind
             self.activities = activities
@@ -94,6 +107,7 @@ public struct Scenario: Sendable, Equatable {
             self.rotateFraction = rotateFraction
             self.rotationWithinSeconds = rotationWithinSeconds
             self.priorities = kind.defaultPriorities.merging(priorities) { _, chosen in chosen }
+            self.delivery = delivery
         }
 
         /// The priority of `event` under the cohort's policy.
@@ -121,6 +135,13 @@ public struct Scenario: Sendable, Equatable {
 
     /// Activities in all cohorts.
     public var activities: Int { cohorts.reduce(0) { $0 + $1.activities } }
+
+    /// The same scenario with every cohort updated by `delivery` (`--delivery`).
+    public func delivered(by delivery: Delivery) -> Scenario {
+        var copy = self
+        for index in copy.cohorts.indices { copy.cohorts[index].delivery = delivery }
+        return copy
+    }
 
     /// Checks what the types cannot: counts, ranges, and priorities valid for the kind.
     /// - Throws: `WorkloadError` naming the field (`cohorts[0].groups`) and the problem.

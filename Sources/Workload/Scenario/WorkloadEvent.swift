@@ -1,6 +1,6 @@
 /// One push a scenario asks for: to whom, when, what, and how urgently.
 ///
-/// A plain value of about 80 bytes; the stream produces millions per second without allocating.
+/// A plain value of about 100 bytes; the stream produces millions per second without allocating.
 /// `LoadEngine` turns it into a request (path from the token, payload from kind and state).
 public struct WorkloadEvent: Sendable, Equatable {
     /// Simulated milliseconds from the scenario's start.
@@ -31,4 +31,14 @@ public struct WorkloadEvent: Sendable, Equatable {
     public var alert: Bool
     /// Whether a start asks for a per-activity update token (`input-push-token: 1`).
     public var inputPushToken: Bool
+    /// `.broadcast` for a push to the group's channel (an update or end), and for a start that
+    /// subscribes its activity to that channel; `.token` otherwise.
+    public var delivery: Scenario.Delivery
+    /// The activities the push reaches: its own, or for a broadcast every subscriber of the
+    /// group among the stream's activities (`activity` is the first of them).
+    public var subscribers: Range<Int>
+    /// Whether this stream's sender sends the push. Always, but for a broadcast to a group split
+    /// between streams (workers, shards): the stream holding the group's first activity sends it
+    /// once, and the others hold the event only for their subscribers' devices.
+    public var sentHere: Bool
 }
