@@ -25,15 +25,29 @@ public final class BudgetFeed: @unchecked Sendable {
 
         init(_ model: consuming BudgetModel) { self.model = .some(model) }
 
-        func apply(_ push: BudgetPush) {
+        /// Applies `push` to its activity, or a broadcast to each of its `subscribers`.
+        func apply(_ push: BudgetPush, subscribers: Range<Int>?) {
             firstMs = min(firstMs, push.timeMs)
             lastMs = max(lastMs, push.timeMs)
-            model?.receive(push)
+            guard let subscribers else {
+                model?.receive(push)
+                return
+            }
+            var delivery = push
+            for activity in subscribers {
+                delivery.activity = activity
+                delivery.device = activity
+                model?.receive(delivery)
+            }
+            model?.countBroadcast(deliveries: subscribers.count, sent: true)
         }
 
         /// Applies the held pushes numbered below `sequence`, in their order.
         func release(below sequence: Int) {
-            while let first = held.min, first.sequence < sequence { apply(held.removeMin().push) }
+            while let first = held.min, first.sequence < sequence {
+                let next = held.removeMin()
+                apply(next.push, subscribers: next.subscribers)
+            }
         }
     }
 
@@ -41,6 +55,8 @@ public final class BudgetFeed: @unchecked Sendable {
     private struct HeldPush: Comparable {
         let sequence: Int
         let push: BudgetPush
+        /// A broadcast's subscribers, all in the worker's lane, which keeps a group whole.
+        let subscribers: Range<Int>?
 
         static func < (left: HeldPush, right: HeldPush) -> Bool { left.sequence < right.sequence }
         static func == (left: HeldPush, right: HeldPush) -> Bool { left.sequence == right.sequence }
@@ -107,14 +123,15 @@ public final class BudgetFeed: @unchecked Sendable {
             timestampSeconds: event.timeMs / 1000,
             label: event.kind.ordinal
         )
+        let subscribers = event.tokenKind == .channel ? event.subscribers : nil
         switch clock {
         case .scenario:
-            lane.held.insert(HeldPush(sequence: accepted.sequence, push: push))
+            lane.held.insert(HeldPush(sequence: accepted.sequence, push: push, subscribers: subscribers))
             lane.release(below: accepted.settledBelow)
         case .run:
             push.timeMs = accepted.answeredAtSimulatedMs
             push.timestampSeconds = accepted.timestampSeconds
-            lane.apply(push)
+            lane.apply(push, subscribers: subscribers)
         }
     }
 

@@ -43,6 +43,9 @@ public struct RunSession {
     public var budget: BudgetParameters?
     /// When the accepted pushes reach the modelled devices.
     public var budgetClock: BudgetClock
+    /// APNs' channel management API for an endpoint target (`https://host:port`), when the
+    /// scenario broadcasts; the embedded mock serves its own.
+    public var channelOrigin: String?
 
     /// Creates a session.
     public init(
@@ -76,12 +79,14 @@ public struct RunSession {
         defer { mock?.shutdown() }
         var statsBefore: ServerCounts? = nil
         let targetDescription: String
+        var channelOrigin = channelOrigin
         switch target {
         case .embeddedMock(let hygiene, let threads):
             let server = try startMock(hygiene: hygiene, threads: threads)
             mock = server
             load.transport.origin = "https://127.0.0.1:\(server.port)"
             load.transport.trustedCertificatesPEM = server.certificatePEM
+            channelOrigin = server.channelPort.map { "https://127.0.0.1:\($0)" }
             targetDescription = "embedded mock"
             notice(
                 "mock APNs on \(load.transport.origin) (HTTP/2, TLS, ALPN h2, self-signed), "
@@ -108,7 +113,18 @@ public struct RunSession {
                 sampleEvery: max(1, load.scenario.activities / 1000)
             )
         }
-        let result: RunResult
+        let groups = load.scenario.broadcastGroups(in: load.shardActivities)
+        var channels: BroadcastChannels? = nil
+        if !groups.isEmpty {
+            guard let channelOrigin else {
+                throw RunSessionError("the scenario broadcasts, but no channel management endpoint was given")
+            }
+            let opened = try BroadcastChannels.create(for: groups, of: load, at: channelOrigin, tokens: tokens)
+            channels = opened
+            load.channelIDs = opened.ids
+            notice("created \(opened.ids.count) broadcast channel(s) on \(channelOrigin)")
+        }
+        var result: RunResult
         do {
             result = try LoadTest.run(
                 load,
@@ -118,7 +134,12 @@ public struct RunSession {
                 onAccepted: { push in feed?.receive(push) }
             )
         } catch {
+            channels?.deleteAll()
             throw RunSessionError("the run failed: \(error)")
+        }
+        if let channels {
+            channels.deleteAll()
+            result.channels = channels.books
         }
         let serverCounts = mock.map(Self.counts(of:)) ?? statsBefore.flatMap { countsSince($0, notice: notice) }
         return Outcome(result: result, serverCounts: serverCounts, budget: feed, targetDescription: targetDescription)
@@ -128,6 +149,7 @@ public struct RunSession {
         do {
             return try MockAPNsServer.start(
                 MockAPNsConfiguration(
+                    channelPort: load.scenario.cohorts.contains { $0.delivery == .broadcast } ? 0 : nil,
                     keys: [
                         ProviderKey(
                             keyID: tokens.keyID,
@@ -144,13 +166,17 @@ public struct RunSession {
         }
     }
 
-    /// The embedded mock's count of everything it answered.
+    /// The embedded mock's count of everything it answered on the push port: device pushes and
+    /// broadcasts, as the engine counts them (channel requests are the session's, apart).
     private static func counts(of server: MockAPNsServer) -> ServerCounts {
         let snapshot = server.stats.snapshot()
         return ServerCounts(
-            pushes: snapshot.pushes,
-            accepted: snapshot.accepted,
-            rejectedByReason: snapshot.rejectedByReason,
+            pushes: snapshot.pushes + snapshot.broadcasts,
+            accepted: snapshot.accepted + snapshot.broadcastsAccepted,
+            rejectedByReason: snapshot.rejectedByReason.merging(
+                snapshot.broadcastRejectedByReason,
+                uniquingKeysWith: +
+            ),
             connections: snapshot.connectionsAccepted
         )
     }

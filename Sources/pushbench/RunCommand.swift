@@ -226,6 +226,30 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Override the scenario's seed (its tokens and events).")
     var seed: UInt64?
 
+    @Option(
+        help: ArgumentHelp(
+            "How updates reach the activities, for every cohort: token or broadcast (default: each cohort's own delivery).",
+            discussion: """
+                broadcast (iOS 18): a channel per group is created before the run through the channel \
+                management API (--channel-endpoint; the embedded mock serves one), each activity's start \
+                subscribes to it, each step is one push to /4/broadcasts/apps/<bundle-id>, and the channels \
+                are deleted when the run ends. A group stays with one worker.
+                """
+        )
+    )
+    var delivery: Scenario.Delivery?
+
+    @Option(
+        help: "Channel management API for broadcasts to --endpoint https://host:port (the mock's --channel-port)."
+    )
+    var channelEndpoint: String?
+
+    @Flag(
+        help:
+            "Allow broadcasts toward Apple: channels are then created (and deleted) on your app for real, up to Apple's 10,000."
+    )
+    var broadcastOnApple = false
+
     @Option(name: .customLong("bundle-id"), help: "App bundle ID; the topic is <bundle-id>.push-type.liveactivity.")
     var bundleID = RunCommand.defaultBundleID
 
@@ -420,17 +444,13 @@ struct RunCommand: ParsableCommand {
         let target = try RunTarget(parsing: endpoint)
         let realTokens = try tokensFile.map(RealTokensFile.read)
         let baselineFigures = try baseline.figures()
-        let workload = try ScenariosCommand.load(
+        var workload = try ScenariosCommand.load(
             scenario,
             activities: activities ?? realTokens?.count ?? 1000,
             seed: seed
         )
-        if let cohort = workload.cohorts.firstIndex(where: { $0.delivery == .broadcast }) {
-            throw CommandLineError(
-                "\(workload.name): cohorts[\(cohort)] is delivered by broadcast, which `pushbench budget` models "
-                    + "but `pushbench run` does not send yet; give it delivery: token to run it"
-            )
-        }
+        if let delivery { workload = workload.delivered(by: delivery) }
+        let channelOrigin = try channelManagementOrigin(for: workload, target: target)
         if !noBudget {
             try MemoryCheck.ensureBudgetModel(
                 of: workload.activities,
@@ -485,13 +505,14 @@ struct RunCommand: ParsableCommand {
             }
             sessionTarget = .embeddedMock(tokenHygiene: try tokenHygiene.hygiene(), threads: mockThreads)
         }
-        let session = RunSession(
+        var session = RunSession(
             load: load,
             target: sessionTarget,
             tokens: tokens,
             budget: noBudget ? nil : preset.parameters,
             budgetClock: budgetClock
         )
+        session.channelOrigin = channelOrigin
         let shardActivities = load.shardActivities
         Console.err(
             "sending the \(workload.name) scenario's pushes to "
@@ -568,6 +589,34 @@ struct RunCommand: ParsableCommand {
     private var isPaced: Bool { rate != nil || rateProfile != nil || timeScale != nil || burst != nil }
 
     /// `--dry-run`: the first requests, as the target would get them, bearer redacted.
+    /// Where the run creates its broadcast channels: `nil` when it has none or the embedded mock
+    /// serves them; Apple's api-manage-broadcast hosts only with --broadcast-on-apple.
+    private func channelManagementOrigin(for workload: Scenario, target: RunTarget) throws -> String? {
+        guard workload.cohorts.contains(where: { $0.delivery == .broadcast }) else { return nil }
+        switch target {
+        case .embeddedMock:
+            return nil
+        case .endpoint(let origin, isApple: true):
+            guard broadcastOnApple else {
+                throw CommandLineError(
+                    "\(workload.name) broadcasts, which creates real channels on your app at Apple; "
+                        + "add --broadcast-on-apple to do so, or --delivery token"
+                )
+            }
+            return origin == RunTarget.sandbox
+                ? "https://api-manage-broadcast.sandbox.push.apple.com:2195"
+                : "https://api-manage-broadcast.push.apple.com:2196"
+        case .endpoint:
+            guard let channelEndpoint else {
+                throw CommandLineError(
+                    "\(workload.name) broadcasts: give the channel management API with --channel-endpoint "
+                        + "https://host:port (pushbench mock --channel-port), or --delivery token"
+                )
+            }
+            return channelEndpoint.hasSuffix("/") ? String(channelEndpoint.dropLast()) : channelEndpoint
+        }
+    }
+
     private func printDryRun(_ load: LoadConfiguration, keyID: String, teamID: String) throws {
         let requests = try LoadTest.preview(load, keyID: keyID, teamID: teamID, count: 3)
         Console.out(
@@ -604,3 +653,4 @@ extension ProviderTokenPolicy: ExpressibleByArgument {}
 extension TransportKind: ExpressibleByArgument {}
 
 extension BudgetClock: ExpressibleByArgument {}
+extension Scenario.Delivery: ExpressibleByArgument {}

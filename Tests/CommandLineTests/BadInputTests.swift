@@ -51,9 +51,9 @@ final class BadInputTests: PushbenchTestCase {
             ),
             Case(arguments: ["run", "--scenario", folder], status: 2, message: "scenario \(folder) is a folder"),
             Case(
-                arguments: ["run", "--scenario", broadcast],
+                arguments: ["run", "--scenario", broadcast, "--endpoint", "https://127.0.0.1:9"],
                 status: 2,
-                message: "final: cohorts[0] is delivered by broadcast, which `pushbench budget` models"
+                message: "final broadcasts: give the channel management API with --channel-endpoint"
             ),
             Case(
                 arguments: ["mock", "--report", plainFile + "/sub"],

@@ -66,6 +66,26 @@ final class PayloadEncoderTests: XCTestCase {
         XCTAssertNil(try self.aps(.init(event: .update, timestamp: 1, contentState: .object([])))["input-push-token"])
     }
 
+    /// A start that subscribes to a broadcast channel names it, as ActivityKit reads it (iOS 18).
+    func testStartPayloadSubscribesToABroadcastChannel() throws {
+        let payload = LiveActivityPayload(
+            event: .start,
+            timestamp: 1_700_000_000,
+            contentState: .object([JSONMember("homeScore", 0)]),
+            attributesType: "MatchAttributes",
+            attributes: .object([]),
+            inputPushChannel: "dHVyYm8tY2hhbm5lbC0wMQ=="
+        )
+        var encoder = PayloadEncoder()
+        try encoder.encode(payload)
+        XCTAssertEqual(try aps(payload)["input-push-channel"] as? String, "dHVyYm8tY2hhbm5lbC0wMQ==")
+        XCTAssertNil(try aps(payload)["input-push-token"])
+        XCTAssertEqual(
+            try decode(encoder.bytes) as NSDictionary,
+            try decode(Array(JSONEncoder().encode(payload))) as NSDictionary
+        )
+    }
+
     func testEscapedAndControlCharactersRoundTrip() throws {
         let nasty = "quote \" backslash \\ slash / newline \n tab \t return \r bell \u{07} nul \u{00} unit \u{1F}"
         let state = try XCTUnwrap(

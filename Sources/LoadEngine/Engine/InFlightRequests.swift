@@ -40,6 +40,12 @@ struct InFlightRequests {
         inWarmup += 1
     }
 
+    /// How many of them are broadcasts meant for after the warmup: what a drain abandons of
+    /// the broadcast books.
+    var measuredBroadcasts: Int {
+        requests.reduce(0) { $0 + ($1.map { !$0.inWarmup && $0.event.tokenKind == .channel } == true ? 1 : 0) }
+    }
+
     /// The request under `tag`, whose answer has come; the tag is free again.
     mutating func remove(_ tag: Int) -> Request {
         let request = requests[tag]!

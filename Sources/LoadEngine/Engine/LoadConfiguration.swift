@@ -43,6 +43,9 @@ public struct LoadConfiguration: Sendable {
     /// contiguous share of the activities, of the request cap and of the rate. Every other field
     /// describes the whole run, so shards' summaries merge into it.
     public var shard: Shard
+    /// The broadcast channel of each broadcast group, by group id, as APNs issued them (base64):
+    /// created before the run (`RunSession`), named by the group's starts and broadcasts.
+    public var channelIDs: [Int: String] = [:]
 
     /// Creates a configuration with the defaults of `pushbench run`.
     public init(
@@ -87,13 +90,25 @@ public struct LoadConfiguration: Sendable {
     public var shardActivities: Range<Int> { shard.range(in: scenario.activities) }
 
     /// The activities each worker sends, in worker order: contiguous near-equal shares of the
-    /// shard's.
+    /// shard's, but that a broadcast group stays with the worker holding its first activity in
+    /// the shard, which sends its broadcasts (a worker may then have none).
     public var workerActivities: [Range<Int>] {
         let shardRange = shardActivities
-        return (0..<max(threads, 1)).map {
-            let part = (try? Shard(index: $0, count: threads).range(in: shardRange.count)) ?? 0..<0
-            return (shardRange.lowerBound + part.lowerBound)..<(shardRange.lowerBound + part.upperBound)
+        let workers = max(threads, 1)
+        var cuts = (0..<workers).map {
+            shardRange.lowerBound
+                + ((try? Shard(index: $0, count: workers).range(in: shardRange.count))?.lowerBound ?? 0)
         }
+        cuts.append(shardRange.upperBound)
+        for index in cuts.indices.dropFirst().dropLast() {
+            if let group = scenario.broadcastGroup(containing: cuts[index]),
+                group.activities.lowerBound < cuts[index]
+            {
+                cuts[index] = min(shardRange.upperBound, max(cuts[index], group.activities.upperBound))
+            }
+            cuts[index] = max(cuts[index], cuts[index - 1])
+        }
+        return zip(cuts, cuts.dropFirst()).map { $0..<$1 }
     }
 
     /// The request cap of this shard: its near-equal share of `requests`.

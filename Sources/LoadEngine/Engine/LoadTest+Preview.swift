@@ -13,7 +13,12 @@ extension LoadTest {
         -> [String]
     {
         var stream = try ScenarioStream(configuration.scenario)
-        var source = ScenarioPushSource(scenario: configuration.scenario, realTokens: configuration.realTokens)
+        var source = ScenarioPushSource(
+            scenario: configuration.scenario,
+            realTokens: configuration.realTokens,
+            bundleID: configuration.bundleID,
+            channelIDs: configuration.channelIDs
+        )
         let now = Int64(configuration.wallClock.now())
         var path: [UInt8] = []
         var requests: [String] = []
@@ -24,7 +29,8 @@ extension LoadTest {
                 configuration,
                 authorization: "bearer <redacted: ES256 provider token, kid \(keyID), iss \(teamID)>",
                 expiration: now + configuration.expirationSeconds,
-                priority: configuration.priorityOverride ?? event.priority
+                priority: configuration.priorityOverride ?? event.priority,
+                broadcast: event
             )
             requests.append(
                 (["POST \(configuration.transport.origin)\(String(decoding: path, as: UTF8.self))"] + headers

@@ -157,6 +157,7 @@ public enum LoadTest {
         result.connectionAttempts = total.connectionAttempts
         result.gaveUpOnTarget = total.gaveUp
         result.tookEveryEvent = total.tookEveryEvent
+        result.broadcasts = total.metrics.broadcasts
         result.timelineResolutionSeconds = series.resolutionSeconds
         return result
     }

@@ -80,6 +80,8 @@ extension RunResult {
         merged.connectionAttempts = sum(\.connectionAttempts)
         merged.gaveUpOnTarget = sorted.contains { $0.gaveUpOnTarget }
         merged.tookEveryEvent = sorted.allSatisfy(\.tookEveryEvent)
+        merged.broadcasts = sorted.reduce(into: BroadcastBooks()) { $0.add($1.broadcasts) }
+        merged.channels = sorted.reduce(into: ChannelBooks()) { $0.add($1.channels) }
         merged.timelineResolutionSeconds = series.resolutionSeconds
         return merged
     }

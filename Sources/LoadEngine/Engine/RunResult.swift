@@ -42,6 +42,11 @@ public struct RunResult: Sendable {
     /// Whether the run took every event of the scenario (of its shard's activities): none was
     /// left unsent by `--requests`, `--duration`, a stop, or a rate that fell to 0.
     public var tookEveryEvent = true
+    /// The broadcasts among `counts` (iOS 18 channels), with their own outcomes, latency and
+    /// reach; empty when the scenario has none.
+    public var broadcasts = BroadcastBooks()
+    /// The channel requests around the broadcasts: made by the session, not the engine.
+    public var channels = ChannelBooks()
     /// Answered requests per connection, keyed by `connectionKey(shard:localPort:)`: the local
     /// port alone in an unsharded run, and unique across the shards of a merged one.
     public let perConnection: [Int: Int]

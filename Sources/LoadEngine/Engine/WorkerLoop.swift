@@ -76,7 +76,12 @@ struct WorkerLoop {
         self.onAccepted = onAccepted
         let configuration = worker.configuration
         stream = try RunEvents(configuration.scenario, activities: worker.activities, pacing: configuration.pacing)
-        source = ScenarioPushSource(scenario: configuration.scenario, realTokens: configuration.realTokens)
+        source = ScenarioPushSource(
+            scenario: configuration.scenario,
+            realTokens: configuration.realTokens,
+            bundleID: configuration.bundleID,
+            channelIDs: configuration.channelIDs
+        )
         var system = SystemRandomNumberGenerator()
         idBits = SplitMix64(seed: system.next())
         jitter = SplitMix64(seed: system.next())
@@ -176,7 +181,8 @@ struct WorkerLoop {
             guard let event = retry?.event ?? (submitting && sent < worker.requestCap ? pending : nil) else { return }
             let attempt = retry?.attempt ?? 0
             let sequence = retry?.sequence ?? pendingSequence
-            if attempt == 0, !source.sends(event) || goneTokens.contains(LoadWorker.tokenKey(event)) {
+            let gone = event.tokenKind != .channel && goneTokens.contains(LoadWorker.tokenKey(event))
+            if attempt == 0, !source.sends(event) || gone {
                 if source.sends(event) { skipped += 1 } else { startsNotSent += 1 }
                 settled.end(sequence)
                 advanceWorkload(from: monotonicNanos())
@@ -190,7 +196,7 @@ struct WorkerLoop {
             if let intendedAt, intendedAt > monotonicNanos() { return }
             if gated {
                 guard let intendedAt else { return }
-                failUnsent(intendedAt: intendedAt)
+                failUnsent(event, intendedAt: intendedAt)
                 settled.end(sequence)
                 sent += 1
                 advanceWorkload(from: monotonicNanos())
@@ -229,19 +235,25 @@ struct WorkerLoop {
             intendedAt: intendedAt ?? now,
             path: path,
             apnsID: (idBits.next(), idBits.next()),
-            headers: headers.block(priority: configuration.priorityOverride ?? event.priority),
+            headers: headers.block(for: event, priority: configuration.priorityOverride ?? event.priority),
             body: body
         )
         stages.add(.submit, from: now, to: monotonicNanos())
-        if metrics.recordSent(now: now, intendedAt: intendedAt ?? now) { inFlight.markWarmup(tag) }
+        if metrics.recordSent(now: now, intendedAt: intendedAt ?? now) {
+            inFlight.markWarmup(tag)
+        } else if event.tokenKind == .channel {
+            metrics.recordBroadcastSent()
+        }
         if attempt > 0 { retryCounts.attempts.sent += 1 }
     }
 
     /// Counts an open-loop push that fell due while the worker held off from the target: sent
     /// and failed at once, with the failure that started the hold.
-    private mutating func failUnsent(intendedAt: UInt64) {
+    private mutating func failUnsent(_ event: WorkloadEvent, intendedAt: UInt64) {
         let now = monotonicNanos()
         let warmup = metrics.recordSent(now: now, intendedAt: intendedAt)
+        let broadcast = event.tokenKind == .channel
+        if broadcast && !warmup { metrics.recordBroadcastSent() }
         let last = backoff.lastFailure ?? (.connectionLost, "no connection")
         let completion = PushCompletion(
             tag: -1,
@@ -250,7 +262,7 @@ struct WorkerLoop {
             apnsIDEchoed: false,
             localPort: 0
         )
-        metrics.record(completion, now: now, warmup: warmup)
+        metrics.record(completion, now: now, warmup: warmup, broadcastTo: broadcast ? event.subscribers.count : nil)
     }
 
     private mutating func advanceWorkload(from begin: UInt64) {
@@ -305,7 +317,12 @@ struct WorkerLoop {
             if backoff.failed(kind, message: message, now: answeredAt, random: &jitter) { abandonsInFlight = true }
         case .timedOut: break
         }
-        metrics.record(completion, now: answeredAt, warmup: request.inWarmup)
+        metrics.record(
+            completion,
+            now: answeredAt,
+            warmup: request.inWarmup,
+            broadcastTo: event.tokenKind == .channel ? event.subscribers.count : nil
+        )
         if attempt > 0 { retryCounts.attempts.count(completion.outcome) }
         if RetryPolicy.isRetryable(completion.outcome) && configuration.retryPolicy.maxRetries > 0 {
             if attempt < configuration.retryPolicy.maxRetries && drainDeadline == nil {
@@ -385,6 +402,7 @@ struct WorkerLoop {
     private mutating func abandonInFlight(now: UInt64) {
         metrics.recordAbandoned(
             measured: client.inFlight - inFlight.inWarmup,
+            broadcasts: inFlight.measuredBroadcasts,
             warmup: inFlight.inWarmup,
             now: now
         )

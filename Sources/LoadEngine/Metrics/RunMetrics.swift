@@ -30,6 +30,8 @@ struct RunMetrics: Sendable {
     private(set) var warmup = OutcomeCounts()
     /// The warmup's rejections by reason, so a server's totals can still be compared.
     private(set) var warmupRejectedByReason: [String: Int] = [:]
+    /// The broadcasts among `counts`, with their own latency and reach.
+    private(set) var broadcasts = BroadcastBooks()
 
     /// The current interval of the timeline, nanoseconds since `startNanos`, and what ended in it.
     private var intervalStart: UInt64 = 0
@@ -63,8 +65,15 @@ struct RunMetrics: Sendable {
         return false
     }
 
-    /// Counts one completion observed at `now` of a request `recordSent` put in the warmup or not.
-    mutating func record(_ completion: PushCompletion, now: UInt64, warmup isWarmup: Bool) {
+    /// Counts one completion observed at `now` of a request `recordSent` put in the warmup or not;
+    /// a broadcast's (`broadcastTo` its subscribers' count) also in `broadcasts`, and not checked
+    /// for an echoed `apns-id`, since broadcast answers carry `apns-request-id` instead.
+    mutating func record(
+        _ completion: PushCompletion,
+        now: UInt64,
+        warmup isWarmup: Bool,
+        broadcastTo subscribers: Int? = nil
+    ) {
         if isWarmup {
             warmup.count(completion.outcome)
             if case .response(let status, let body) = completion.outcome, status != 200 {
@@ -73,13 +82,14 @@ struct RunMetrics: Sendable {
             return
         }
         advance(to: now)
+        if let subscribers { broadcasts.record(completion, now: now, subscribers: subscribers) }
         switch completion.outcome {
         case .response(let status, let body):
             let micros = max(1, (now &- completion.intendedAt) / 1000)
             latency.record(micros)
             currentLatency.record(micros)
             perConnection[completion.localPort, default: 0] += 1
-            if !completion.apnsIDEchoed { apnsIDMismatches += 1 }
+            if !completion.apnsIDEchoed && subscribers == nil { apnsIDMismatches += 1 }
             if status == 200 {
                 counts.succeeded += 1
                 current.succeeded += 1
@@ -100,14 +110,26 @@ struct RunMetrics: Sendable {
         }
     }
 
+    /// Counts a broadcast sent after the warmup in `broadcasts` too (`recordSent` counted it).
+    mutating func recordBroadcastSent() {
+        broadcasts.counts.sent += 1
+    }
+
     /// Counts requests abandoned when a run was cut short as timed out, so none goes missing:
-    /// `measured` of them sent after the warmup, `warmup` during it.
-    mutating func recordAbandoned(measured: Int, warmup abandonedInWarmup: Int, now: UInt64) {
+    /// `measured` of them sent after the warmup (`broadcasts` of those broadcasts), `warmup`
+    /// during it.
+    mutating func recordAbandoned(
+        measured: Int,
+        broadcasts abandonedBroadcasts: Int,
+        warmup abandonedInWarmup: Int,
+        now: UInt64
+    ) {
         warmup.timedOut += abandonedInWarmup
         guard measured > 0 else { return }
         advance(to: now)
         counts.timedOut += measured
         current.timedOut += measured
+        broadcasts.counts.timedOut += abandonedBroadcasts
     }
 
     /// Closes the last, usually partial, interval and tells the timeline this worker is done.
@@ -136,6 +158,7 @@ struct RunMetrics: Sendable {
         erroredSamples.merge(other.erroredSamples) { mine, _ in mine }
         perConnection.merge(other.perConnection, uniquingKeysWith: +)
         apnsIDMismatches += other.apnsIDMismatches
+        broadcasts.add(other.broadcasts)
         warmup.add(other.warmup)
         warmupRejectedByReason.merge(other.warmupRejectedByReason, uniquingKeysWith: +)
     }

@@ -1,8 +1,9 @@
 import Workload
 
 /// The events a worker sends, in order: its share of the scenario, or for a burst one event per
-/// activity, all due at once.
+/// activity (one per group for a broadcast cohort), all due at once.
 struct RunEvents {
+    private let scenario: Scenario
     private var stream: ScenarioStream?
     /// A burst: `template` (the scenario's first event of the burst's kind) for each activity.
     private var template: WorkloadEvent?
@@ -12,6 +13,7 @@ struct RunEvents {
     /// The events of `activities` under `pacing`.
     /// - Throws: `WorkloadError` when the scenario is invalid or has no event of a burst's kind.
     init(_ scenario: Scenario, activities: Range<Int>, pacing: Pacing) throws {
+        self.scenario = scenario
         self.activities = activities
         nextActivity = activities.lowerBound
         if case .burst(let kind) = pacing {
@@ -24,9 +26,22 @@ struct RunEvents {
     mutating func next() -> WorkloadEvent? {
         guard var event = template else { return stream?.next() }
         guard nextActivity < activities.upperBound else { return nil }
+        if let group = scenario.broadcastGroup(containing: nextActivity) {
+            let subscribers = group.activities.clamped(to: nextActivity..<activities.upperBound)
+            event.delivery = .broadcast
+            event.tokenKind = .channel
+            event.group = group.group
+            event.tokenIndex = group.group
+            event.subscribers = subscribers
+        } else {
+            event.delivery = .token
+            event.tokenKind = .activityUpdate
+            event.tokenIndex = 2 * nextActivity
+            event.subscribers = nextActivity..<(nextActivity + 1)
+        }
         event.activity = nextActivity
-        event.tokenIndex = 2 * nextActivity
-        nextActivity += 1
+        event.sentHere = true
+        nextActivity = event.subscribers.upperBound
         return event
     }
 

@@ -1,8 +1,9 @@
 import Wire
 import Workload
 
-/// Turns a scenario's events into requests: the `/3/device/<token>` path and the encoded `aps`
-/// payload, written into buffers the worker reuses.
+/// Turns a scenario's events into requests: the `/3/device/<token>` path (or a broadcast's
+/// `/4/broadcasts/apps/<bundle>`) and the encoded `aps` payload, written into buffers the worker
+/// reuses.
 ///
 /// A `start` goes to the device's push-to-start token with `attributes-type`, `attributes` and
 /// an alert (all three required by ActivityKit); an `update` or `end` goes to the activity's
@@ -18,8 +19,11 @@ public struct ScenarioPushSource {
     /// go to token `i` modulo their count, and starts are not sent, since a real activity was
     /// started by its app.
     public let realTokens: [[UInt8]]?
+    /// The broadcast channel of each broadcast group, by group id.
+    public let channelIDs: [Int: String]
     private let fieldsByCohort: [[String]]
     private let attributesTypeByCohort: [String]
+    private let broadcastPath: [UInt8]
     private var encoder = PayloadEncoder(limit: PushType.liveactivity.payloadLimit)
     private static let pathPrefix: [UInt8] = Array("/3/device/".utf8)
 
@@ -28,9 +32,17 @@ public struct ScenarioPushSource {
     /// How long an ended activity stays on the Lock Screen, seconds.
     public static let dismissAfterSeconds: Int64 = 15 * 60
 
-    /// Creates the source for `scenario`'s activities, addressed to `realTokens` when given.
-    public init(scenario: Scenario, realTokens: [[UInt8]]? = nil) {
+    /// Creates the source for `scenario`'s activities, addressed to `realTokens` when given;
+    /// broadcasts go to `/4/broadcasts/apps/<bundleID>`, on the channels of `channelIDs`.
+    public init(
+        scenario: Scenario,
+        realTokens: [[UInt8]]? = nil,
+        bundleID: String = "com.example.pushbench",
+        channelIDs: [Int: String] = [:]
+    ) {
         self.realTokens = realTokens
+        self.channelIDs = channelIDs
+        broadcastPath = Array("/4/broadcasts/apps/\(bundleID)".utf8)
         startTokens = TokenSet(seed: scenario.seed, kind: .pushToStart, count: scenario.activities)
         updateTokens = TokenSet(seed: scenario.seed, kind: .activityUpdate, count: 2 * scenario.activities)
         fieldsByCohort = scenario.cohorts.map(\.kind.stateFields)
@@ -52,10 +64,13 @@ public struct ScenarioPushSource {
     /// - Throws: `PayloadTooLargeError` if the payload outgrows APNs' limit.
     public mutating func prepare(_ event: WorkloadEvent, now: Int64, path: inout [UInt8]) throws -> [UInt8] {
         path.removeAll(keepingCapacity: true)
-        path.append(contentsOf: Self.pathPrefix)
-        if let realTokens {
+        if event.tokenKind == .channel {
+            path.append(contentsOf: broadcastPath)
+        } else if let realTokens {
+            path.append(contentsOf: Self.pathPrefix)
             path.append(contentsOf: realTokens[event.activity % realTokens.count])
         } else {
+            path.append(contentsOf: Self.pathPrefix)
             tokens(for: event).appendHex(at: event.tokenIndex, to: &path)
         }
         let fields = fieldsByCohort[event.cohort]
@@ -74,6 +89,7 @@ public struct ScenarioPushSource {
                 JSONMember("groupID", .integer(Int64(event.group))),
             ])
             payload.inputPushToken = event.inputPushToken
+            if event.delivery == .broadcast { payload.inputPushChannel = channelIDs[event.group] }
             payload.alert = alert(for: event, fields: fields)
             payload.staleDate = now + Self.staleAfterSeconds
         case .update:

@@ -113,7 +113,13 @@ extension PushResponder {
                 if answer.reason == nil && answer.operation == "create" { $0.channelsCreated += 1 }
                 if answer.reason == nil && answer.operation == "delete" { $0.channelsDeleted += 1 }
             }
-            if let reason = answer.reason { $0.broadcastRejectedByReason[reason.rawValue, default: 0] += 1 }
+            if let reason = answer.reason {
+                if answer.kind == .broadcast {
+                    $0.broadcastRejectedByReason[reason.rawValue, default: 0] += 1
+                } else {
+                    $0.channelRequestsRejectedByReason[reason.rawValue, default: 0] += 1
+                }
+            }
         }
     }
 }

@@ -23,6 +23,7 @@ extension MockStats.Snapshot {
                 JSONMember("accepted_irregular", object(acceptedIrregular)),
                 JSONMember("channel_requests", object(channelRequests)),
                 JSONMember("broadcast_rejected_by_reason", object(broadcastRejectedByReason)),
+                JSONMember("channel_requests_rejected_by_reason", object(channelRequestsRejectedByReason)),
                 JSONMember("connection_errors", object(connectionErrors)),
             ]
             + scalars(providerTokenFullChecks: providerTokenFullChecks).map {

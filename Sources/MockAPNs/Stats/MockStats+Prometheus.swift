@@ -61,8 +61,14 @@ extension MockStats.Snapshot {
         metric(
             "broadcast_rejected_total",
             "counter",
-            "Broadcasts and channel requests refused, by reason.",
+            "Broadcasts refused, by reason.",
             labelled("reason", broadcastRejectedByReason)
+        )
+        metric(
+            "channel_requests_rejected_total",
+            "counter",
+            "Channel management requests refused, by reason.",
+            labelled("reason", channelRequestsRejectedByReason)
         )
         metric(
             "connection_errors_total",

@@ -76,8 +76,10 @@ public final class MockStats: Sendable {
         /// Channel management requests answered, by operation (`create`, `read`, `delete`,
         /// `list`, or `invalid`).
         public var channelRequests: [String: Int] = [:]
-        /// Broadcasts and channel requests refused, by reason.
+        /// Broadcasts refused, by reason.
         public var broadcastRejectedByReason: [String: Int] = [:]
+        /// Channel management requests refused, by reason.
+        public var channelRequestsRejectedByReason: [String: Int] = [:]
         /// Channels created and deleted.
         public var channelsCreated = 0
         public var channelsDeleted = 0

@@ -27,6 +27,7 @@ public enum SummaryTable {
                 counts.isBalanced ? "balanced (sent = succeeded + rejected + errored + timed out)" : "UNBALANCED"
             ),
         ]
+        rows += broadcastRows(result)
         if !result.outages.isEmpty {
             rows.append(("outages", outages(result.outages)))
         }
@@ -164,6 +165,35 @@ public enum SummaryTable {
                     $0.timedOut
                 )
             }.joined(separator: ", from ")
+    }
+
+    /// The broadcasts among the requests above and the channel requests around them, when the
+    /// scenario broadcasts.
+    private static func broadcastRows(_ result: RunResult) -> [(String, String)] {
+        let books = result.broadcasts
+        let channels = result.channels
+        guard books.counts.sent > 0 || channels.requests > 0 else { return [] }
+        let latency =
+            books.latency.totalCount > 0
+            ? String(
+                format: ", p50 %.2f ms, p99 %.2f ms",
+                Double(books.latency.valueAtPercentile(50)) / 1000,
+                Double(books.latency.valueAtPercentile(99)) / 1000
+            ) : ""
+        return [
+            (
+                "of which broadcasts",
+                "\(books.counts.sent) sent, \(books.counts.succeeded) succeeded, \(books.counts.rejected) rejected, "
+                    + "\(books.counts.errored) errored, \(books.counts.timedOut) timed out\(latency); "
+                    + "\(books.devicesReached) devices reached"
+            ),
+            (
+                "channel requests",
+                "\(channels.created) created, \(channels.deleted) deleted"
+                    + (channels.failedByReason.isEmpty ? "" : ", failed" + reasons(channels.failedByReason))
+                    + String(format: ", max %.2f ms", Double(channels.latency.max) / 1000)
+            ),
+        ]
     }
 
     private static func reasons(_ counts: [String: Int]) -> String {

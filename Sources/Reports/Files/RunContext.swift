@@ -94,10 +94,11 @@ public struct ServerCounts: Sendable, Equatable {
             let reasons = object["rejected_by_reason"] as? [String: Int],
             let connections = object["connections_accepted"] as? Int
         else { return nil }
+        let broadcastReasons = object["broadcast_rejected_by_reason"] as? [String: Int] ?? [:]
         self.init(
-            pushes: pushes,
-            accepted: accepted,
-            rejectedByReason: reasons,
+            pushes: pushes + (object["broadcasts"] as? Int ?? 0),
+            accepted: accepted + (object["broadcasts_accepted"] as? Int ?? 0),
+            rejectedByReason: reasons.merging(broadcastReasons, uniquingKeysWith: +),
             connections: connections,
             instance: object["instance"] as? String
         )

@@ -56,6 +56,25 @@ extension RunSummary {
         connectionAttempts = result.connectionAttempts
         gaveUpOnTarget = result.gaveUpOnTarget
         tookEveryEvent = result.tookEveryEvent
+        let books = result.broadcasts
+        broadcasts =
+            books.counts.sent > 0
+            ? Broadcasts(
+                counts: Counts(books.counts),
+                latencyUs: Percentiles(books.latency),
+                latencyHistogramUs: SerializedHistogram(books.latency),
+                devicesReached: books.devicesReached
+            ) : nil
+        let channels = result.channels
+        channelRequests =
+            channels.requests > 0
+            ? ChannelRequests(
+                created: channels.created,
+                deleted: channels.deleted,
+                failedByReason: channels.failedByReason,
+                latencyUs: Percentiles(channels.latency),
+                latencyHistogramUs: SerializedHistogram(channels.latency)
+            ) : nil
         reconnections = result.recoveries?.reconnections
         resentRefused = result.recoveries?.resentRefused
         stageNsPerPush = GeneratorHealth.stageNanosPerPush(result)
@@ -156,6 +175,17 @@ extension RunSummary {
         result.connectionAttempts = connectionAttempts ?? 0
         result.gaveUpOnTarget = gaveUpOnTarget ?? false
         result.tookEveryEvent = tookEveryEvent ?? true
+        if let broadcasts {
+            result.broadcasts.counts = broadcasts.counts.outcomeCounts
+            result.broadcasts.latency = try broadcasts.latencyHistogramUs.histogram()
+            result.broadcasts.devicesReached = broadcasts.devicesReached
+        }
+        if let channelRequests {
+            result.channels.created = channelRequests.created
+            result.channels.deleted = channelRequests.deleted
+            result.channels.failedByReason = channelRequests.failedByReason
+            result.channels.latency = try channelRequests.latencyHistogramUs.histogram()
+        }
         result.timelineResolutionSeconds = timeseriesResolutionS
         return result
     }

@@ -66,6 +66,10 @@ public struct RunSummary: Codable, Sendable {
     public var serverCounts: ServerCountsEntry?
     /// The binary that measured the run; `nil` in older summaries.
     public var build: BuildDescription?
+    /// The broadcasts among `counts`, when the scenario broadcasts (absent before 0.3).
+    public var broadcasts: Broadcasts?
+    /// The channel requests around them, when the scenario broadcasts (absent before 0.3).
+    public var channelRequests: ChannelRequests?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version"
@@ -101,7 +105,41 @@ public struct RunSummary: Codable, Sendable {
         case stageNsTotal = "stage_ns_total"
         case generator, parameters, machine
         case serverCounts = "server_counts"
-        case build
+        case build, broadcasts
+        case channelRequests = "channel_requests"
+    }
+
+    /// A run's broadcasts, apart from its pushes to tokens.
+    public struct Broadcasts: Codable, Sendable, Equatable {
+        public var counts: Counts
+        public var latencyUs: Percentiles
+        public var latencyHistogramUs: SerializedHistogram
+        /// Subscribers of the accepted broadcasts: the devices they reached.
+        public var devicesReached: Int
+
+        enum CodingKeys: String, CodingKey {
+            case counts
+            case latencyUs = "latency_us"
+            case latencyHistogramUs = "latency_histogram_us"
+            case devicesReached = "devices_reached"
+        }
+    }
+
+    /// A run's channel management requests.
+    public struct ChannelRequests: Codable, Sendable, Equatable {
+        public var created: Int
+        public var deleted: Int
+        /// `create <reason>` or `delete <reason>`.
+        public var failedByReason: [String: Int]
+        public var latencyUs: Percentiles
+        public var latencyHistogramUs: SerializedHistogram
+
+        enum CodingKeys: String, CodingKey {
+            case created, deleted
+            case failedByReason = "failed_by_reason"
+            case latencyUs = "latency_us"
+            case latencyHistogramUs = "latency_histogram_us"
+        }
     }
 
     /// Outcome counts.

@@ -11,7 +11,7 @@ public enum MockStatsProbe {
     public static func fetch(_ configuration: TransportConfiguration) -> [UInt8]? {
         guard (try? CurlLibrary.ensureInitialised()) != nil, let easy = curl_easy_init() else { return nil }
         defer { curl_easy_cleanup(easy) }
-        let body = ResponseBuffer()
+        let response = EasyResponse(bodyLimit: 1 << 20)
         let url = configuration.origin + "/stats"
         _ = pb_easy_setopt_ptr(easy, CURLOPT_URL, url)
         _ = pb_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
@@ -22,30 +22,12 @@ public enum MockStatsProbe {
         if let pem = configuration.trustedCertificatesPEM {
             _ = pem.withUnsafeBytes { pb_easy_setopt_blob(easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }
         }
-        _ = pb_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(body).toOpaque())
-        _ = pb_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, appendResponse)
+        response.receive(from: easy)
         var status = 0
         guard curl_easy_perform(easy) == CURLE_OK,
             pb_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK,
             status == 200
         else { return nil }
-        return body.bytes
+        return response.body
     }
-}
-
-private final class ResponseBuffer {
-    var bytes: [UInt8] = []
-}
-
-private func appendResponse(
-    _ buffer: UnsafeMutablePointer<CChar>?,
-    _ size: Int,
-    _ count: Int,
-    _ userdata: UnsafeMutableRawPointer?
-) -> Int {
-    guard let buffer, let userdata else { return 0 }
-    let target = Unmanaged<ResponseBuffer>.fromOpaque(userdata).takeUnretainedValue()
-    guard target.bytes.count + size * count <= 1 << 20 else { return 0 }
-    target.bytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: size * count))
-    return size * count
 }

@@ -14,6 +14,7 @@ extension LiveActivityPayload: Encodable {
         case attributesType = "attributes-type"
         case attributes
         case inputPushToken = "input-push-token"
+        case inputPushChannel = "input-push-channel"
         case alert
     }
 
@@ -29,6 +30,7 @@ extension LiveActivityPayload: Encodable {
         try aps.encodeIfPresent(attributesType, forKey: .attributesType)
         try aps.encodeIfPresent(attributes, forKey: .attributes)
         if inputPushToken { try aps.encode(1, forKey: .inputPushToken) }
+        try aps.encodeIfPresent(inputPushChannel, forKey: .inputPushChannel)
         try aps.encodeIfPresent(alert, forKey: .alert)
     }
 }

@@ -48,6 +48,9 @@ public struct LiveActivityPayload: Sendable, Equatable {
     /// `start` only (iOS 18): ask the device to mint a per-activity update token, sent as
     /// `"input-push-token": 1`.
     public var inputPushToken: Bool
+    /// `start` only (iOS 18): the broadcast channel (base64, as APNs issued it) the started
+    /// activity subscribes to, sent as `"input-push-channel"`.
+    public var inputPushChannel: String?
 
     /// Creates a payload.
     public init(
@@ -60,7 +63,8 @@ public struct LiveActivityPayload: Sendable, Equatable {
         alert: Alert? = nil,
         attributesType: String? = nil,
         attributes: JSONValue? = nil,
-        inputPushToken: Bool = false
+        inputPushToken: Bool = false,
+        inputPushChannel: String? = nil
     ) {
         self.event = event
         self.timestamp = timestamp
@@ -72,5 +76,6 @@ public struct LiveActivityPayload: Sendable, Equatable {
         self.attributesType = attributesType
         self.attributes = attributes
         self.inputPushToken = inputPushToken
+        self.inputPushChannel = inputPushChannel
     }
 }

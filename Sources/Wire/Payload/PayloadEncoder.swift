@@ -57,6 +57,10 @@ public struct PayloadEncoder {
             appendKey("input-push-token")
             JSONWriter.writeInteger(1, to: &bytes)
         }
+        if let channel = payload.inputPushChannel {
+            appendKey("input-push-channel")
+            JSONWriter.writeString(channel, to: &bytes)
+        }
         if let alert = payload.alert {
             appendKey("alert")
             bytes.append(UInt8(ascii: "{"))

@@ -48,7 +48,8 @@ extension Scenario {
             inputPushToken: try reader.boolean("input_push_token") ?? true,
             rotateFraction: try reader.number("rotate_fraction", in: 0...1) ?? 0,
             rotationWithinSeconds: try reader.integer("rotation_within_s", in: 1...seconds.upperBound) ?? 3600,
-            delivery: try reader.choice("delivery", of: Delivery.self) ?? .token
+            delivery: try reader.choice("delivery", of: Delivery.self) ?? .token,
+            channelStorage: try reader.choice("channel_storage", of: ChannelStorage.self) ?? .none
         )
         if var priorities = try reader.mapping("priorities") {
             for key in priorities.keys {
@@ -91,6 +92,7 @@ extension Scenario {
                 "    rotate_fraction: \(cohort.rotateFraction)",
                 "    rotation_within_s: \(cohort.rotationWithinSeconds)",
                 "    delivery: \(cohort.delivery.rawValue)",
+                "    channel_storage: \(cohort.channelStorage.rawValue)",
                 "    priorities:",
             ]
             for event in ([.start] + cohort.kind.eventKinds + [.limit]) {

@@ -40,6 +40,19 @@ public struct Scenario: Sendable, Equatable {
         case broadcast
     }
 
+    /// What APNs keeps of a broadcast channel's messages for devices offline when it was sent,
+    /// fixed when the channel is created (`message-storage-policy`).
+    public enum ChannelStorage: String, Sendable, CaseIterable {
+        /// Nothing (policy 0): for frequent updates such as a match; broadcasts must carry
+        /// `apns-expiration: 0`, and Apple allows a higher publishing budget.
+        case none
+        /// The most recent message (policy 1), for infrequent updates.
+        case mostRecent = "most-recent"
+
+        /// The policy number the channel API takes.
+        public var policy: Int { self == .none ? 0 : 1 }
+    }
+
     /// When a cohort's groups begin.
     public enum StartDistribution: String, Sendable, CaseIterable {
         /// Every group at `atSeconds` (a match everybody watches).
@@ -78,6 +91,8 @@ public struct Scenario: Sendable, Equatable {
         public var priorities: [EventKind: Int]
         /// Whether updates go to each activity's token or to its group's broadcast channel.
         public var delivery: Delivery
+        /// With broadcast, what the groups' channels store.
+        public var channelStorage: ChannelStorage
 
         /// Creates a cohort with the kind's defaults for everything not given.
         public init(
@@ -93,7 +108,8 @@ public struct Scenario: Sendable, Equatable {
             rotateFraction: Double = 0,
             rotationWithinSeconds: Int64 = 3600,
             priorities: [EventKind: Int] = [:],
-            delivery: Delivery = .token
+            delivery: Delivery = .token,
+            channelStorage: ChannelStorage = .none
         ) {
             self.kind = kind
             self.activities = activities
@@ -108,6 +124,7 @@ public struct Scenario: Sendable, Equatable {
             self.rotationWithinSeconds = rotationWithinSeconds
             self.priorities = kind.defaultPriorities.merging(priorities) { _, chosen in chosen }
             self.delivery = delivery
+            self.channelStorage = channelStorage
         }
 
         /// The priority of `event` under the cohort's policy.
@@ -135,6 +152,55 @@ public struct Scenario: Sendable, Equatable {
 
     /// Activities in all cohorts.
     public var activities: Int { cohorts.reduce(0) { $0 + $1.activities } }
+
+    /// The fan-out group of a broadcast cohort that holds `activity`, as its group id across
+    /// the scenario and its activities; `nil` for an activity updated per token. Such a group
+    /// is sent by one worker, so the engine keeps it whole.
+    public func broadcastGroup(containing activity: Int) -> (group: Int, activities: Range<Int>)? {
+        var first = 0
+        var firstGroup = 0
+        for cohort in cohorts {
+            defer {
+                first += cohort.activities
+                firstGroup += cohort.groups
+            }
+            guard activity < first + cohort.activities else { continue }
+            guard cohort.delivery == .broadcast, activity >= first else { return nil }
+            let local = activity - first
+            var group = min(cohort.groups - 1, local * cohort.groups / cohort.activities)
+            while Shard.partition(group, of: cohort.groups, total: cohort.activities).lowerBound > local { group -= 1 }
+            while Shard.partition(group, of: cohort.groups, total: cohort.activities).upperBound <= local { group += 1 }
+            let members = Shard.partition(group, of: cohort.groups, total: cohort.activities)
+            return (firstGroup + group, (first + members.lowerBound)..<(first + members.upperBound))
+        }
+        return nil
+    }
+
+    /// The fan-out groups of broadcast cohorts with activities in `activities`: what a run (or a
+    /// shard of it) needs a channel for, with the cohort whose channel settings apply.
+    public func broadcastGroups(in activities: Range<Int>) -> [(group: Int, cohort: Int)] {
+        var groups: [(group: Int, cohort: Int)] = []
+        var first = 0
+        var firstGroup = 0
+        for (index, cohort) in cohorts.enumerated() {
+            defer {
+                first += cohort.activities
+                firstGroup += cohort.groups
+            }
+            guard cohort.delivery == .broadcast, first < activities.upperBound,
+                first + cohort.activities > activities.lowerBound
+            else { continue }
+            for group in 0..<cohort.groups {
+                let members = Shard.partition(group, of: cohort.groups, total: cohort.activities)
+                if (first + members.lowerBound) < activities.upperBound
+                    && (first + members.upperBound) > activities.lowerBound
+                {
+                    groups.append((firstGroup + group, index))
+                }
+            }
+        }
+        return groups
+    }
 
     /// The same scenario with every cohort updated by `delivery` (`--delivery`).
     public func delivered(by delivery: Delivery) -> Scenario {

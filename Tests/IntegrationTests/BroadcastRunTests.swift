@@ -1,0 +1,82 @@
+import Budget
+import Harness
+import LoadEngine
+import Reports
+import Transport
+import Wire
+import Workload
+import XCTest
+
+/// A run that updates its activities by iOS 18 broadcast, against the embedded mock: channels
+/// created before and deleted after, one broadcast per group step, books kept apart, the
+/// mock's count and the budget in agreement with the offline model.
+final class BroadcastRunTests: XCTestCase {
+    private let tokens = {
+        try! ProviderTokenCache(key: ES256PrivateKey(), keyID: "PBKEY00001", teamID: "PBTEAM0001")
+    }()
+
+    private func session(_ scenario: Scenario, threads: Int = 2, pacing: Pacing = .closedLoop) throws -> RunSession {
+        RunSession(
+            load: LoadConfiguration(
+                transport: TransportConfiguration(origin: "", connections: 4, streamsPerConnection: 50),
+                scenario: scenario,
+                pacing: pacing,
+                threads: threads
+            ),
+            target: .embeddedMock(threads: 2),
+            tokens: tokens,
+            budget: try BudgetParameters.preset(named: "community").parameters
+        )
+    }
+
+    /// Three matches of 100 fans on two workers: the middle match straddles the equal split, and
+    /// stays with one worker, so each of its steps is sent once.
+    func testABroadcastRunSendsOneBroadcastPerGroupStepAndAgreesWithTheModel() throws {
+        var scenario = try Scenario.builtIn(named: "football").scaled(toActivities: 300).delivered(by: .broadcast)
+        scenario.cohorts[0].groups = 3
+        let outcome = try session(scenario).run()
+        let result = outcome.result
+        let offline = try BudgetSimulation(
+            scenario: scenario,
+            parameters: try BudgetParameters.preset(named: "community").parameters,
+            threads: 2
+        ).run().tally
+        XCTAssertTrue(result.counts.isBalanced)
+        XCTAssertEqual(result.counts.succeeded, result.counts.sent, "every push accepted")
+        XCTAssertEqual(result.counts.sent, 300 + offline.broadcasts, "300 starts and the broadcasts")
+        XCTAssertEqual(result.broadcasts.counts.sent, offline.broadcasts)
+        XCTAssertEqual(result.broadcasts.counts.succeeded, offline.broadcasts)
+        XCTAssertEqual(result.broadcasts.devicesReached, offline.broadcastDeliveries)
+        XCTAssertEqual(result.broadcasts.latency.totalCount, UInt64(offline.broadcasts))
+        XCTAssertEqual(result.channels.created, 3)
+        XCTAssertEqual(result.channels.deleted, 3)
+        XCTAssertEqual(result.channels.failedByReason, [:])
+        XCTAssertEqual(result.apnsIDMismatches, 0, "broadcast answers carry apns-request-id, not apns-id")
+        let server = try XCTUnwrap(outcome.serverCounts)
+        XCTAssertTrue(ServerCheck(result: result, server: server).matches, "\(server)")
+        let fed = try XCTUnwrap(outcome.budget).finish(name: "run")
+        XCTAssertTrue(fed.tally.outcomes == offline.outcomes, "the devices' budget is the offline model's")
+        XCTAssertEqual(fed.tally.broadcasts, offline.broadcasts)
+        let summary = RunSummary(result, context: RunContext(runID: "t", commandLine: "", targetDescription: "mock"))
+        XCTAssertEqual(summary.broadcasts?.devicesReached, offline.broadcastDeliveries)
+        XCTAssertEqual(summary.channelRequests?.created, 3)
+        let restored = try summary.runResult()
+        XCTAssertEqual(restored.broadcasts, result.broadcasts)
+        XCTAssertEqual(restored.channels, result.channels)
+    }
+
+    /// `--burst goal`: one broadcast per match reaches every fan, where per token one push per
+    /// fan is sent.
+    func testABurstIsOneBroadcastPerGroup() throws {
+        var scenario = try Scenario.builtIn(named: "football").scaled(toActivities: 500).delivered(by: .broadcast)
+        scenario.cohorts[0].groups = 2
+        let result = try session(scenario, pacing: .burst(.goal)).run().result
+        XCTAssertEqual(result.counts.sent, 2)
+        XCTAssertEqual(result.broadcasts.counts.succeeded, 2)
+        XCTAssertEqual(result.broadcasts.devicesReached, 500)
+        let perToken = try session(scenario.delivered(by: .token), pacing: .burst(.goal)).run().result
+        XCTAssertEqual(perToken.counts.sent, 500)
+        XCTAssertEqual(perToken.broadcasts.counts.sent, 0)
+        XCTAssertEqual(perToken.channels.requests, 0)
+    }
+}
