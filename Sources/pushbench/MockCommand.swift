@@ -72,9 +72,20 @@ struct MockCommand: ParsableCommand {
 
     @Option(
         name: .customLong("subscribers-per-channel"),
-        help: "Simulated devices subscribed to each channel: an accepted broadcast counts this many deliveries."
+        help:
+            "Simulated devices of a channel no accepted start subscribed to (input-push-channel): an accepted broadcast counts this many deliveries."
     )
     var subscribersPerChannel = 1000
+
+    @Option(
+        name: .customLong("channel-rate"),
+        help: ArgumentHelp(
+            "Broadcasts a second each channel takes; more get 429 TooManyRequests (default: no limit).",
+            discussion:
+                "Apple calls its broadcast limits dynamic; its forum guidance is about one update a second per channel (--channel-rate 1)."
+        )
+    )
+    var channelRate: Double?
 
     @Option(
         name: .customLong("channel-limit"),
@@ -269,6 +280,9 @@ struct MockCommand: ParsableCommand {
         if let channelPort, !(0...65535).contains(channelPort) {
             throw ValidationError("--channel-port must be 0 to 65535")
         }
+        if let channelRate, !(channelRate > 0 && channelRate.isFinite) {
+            throw ValidationError("--channel-rate must be a positive number of broadcasts a second")
+        }
         guard subscribersPerChannel >= 0, channelLimit >= 1 else {
             throw ValidationError("--subscribers-per-channel must be at least 0 and --channel-limit at least 1")
         }
@@ -370,33 +384,33 @@ struct MockCommand: ParsableCommand {
             Set(try RealTokensFile.read(path).map { String(decoding: $0, as: UTF8.self) })
         }
         let limits = connectionLimits()
+        var configuration = MockAPNsConfiguration(
+            host: host,
+            port: port,
+            adminPort: adminPort,
+            channelPort: channelPort,
+            channelLimit: channelLimit,
+            subscribersPerChannel: subscribersPerChannel,
+            identity: identity,
+            keys: keys,
+            maxConcurrentStreams: streams,
+            streamsBeforeToken: streamsBeforeToken,
+            dropStreamsAfterRejection: dropStreamsAfterRejection,
+            environment: environment,
+            tokenHygiene: try tokenHygiene.hygiene(),
+            tokenRules: rules,
+            unregisteredTokens: unregistered ?? [],
+            disallowedTopics: Set(disallowedTopics),
+            threads: threads,
+            recorder: recorder,
+            faults: faults,
+            strictLiveActivityContent: strictContent,
+            limits: limits
+        )
+        configuration.channelBroadcastsPerSecond = channelRate
         let server: MockAPNsServer
         do {
-            server = try MockAPNsServer.start(
-                MockAPNsConfiguration(
-                    host: host,
-                    port: port,
-                    adminPort: adminPort,
-                    channelPort: channelPort,
-                    channelLimit: channelLimit,
-                    subscribersPerChannel: subscribersPerChannel,
-                    identity: identity,
-                    keys: keys,
-                    maxConcurrentStreams: streams,
-                    streamsBeforeToken: streamsBeforeToken,
-                    dropStreamsAfterRejection: dropStreamsAfterRejection,
-                    environment: environment,
-                    tokenHygiene: try tokenHygiene.hygiene(),
-                    tokenRules: rules,
-                    unregisteredTokens: unregistered ?? [],
-                    disallowedTopics: Set(disallowedTopics),
-                    threads: threads,
-                    recorder: recorder,
-                    faults: faults,
-                    strictLiveActivityContent: strictContent,
-                    limits: limits
-                )
-            )
+            server = try MockAPNsServer.start(configuration)
         } catch {
             throw CommandLineError.runtime("the mock could not start: \(error)")
         }

@@ -65,6 +65,40 @@ final class BroadcastRunTests: XCTestCase {
         XCTAssertEqual(restored.channels, result.channels)
     }
 
+    /// Toward a mock endpoint with its channel port (`--channel-endpoint`): the mock's
+    /// subscribers are the starts that named each channel, so its deliveries are the run's
+    /// devices reached, and it saw every channel created and deleted.
+    func testTheMocksSubscribersAreTheRunsStarts() throws {
+        let mock = try MockFixture(channelPort: 0)
+        var scenario = try Scenario.builtIn(named: "football").scaled(toActivities: 200).delivered(by: .broadcast)
+        scenario.cohorts[0].groups = 2
+        var run = RunSession(
+            load: LoadConfiguration(
+                transport: TransportConfiguration(
+                    origin: mock.origin,
+                    connections: 2,
+                    streamsPerConnection: 50,
+                    trustedCertificatesPEM: mock.server.certificatePEM
+                ),
+                scenario: scenario,
+                threads: 2
+            ),
+            target: .endpoint(comparesStats: true),
+            tokens: mock.tokens(),
+            budget: nil
+        )
+        run.channelOrigin = "https://127.0.0.1:\(try XCTUnwrap(mock.server.channelPort))"
+        let outcome = try run.run()
+        let stats = mock.server.stats.snapshot()
+        XCTAssertEqual(outcome.result.broadcasts.counts.succeeded, stats.broadcastsAccepted)
+        XCTAssertEqual(outcome.result.broadcasts.devicesReached, stats.broadcastDeliveries)
+        XCTAssertEqual(stats.broadcastDeliveries, stats.broadcastsAccepted * 100, "100 fans a match subscribed")
+        XCTAssertEqual(stats.channelsCreated, 2)
+        XCTAssertEqual(stats.channelsDeleted, 2)
+        let server = try XCTUnwrap(outcome.serverCounts)
+        XCTAssertTrue(ServerCheck(result: outcome.result, server: server).matches, "\(server)")
+    }
+
     /// `--burst goal`: one broadcast per match reaches every fan, where per token one push per
     /// fan is sent.
     func testABurstIsOneBroadcastPerGroup() throws {

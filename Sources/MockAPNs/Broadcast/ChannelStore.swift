@@ -8,27 +8,39 @@ import Workload
 ///
 /// The mock plays one environment, so channels never cross one. IDs are 16 random bytes in
 /// base64, never reissued; an app holds at most `limit` channels (Apple: 10,000 per app per
-/// environment). Each channel has `subscribersPerChannel` simulated subscribers, so a
-/// broadcast's fan-out shows in the stats.
+/// environment). A channel's subscribers are the activities whose accepted start named it
+/// (`input-push-channel`); a channel nobody subscribed to through the mock has
+/// `subscribersPerChannel` simulated ones, so a broadcast's fan-out shows in the stats either
+/// way. With a `broadcastsPerSecond` limit, each channel takes that many broadcasts a second
+/// (a burst of one second's worth) and APNs' 429 `TooManyRequests` answers the rest.
 public final class ChannelStore: Sendable {
     /// A channel's settings, fixed at creation.
     public struct Channel: Sendable, Equatable {
         /// 0: No Message Stored (broadcasts must carry `apns-expiration: 0`); 1: Most Recent
         /// Message Stored.
         public var storagePolicy: Int
+        /// Activities whose accepted start subscribed to it.
+        public var subscribers = 0
+        /// Broadcasts it may take now, under the rate limit.
+        var allowance: Double
+        /// When `allowance` was last brought up to date, nanoseconds.
+        var allowanceAtNanos: UInt64 = 0
     }
 
     /// Channels an app may hold at once.
     public let limit: Int
     /// Devices subscribed to each channel (simulated; Apple does not say).
     public let subscribersPerChannel: Int
+    /// Broadcasts a second each channel takes, or `nil` for no limit.
+    public let broadcastsPerSecond: Double?
     private let apps = Mutex<[String: [String: Channel]]>([:])
     private let ids = Mutex(SplitMix64(seed: UInt64.random(in: .min ... .max)))
 
     /// Creates an empty store.
-    public init(limit: Int = 10_000, subscribersPerChannel: Int = 1000) {
+    public init(limit: Int = 10_000, subscribersPerChannel: Int = 1000, broadcastsPerSecond: Double? = nil) {
         self.limit = limit
         self.subscribersPerChannel = subscribersPerChannel
+        self.broadcastsPerSecond = broadcastsPerSecond
     }
 
     /// A new channel for `app`, or `nil` when the app already holds `limit`.
@@ -36,7 +48,10 @@ public final class ChannelStore: Sendable {
         let id = newID()
         return apps.withLock { apps in
             guard apps[app, default: [:]].count < limit else { return nil }
-            apps[app, default: [:]][id] = Channel(storagePolicy: storagePolicy)
+            apps[app, default: [:]][id] = Channel(
+                storagePolicy: storagePolicy,
+                allowance: max(1, broadcastsPerSecond ?? 1)
+            )
             return id
         }
     }
@@ -44,6 +59,38 @@ public final class ChannelStore: Sendable {
     /// The channel `id` of `app`, if it exists.
     func channel(app: String, id: String) -> Channel? {
         apps.withLock { $0[app]?[id] }
+    }
+
+    /// Subscribes one more activity of `app` to channel `id`; false when there is no such
+    /// channel (the device would not start the activity's subscription).
+    @discardableResult
+    func subscribe(app: String, id: String) -> Bool {
+        apps.withLock { apps in
+            guard apps[app]?[id] != nil else { return false }
+            apps[app]![id]!.subscribers += 1
+            return true
+        }
+    }
+
+    /// Takes one broadcast on channel `id` of `app` at `nowNanos`: the devices it reaches, or
+    /// `nil` when the channel is over its rate and the broadcast is refused.
+    func admitBroadcast(app: String, id: String, nowNanos: UInt64) -> Int? {
+        apps.withLock { apps in
+            guard var channel = apps[app]?[id] else { return nil }
+            if let rate = broadcastsPerSecond {
+                let elapsed = Double(nowNanos &- min(nowNanos, channel.allowanceAtNanos)) / 1e9
+                let allowance = min(max(1, rate), channel.allowance + elapsed * rate)
+                channel.allowanceAtNanos = nowNanos
+                guard allowance >= 1 else {
+                    channel.allowance = allowance
+                    apps[app]![id] = channel
+                    return nil
+                }
+                channel.allowance = allowance - 1
+                apps[app]![id] = channel
+            }
+            return channel.subscribers > 0 ? channel.subscribers : subscribersPerChannel
+        }
     }
 
     /// Deletes channel `id` of `app`; false when there is no such channel.

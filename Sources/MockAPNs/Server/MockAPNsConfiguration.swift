@@ -24,8 +24,12 @@ public struct MockAPNsConfiguration: Sendable {
     public var channelPort: Int?
     /// Channels an app may hold (Apple: 10,000 per app per environment).
     public var channelLimit: Int
-    /// Simulated devices subscribed to each channel, which an accepted broadcast reaches.
+    /// Simulated devices subscribed to each channel that no accepted start subscribed to, which
+    /// an accepted broadcast reaches.
     public var subscribersPerChannel: Int
+    /// Broadcasts a second each channel takes before 429 `TooManyRequests`; `nil` for no limit.
+    /// Apple calls its limits dynamic; its forum guidance is about one a second.
+    public var channelBroadcastsPerSecond: Double? = nil
     /// The certificate and key to serve; `nil` makes a self-signed one in memory.
     public var identity: TLSIdentity?
     /// Keys whose tokens are accepted; empty accepts any well-formed ES256 token unverified.

@@ -81,7 +81,8 @@ public final class MockAPNsServer: Sendable {
             strictLiveActivityContent: configuration.strictLiveActivityContent,
             channels: ChannelStore(
                 limit: configuration.channelLimit,
-                subscribersPerChannel: configuration.subscribersPerChannel
+                subscribersPerChannel: configuration.subscribersPerChannel,
+                broadcastsPerSecond: configuration.channelBroadcastsPerSecond
             )
         )
         let connectionConfiguration = Self.connectionConfiguration(configuration)

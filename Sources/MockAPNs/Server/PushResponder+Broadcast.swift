@@ -14,7 +14,8 @@ extension PushResponder {
     /// Apple's docs: `MissingChannelId` (and `BadChannelId`), `MissingPushType`,
     /// `InvalidPushType`, `BadExpirationDate`, `BadPriority`, `ChannelNotRegistered`,
     /// `apns-expiration: 0` on a No-Message-Stored channel (`BadExpirationDate`), `PayloadEmpty`,
-    /// 413 above 5120 bytes, and a body that is not a JSON object (400 `BadRequestPayload`).
+    /// 413 above 5120 bytes, a body that is not a JSON object (400 `BadRequestPayload`), and last
+    /// the channel's rate, when one is set (429 `TooManyRequests`).
     /// Answers carry `apns-request-id`, and a success `apns-unique-id` in both environments.
     func broadcastAnswer(_ push: InboundPush, on connection: ConnectionState) -> Answer {
         let app = push.path.dropFirst(Self.broadcastPathPrefix.count)
@@ -55,8 +56,15 @@ extension PushResponder {
         guard (try? JSONSerialization.jsonObject(with: Data(push.body))) is [String: Any] else {
             return .badRequestPayload
         }
-        if let reason = contentRejection(push.body) { return reason }
-        answer.deliveries = channels.subscribersPerChannel
+        if let reason = contentRejection(push.body).reason { return reason }
+        guard
+            let deliveries = channels.admitBroadcast(
+                app: String(app),
+                id: channelID,
+                nowNanos: DispatchTime.now().uptimeNanoseconds
+            )
+        else { return .tooManyRequests }
+        answer.deliveries = deliveries
         return nil
     }
 

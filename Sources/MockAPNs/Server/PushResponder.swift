@@ -106,7 +106,9 @@ final class PushResponder: Sendable {
             stats.update { $0.providerTokenUpdates += 1 }
         }
         let labels = Self.labels(of: push)
-        let rejection = verdict.rejection ?? (push.knownPushType == .liveactivity ? contentRejection(push.body) : nil)
+        let content =
+            push.knownPushType == .liveactivity && verdict.rejection == nil ? contentRejection(push.body) : nil
+        let rejection = verdict.rejection ?? content?.reason
         let uniqueID = environment == .development ? APNsID.random(using: &connection.apnsIDs) : nil
         let fault = faults?.decide(push, nowNanos: DispatchTime.now().uptimeNanoseconds, valid: rejection == nil)
         let delayNanos = fault?.delayNanos ?? 0
@@ -121,6 +123,9 @@ final class PushResponder: Sendable {
         guard let reason = rejection ?? fault?.injected else {
             if let irregularity = verdict.tokenIrregularity {
                 stats.update { $0.acceptedIrregular[irregularity, default: 0] += 1 }
+            }
+            if let channel = content?.subscribesTo, let app = push.topic?.split(separator: ".push-type.").first {
+                channels.subscribe(app: String(app), id: channel)
             }
             recorder?.record(push, status: 200, reason: nil)
             return Answer(
@@ -160,16 +165,16 @@ final class PushResponder: Sendable {
 
     /// Checks a Live Activity payload (a device push's or a broadcast's) as the device would,
     /// counting what it would drop; the rejection to give in strict mode.
-    func contentRejection(_ body: [UInt8]) -> APNsReason? {
+    func contentRejection(_ body: [UInt8]) -> (reason: APNsReason?, subscribesTo: String?) {
         let assessed = LiveActivityContent.assess(body)
         guard let problem = assessed.problem else {
             if let irregularity = assessed.irregularity {
                 stats.update { $0.acceptedIrregular[irregularity, default: 0] += 1 }
             }
-            return nil
+            return (nil, assessed.subscribesTo)
         }
         stats.update { $0.liveActivityWouldDrop[problem, default: 0] += 1 }
-        return strictLiveActivityContent ? .mockRejectedLiveActivity : nil
+        return (strictLiveActivityContent ? .mockRejectedLiveActivity : nil, nil)
     }
 
     /// Counts an answer to a push as written to its stream, or as never sent.

@@ -28,6 +28,9 @@ struct APSMembers {
     /// How many digits `aps.timestamp`'s whole part has (0 when it is not a number): 13 are
     /// milliseconds where APNs wants seconds.
     private(set) var timestampDigits = 0
+    /// The value of `aps.input-push-channel` when it is a string: the broadcast channel a start
+    /// subscribes to.
+    private(set) var inputPushChannel: String?
 
     /// `nil` unless `json` is one JSON object whose `aps` is an object.
     init?(json: [UInt8]) {
@@ -39,9 +42,12 @@ struct APSMembers {
             return cursor.members { name, cursor in
                 if let known = Names.spellings.first(where: { $0.0 == name }) { self.names.insert(known.1) }
                 if name == "timestamp" { self.timestampDigits = cursor.leadingDigits }
-                guard name == "event", cursor.peek == UInt8(ascii: "\"") else { return cursor.skipValue() }
-                self.event = cursor.string()
-                return self.event != nil
+                guard name == "event" || name == "input-push-channel", cursor.peek == UInt8(ascii: "\"") else {
+                    return cursor.skipValue()
+                }
+                let value = cursor.string()
+                if name == "event" { self.event = value } else { self.inputPushChannel = value }
+                return value != nil
             }
         }
         guard wellFormed, found, cursor.isAtEnd else { return nil }

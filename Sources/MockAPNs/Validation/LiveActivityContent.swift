@@ -15,10 +15,14 @@ enum LiveActivityContent {
     /// ActivityKit's documentation, from one scan of the payload: `timestamp_in_milliseconds`
     /// for an `aps.timestamp` of 12 digits or more (seconds reach 12 digits in the year 5138),
     /// a common bug that makes every update sent in seconds afterwards look stale to the device.
-    static func assess(_ body: [UInt8]) -> (problem: String?, irregularity: String?) {
-        guard let aps = APSMembers(json: body) else { return ("NoApsObject", nil) }
-        if let problem = problem(of: aps) { return (problem, nil) }
-        return (nil, aps.timestampDigits >= 12 ? "timestamp_in_milliseconds" : nil)
+    /// A start that a device would use also says which broadcast channel it subscribes to.
+    static func assess(_ body: [UInt8]) -> (problem: String?, irregularity: String?, subscribesTo: String?) {
+        guard let aps = APSMembers(json: body) else { return ("NoApsObject", nil, nil) }
+        if let problem = problem(of: aps) { return (problem, nil, nil) }
+        return (
+            nil, aps.timestampDigits >= 12 ? "timestamp_in_milliseconds" : nil,
+            aps.event == "start" ? aps.inputPushChannel : nil
+        )
     }
 
     private static func problem(of aps: APSMembers) -> String? {
