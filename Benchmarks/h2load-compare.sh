@@ -25,17 +25,7 @@ shapes=("${@:-1x100 8x100}")
 [[ ${#shapes[@]} -eq 1 ]] && read -r -a shapes <<<"${shapes[0]}"
 command -v h2load >/dev/null || { echo "h2load not found: run Scripts/install-deps.sh (nghttp2-client)" >&2; exit 2; }
 
-swift build -c release --product pushbench >&2
-binary=$PWD/.build/release/pushbench
-work=$(mktemp -d)
-mock_pid=""
-cleanup() {
-    [[ -n $mock_pid ]] && kill -INT "$mock_pid" 2>/dev/null && wait "$mock_pid" 2>/dev/null
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-source Benchmarks/signed-push.sh
+source Benchmarks/with-mock.sh
 
 start_signed_mock
 mapfile -t push_arguments < <(h2load_push_arguments "$origin")

@@ -108,9 +108,13 @@ final class BroadcastRunTests: XCTestCase {
         XCTAssertEqual(result.counts.sent, 2)
         XCTAssertEqual(result.broadcasts.counts.succeeded, 2)
         XCTAssertEqual(result.broadcasts.devicesReached, 500)
+        XCTAssertEqual(result.broadcasts.deviceReach.totalCount, 500, "each fan counted once, at its match's answer")
         let perToken = try session(scenario.delivered(by: .token), pacing: .burst(.goal)).run().result
         XCTAssertEqual(perToken.counts.sent, 500)
         XCTAssertEqual(perToken.broadcasts.counts.sent, 0)
         XCTAssertEqual(perToken.channels.requests, 0)
+        XCTAssertEqual(perToken.broadcasts.deviceReach.totalCount, 500, "each fan counted at its own push's answer")
+        let summary = RunSummary(perToken, context: RunContext(runID: "t", commandLine: "", targetDescription: "mock"))
+        XCTAssertEqual(try summary.runResult().broadcasts.deviceReach, perToken.broadcasts.deviceReach)
     }
 }

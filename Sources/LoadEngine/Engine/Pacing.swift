@@ -35,6 +35,12 @@ public enum Pacing: Sendable, Equatable {
     /// Whether latency runs from intended send times (open loop).
     public var isOpenLoop: Bool { self != .closedLoop }
 
+    /// Whether every push is due at once, one event to every activity.
+    public var isBurst: Bool {
+        if case .burst = self { return true }
+        return false
+    }
+
     /// How many simulated seconds one real second of the run stands for: the budget model runs
     /// the accepted pushes on this clock.
     public var simulatedSecondsPerSecond: Double {

@@ -82,7 +82,7 @@ struct RunMetrics: Sendable {
             return
         }
         advance(to: now)
-        if let subscribers { broadcasts.record(completion, now: now, subscribers: subscribers) }
+        broadcasts.record(completion, now: now, subscribers: subscribers)
         switch completion.outcome {
         case .response(let status, let body):
             let micros = max(1, (now &- completion.intendedAt) / 1000)

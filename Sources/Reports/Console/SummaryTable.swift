@@ -172,7 +172,23 @@ public enum SummaryTable {
     private static func broadcastRows(_ result: RunResult) -> [(String, String)] {
         let books = result.broadcasts
         let channels = result.channels
-        guard books.counts.sent > 0 || channels.requests > 0 else { return [] }
+        let reach = books.deviceReach
+        var rows: [(String, String)] = []
+        if reach.totalCount > 0, books.counts.sent > 0 || result.configuration.pacing.isBurst {
+            rows.append(
+                (
+                    "devices reached",
+                    "\(reach.totalCount), accepted by APNs for 50% within "
+                        + String(
+                            format: "%.2f ms, 99%% within %.2f ms, all within %.2f ms",
+                            Double(reach.valueAtPercentile(50)) / 1000,
+                            Double(reach.valueAtPercentile(99)) / 1000,
+                            Double(reach.max) / 1000
+                        )
+                )
+            )
+        }
+        guard books.counts.sent > 0 || channels.requests > 0 else { return rows }
         let latency =
             books.latency.totalCount > 0
             ? String(
@@ -180,12 +196,11 @@ public enum SummaryTable {
                 Double(books.latency.valueAtPercentile(50)) / 1000,
                 Double(books.latency.valueAtPercentile(99)) / 1000
             ) : ""
-        return [
+        return rows + [
             (
                 "of which broadcasts",
                 "\(books.counts.sent) sent, \(books.counts.succeeded) succeeded, \(books.counts.rejected) rejected, "
-                    + "\(books.counts.errored) errored, \(books.counts.timedOut) timed out\(latency); "
-                    + "\(books.devicesReached) devices reached"
+                    + "\(books.counts.errored) errored, \(books.counts.timedOut) timed out\(latency)"
             ),
             (
                 "channel requests",

@@ -65,6 +65,8 @@ extension RunSummary {
                 latencyHistogramUs: SerializedHistogram(books.latency),
                 devicesReached: books.devicesReached
             ) : nil
+        deviceReachUs = Percentiles(books.deviceReach)
+        deviceReachHistogramUs = SerializedHistogram(books.deviceReach)
         let channels = result.channels
         channelRequests =
             channels.requests > 0
@@ -179,6 +181,9 @@ extension RunSummary {
             result.broadcasts.counts = broadcasts.counts.outcomeCounts
             result.broadcasts.latency = try broadcasts.latencyHistogramUs.histogram()
             result.broadcasts.devicesReached = broadcasts.devicesReached
+        }
+        if let deviceReachHistogramUs {
+            result.broadcasts.deviceReach = try deviceReachHistogramUs.histogram()
         }
         if let channelRequests {
             result.channels.created = channelRequests.created

@@ -70,6 +70,9 @@ public struct RunSummary: Codable, Sendable {
     public var broadcasts: Broadcasts?
     /// The channel requests around them, when the scenario broadcasts (absent before 0.3).
     public var channelRequests: ChannelRequests?
+    /// Until APNs accepted each push, counted once per device it reaches (absent before 0.3).
+    public var deviceReachUs: Percentiles?
+    public var deviceReachHistogramUs: SerializedHistogram?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version"
@@ -107,6 +110,8 @@ public struct RunSummary: Codable, Sendable {
         case serverCounts = "server_counts"
         case build, broadcasts
         case channelRequests = "channel_requests"
+        case deviceReachUs = "device_reach_us"
+        case deviceReachHistogramUs = "device_reach_histogram_us"
     }
 
     /// A run's broadcasts, apart from its pushes to tokens.
