@@ -99,6 +99,37 @@ final class BroadcastRunTests: XCTestCase {
         XCTAssertTrue(ServerCheck(result: outcome.result, server: server).matches, "\(server)")
     }
 
+    /// An app at its channel limit: the run stops before its first push with one line naming
+    /// the limit, and deletes the channels it had created.
+    func testAChannelLimitStopsTheRunBeforeItsFirstPushAndLeavesNothingBehind() throws {
+        let mock = try MockFixture(channelPort: 0, channelLimit: 1)
+        var scenario = try Scenario.builtIn(named: "football").scaled(toActivities: 100).delivered(by: .broadcast)
+        scenario.cohorts[0].groups = 2
+        var run = RunSession(
+            load: LoadConfiguration(
+                transport: TransportConfiguration(
+                    origin: mock.origin,
+                    trustedCertificatesPEM: mock.server.certificatePEM
+                ),
+                scenario: scenario
+            ),
+            target: .endpoint(comparesStats: false),
+            tokens: mock.tokens(),
+            budget: nil
+        )
+        run.channelOrigin = "https://127.0.0.1:\(try XCTUnwrap(mock.server.channelPort))"
+        XCTAssertThrowsError(try run.run()) { error in
+            XCTAssertTrue(
+                "\(error)".contains("400 CannotCreateChannelConfig (the app's channel limit is reached)"),
+                "\(error)"
+            )
+        }
+        let stats = mock.server.stats.snapshot()
+        XCTAssertEqual(stats.pushes + stats.broadcasts, 0, "no push was sent")
+        XCTAssertEqual(stats.channelsCreated, 1)
+        XCTAssertEqual(stats.channelsDeleted, 1)
+    }
+
     /// `--burst goal`: one broadcast per match reaches every fan, where per token one push per
     /// fan is sent.
     func testABurstIsOneBroadcastPerGroup() throws {
