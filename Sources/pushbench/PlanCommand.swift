@@ -16,6 +16,7 @@ struct PlanCommand: ParsableCommand {
             hosts, and the p99 to expect.
 
               pushbench plan Reports/<run>/ --peak 10000000 --within 10 --rtt 40 --streams 1000
+              pushbench plan Reports/<run>/ --peak 1000000 --within 10 --channels 1
               pushbench plan Reports/<run>/ --rate 50000 --p99 250 --cores-per-host 16 --json plan.json
               pushbench plan Reports/<run>/ --predict-connections 2,4
 
@@ -66,6 +67,11 @@ struct PlanCommand: ParsableCommand {
     )
     var predictConnections: String?
 
+    @Option(
+        help: "Also plan the --peak sent by iOS 18 broadcast over this many channels (one per match), beside per token."
+    )
+    var channels: Int?
+
     @Option(help: "Also write the plan as JSON here.")
     var json: String?
 
@@ -76,6 +82,10 @@ struct PlanCommand: ParsableCommand {
             throw ValidationError("give a target: --peak and --within, or --rate (or --predict-connections)")
         }
         if let peak, peak < 1 { throw ValidationError("--peak must be at least 1") }
+        if let channels {
+            guard channels >= 1 else { throw ValidationError("--channels must be at least 1") }
+            guard peak != nil else { throw ValidationError("--channels plans a --peak (with --within) by broadcast") }
+        }
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate \(rate): must be positive") }
         for (name, value) in [("--within", within), ("--rtt", rtt?.span), ("--p99", p99?.span)] {
             if let value, value.nanoseconds == 0 { throw ValidationError("\(name) 0: must be longer than 0") }
@@ -116,6 +126,17 @@ struct PlanCommand: ParsableCommand {
         if peak != nil || rate != nil {
             Console.out(plan.text)
             document["plan"] = plan.dictionary
+        }
+        if let channels, let peak, let within {
+            let broadcast = BroadcastPlan(
+                measured: measured,
+                devices: peak,
+                channels: channels,
+                seconds: within.seconds,
+                headroom: headroom
+            )
+            Console.out(broadcast.text(beside: plan))
+            document["broadcast_plan"] = broadcast.dictionary
         }
         let counts = try connectionCounts()
         if !counts.isEmpty {

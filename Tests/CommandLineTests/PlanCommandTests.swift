@@ -30,6 +30,22 @@ final class PlanCommandTests: PushbenchTestCase {
         XCTAssertGreaterThanOrEqual(sizing["cores"] as? Int ?? 0, 1)
         XCTAssertEqual((document["predictions"] as? [Any])?.count, 2)
 
+        let broadcast = try pushbench.run([
+            "plan", folder, "--peak", "10000000", "--within", "10", "--rtt", "40", "--streams", "1000", "--channels",
+            "20",
+        ])
+        XCTAssertEqual(broadcast.status, 0, broadcast.stderr)
+        XCTAssertTrue(broadcast.stdout.contains("by broadcast (iOS 18) over 20 channel(s), beside per token:"))
+        XCTAssertTrue(broadcast.stdout.contains("per token   10,000,000 pushes"), broadcast.stdout)
+        XCTAssertTrue(
+            broadcast.stdout.contains("broadcast   20 broadcast(s) at 2/s, 1 core(s), 1 connection(s); 40 channel"),
+            broadcast.stdout
+        )
+        assertCleanFailure(
+            try pushbench.run(["plan", folder, "--rate", "1000", "--channels", "2"]),
+            mentions: "--channels plans a --peak"
+        )
+
         assertCleanFailure(
             try pushbench.run(["plan", folder, "--peak", "5"]),
             mentions: "--peak and --within go together"
