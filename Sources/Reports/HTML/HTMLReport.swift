@@ -96,6 +96,7 @@ public struct HTMLReport {
             },
             headers: ("failure", "requests")
         )
+        html += broadcastSection()
 
         html += "<h2>Over time</h2>"
         html += "<p class=\"sub\">\(result.timeline.count) intervals of \(Self.span(result.timelineResolutionSeconds)) "
@@ -243,6 +244,45 @@ public struct HTMLReport {
                 let mark = line.good.map { $0 ? " class=\"ok\"" : " class=\"bad\"" } ?? ""
                 return "<li><b\(mark)>\(HTML.escape(line.topic))</b> \(HTML.escape(line.sentence))</li>"
             }.joined() + "</ul>"
+    }
+
+    /// The broadcasts among the requests, the devices they reached and the channel requests
+    /// around them, when the run broadcast (iOS 18 channels).
+    private func broadcastSection() -> String {
+        let books = result.broadcasts
+        let channels = result.channels
+        guard books.counts.sent > 0 || channels.requests > 0 else { return "" }
+        func ms(_ micros: UInt64) -> String { String(format: "%.2f ms", Double(micros) / 1000) }
+        let reach = books.deviceReach
+        var html = "<h2>Broadcasts</h2>"
+        html += "<p class=\"sub\">One broadcast reaches every device subscribed to its channel; the "
+        html += "requests above count each broadcast once.</p>"
+        html += HTML.table(
+            "Broadcasts and their reach",
+            [
+                ("sent", "\(books.counts.sent)"), ("succeeded (200)", "\(books.counts.succeeded)"),
+                ("rejected", "\(books.counts.rejected)"), ("errored", "\(books.counts.errored)"),
+                ("timed out", "\(books.counts.timedOut)"), ("devices reached", "\(books.devicesReached)"),
+                ("latency p50", ms(books.latency.valueAtPercentile(50))),
+                ("latency p99", ms(books.latency.valueAtPercentile(99))),
+            ],
+            headers: ("figure", "value")
+        )
+        html += HTML.table(
+            "Until APNs had accepted the update, per device reached (token pushes and broadcasts)",
+            [
+                ("50% of devices", ms(reach.valueAtPercentile(50))),
+                ("99% of devices", ms(reach.valueAtPercentile(99))), ("all devices", ms(reach.max)),
+            ],
+            headers: ("devices", "within")
+        )
+        html += HTML.table(
+            "Channel requests (before and after the run)",
+            [("created", "\(channels.created)"), ("deleted", "\(channels.deleted)")]
+                + channels.failedByReason.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") },
+            headers: ("request", "count")
+        )
+        return html
     }
 
     private func spectrumChart() -> String {
