@@ -613,7 +613,12 @@ struct RunCommand: ParsableCommand {
                         + "https://host:port (pushbench mock --channel-port), or --delivery token"
                 )
             }
-            return channelEndpoint.hasSuffix("/") ? String(channelEndpoint.dropLast()) : channelEndpoint
+            guard case .endpoint(let origin, _) = try? RunTarget(parsing: channelEndpoint),
+                channelEndpoint.hasPrefix("https://")
+            else {
+                throw CommandLineError("--channel-endpoint must be https://host[:port], not '\(channelEndpoint)'")
+            }
+            return origin
         }
     }
 

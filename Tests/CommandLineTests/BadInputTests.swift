@@ -56,6 +56,14 @@ final class BadInputTests: PushbenchTestCase {
                 message: "final broadcasts: give the channel management API with --channel-endpoint"
             ),
             Case(
+                arguments: [
+                    "run", "--scenario", broadcast, "--endpoint", "https://127.0.0.1:9", "--channel-endpoint",
+                    "https://127.0.0.1:9/1/apps",
+                ],
+                status: 2,
+                message: "--channel-endpoint must be https://host[:port], not 'https://127.0.0.1:9/1/apps'"
+            ),
+            Case(
                 arguments: ["mock", "--report", plainFile + "/sub"],
                 status: 2,
                 message: "--report \(plainFile)/sub: \(plainFile) is a file, not a folder"

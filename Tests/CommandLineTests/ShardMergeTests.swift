@@ -120,6 +120,54 @@ final class ShardMergeTests: PushbenchTestCase {
         shared.mock.interrupt()
     }
 
+    /// A match whose fans are split over two shards by broadcast: each shard creates its own
+    /// channel for its part (as a fleet that splits an audience over senders would) and sends
+    /// each step to it; the merge adds the broadcast and channel books, and the mock agrees.
+    func testBroadcastShardsEachSendTheirChannelAndMergeTheirBooks() throws {
+        let curl = try XCTUnwrap(ExternalProgram.onPath("curl"))
+        let p8 = directory.file("AuthKey.p8")
+        let openssl = try XCTUnwrap(ExternalProgram.onPath("openssl"))
+        XCTAssertEqual(
+            try openssl.run(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8]).status,
+            0
+        )
+        let key = ["--key", p8, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"]
+        let (mock, origin, certificate) = try startMock(["--auth-key", p8, "--channel-port", "0"] + key.dropFirst(2))
+        defer { mock.interrupt() }
+        let announced = try XCTUnwrap(mock.waitForLine(containing: "broadcast channels: https://"), mock.output)
+        let url = try XCTUnwrap(announced.split(separator: " ").first { $0.hasPrefix("https://") })
+        let channels = String(url.prefix(upTo: try XCTUnwrap(url.range(of: "/1/apps")).lowerBound))
+        for index in 0..<2 {
+            let shard = try pushbench.run(
+                [
+                    "run", "--endpoint", origin, "--ca-file", certificate, "--channel-endpoint", channels,
+                    "--delivery", "broadcast", "--shard", "\(index)/2", "--reports-dir", directory.file("shards"),
+                ] + key + arguments
+            )
+            XCTAssertEqual(shard.status, 0, shard.stderr)
+            XCTAssertTrue(shard.stdout.contains("channel requests     1 created, 1 deleted"), shard.stdout)
+        }
+        let stats = try curl.run(["-sS", "--http2", "--cacert", certificate, "\(origin)/stats"])
+        let statsFile = try directory.write("stats.json", Array(stats.stdout.utf8))
+        let shards = try folders(in: directory.file("shards"))
+        let merge = try pushbench.run(
+            ["merge"] + shards + ["-o", directory.file("merged"), "--server-stats", statsFile]
+        )
+        XCTAssertEqual(merge.status, 0, merge.stdout + merge.stderr)
+        XCTAssertTrue(merge.stdout.contains("agrees with the client"), merge.stdout)
+        let merged = try summary(directory.file("merged"))
+        let broadcasts = try XCTUnwrap(merged["broadcasts"] as? [String: Any])
+        let sent = try XCTUnwrap((broadcasts["counts"] as? [String: Int])?["sent"])
+        XCTAssertEqual(sent % 2, 0, "each shard sends every step to its own channel")
+        XCTAssertEqual(broadcasts["devices_reached"] as? Int, sent / 2 * 40, "every fan reached at each step")
+        let channelRequests = try XCTUnwrap(merged["channel_requests"] as? [String: Any])
+        XCTAssertEqual(channelRequests["created"] as? Int, 2)
+        XCTAssertEqual(channelRequests["deleted"] as? Int, 2)
+        let served = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(served["broadcasts_accepted"] as? Int, sent)
+        XCTAssertEqual(served["broadcast_deliveries"] as? Int, sent / 2 * 40, "the starts subscribed every fan")
+    }
+
     func testAnIndexedJobShardComesFromTheEnvironment() throws {
         let both = try pushbench.run(
             ["run", "--requests", "40", "--activities", "40", "--no-budget", "--reports-dir", directory.file("job")],
