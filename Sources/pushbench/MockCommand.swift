@@ -88,6 +88,16 @@ struct MockCommand: ParsableCommand {
     var channelRate: Double?
 
     @Option(
+        name: .customLong("fanout-latency"),
+        help: ArgumentHelp(
+            "How long after an accepted broadcast each subscriber has it, as --latency takes it (default: none, at once).",
+            discussion:
+                "Apple publishes no figure, so this is your assumption; /stats then says, per broadcast, when its last subscriber had it (the median of the largest of its subscribers' draws)."
+        )
+    )
+    var fanoutLatency: String?
+
+    @Option(
         name: .customLong("channel-limit"),
         help: "Channels an app may hold, as Apple's limit per app per environment."
     )
@@ -408,6 +418,13 @@ struct MockCommand: ParsableCommand {
             limits: limits
         )
         configuration.channelBroadcastsPerSecond = channelRate
+        if let fanoutLatency {
+            do {
+                configuration.broadcastFanout = try InjectedLatency(parsing: fanoutLatency)
+            } catch {
+                throw CommandLineError("--fanout-latency \(fanoutLatency): \(error)")
+            }
+        }
         let server: MockAPNsServer
         do {
             server = try MockAPNsServer.start(configuration)
@@ -460,6 +477,17 @@ struct MockCommand: ParsableCommand {
         Console.out(
             "stopped: \(stats.pushes) pushes answered, \(stats.accepted) accepted, \(stats.connectionsAccepted) connections"
         )
+        if stats.broadcasts > 0 {
+            let accepted = max(stats.broadcastsAccepted, 1)
+            Console.out(
+                "broadcasts: \(stats.broadcastsAccepted) of \(stats.broadcasts) accepted, \(stats.broadcastDeliveries) deliveries; "
+                    + String(
+                        format: "last subscriber after %.1f ms on average, %.1f ms at most (fan-out model)",
+                        Double(stats.broadcastLastDeliveryMicros) / Double(accepted) / 1000,
+                        Double(stats.broadcastLastDeliveryMicrosMax) / 1000
+                    )
+            )
+        }
         if stats.connectionsWithoutALPN > 0 {
             Console.out(
                 "served HTTP/2 by prior knowledge to \(stats.connectionsWithoutALPN) connections that offered no ALPN, as APNs does"

@@ -18,6 +18,22 @@ final class ChannelStoreTests: XCTestCase {
         XCTAssertNil(store.admitBroadcast(app: "com.example.app", id: subscribed, nowNanos: 2))
     }
 
+    /// Under a fan-out model the last of many subscribers has a broadcast late in the
+    /// distribution's tail, worked out without a draw per subscriber.
+    func testTheLastSubscriberIsTheMedianOfTheLargestDraw() throws {
+        let uniform = ChannelStore(fanout: try InjectedLatency(parsing: "uniform:0ms-1000ms"))
+        XCTAssertEqual(uniform.lastDeliveryMicros(subscribers: 1), 500_000, accuracy: 1)
+        XCTAssertEqual(uniform.lastDeliveryMicros(subscribers: 1_000_000), 999_999.3, accuracy: 0.1)
+        XCTAssertEqual(uniform.lastDeliveryMicros(subscribers: 0), 0)
+        XCTAssertEqual(ChannelStore().lastDeliveryMicros(subscribers: 1_000_000), 0, "none: at once")
+        let normal = try InjectedLatency(parsing: "normal:100ms,10ms")
+        XCTAssertEqual(normal.quantile(0.975), 119_599.6, accuracy: 1, "mean + 1.96 σ")
+        XCTAssertEqual(normal.quantile(0.5), 100_000, accuracy: 0.01)
+        let lognormal = try InjectedLatency(parsing: "lognormal:100ms,0.5")
+        XCTAssertEqual(lognormal.quantile(0.5), 100_000, accuracy: 0.01)
+        XCTAssertEqual(lognormal.quantile(0.01), 100_000 * exp(-0.5 * 2.326348), accuracy: 1)
+    }
+
     /// At one broadcast a second, a channel takes one at once, refuses the next within the
     /// second, and takes one again a second later; channels are limited one by one.
     func testTheRateLimitIsPerChannelAndRefills() throws {

@@ -33,14 +33,31 @@ public final class ChannelStore: Sendable {
     public let subscribersPerChannel: Int
     /// Broadcasts a second each channel takes, or `nil` for no limit.
     public let broadcastsPerSecond: Double?
+    /// How long after a broadcast is accepted each subscriber has it, drawn independently per
+    /// subscriber (`none`: at once). Apple publishes no figure: it is the user's assumption.
+    public let fanout: InjectedLatency
     private let apps = Mutex<[String: [String: Channel]]>([:])
     private let ids = Mutex(SplitMix64(seed: UInt64.random(in: .min ... .max)))
 
     /// Creates an empty store.
-    public init(limit: Int = 10_000, subscribersPerChannel: Int = 1000, broadcastsPerSecond: Double? = nil) {
+    public init(
+        limit: Int = 10_000,
+        subscribersPerChannel: Int = 1000,
+        broadcastsPerSecond: Double? = nil,
+        fanout: InjectedLatency = .none
+    ) {
         self.limit = limit
         self.subscribersPerChannel = subscribersPerChannel
         self.broadcastsPerSecond = broadcastsPerSecond
+        self.fanout = fanout
+    }
+
+    /// When the last of `subscribers` has a broadcast, microseconds after it was accepted: the
+    /// median of the largest of that many draws from `fanout`, `F⁻¹(0.5^(1/n))`, computed at once
+    /// however many subscribers there are.
+    func lastDeliveryMicros(subscribers: Int) -> Double {
+        guard subscribers > 0 else { return 0 }
+        return fanout.quantile(pow(0.5, 1 / Double(subscribers)))
     }
 
     /// A new channel for `app`, or `nil` when the app already holds `limit`.

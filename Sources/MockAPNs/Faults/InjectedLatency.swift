@@ -113,6 +113,48 @@ public enum InjectedLatency: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The latency below which a share `probability` (0 to 1) of draws fall, microseconds: what
+    /// the mock needs to say when the last of many subscribers had a broadcast without drawing
+    /// once per subscriber.
+    func quantile(_ probability: Double) -> Double {
+        let p = min(max(probability, 0), 1)
+        switch self {
+        case .none: return 0
+        case .fixed(let micros): return micros
+        case .uniform(let low, let high): return low + (high - low) * p
+        case .normal(let mean, let deviation): return max(0, mean + deviation * Self.standardNormalQuantile(p))
+        case .lognormal(let median, let sigma): return median * exp(sigma * Self.standardNormalQuantile(p))
+        case .empirical(let points): return Self.interpolate(points, at: 100 * p)
+        }
+    }
+
+    /// Φ⁻¹(p) by Acklam's rational approximation (relative error below 1.2e-9), clamped to
+    /// ±8.3σ at the ends.
+    private static func standardNormalQuantile(_ p: Double) -> Double {
+        guard p > 1e-16 else { return -8.3 }
+        guard p < 1 - 1e-16 else { return 8.3 }
+        let a = [
+            -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.3577518672690, -30.66479806614716,
+            2.506628277459239,
+        ]
+        let b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572]
+        let c = [
+            -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
+            2.938163982698783,
+        ]
+        let d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416]
+        func tail(_ q: Double) -> Double {
+            (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
+                / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+        }
+        if p < 0.02425 { return tail((-2 * log(p)).squareRoot()) }
+        if p > 1 - 0.02425 { return -tail((-2 * log(1 - p)).squareRoot()) }
+        let q = p - 0.5
+        let r = q * q
+        return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q
+            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+    }
+
     /// The latency at `percentile` on the straight lines between `points`.
     private static func interpolate(_ points: [Percentile], at percentile: Double) -> Double {
         guard let upper = points.firstIndex(where: { $0.percentile >= percentile }), upper > 0 else {

@@ -30,6 +30,8 @@ public struct MockAPNsConfiguration: Sendable {
     /// Broadcasts a second each channel takes before 429 `TooManyRequests`; `nil` for no limit.
     /// Apple calls its limits dynamic; its forum guidance is about one a second.
     public var channelBroadcastsPerSecond: Double? = nil
+    /// How long after a broadcast is accepted each subscriber has it (`ChannelStore.fanout`).
+    public var broadcastFanout: InjectedLatency = .none
     /// The certificate and key to serve; `nil` makes a self-signed one in memory.
     public var identity: TLSIdentity?
     /// Keys whose tokens are accepted; empty accepts any well-formed ES256 token unverified.

@@ -82,7 +82,8 @@ public final class MockAPNsServer: Sendable {
             channels: ChannelStore(
                 limit: configuration.channelLimit,
                 subscribersPerChannel: configuration.subscribersPerChannel,
-                broadcastsPerSecond: configuration.channelBroadcastsPerSecond
+                broadcastsPerSecond: configuration.channelBroadcastsPerSecond,
+                fanout: configuration.broadcastFanout
             )
         )
         let connectionConfiguration = Self.connectionConfiguration(configuration)

@@ -65,6 +65,7 @@ extension PushResponder {
             )
         else { return .tooManyRequests }
         answer.deliveries = deliveries
+        answer.lastDeliveryMicros = Int(channels.lastDeliveryMicros(subscribers: deliveries).rounded())
         return nil
     }
 
@@ -115,6 +116,11 @@ extension PushResponder {
                 if answer.reason == nil {
                     $0.broadcastsAccepted += 1
                     $0.broadcastDeliveries += answer.deliveries
+                    $0.broadcastLastDeliveryMicros += answer.lastDeliveryMicros
+                    $0.broadcastLastDeliveryMicrosMax = max(
+                        $0.broadcastLastDeliveryMicrosMax,
+                        answer.lastDeliveryMicros
+                    )
                 }
             } else {
                 $0.channelRequests[answer.operation, default: 0] += 1

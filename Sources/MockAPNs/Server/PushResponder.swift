@@ -55,6 +55,8 @@ final class PushResponder: Sendable {
         var operation = ""
         /// Devices an accepted broadcast reaches.
         var deliveries = 0
+        /// From an accepted broadcast until its last subscriber has it, microseconds.
+        var lastDeliveryMicros = 0
         /// `apns-id`: the request's, or a new one; broadcasts and channel requests carry
         /// `apns-request-id` instead.
         var apnsID: String? = nil

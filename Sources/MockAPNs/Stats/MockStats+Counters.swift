@@ -121,8 +121,23 @@ extension MockStats.Snapshot {
             Scalar(
                 key: "broadcast_deliveries",
                 metric: "broadcast_deliveries_total",
-                help: "Devices the accepted broadcasts reached (simulated subscribers per channel).",
+                help: "Devices the accepted broadcasts reached: the starts that subscribed, or the simulated ones.",
                 value: broadcastDeliveries
+            ),
+            Scalar(
+                key: "broadcast_last_delivery_us_total",
+                metric: "broadcast_last_delivery_seconds_total",
+                help: "From each accepted broadcast to its last subscriber having it (the fan-out model), in total.",
+                value: broadcastLastDeliveryMicros,
+                metricValue: String(Double(broadcastLastDeliveryMicros) / 1e6)
+            ),
+            Scalar(
+                key: "broadcast_last_delivery_us_max",
+                metric: "broadcast_last_delivery_seconds_max",
+                type: "gauge",
+                help: "The longest time from an accepted broadcast to its last subscriber having it.",
+                value: broadcastLastDeliveryMicrosMax,
+                metricValue: String(Double(broadcastLastDeliveryMicrosMax) / 1e6)
             ),
             Scalar(
                 key: "channels_created",

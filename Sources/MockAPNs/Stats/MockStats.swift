@@ -73,6 +73,10 @@ public final class MockStats: Sendable {
         public var broadcastsAccepted = 0
         /// Devices the accepted broadcasts reached: each channel's simulated subscribers.
         public var broadcastDeliveries = 0
+        /// From each accepted broadcast to the moment its last subscriber had it, under the
+        /// fan-out model (`ChannelStore.fanout`), microseconds: in total, and the longest.
+        public var broadcastLastDeliveryMicros = 0
+        public var broadcastLastDeliveryMicrosMax = 0
         /// Channel management requests answered, by operation (`create`, `read`, `delete`,
         /// `list`, or `invalid`).
         public var channelRequests: [String: Int] = [:]
