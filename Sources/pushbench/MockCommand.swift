@@ -518,11 +518,20 @@ struct MockCommand: ParsableCommand {
                         TrafficReport.Irregular(counter: counter, kind: $0.key, pushes: $0.value)
                     }
                 }
-                let traffic = TrafficReport(
+                var traffic = TrafficReport(
                     records: try TrafficFile.read(recording),
                     source: recording,
                     irregular: irregular
                 )
+                if stats.broadcasts > 0 {
+                    traffic.broadcasts = TrafficReport.Broadcasts(
+                        answered: stats.broadcasts,
+                        accepted: stats.broadcastsAccepted,
+                        deliveries: stats.broadcastDeliveries,
+                        lastDeliveryMicrosTotal: stats.broadcastLastDeliveryMicros,
+                        lastDeliveryMicrosMax: stats.broadcastLastDeliveryMicrosMax
+                    )
+                }
                 Console.out("traffic report: \(try traffic.write(to: report))")
             } catch {
                 throw CommandLineError.runtime("the traffic report could not be written: \(error)")

@@ -132,8 +132,10 @@ final class ShardMergeTests: PushbenchTestCase {
             0
         )
         let key = ["--key", p8, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"]
-        let (mock, origin, certificate) = try startMock(["--auth-key", p8, "--channel-port", "0"] + key.dropFirst(2))
-        defer { mock.interrupt() }
+        let received = directory.file("received")
+        let (mock, origin, certificate) = try startMock(
+            ["--auth-key", p8, "--channel-port", "0", "--report", received] + key.dropFirst(2)
+        )
         let announced = try XCTUnwrap(mock.waitForLine(containing: "broadcast channels: https://"), mock.output)
         let url = try XCTUnwrap(announced.split(separator: " ").first { $0.hasPrefix("https://") })
         let channels = String(url.prefix(upTo: try XCTUnwrap(url.range(of: "/1/apps")).lowerBound))
@@ -166,6 +168,11 @@ final class ShardMergeTests: PushbenchTestCase {
         let served = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(served["broadcasts_accepted"] as? Int, sent)
         XCTAssertEqual(served["broadcast_deliveries"] as? Int, sent / 2 * 40, "the starts subscribed every fan")
+        mock.interrupt()
+        XCTAssertEqual(mock.waitForExit(), 0, mock.output)
+        let report = try String(contentsOfFile: received + "/broadcasts.csv", encoding: .utf8)
+        XCTAssertTrue(report.hasPrefix("broadcasts,broadcasts_accepted,deliveries,"), report)
+        XCTAssertTrue(report.contains("\r\n\(sent),\(sent),\(sent / 2 * 40),0.000,0.000\r\n"), report)
     }
 
     func testAnIndexedJobShardComesFromTheEnvironment() throws {

@@ -2,7 +2,8 @@ import Foundation
 
 extension TrafficReport {
     /// Writes `arrivals.csv`, `priorities.csv`, `refusals.csv`, `irregular.csv`,
-    /// `token_cadence.csv` and `report.html` into `directory`, creating it.
+    /// `token_cadence.csv`, `report.html` and, when the mock answered broadcasts,
+    /// `broadcasts.csv` into `directory`, creating it.
     /// - Returns: the HTML report's path.
     /// - Throws: `ReportError` naming the file and the system's reason; files already written stay.
     public func write(to directory: String) throws -> String {
@@ -11,11 +12,22 @@ extension TrafficReport {
         } catch {
             throw ReportError(path: directory, underlying: error)
         }
-        let files = [
+        var files = [
             ("arrivals.csv", arrivalsTable.text), ("priorities.csv", prioritiesTable.text),
             ("refusals.csv", refusalsTable.text), ("irregular.csv", irregularTable.text),
             ("token_cadence.csv", cadenceTable.text), ("report.html", html()),
         ]
+        if let broadcasts {
+            var table = CSVTable(columns: [
+                "broadcasts", "broadcasts_accepted", "deliveries", "last_delivery_mean_ms", "last_delivery_max_ms",
+            ])
+            table.append([
+                String(broadcasts.answered), String(broadcasts.accepted), String(broadcasts.deliveries),
+                String(format: "%.3f", broadcasts.meanLastDeliveryMs),
+                String(format: "%.3f", Double(broadcasts.lastDeliveryMicrosMax) / 1000),
+            ])
+            files.append(("broadcasts.csv", table.text))
+        }
         for (name, text) in files {
             try ReportWriter.save(Data(text.utf8), toPath: (directory as NSString).appendingPathComponent(name))
         }

@@ -51,6 +51,23 @@ extension TrafficReport {
             headers: ["counter", "kind", "pushes", "share"],
             rows: irregular.map { [$0.counter, $0.kind, $0.pushes.formatted(), percent($0.pushes) + "%"] }
         )
+        if let broadcasts {
+            body += HTML.grid(
+                "Broadcasts (iOS 18 channels), counted by the mock: a recording holds device pushes only",
+                headers: [
+                    "answered", "accepted", "devices reached", "last subscriber, mean (ms)",
+                    "last subscriber, max (ms)",
+                ],
+                rows: [
+                    [
+                        broadcasts.answered.formatted(), broadcasts.accepted.formatted(),
+                        broadcasts.deliveries.formatted(),
+                        String(format: "%.1f", broadcasts.meanLastDeliveryMs),
+                        String(format: "%.1f", Double(broadcasts.lastDeliveryMicrosMax) / 1000),
+                    ]
+                ]
+            )
+        }
         body += HTML.grid(
             "Live Activity events",
             headers: ["event", "pushes", "share"],

@@ -14,6 +14,43 @@ public struct TrafficReport: Sendable {
     /// not these judgements, so they come from the mock's counters.
     public let irregular: [Irregular]
 
+    /// The broadcasts the mock answered, which a recording does not hold, from its counters.
+    public var broadcasts: Broadcasts?
+
+    /// The mock's count of broadcasts (iOS 18 channels).
+    public struct Broadcasts: Sendable, Equatable {
+        /// Broadcasts answered, every status.
+        public var answered: Int
+        /// Broadcasts answered 200.
+        public var accepted: Int
+        /// Devices the accepted broadcasts reached.
+        public var deliveries: Int
+        /// From accepted broadcasts to their last subscriber having them, under the mock's
+        /// fan-out model, microseconds: in total and the longest.
+        public var lastDeliveryMicrosTotal: Int
+        public var lastDeliveryMicrosMax: Int
+
+        /// Creates the counts.
+        public init(
+            answered: Int,
+            accepted: Int,
+            deliveries: Int,
+            lastDeliveryMicrosTotal: Int,
+            lastDeliveryMicrosMax: Int
+        ) {
+            self.answered = answered
+            self.accepted = accepted
+            self.deliveries = deliveries
+            self.lastDeliveryMicrosTotal = lastDeliveryMicrosTotal
+            self.lastDeliveryMicrosMax = lastDeliveryMicrosMax
+        }
+
+        /// The mean time until an accepted broadcast's last subscriber had it, milliseconds.
+        public var meanLastDeliveryMs: Double {
+            accepted > 0 ? Double(lastDeliveryMicrosTotal) / Double(accepted) / 1000 : 0
+        }
+    }
+
     /// Accepted pushes of one kind that APNs answers 200 although they differ from Apple's
     /// documents, or that a device would drop (`docs/mock-conformance.md`).
     public struct Irregular: Sendable, Equatable {
