@@ -123,7 +123,7 @@ public final class BudgetFeed: @unchecked Sendable {
             timestampSeconds: event.timeMs / 1000,
             label: event.kind.ordinal
         )
-        let subscribers = event.tokenKind == .channel ? event.subscribers : nil
+        let subscribers = event.broadcastSubscribers
         switch clock {
         case .scenario:
             lane.held.insert(HeldPush(sequence: accepted.sequence, push: push, subscribers: subscribers))

@@ -118,9 +118,6 @@ enum BudgetConsole {
         ])
         for row in rows {
             let tally = row.tally
-            func share(_ count: Int, _ total: Int) -> String {
-                String(format: "%.2f", Double(count) * 100 / Double(max(total, 1)))
-            }
             func p99(key: Bool) -> String {
                 tally.lagMs(atPercentile: 99, keyEventsOnly: key).map { String(format: "%.1f", Double($0) / 1000) }
                     ?? ""
@@ -145,9 +142,6 @@ enum BudgetConsole {
         ])
         for (delivery, result) in results {
             let tally = result.tally
-            func share(_ count: Int, _ total: Int) -> String {
-                String(format: "%.2f", Double(count) * 100 / Double(max(total, 1)))
-            }
             let counts = [tally.senderPushes, tally.broadcasts, tally.pushes].map(String.init)
             let shares = [
                 share(tally.count(.shown), tally.pushes), share(tally.count(.throttled), tally.pushes),
@@ -160,6 +154,11 @@ enum BudgetConsole {
             )
         }
         return table
+    }
+
+    /// `count` as a percentage of `total` for a CSV column, two decimals.
+    private static func share(_ count: Int, _ total: Int) -> String {
+        String(format: "%.2f", Double(count) * 100 / Double(max(total, 1)))
     }
 
     /// `table` as aligned text columns.

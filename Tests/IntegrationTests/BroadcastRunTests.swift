@@ -29,11 +29,38 @@ final class BroadcastRunTests: XCTestCase {
         )
     }
 
+    /// `groups` matches among `fans` fans, every one followed by broadcast.
+    private func matches(_ groups: Int, of fans: Int) throws -> Scenario {
+        var scenario = try Scenario.builtIn(named: "football").scaled(toActivities: fans).delivered(by: .broadcast)
+        scenario.cohorts[0].groups = groups
+        return scenario
+    }
+
+    /// A session toward `mock` as an endpoint, its channel port given as `--channel-endpoint` is.
+    private func endpointSession(_ mock: MockFixture, _ scenario: Scenario, comparesStats: Bool) throws -> RunSession {
+        var run = RunSession(
+            load: LoadConfiguration(
+                transport: TransportConfiguration(
+                    origin: mock.origin,
+                    connections: 2,
+                    streamsPerConnection: 50,
+                    trustedCertificatesPEM: mock.server.certificatePEM
+                ),
+                scenario: scenario,
+                threads: 2
+            ),
+            target: .endpoint(comparesStats: comparesStats),
+            tokens: mock.tokens(),
+            budget: nil
+        )
+        run.channelOrigin = "https://127.0.0.1:\(try XCTUnwrap(mock.server.channelPort))"
+        return run
+    }
+
     /// Three matches of 100 fans on two workers: the middle match straddles the equal split, and
     /// stays with one worker, so each of its steps is sent once.
     func testABroadcastRunSendsOneBroadcastPerGroupStepAndAgreesWithTheModel() throws {
-        var scenario = try Scenario.builtIn(named: "football").scaled(toActivities: 300).delivered(by: .broadcast)
-        scenario.cohorts[0].groups = 3
+        let scenario = try matches(3, of: 300)
         let outcome = try session(scenario).run()
         let result = outcome.result
         let offline = try BudgetSimulation(
@@ -70,24 +97,7 @@ final class BroadcastRunTests: XCTestCase {
     /// devices reached, and it saw every channel created and deleted.
     func testTheMocksSubscribersAreTheRunsStarts() throws {
         let mock = try MockFixture(channelPort: 0)
-        var scenario = try Scenario.builtIn(named: "football").scaled(toActivities: 200).delivered(by: .broadcast)
-        scenario.cohorts[0].groups = 2
-        var run = RunSession(
-            load: LoadConfiguration(
-                transport: TransportConfiguration(
-                    origin: mock.origin,
-                    connections: 2,
-                    streamsPerConnection: 50,
-                    trustedCertificatesPEM: mock.server.certificatePEM
-                ),
-                scenario: scenario,
-                threads: 2
-            ),
-            target: .endpoint(comparesStats: true),
-            tokens: mock.tokens(),
-            budget: nil
-        )
-        run.channelOrigin = "https://127.0.0.1:\(try XCTUnwrap(mock.server.channelPort))"
+        let run = try endpointSession(mock, try matches(2, of: 200), comparesStats: true)
         let outcome = try run.run()
         let stats = mock.server.stats.snapshot()
         XCTAssertEqual(outcome.result.broadcasts.counts.succeeded, stats.broadcastsAccepted)
@@ -103,21 +113,7 @@ final class BroadcastRunTests: XCTestCase {
     /// the limit, and deletes the channels it had created.
     func testAChannelLimitStopsTheRunBeforeItsFirstPushAndLeavesNothingBehind() throws {
         let mock = try MockFixture(channelPort: 0, channelLimit: 1)
-        var scenario = try Scenario.builtIn(named: "football").scaled(toActivities: 100).delivered(by: .broadcast)
-        scenario.cohorts[0].groups = 2
-        var run = RunSession(
-            load: LoadConfiguration(
-                transport: TransportConfiguration(
-                    origin: mock.origin,
-                    trustedCertificatesPEM: mock.server.certificatePEM
-                ),
-                scenario: scenario
-            ),
-            target: .endpoint(comparesStats: false),
-            tokens: mock.tokens(),
-            budget: nil
-        )
-        run.channelOrigin = "https://127.0.0.1:\(try XCTUnwrap(mock.server.channelPort))"
+        let run = try endpointSession(mock, try matches(2, of: 100), comparesStats: false)
         XCTAssertThrowsError(try run.run()) { error in
             XCTAssertTrue(
                 "\(error)".contains("400 CannotCreateChannelConfig (the app's channel limit is reached)"),
@@ -133,8 +129,7 @@ final class BroadcastRunTests: XCTestCase {
     /// `--burst goal`: one broadcast per match reaches every fan, where per token one push per
     /// fan is sent.
     func testABurstIsOneBroadcastPerGroup() throws {
-        var scenario = try Scenario.builtIn(named: "football").scaled(toActivities: 500).delivered(by: .broadcast)
-        scenario.cohorts[0].groups = 2
+        let scenario = try matches(2, of: 500)
         let result = try session(scenario, pacing: .burst(.goal)).run().result
         XCTAssertEqual(result.counts.sent, 2)
         XCTAssertEqual(result.broadcasts.counts.succeeded, 2)

@@ -127,7 +127,7 @@ public struct BudgetSimulation: Sendable {
                 timestampSeconds: event.timeMs / 1000,
                 label: event.kind.ordinal
             )
-            guard event.tokenKind == .channel else {
+            guard event.isBroadcast else {
                 model.receive(push)
                 pending += 1
                 if pending >= 1 << 16 {

@@ -46,7 +46,7 @@ struct HeaderSet {
     )
         -> [String]
     {
-        guard let event, event.tokenKind == .channel else {
+        guard let event, event.isBroadcast else {
             return [
                 "authorization: \(authorization)",
                 "apns-push-type: \(PushType.liveactivity.rawValue)",
@@ -69,7 +69,7 @@ struct HeaderSet {
 
     /// The block for `event` sent at `priority`, which scenarios and options keep to 1, 5 or 10.
     mutating func block(for event: WorkloadEvent, priority: Int) -> HeaderBlock {
-        guard event.tokenKind == .channel else {
+        guard event.isBroadcast else {
             switch priority {
             case 1: return low
             case 5: return normal

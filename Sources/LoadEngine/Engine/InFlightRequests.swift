@@ -43,7 +43,7 @@ struct InFlightRequests {
     /// How many of them are broadcasts meant for after the warmup: what a drain abandons of
     /// the broadcast books.
     var measuredBroadcasts: Int {
-        requests.reduce(0) { $0 + ($1.map { !$0.inWarmup && $0.event.tokenKind == .channel } == true ? 1 : 0) }
+        requests.count { $0.map { !$0.inWarmup && $0.event.isBroadcast } ?? false }
     }
 
     /// The request under `tag`, whose answer has come; the tag is free again.

@@ -181,7 +181,7 @@ struct WorkerLoop {
             guard let event = retry?.event ?? (submitting && sent < worker.requestCap ? pending : nil) else { return }
             let attempt = retry?.attempt ?? 0
             let sequence = retry?.sequence ?? pendingSequence
-            let gone = event.tokenKind != .channel && goneTokens.contains(LoadWorker.tokenKey(event))
+            let gone = !event.isBroadcast && goneTokens.contains(LoadWorker.tokenKey(event))
             if attempt == 0, !source.sends(event) || gone {
                 if source.sends(event) { skipped += 1 } else { startsNotSent += 1 }
                 settled.end(sequence)
@@ -239,10 +239,8 @@ struct WorkerLoop {
             body: body
         )
         stages.add(.submit, from: now, to: monotonicNanos())
-        if metrics.recordSent(now: now, intendedAt: intendedAt ?? now) {
+        if metrics.recordSent(now: now, intendedAt: intendedAt ?? now, broadcast: event.isBroadcast) {
             inFlight.markWarmup(tag)
-        } else if event.tokenKind == .channel {
-            metrics.recordBroadcastSent()
         }
         if attempt > 0 { retryCounts.attempts.sent += 1 }
     }
@@ -251,9 +249,7 @@ struct WorkerLoop {
     /// and failed at once, with the failure that started the hold.
     private mutating func failUnsent(_ event: WorkloadEvent, intendedAt: UInt64) {
         let now = monotonicNanos()
-        let warmup = metrics.recordSent(now: now, intendedAt: intendedAt)
-        let broadcast = event.tokenKind == .channel
-        if broadcast && !warmup { metrics.recordBroadcastSent() }
+        let warmup = metrics.recordSent(now: now, intendedAt: intendedAt, broadcast: event.isBroadcast)
         let last = backoff.lastFailure ?? (.connectionLost, "no connection")
         let completion = PushCompletion(
             tag: -1,
@@ -262,7 +258,7 @@ struct WorkerLoop {
             apnsIDEchoed: false,
             localPort: 0
         )
-        metrics.record(completion, now: now, warmup: warmup, broadcastTo: broadcast ? event.subscribers.count : nil)
+        metrics.record(completion, now: now, warmup: warmup, broadcastTo: event.broadcastSubscribers?.count)
     }
 
     private mutating func advanceWorkload(from begin: UInt64) {
@@ -321,7 +317,7 @@ struct WorkerLoop {
             completion,
             now: answeredAt,
             warmup: request.inWarmup,
-            broadcastTo: event.tokenKind == .channel ? event.subscribers.count : nil
+            broadcastTo: event.broadcastSubscribers?.count
         )
         if attempt > 0 { retryCounts.attempts.count(completion.outcome) }
         if RetryPolicy.isRetryable(completion.outcome) && configuration.retryPolicy.maxRetries > 0 {

@@ -51,9 +51,10 @@ struct RunMetrics: Sendable {
         intervalEnd = timeline.resolutionNanos
     }
 
-    /// Counts one request handed to the transport at `now`, meant to leave at `intendedAt`, and
-    /// returns whether it belongs to the warmup (meant to leave before the measurement starts).
-    mutating func recordSent(now: UInt64, intendedAt: UInt64) -> Bool {
+    /// Counts one request handed to the transport at `now`, meant to leave at `intendedAt` (a
+    /// `broadcast` in `broadcasts` too), and returns whether it belongs to the warmup (meant to
+    /// leave before the measurement starts).
+    mutating func recordSent(now: UInt64, intendedAt: UInt64, broadcast: Bool = false) -> Bool {
         if intendedAt < startNanos {
             warmup.sent += 1
             return true
@@ -62,6 +63,7 @@ struct RunMetrics: Sendable {
         scheduleLag.record(max(1, (now &- min(now, intendedAt)) / 1000))
         counts.sent += 1
         current.sent += 1
+        if broadcast { broadcasts.counts.sent += 1 }
         return false
     }
 
@@ -108,11 +110,6 @@ struct RunMetrics: Sendable {
             erroredByKind[kind.rawValue, default: 0] += 1
             if erroredSamples[kind.rawValue] == nil { erroredSamples[kind.rawValue] = message }
         }
-    }
-
-    /// Counts a broadcast sent after the warmup in `broadcasts` too (`recordSent` counted it).
-    mutating func recordBroadcastSent() {
-        broadcasts.counts.sent += 1
     }
 
     /// Counts requests abandoned when a run was cut short as timed out, so none goes missing:

@@ -4,6 +4,8 @@ import Workload
 /// activity (one per group for a broadcast cohort), all due at once.
 struct RunEvents {
     private let scenario: Scenario
+    /// Whether any cohort broadcasts: a per-token burst then never looks its groups up.
+    private let broadcasts: Bool
     private var stream: ScenarioStream?
     /// A burst: `template` (the scenario's first event of the burst's kind) for each activity.
     private var template: WorkloadEvent?
@@ -14,6 +16,7 @@ struct RunEvents {
     /// - Throws: `WorkloadError` when the scenario is invalid or has no event of a burst's kind.
     init(_ scenario: Scenario, activities: Range<Int>, pacing: Pacing) throws {
         self.scenario = scenario
+        broadcasts = scenario.cohorts.contains { $0.delivery == .broadcast }
         self.activities = activities
         nextActivity = activities.lowerBound
         if case .burst(let kind) = pacing {
@@ -26,7 +29,7 @@ struct RunEvents {
     mutating func next() -> WorkloadEvent? {
         guard var event = template else { return stream?.next() }
         guard nextActivity < activities.upperBound else { return nil }
-        if let group = scenario.broadcastGroup(containing: nextActivity) {
+        if broadcasts, let group = scenario.broadcastGroup(containing: nextActivity) {
             let subscribers = group.activities.clamped(to: nextActivity..<activities.upperBound)
             event.delivery = .broadcast
             event.tokenKind = .channel

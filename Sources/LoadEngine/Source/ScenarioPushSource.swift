@@ -64,7 +64,7 @@ public struct ScenarioPushSource {
     /// - Throws: `PayloadTooLargeError` if the payload outgrows APNs' limit.
     public mutating func prepare(_ event: WorkloadEvent, now: Int64, path: inout [UInt8]) throws -> [UInt8] {
         path.removeAll(keepingCapacity: true)
-        if event.tokenKind == .channel {
+        if event.isBroadcast {
             path.append(contentsOf: broadcastPath)
         } else if let realTokens {
             path.append(contentsOf: Self.pathPrefix)

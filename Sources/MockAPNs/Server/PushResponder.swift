@@ -126,8 +126,8 @@ final class PushResponder: Sendable {
             if let irregularity = verdict.tokenIrregularity {
                 stats.update { $0.acceptedIrregular[irregularity, default: 0] += 1 }
             }
-            if let channel = content?.subscribesTo, let app = push.topic?.split(separator: ".push-type.").first {
-                channels.subscribe(app: String(app), id: channel)
+            if let channel = content?.subscribesTo, let topic = push.topic {
+                channels.subscribe(app: String(PushType.liveactivity.bundleID(ofTopic: topic)), id: channel)
             }
             recorder?.record(push, status: 200, reason: nil)
             return Answer(

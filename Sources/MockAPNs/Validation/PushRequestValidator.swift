@@ -201,15 +201,12 @@ public struct PushRequestValidator: Sendable {
         guard let topic = push.topic, !topic.isEmpty else { return .missingTopic }
         guard Self.isBundleID(topic) else { return .badTopic }
         let suffix = pushType.topicSuffix
-        if !disallowedTopics.isEmpty,
-            disallowedTopics.contains(topic.hasSuffix(suffix) ? String(topic.dropLast(suffix.count)) : topic)
-        {
-            return .topicDisallowed
-        }
+        let app = pushType.bundleID(ofTopic: topic)
+        if !disallowedTopics.isEmpty, disallowedTopics.contains(String(app)) { return .topicDisallowed }
         if !suffix.isEmpty {
             guard topic.utf8.count > suffix.utf8.count, topic.hasSuffix(suffix) else { return .deviceTokenNotForTopic }
         }
-        if let key, !key.covers(bundleID: topic.dropLast(suffix.count)) { return .invalidProviderToken }
+        if let key, !key.covers(bundleID: app) { return .invalidProviderToken }
         guard push.hasValidPriority else { return .badPriority }
         if let expiration = push.expiration {
             guard !expiration.isEmpty, expiration.utf8.count <= 18, expiration.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 })

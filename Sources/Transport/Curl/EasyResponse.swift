@@ -47,9 +47,7 @@ private func appendEasyBody(
     _ count: Int,
     _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
-    guard let buffer, let userdata else { return 0 }
-    let response = Unmanaged<EasyResponse>.fromOpaque(userdata).takeUnretainedValue()
-    return response.append(body: UnsafeRawBufferPointer(start: buffer, count: size * count)) ? size * count : 0
+    receive(buffer, size * count, userdata) { $0.append(body: $1) }
 }
 
 private func appendEasyHeader(
@@ -58,8 +56,21 @@ private func appendEasyHeader(
     _ count: Int,
     _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
+    receive(buffer, size * count, userdata) {
+        $0.append(header: $1)
+        return true
+    }
+}
+
+/// What both callbacks do: hand `length` bytes to the response behind `userdata`, and tell
+/// libcurl they were taken (or, with 0, that the transfer must stop).
+private func receive(
+    _ buffer: UnsafeMutablePointer<CChar>?,
+    _ length: Int,
+    _ userdata: UnsafeMutableRawPointer?,
+    _ take: (EasyResponse, UnsafeRawBufferPointer) -> Bool
+) -> Int {
     guard let buffer, let userdata else { return 0 }
     let response = Unmanaged<EasyResponse>.fromOpaque(userdata).takeUnretainedValue()
-    response.append(header: UnsafeRawBufferPointer(start: buffer, count: size * count))
-    return size * count
+    return take(response, UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
 }

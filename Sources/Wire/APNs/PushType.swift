@@ -40,4 +40,10 @@ public enum PushType: String, Sendable, CaseIterable {
     public func topic(forBundleID bundleID: String) -> String {
         bundleID + topicSuffix
     }
+
+    /// The app `topic` names under this push type: the topic without its suffix, or the whole
+    /// topic when it lacks the suffix.
+    public func bundleID(ofTopic topic: String) -> Substring {
+        topic.hasSuffix(topicSuffix) ? topic.dropLast(topicSuffix.count) : Substring(topic)
+    }
 }

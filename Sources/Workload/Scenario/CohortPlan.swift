@@ -1,20 +1,17 @@
 /// Where a cohort's activities and groups sit in the scenario, and which group is admitted next.
 struct CohortPlan: Sendable {
-    let index: Int
-    let cohort: Scenario.Cohort
-    let firstActivity: Int
-    let firstGroup: Int
+    let placement: Scenario.CohortPlacement
     let seed: UInt64
+    var index: Int { placement.index }
+    var cohort: Scenario.Cohort { placement.cohort }
+    var firstGroup: Int { placement.firstGroup }
     private(set) var nextGroup = 0
     /// When the next group to admit begins, or `nil` when all are admitted; kept, not
     /// recomputed, because the stream asks before every event.
     private(set) var nextGroupStartMs: Int64?
 
-    init(index: Int, cohort: Scenario.Cohort, firstActivity: Int, firstGroup: Int, seed: UInt64) {
-        self.index = index
-        self.cohort = cohort
-        self.firstActivity = firstActivity
-        self.firstGroup = firstGroup
+    init(_ placement: Scenario.CohortPlacement, seed: UInt64) {
+        self.placement = placement
         self.seed = seed
         nextGroupStartMs = groupStart(0, seed: seed)
     }
@@ -35,8 +32,7 @@ struct CohortPlan: Sendable {
         let group = nextGroup
         nextGroup += 1
         nextGroupStartMs = nextGroup < cohort.groups ? groupStart(nextGroup, seed: seed) : nil
-        let local = Shard.partition(group, of: cohort.groups, total: cohort.activities)
-        let members = (firstActivity + local.lowerBound)..<(firstActivity + local.upperBound)
+        let members = placement.members(ofGroup: group)
         let inShard = members.clamped(to: shardRange)
         guard !inShard.isEmpty else { return nil }
         return GroupCursor(

@@ -153,55 +153,6 @@ public struct Scenario: Sendable, Equatable {
     /// Activities in all cohorts.
     public var activities: Int { cohorts.reduce(0) { $0 + $1.activities } }
 
-    /// The fan-out group of a broadcast cohort that holds `activity`, as its group id across
-    /// the scenario and its activities; `nil` for an activity updated per token. Such a group
-    /// is sent by one worker, so the engine keeps it whole.
-    public func broadcastGroup(containing activity: Int) -> (group: Int, activities: Range<Int>)? {
-        var first = 0
-        var firstGroup = 0
-        for cohort in cohorts {
-            defer {
-                first += cohort.activities
-                firstGroup += cohort.groups
-            }
-            guard activity < first + cohort.activities else { continue }
-            guard cohort.delivery == .broadcast, activity >= first else { return nil }
-            let local = activity - first
-            var group = min(cohort.groups - 1, local * cohort.groups / cohort.activities)
-            while Shard.partition(group, of: cohort.groups, total: cohort.activities).lowerBound > local { group -= 1 }
-            while Shard.partition(group, of: cohort.groups, total: cohort.activities).upperBound <= local { group += 1 }
-            let members = Shard.partition(group, of: cohort.groups, total: cohort.activities)
-            return (firstGroup + group, (first + members.lowerBound)..<(first + members.upperBound))
-        }
-        return nil
-    }
-
-    /// The fan-out groups of broadcast cohorts with activities in `activities`: what a run (or a
-    /// shard of it) needs a channel for, with the cohort whose channel settings apply.
-    public func broadcastGroups(in activities: Range<Int>) -> [(group: Int, cohort: Int)] {
-        var groups: [(group: Int, cohort: Int)] = []
-        var first = 0
-        var firstGroup = 0
-        for (index, cohort) in cohorts.enumerated() {
-            defer {
-                first += cohort.activities
-                firstGroup += cohort.groups
-            }
-            guard cohort.delivery == .broadcast, first < activities.upperBound,
-                first + cohort.activities > activities.lowerBound
-            else { continue }
-            for group in 0..<cohort.groups {
-                let members = Shard.partition(group, of: cohort.groups, total: cohort.activities)
-                if (first + members.lowerBound) < activities.upperBound
-                    && (first + members.upperBound) > activities.lowerBound
-                {
-                    groups.append((firstGroup + group, index))
-                }
-            }
-        }
-        return groups
-    }
-
     /// The same scenario with every cohort updated by `delivery` (`--delivery`).
     public func delivered(by delivery: Delivery) -> Scenario {
         var copy = self

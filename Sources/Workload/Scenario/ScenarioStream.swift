@@ -34,22 +34,7 @@ public struct ScenarioStream: IteratorProtocol, Sequence, Sendable {
         }
         self.scenario = scenario
         self.activities = activities
-        var first = 0
-        var firstGroup = 0
-        cohorts = []
-        for (index, cohort) in scenario.cohorts.enumerated() {
-            cohorts.append(
-                CohortPlan(
-                    index: index,
-                    cohort: cohort,
-                    firstActivity: first,
-                    firstGroup: firstGroup,
-                    seed: scenario.seed
-                )
-            )
-            first += cohort.activities
-            firstGroup += cohort.groups
-        }
+        cohorts = scenario.placements.map { CohortPlan($0, seed: scenario.seed) }
     }
 
     public mutating func next() -> WorkloadEvent? {

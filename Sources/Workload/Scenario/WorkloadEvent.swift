@@ -41,4 +41,9 @@ public struct WorkloadEvent: Sendable, Equatable {
     /// between streams (workers, shards): the stream holding the group's first activity sends it
     /// once, and the others hold the event only for their subscribers' devices.
     public var sentHere: Bool
+
+    /// Whether it is a broadcast to its group's channel, not a push to one token.
+    public var isBroadcast: Bool { tokenKind == .channel }
+    /// The activities a broadcast reaches; `nil` for a push to one token.
+    public var broadcastSubscribers: Range<Int>? { isBroadcast ? subscribers : nil }
 }
