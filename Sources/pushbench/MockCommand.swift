@@ -222,6 +222,13 @@ struct MockCommand: ParsableCommand {
     )
     var resetAfter: Int?
 
+    @Option(
+        name: .customLong("retry-after"),
+        help:
+            "Answer injected 429 and 503 errors with Retry-After: SECONDS (APNs does not document sending it), so mock --report can tell whether the sender waits as asked."
+    )
+    var retryAfter: Int?
+
     @Flag(
         name: .customLong("strict-content"),
         help:
@@ -271,7 +278,7 @@ struct MockCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "When the mock stops, write the server's view of the traffic it received to this folder: arrivals per second, priority mix, refusals, per-token cadence (CSV and report.html).",
+            "When the mock stops, write the server's view of the traffic it received to this folder: arrivals per second, priority mix, refusals, per-token cadence (CSV and report.html), and the sender doctor's findings on the sender's practices (practices.json).",
             discussion:
                 "Records to DIR/traffic.csv unless --record names another file; the report is built from that recording, held in memory (about 200 bytes a push)."
         )
@@ -301,6 +308,7 @@ struct MockCommand: ParsableCommand {
         }
         guard threads <= 256 else { throw ValidationError("--threads may be at most 256") }
         if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1") }
+        if let retryAfter, retryAfter < 0 { throw ValidationError("--retry-after must be 0 or more seconds") }
         if let resetAfter, resetAfter < 1 { throw ValidationError("--reset-after must be at least 1") }
         guard maxConnections >= 1, handshakeTimeout.nanoseconds > 0, handshakeTimeout.seconds <= 3600 else {
             throw ValidationError(
@@ -344,6 +352,7 @@ struct MockCommand: ParsableCommand {
             if let stall { plan.stall = try FaultPlan.stall(parsing: stall) }
             plan.goAwayAfter = goAwayAfter ?? plan.goAwayAfter
             plan.resetAfter = resetAfter ?? plan.resetAfter
+            plan.retryAfterSeconds = retryAfter ?? plan.retryAfterSeconds
             if let tokenRateLimit { plan.tokenRateLimit = try FaultPlan.tokenRateLimit(parsing: tokenRateLimit) }
             plan.seed = faultSeed ?? plan.seed
             return plan
@@ -518,11 +527,14 @@ struct MockCommand: ParsableCommand {
                         TrafficReport.Irregular(counter: counter, kind: $0.key, pushes: $0.value)
                     }
                 }
-                var traffic = TrafficReport(
-                    records: try TrafficFile.read(recording),
-                    source: recording,
-                    irregular: irregular
+                let records = try TrafficFile.read(recording)
+                var traffic = TrafficReport(records: records, source: recording, irregular: irregular)
+                let practices = SenderPractices(
+                    records: records,
+                    streamsAdvertised: streams,
+                    connectionsAccepted: stats.connectionsAccepted
                 )
+                traffic.practices = practices
                 if stats.broadcasts > 0 {
                     traffic.broadcasts = TrafficReport.Broadcasts(
                         answered: stats.broadcasts,
@@ -533,6 +545,7 @@ struct MockCommand: ParsableCommand {
                     )
                 }
                 Console.out("traffic report: \(try traffic.write(to: report))")
+                Console.out("sender doctor: \(practices.verdict) (practices.json)")
             } catch {
                 throw CommandLineError.runtime("the traffic report could not be written: \(error)")
             }

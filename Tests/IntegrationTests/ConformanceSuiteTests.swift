@@ -110,6 +110,23 @@ final class ConformanceSuiteTests: XCTestCase {
         )
         let page = try String(contentsOfFile: report + "/report.html", encoding: .utf8)
         XCTAssertTrue(page.contains("StartWithoutAttributesType"))
+        // The sender doctor on a sender no one here wrote: kalyke's send_message opens a client
+        // (a connection) and signs a token for every push, and the script writes states as
+        // kalyke's examples do, without a stale-date.
+        let practices = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: report + "/practices.json"))
+        )
+        let findings = try XCTUnwrap((practices as? [String: Any])?["findings"] as? [[String: Any]])
+        XCTAssertEqual(
+            findings.compactMap { $0["practice"] as? String },
+            ["connection-per-push", "token-per-push", "stale-date"],
+            "\(findings)"
+        )
+        XCTAssertTrue(
+            server.output.contains("sender doctor: 3 findings: connection-per-push, token-per-push, stale-date"),
+            server.output
+        )
+        XCTAssertTrue(page.contains("Opens a new connection for (nearly) every push"))
     }
 
     private var results: String { directory.file("results.json") }

@@ -20,12 +20,15 @@ public struct TrafficReplay: Sendable {
     /// Reads and checks a traffic file.
     /// - Throws: `BudgetError` naming the file and line of the first bad one.
     public init(path: String) throws {
-        let all: [TrafficRecord]
         do {
-            all = try TrafficFile.read(path)
+            self.init(records: try TrafficFile.read(path), path: path)
         } catch {
             throw BudgetError("\(error)")
         }
+    }
+
+    /// The replay of `all`, recorded traffic read already; `path` names it in reports.
+    public init(records all: [TrafficRecord], path: String) {
         let records = all.filter { $0.pushType == "liveactivity" && $0.accepted }
         let skipped = all.count - records.count
         self.path = path

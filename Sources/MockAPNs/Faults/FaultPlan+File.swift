@@ -5,7 +5,7 @@ import Workload
 extension FaultPlan {
     private static let fields: Set<String> = [
         "name", "seed", "latency", "latency_by_push_type", "error_rates", "stall", "goaway_after", "reset_after",
-        "token_rate_limit", "incidents",
+        "token_rate_limit", "retry_after", "incidents",
     ]
     private static let incidentFields: Set<String> = ["kind", "at", "for", "reason", "share", "delay"]
 
@@ -68,6 +68,7 @@ extension FaultPlan {
         plan.stall = try value(root["stall"], as: String.self, "stall").map(stall(parsing:))
         plan.goAwayAfter = try positive(root["goaway_after"], "goaway_after")
         plan.resetAfter = try positive(root["reset_after"], "reset_after")
+        plan.retryAfterSeconds = try seconds(root["retry_after"], "retry_after").map { Int($0.rounded(.up)) }
         if let limit = try value(root["token_rate_limit"], as: [String: Any].self, "token_rate_limit") {
             try checkFields(limit, known: ["pushes", "window"], in: "token_rate_limit")
             guard let pushes = try positive(limit["pushes"], "token_rate_limit.pushes"),

@@ -18,6 +18,7 @@ extension FaultPlan {
                 "429 TooManyRequests past \(tokenRateLimit.pushes) pushes per token per \(tokenRateLimit.windowSeconds.formatted()) s"
             )
         }
+        if let retryAfterSeconds { lines.append("Retry-After: \(retryAfterSeconds) on injected 429 and 503 answers") }
         lines += incidents.map(\.summary)
         return lines
     }

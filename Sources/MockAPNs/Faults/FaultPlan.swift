@@ -42,6 +42,10 @@ public struct FaultPlan: Sendable, Equatable {
     public var resetAfter: Int?
     /// Per-token throttling, if any.
     public var tokenRateLimit: TokenRateLimit?
+    /// Injected 429 and 503 answers carry `Retry-After` with this many seconds. Apple does not
+    /// document APNs sending it, node-apn reads it (`docs/apns.md`): it lets the sender doctor
+    /// tell a sender that waits as asked from one that does not.
+    public var retryAfterSeconds: Int?
     /// Incidents on the mock's timeline.
     public var incidents: [Incident]
     /// Seed of every draw.
@@ -60,12 +64,14 @@ public struct FaultPlan: Sendable, Equatable {
         goAwayAfter: Int? = nil,
         resetAfter: Int? = nil,
         tokenRateLimit: TokenRateLimit? = nil,
+        retryAfterSeconds: Int? = nil,
         incidents: [Incident] = [],
         seed: UInt64 = 1
     ) {
         self.name = name
         self.latencyByPushType = latencyByPushType
         self.tokenRateLimit = tokenRateLimit
+        self.retryAfterSeconds = retryAfterSeconds
         self.incidents = incidents
         self.goAwayAfter = goAwayAfter
         self.resetAfter = resetAfter
@@ -78,7 +84,7 @@ public struct FaultPlan: Sendable, Equatable {
     /// Whether the plan does anything.
     public var isEmpty: Bool {
         latency == .none && latencyByPushType.isEmpty && errorRates.isEmpty && stall == nil && goAwayAfter == nil
-            && resetAfter == nil && tokenRateLimit == nil && incidents.isEmpty
+            && resetAfter == nil && tokenRateLimit == nil && retryAfterSeconds == nil && incidents.isEmpty
     }
 
     /// The reasons a plan may answer instead of 200.

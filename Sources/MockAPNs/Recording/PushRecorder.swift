@@ -1,3 +1,4 @@
+import Encodings
 import Foundation
 import Synchronization
 import Wire
@@ -41,8 +42,14 @@ public final class PushRecorder: Sendable {
     public var recorded: Int { state.withLock { $0.recorded } }
 
     /// Records an answered push: its headers, size, the answer, and the Live Activity fields
-    /// of its payload's `aps`.
-    func record(_ push: InboundPush, status: Int, reason: APNsReason?) {
+    /// of its payload's `aps`; with digests of its provider token and body, never the token.
+    func record(
+        _ push: InboundPush,
+        status: Int,
+        reason: APNsReason?,
+        issuedAt: Int64? = nil,
+        retryAfterSeconds: Int? = nil
+    ) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         let aps = (try? JSONSerialization.jsonObject(with: Data(push.body)) as? [String: Any])?["aps"] as? [String: Any]
@@ -62,7 +69,13 @@ public final class PushRecorder: Sendable {
             event: (aps?["event"] as? String).flatMap(LifecyclePhase.init(rawValue:)),
             timestampSeconds: seconds("timestamp"),
             staleDateSeconds: seconds("stale-date"),
-            dismissalDateSeconds: seconds("dismissal-date")
+            dismissalDateSeconds: seconds("dismissal-date"),
+            providerToken: push.authorization.map { FNV1a.hex($0.utf8) } ?? "",
+            issuedAtSeconds: issuedAt,
+            streamsOpen: push.streamsOpen,
+            apnsID: push.apnsID ?? "",
+            payloadDigest: push.body.isEmpty ? "" : FNV1a.hex(push.body),
+            retryAfterSeconds: retryAfterSeconds
         )
         let line = Array((record.csvLine + "\n").utf8)
         state.withLock { state in

@@ -43,6 +43,8 @@ final class ConnectionState {
     private let resetAfter: Int?
     private var answers = 0
     private var highestStream = HTTP2StreamID(0)
+    /// Streams the client has open: requests begun and not yet ended.
+    private(set) var openStreams = 0
     /// Whether GOAWAY has been sent.
     private(set) var wentAway = false
     private var wasReset = false
@@ -99,6 +101,12 @@ final class ConnectionState {
     /// Notes a stream the client opened.
     func opened(_ stream: HTTP2StreamID) {
         highestStream = max(highestStream, stream)
+        openStreams += 1
+    }
+
+    /// Notes a stream that `opened` counted has ended.
+    func closed() {
+        openStreams -= 1
     }
 
     /// Notes an answer written; after `resetAfter` of them, resets the connection; after

@@ -74,6 +74,8 @@ final class PushResponder: Sendable {
         var delayNanos: UInt64 = 0
         /// Whether the answer is never sent (a `hang` incident): the stream stays open.
         var withheld = false
+        /// `Retry-After`, seconds, on an injected 429 or 503 when the fault plan says so.
+        var retryAfterSeconds: Int? = nil
 
         /// What an answer answers.
         enum Kind {
@@ -129,7 +131,7 @@ final class PushResponder: Sendable {
             if let channel = content?.subscribesTo, let topic = push.topic {
                 channels.subscribe(app: String(PushType.liveactivity.bundleID(ofTopic: topic)), id: channel)
             }
-            recorder?.record(push, status: 200, reason: nil)
+            recorder?.record(push, status: 200, reason: nil, issuedAt: verdict.issuedAt)
             return Answer(
                 status: 200,
                 pushType: labels.pushType,
@@ -143,7 +145,16 @@ final class PushResponder: Sendable {
                 withheld: fault?.withheld ?? false
             )
         }
-        recorder?.record(push, status: reason.status, reason: reason)
+        let retryAfter =
+            fault?.injected != nil && (reason.status == 429 || reason.status == 503)
+            ? faults?.plan.retryAfterSeconds : nil
+        recorder?.record(
+            push,
+            status: reason.status,
+            reason: reason,
+            issuedAt: verdict.issuedAt,
+            retryAfterSeconds: retryAfter
+        )
         var members = [JSONMember("reason", .string(reason.rawValue))]
         if reason.status == 410 {
             members.append(JSONMember("timestamp", .integer((verdict.invalidSince ?? now) * 1000)))
@@ -161,7 +172,8 @@ final class PushResponder: Sendable {
             body: body,
             tokenVerified: verdict.tokenVerified,
             delayNanos: delayNanos,
-            withheld: fault?.withheld ?? false
+            withheld: fault?.withheld ?? false,
+            retryAfterSeconds: retryAfter
         )
     }
 

@@ -19,6 +19,8 @@ final class PushStreamHandler: ChannelInboundHandler {
     private var request: InboundPush?
     private var answered = false
     private var keepsBody = false
+    /// Whether the connection counts this stream as open.
+    private var countedOpen = false
 
     init(responder: PushResponder, connection: ConnectionState) {
         self.responder = responder
@@ -31,9 +33,11 @@ final class PushStreamHandler: ChannelInboundHandler {
             if request == nil {
                 if let stream = try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID) {
                     connection.opened(stream)
+                    countedOpen = true
                 }
                 var push = Self.inboundPush(from: frame.headers)
                 push.connection = connection.port
+                push.streamsOpen = connection.openStreams
                 // Live Activity content is checked as a device would; recordings keep every body.
                 // Channel requests carry their settings in the body. A broadcast (it names a
                 // channel) keeps its body whatever the spelling of its push type: Apple's own
@@ -57,6 +61,11 @@ final class PushStreamHandler: ChannelInboundHandler {
         default:
             break
         }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        if countedOpen { connection.closed() }
+        countedOpen = false
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
@@ -105,6 +114,7 @@ final class PushStreamHandler: ChannelInboundHandler {
         if let uniqueID = answer.uniqueID {
             headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable)
         }
+        if let retryAfter = answer.retryAfterSeconds { headers.add(name: "retry-after", value: String(retryAfter)) }
         if answer.body != nil { headers.add(name: "content-type", value: "application/json") }
         context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: answer.body == nil))), promise: nil)
         if let body = answer.body {

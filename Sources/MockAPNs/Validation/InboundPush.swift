@@ -38,6 +38,8 @@ public struct InboundPush: Sendable {
     public var body: [UInt8] = []
     /// The connection it came on (the client's port), for recordings and counters.
     public var connection = 0
+    /// Streams open on that connection as it arrived, itself included, for recordings.
+    public var streamsOpen = 0
     private var seen: UInt16 = 0
 
     /// Creates a request with no headers yet; `add(name:value:)` gives it each one.

@@ -94,6 +94,8 @@ public struct PushRequestValidator: Sendable {
         /// How the push's provider token differs from Apple's documentation where APNs accepts
         /// it anyway (`ProviderTokenVerifier.Identity.irregularity`).
         public var tokenIrregularity: String? = nil
+        /// The provider token's `iat` when it verified, UNIX seconds, for recordings.
+        public var issuedAt: Int64? = nil
     }
 
     /// How APNs would answer `push` at time `now` (UNIX seconds) on a connection whose token
@@ -107,13 +109,20 @@ public struct PushRequestValidator: Sendable {
         guard let identity = credentials.identity else {
             return Verdict(rejection: credentials.rejection, tokenVerified: false)
         }
-        if let reason = credentials.rejection { return Verdict(rejection: reason, tokenVerified: true) }
-        let key = verifier.hasScopedKeys ? verifier.key(identity.keyID) : nil
-        if let reason = headerAndPayloadRejection(push, token: token, key: key) {
-            return Verdict(rejection: reason, tokenVerified: true)
+        var verdict: Verdict
+        if let reason = credentials.rejection {
+            verdict = Verdict(rejection: reason, tokenVerified: true)
+        } else if let reason = headerAndPayloadRejection(
+            push,
+            token: token,
+            key: verifier.hasScopedKeys ? verifier.key(identity.keyID) : nil
+        ) {
+            verdict = Verdict(rejection: reason, tokenVerified: true)
+        } else {
+            verdict = deviceTokenVerdict(push, now: now)
+            verdict.tokenIrregularity = identity.irregularity
         }
-        var verdict = deviceTokenVerdict(push, now: now)
-        verdict.tokenIrregularity = identity.irregularity
+        verdict.issuedAt = identity.issuedAt
         return verdict
     }
 

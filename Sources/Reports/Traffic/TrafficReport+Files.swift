@@ -2,8 +2,8 @@ import Foundation
 
 extension TrafficReport {
     /// Writes `arrivals.csv`, `priorities.csv`, `refusals.csv`, `irregular.csv`,
-    /// `token_cadence.csv`, `report.html` and, when the mock answered broadcasts,
-    /// `broadcasts.csv` into `directory`, creating it.
+    /// `token_cadence.csv`, `report.html`, with the doctor's findings `practices.json`, and, when
+    /// the mock answered broadcasts, `broadcasts.csv` into `directory`, creating it.
     /// - Returns: the HTML report's path.
     /// - Throws: `ReportError` naming the file and the system's reason; files already written stay.
     public func write(to directory: String) throws -> String {
@@ -28,8 +28,10 @@ extension TrafficReport {
             ])
             files.append(("broadcasts.csv", table.text))
         }
-        for (name, text) in files {
-            try ReportWriter.save(Data(text.utf8), toPath: (directory as NSString).appendingPathComponent(name))
+        var documents = files.map { ($0.0, Data($0.1.utf8)) }
+        if let practices { documents.append(("practices.json", practices.json())) }
+        for (name, data) in documents {
+            try ReportWriter.save(data, toPath: (directory as NSString).appendingPathComponent(name))
         }
         return (directory as NSString).appendingPathComponent("report.html")
     }

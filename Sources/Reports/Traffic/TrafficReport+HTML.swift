@@ -17,7 +17,9 @@ extension TrafficReport {
         body += HTML.card(String(format: "%.1f s", durationSeconds), "first to last push")
         body += HTML.card(String(format: "%.0f/s", mean), "mean rate")
         body += HTML.card("\(peak.formatted())/s", "busiest second")
-        body += "</div>\n<h2>Arrivals</h2>\n"
+        body += "</div>\n"
+        if let practices { body += practices.htmlSection() }
+        body += "<h2>Arrivals</h2>\n"
         body += LineChart(
             title: "Pushes received per second",
             xLabel: "seconds since the first push",

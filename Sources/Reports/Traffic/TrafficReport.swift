@@ -17,6 +17,9 @@ public struct TrafficReport: Sendable {
     /// The broadcasts the mock answered, which a recording does not hold, from its counters.
     public var broadcasts: Broadcasts?
 
+    /// The sender doctor's findings on the same traffic (`practices.json`, "Sender practices").
+    public var practices: SenderPractices?
+
     /// The mock's count of broadcasts (iOS 18 channels).
     public struct Broadcasts: Sendable, Equatable {
         /// Broadcasts answered, every status.

@@ -1,3 +1,5 @@
+import Encodings
+
 /// Which synthetic tokens are dead or misfiled, so that runs exercise a sender's token hygiene.
 ///
 /// Real fan-outs meet tokens that APNs rejects with 410 `Unregistered` (the app is gone), 410
@@ -70,11 +72,7 @@ public struct TokenHygiene: Sendable, Equatable {
     public func fate(ofHex hex: some Sequence<UInt8>) -> Fate {
         guard !isClean else { return .valid }
         // FNV-1a over the lowercase digits, then SplitMix64's finaliser for two uniform draws.
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in hex {
-            hash = (hash ^ UInt64(byte | 0x20)) &* 0x0000_0100_0000_01B3
-        }
-        let first = SplitMix64.mix(hash)
+        let first = SplitMix64.mix(FNV1a.hash(hex.lazy.map { $0 | 0x20 }))
         let share = Double(first >> 11) * 0x1p-53
         if share < unregisteredFraction { return .unregistered }
         if share < unregisteredFraction + otherTopicFraction { return .otherTopic }

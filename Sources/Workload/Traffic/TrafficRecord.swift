@@ -7,7 +7,13 @@
 /// `device_token`, `apns_push_type`, `apns_topic`, `apns_priority` (10 when absent, as APNs
 /// assumes), `apns_expiration`, `apns_collapse_id` (empty when absent), `payload_bytes`,
 /// `status`, `reason` (empty for 200), and from the payload's `aps`: `event`,
-/// `aps_timestamp_s`, `stale_date_s`, `dismissal_date_s` (empty when missing).
+/// `aps_timestamp_s`, `stale_date_s`, `dismissal_date_s` (empty when missing); then what the
+/// sender doctor reads (`SenderPractices`): `provider_token_fnv` (a digest of the
+/// `authorization` header that tells tokens apart and cannot be used as one), `provider_token_iat_s`
+/// (its `iat` when it verified), `streams_open` (on the connection as the push arrived, this
+/// one included), `apns_id` (as sent, empty when absent), `payload_fnv` (a digest of the body)
+/// and `retry_after_s` (what the answer asked, empty when nothing). Recordings made before these
+/// six columns existed are still read, with the columns empty.
 public struct TrafficRecord: Sendable, Equatable {
     /// When the mock received it, UNIX milliseconds.
     public var receivedMs: Int64
@@ -39,13 +45,32 @@ public struct TrafficRecord: Sendable, Equatable {
     public var staleDateSeconds: Int64?
     /// `aps.dismissal-date`, if the payload had one.
     public var dismissalDateSeconds: Int64?
+    /// A digest of the `authorization` header (`FNV1a.hex`), empty when there was none.
+    public var providerToken: String
+    /// The provider token's `iat`, UNIX seconds, when the mock verified it.
+    public var issuedAtSeconds: Int64?
+    /// Streams open on the connection when it arrived, itself included.
+    public var streamsOpen: Int?
+    /// `apns-id`, as sent.
+    public var apnsID: String
+    /// A digest of the body (`FNV1a.hex`), empty for an empty body.
+    public var payloadDigest: String
+    /// The `Retry-After` the answer carried, seconds.
+    public var retryAfterSeconds: Int?
 
     /// The header line.
     public static let header =
+        firstHeader + ",provider_token_fnv,provider_token_iat_s,streams_open,apns_id,payload_fnv,retry_after_s"
+    /// The header line of recordings made before the doctor's columns.
+    static let firstHeader =
         "received_ms,connection,device_token,apns_push_type,apns_topic,apns_priority,apns_expiration,"
         + "apns_collapse_id,payload_bytes,status,reason,event,aps_timestamp_s,stale_date_s,dismissal_date_s"
+    /// The header lines a traffic file may start with.
+    public static let headers: Set<String> = [header, firstHeader]
 
-    private static let fieldCount = 15
+    private static let fieldCount = 21
+    /// The columns of recordings made before the doctor's six.
+    private static let firstFieldCount = 15
 
     /// Creates a record; unnamed fields are empty.
     public init(
@@ -63,7 +88,13 @@ public struct TrafficRecord: Sendable, Equatable {
         event: LifecyclePhase?,
         timestampSeconds: Int64?,
         staleDateSeconds: Int64? = nil,
-        dismissalDateSeconds: Int64? = nil
+        dismissalDateSeconds: Int64? = nil,
+        providerToken: String = "",
+        issuedAtSeconds: Int64? = nil,
+        streamsOpen: Int? = nil,
+        apnsID: String = "",
+        payloadDigest: String = "",
+        retryAfterSeconds: Int? = nil
     ) {
         self.receivedMs = receivedMs
         self.connection = connection
@@ -80,6 +111,12 @@ public struct TrafficRecord: Sendable, Equatable {
         self.timestampSeconds = timestampSeconds
         self.staleDateSeconds = staleDateSeconds
         self.dismissalDateSeconds = dismissalDateSeconds
+        self.providerToken = providerToken
+        self.issuedAtSeconds = issuedAtSeconds
+        self.streamsOpen = streamsOpen
+        self.apnsID = apnsID
+        self.payloadDigest = payloadDigest
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     /// Whether the mock accepted it (200).
@@ -91,17 +128,19 @@ public struct TrafficRecord: Sendable, Equatable {
         return [
             String(receivedMs), String(connection), deviceToken, pushType, topic, String(priority), expiration,
             collapseID, String(payloadBytes), String(status), reason, event?.rawValue ?? "", number(timestampSeconds),
-            number(staleDateSeconds), number(dismissalDateSeconds),
+            number(staleDateSeconds), number(dismissalDateSeconds), providerToken, number(issuedAtSeconds),
+            number(streamsOpen.map(Int64.init)), apnsID, payloadDigest, number(retryAfterSeconds.map(Int64.init)),
         ].map(Self.quoted).joined(separator: ",")
     }
 
     /// Parses a line written by `csvLine`.
     /// - Throws: `WorkloadError` saying which field is wrong.
     public init(csvLine line: Substring) throws {
-        let fields = try Self.fields(of: line)
-        guard fields.count == Self.fieldCount else {
+        var fields = try Self.fields(of: line)
+        guard fields.count == Self.fieldCount || fields.count == Self.firstFieldCount else {
             throw WorkloadError("expected \(Self.fieldCount) fields, found \(fields.count)")
         }
+        fields += Array(repeating: "", count: Self.fieldCount - fields.count)
         func integer(_ index: Int, _ name: String) throws -> Int64 {
             guard let value = Int64(fields[index]) else {
                 throw WorkloadError("\(name) '\(fields[index])' is not a number")
@@ -133,7 +172,13 @@ public struct TrafficRecord: Sendable, Equatable {
             event: event,
             timestampSeconds: try optional(12, "aps_timestamp_s"),
             staleDateSeconds: try optional(13, "stale_date_s"),
-            dismissalDateSeconds: try optional(14, "dismissal_date_s")
+            dismissalDateSeconds: try optional(14, "dismissal_date_s"),
+            providerToken: fields[15],
+            issuedAtSeconds: try optional(16, "provider_token_iat_s"),
+            streamsOpen: try optional(17, "streams_open").map { Int($0) },
+            apnsID: fields[18],
+            payloadDigest: fields[19],
+            retryAfterSeconds: try optional(20, "retry_after_s").map { Int($0) }
         )
     }
 

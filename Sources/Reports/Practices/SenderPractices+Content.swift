@@ -1,0 +1,131 @@
+import Budget
+import Workload
+
+/// The content checks: priorities against the device budget, expiry and staleness, payload
+/// size, and token hygiene.
+extension SenderPractices {
+    /// Updates at priority 10 beyond this share are "everything at 10".
+    static let priority10Ceiling = 0.9
+    /// The updates it takes to judge the share: a sender's first ones (a match's kick-off)
+    /// may all be urgent.
+    static let priority10Sample = 200
+
+    /// Every Live Activity update at priority 10: iOS spends its hourly budget on them and
+    /// drops the rest silently while APNs answers 200. The budget model replays the accepted
+    /// pushes to count what devices would drop.
+    static func allPriority10(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+        let liveActivity = records.filter { $0.pushType == "liveactivity" }
+        let updates = liveActivity.filter { ($0.event ?? .update) == .update }
+        figures.liveActivityUpdates = updates.count
+        guard updates.count >= priority10Sample else { return nil }
+        let urgent = updates.count { $0.priority == 10 }
+        figures.priority10ShareOfUpdates = Double(urgent) / Double(updates.count)
+        let result = try? TrafficReplay(records: records, path: "").run(parameters: BudgetParameters())
+        let throttled = result?.tally.count(.throttled) ?? 0
+        figures.budgetThrottledUpdates = throttled
+        guard Double(urgent) >= priority10Ceiling * Double(updates.count) else { return nil }
+        let byEvent = [LifecyclePhase.start, .update, .end].compactMap { phase -> String? in
+            let pushes = liveActivity.filter { ($0.event ?? .update) == phase }
+            guard !pushes.isEmpty else { return nil }
+            return
+                "\(phase.rawValue) \(String(format: "%.0f", Double(pushes.count { $0.priority == 10 }) * 100 / Double(pushes.count)))%"
+        }
+        return Finding(
+            practice: "all-priority-10",
+            title: "Sends every Live Activity update at priority 10",
+            evidence: "priority 10 by event: " + byEvent.joined(separator: ", ")
+                + " of \(updates.count.formatted()) updates",
+            cost:
+                "the budget model (default parameters) drops \(share(throttled, of: updates.count)) updates on the "
+                + "devices, though APNs answered 200; the budget they spend is gone for the updates that matter",
+            advice: "Send routine updates at priority 5 and keep priority 10 for the few a user must see at once.",
+            pushesAffected: max(throttled, 1)
+        )
+    }
+
+    /// Pushes without `apns-expiration` (APNs stores them for up to 30 days and may deliver them
+    /// late) or with one already past.
+    static func expiration(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+        figures.missingExpiration = records.count { $0.expiration.isEmpty }
+        figures.expirationInPast = records.count { record in
+            Int64(record.expiration).map { $0 > 0 && $0 < record.receivedMs / 1000 } ?? false
+        }
+        let affected = figures.missingExpiration + figures.expirationInPast
+        guard affected > 0 else { return nil }
+        return Finding(
+            practice: "missing-expiration",
+            title: "Leaves apns-expiration out, or sets it in the past",
+            evidence:
+                "\(share(figures.missingExpiration, of: records.count)) pushes without apns-expiration; "
+                + "\(figures.expirationInPast.formatted()) with one already past",
+            cost:
+                "APNs stores a push without it for up to 30 days and delivers it when the device returns: a stale "
+                + "update arrives late; one already past gets a single attempt",
+            advice: "Set apns-expiration to when the push stops being worth showing (0 to try once).",
+            pushesAffected: affected
+        )
+    }
+
+    /// Live Activity starts and updates without a `stale-date`, or with one already past.
+    static func staleDate(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+        let states = records.filter { $0.pushType == "liveactivity" && $0.event != .end }
+        figures.missingStaleDate = states.count { $0.staleDateSeconds == nil }
+        figures.staleOnArrival = states.count { record in
+            record.staleDateSeconds.map { $0 <= record.receivedMs / 1000 } ?? false
+        }
+        let affected = figures.missingStaleDate + figures.staleOnArrival
+        guard affected > 0 else { return nil }
+        return Finding(
+            practice: "stale-date",
+            title: "Sends Live Activity states without a stale-date, or already stale",
+            evidence:
+                "\(share(figures.missingStaleDate, of: states.count)) starts and updates without stale-date; "
+                + "\(figures.staleOnArrival.formatted()) stale on arrival",
+            cost: "when updates stop (a sender outage, a spent budget) the device shows the last state as current",
+            advice: "Set stale-date to when the state stops being true, so the activity can show it is out of date.",
+            pushesAffected: affected
+        )
+    }
+
+    /// Payloads within a tenth of the limit (4 KB, 5 KB for VoIP): one more field and they fail
+    /// with 413.
+    static func payloadNearLimit(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+        let near = records.filter { record in
+            let limit = record.pushType == "voip" ? 5120 : 4096
+            return record.payloadBytes * 10 >= limit * 9
+        }
+        figures.payloadsNearLimit = near.count
+        guard !near.isEmpty else { return nil }
+        let tooLarge = records.count { $0.status == 413 }
+        return Finding(
+            practice: "payload-near-limit",
+            title: "Sends payloads near or over the size limit",
+            evidence:
+                "\(share(near.count, of: records.count)) payloads of at least 90% of the limit, the largest "
+                + "\((near.map(\.payloadBytes).max() ?? 0).formatted()) bytes; \(tooLarge.formatted()) refused 413",
+            cost: "a longer string in the content-state and the push is refused 413 PayloadTooLarge",
+            advice: "Keep the content-state small: identifiers and numbers, with text in the app.",
+            pushesAffected: near.count
+        )
+    }
+
+    /// Pushes to a token after APNs answered 410 for it: they can never be delivered.
+    static func goneTokens(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+        var gone = Set<String>()
+        var after = 0
+        for record in records where !record.deviceToken.isEmpty {
+            if gone.contains(record.deviceToken) { after += 1 }
+            if record.status == 410 { gone.insert(record.deviceToken) }
+        }
+        figures.pushesToGoneTokens = after
+        guard after > 0 else { return nil }
+        return Finding(
+            practice: "gone-tokens",
+            title: "Keeps sending to tokens APNs answered 410",
+            evidence: "\(after.formatted()) pushes to \(gone.count.formatted()) tokens after their 410",
+            cost: "requests that can never be delivered, and a sender that looks careless to APNs",
+            advice: "Delete a token when APNs answers 410 Unregistered or ExpiredToken.",
+            pushesAffected: after
+        )
+    }
+}

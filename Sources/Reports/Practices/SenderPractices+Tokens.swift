@@ -1,0 +1,166 @@
+import Workload
+
+/// The provider-token checks: how often tokens are signed, how many are used at once, and
+/// whether the sender's clock agrees with the server's.
+extension SenderPractices {
+    /// APNs lets a connection change its token at most once every 20 minutes.
+    static let tokenUpdateIntervalMs: Int64 = 20 * 60 * 1000
+    /// A clock this far off, seconds, is a finding; closer is ordinary drift.
+    static let clockToleranceSeconds: Int64 = 60
+
+    /// A token signed for (nearly) every push, or tokens replaced on a connection within 20
+    /// minutes of the last: APNs answers 429 `TooManyProviderTokenUpdates` to a connection's
+    /// changes, and every signature costs the sender an ES256 operation.
+    static func tokenPerPushOrRefresh(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+        let signed = records.filter { !$0.providerToken.isEmpty }
+        var firstSeen: [String: Int64] = [:]
+        var current: [Int: (token: String, sinceMs: Int64)] = [:]
+        var earlyChanges = 0
+        for record in signed {
+            if firstSeen[record.providerToken] == nil { firstSeen[record.providerToken] = record.receivedMs }
+            guard let held = current[record.connection] else {
+                current[record.connection] = (record.providerToken, record.receivedMs)
+                continue
+            }
+            guard held.token != record.providerToken else { continue }
+            if record.receivedMs - held.sinceMs < tokenUpdateIntervalMs { earlyChanges += 1 }
+            current[record.connection] = (record.providerToken, record.receivedMs)
+        }
+        figures.providerTokens = firstSeen.count
+        figures.providerTokenChangesWithin20Min = earlyChanges
+        let refused = records.count { $0.reason == "TooManyProviderTokenUpdates" }
+        // A token per push costs a signature each even when every push has a connection of its
+        // own, so nothing is refused.
+        let perPush = signed.count >= 10 && firstSeen.count * 2 >= signed.count
+        guard perPush || earlyChanges > 0 || refused > 0 else { return nil }
+        let cost =
+            "\(share(refused, of: records.count)) pushes refused 429 TooManyProviderTokenUpdates; "
+            + "\(firstSeen.count.formatted()) ES256 signatures where one per 20 to 60 minutes does"
+        let advice = "Sign one token and share it among every worker and connection; replace it every 20 to 60 minutes."
+        if perPush {
+            return Finding(
+                practice: "token-per-push",
+                title: "Signs a new provider token for (nearly) every push",
+                evidence:
+                    "\(firstSeen.count.formatted()) distinct provider tokens in \(signed.count.formatted()) pushes; "
+                    + "\(earlyChanges.formatted()) changes of a connection's token within 20 minutes",
+                cost: cost,
+                advice: advice,
+                pushesAffected: max(refused, firstSeen.count)
+            )
+        }
+        let gaps = zip(firstSeen.values.sorted(), firstSeen.values.sorted().dropFirst()).map { $1 - $0 }
+        let every = median(gaps).map { String(format: "%.1f s", Double($0) / 1000) } ?? "?"
+        return Finding(
+            practice: "refresh",
+            title: "Replaces its provider token more often than every 20 minutes",
+            evidence:
+                "\(earlyChanges.formatted()) changes of a connection's token within 20 minutes of the last; "
+                + "a new token every \(every) (median)",
+            cost: cost,
+            advice: advice,
+            pushesAffected: max(refused, earlyChanges)
+        )
+    }
+
+    /// Several tokens in use at once for most of the recording: each worker or connection signs
+    /// its own. APNs does not refuse that by itself, but a connection that meets two of them
+    /// answers 429, and every signer pays for its own signatures and refreshes.
+    static func tokensAtOnce(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+        var spans: [String: (first: Int64, last: Int64, pushes: Int, connections: Set<Int>)] = [:]
+        for record in records where !record.providerToken.isEmpty {
+            var span = spans[record.providerToken] ?? (record.receivedMs, record.receivedMs, 0, [])
+            span.last = record.receivedMs
+            span.pushes += 1
+            span.connections.insert(record.connection)
+            spans[record.providerToken] = span
+        }
+        // Tokens used once (a token per push) are the previous check's; here, tokens kept.
+        let kept = spans.values.filter { $0.pushes >= 2 }
+        let atOnce = heldLevel(kept.map { ($0.first, $0.last) })
+        figures.providerTokensAtOnce = atOnce
+        guard atOnce >= 2 else { return nil }
+        let perConnection = kept.allSatisfy { $0.connections.count == 1 }
+        return Finding(
+            practice: perConnection ? "token-per-connection" : "per-worker-tokens",
+            title: perConnection
+                ? "Signs a provider token per connection" : "Signs a provider token per worker or process",
+            evidence:
+                "\(atOnce) provider tokens in use at once for at least half the recording; "
+                + (perConnection
+                    ? "each stayed on one connection"
+                    : "\(kept.map(\.connections.count).max() ?? 0) connections shared the busiest"),
+            cost:
+                "\(atOnce) signers and refreshes where one does; a connection that meets two of them "
+                + "(a pool that moves a worker's pushes) is answered 429 TooManyProviderTokenUpdates",
+            advice: "Keep one token cache per team and key in the process (or a shared store across processes).",
+            pushesAffected: atOnce - 1
+        )
+    }
+
+    /// The most tokens held at once for at least half the time from the first token's first use
+    /// to the last token's last: a brief overlap while a token is replaced does not count.
+    static func heldLevel(_ spans: [(first: Int64, last: Int64)]) -> Int {
+        guard let start = spans.map(\.first).min(), let end = spans.map(\.last).max(), end > start else {
+            return spans.isEmpty ? 0 : 1
+        }
+        let edges: [(time: Int64, step: Int)] = (spans.map { ($0.first, 1) } + spans.map { ($0.last, -1) }).sorted {
+            ($0.time, -$0.step) < ($1.time, -$1.step)
+        }
+        var timeAtLevel: [Int: Int64] = [:]
+        var level = 0
+        var since = start
+        for (time, step) in edges {
+            timeAtLevel[level, default: 0] += time - since
+            since = time
+            level += step
+        }
+        var atLeast: Int64 = 0
+        for candidate in timeAtLevel.keys.sorted(by: >) {
+            atLeast += timeAtLevel[candidate] ?? 0
+            if atLeast * 2 >= end - start { return candidate }
+        }
+        return 1
+    }
+
+    /// A clock off by more than a minute: tokens issued "in the future", `aps.timestamp` away
+    /// from the server's time, tokens expiring before their time (403 `ExpiredProviderToken`).
+    static func clockSkew(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+        var ahead: Int64?
+        var seen = Set<String>()
+        for record in records where !record.providerToken.isEmpty {
+            guard let issuedAt = record.issuedAtSeconds, seen.insert(record.providerToken).inserted else { continue }
+            ahead = max(ahead ?? .min, issuedAt - record.receivedMs / 1000)
+        }
+        let offsets = records.compactMap { record in record.timestampSeconds.map { $0 - record.receivedMs / 1000 } }
+        let offset = median(offsets)
+        figures.issuedAtAheadMaxSeconds = ahead
+        figures.timestampOffsetMedianSeconds = offset
+        let expired = records.count { $0.reason == "ExpiredProviderToken" }
+        let tokenAhead = (ahead ?? 0) > clockToleranceSeconds
+        let timestampsOff = abs(offset ?? 0) > clockToleranceSeconds
+        guard tokenAhead || timestampsOff || expired > 0 else { return nil }
+        var evidence: [String] = []
+        if let offset, timestampsOff {
+            evidence.append(
+                "aps.timestamp is \(abs(offset)) s \(offset > 0 ? "ahead of" : "behind") the mock's clock (median)"
+            )
+        }
+        if let ahead, tokenAhead {
+            evidence.append("a provider token's iat was \(ahead) s in the future when first used")
+        }
+        if expired > 0 { evidence.append("\(expired.formatted()) pushes refused 403 ExpiredProviderToken") }
+        let misdated = offsets.count { abs($0) > clockToleranceSeconds }
+        return Finding(
+            practice: "clock-skew",
+            title: "Its clock is off",
+            evidence: evidence.joined(separator: "; "),
+            cost:
+                "\(misdated.formatted()) Live Activity pushes carry a timestamp off by over a minute: a device drops "
+                + "an update older than the one it shows, and one more than 8 hours ahead; tokens expire early "
+                + "(\(expired.formatted()) refused)",
+            advice: "Run NTP on every sending host; sign tokens and timestamps from the same synchronised clock.",
+            pushesAffected: misdated + expired
+        )
+    }
+}

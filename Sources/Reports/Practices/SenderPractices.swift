@@ -1,0 +1,110 @@
+import Foundation
+import Workload
+
+/// The sender doctor: what a sender does wrong, judged from what the mock received
+/// (`pushbench mock --report`), each finding with its evidence and what it costs, most costly
+/// first.
+///
+/// The mistakes are the ones that fill APNs senders' issue trackers: provider tokens signed too
+/// often or by every worker, clocks that skew, a connection per push, one stream where APNs
+/// allows a thousand, retries that turn a 503 burst into a storm, every Live Activity update at
+/// priority 10, no `apns-expiration`, stale or oversized payloads, pushes to tokens already
+/// answered 410. A finding's `practice` is the name `pushbench run --practice` reproduces it
+/// by, where one does, so the doctor is tested against senders whose mistakes are known.
+///
+/// A sender that makes none of them gets no finding: every check has a threshold that a
+/// careful sender stays below (`docs/sender-doctor.md` gives each).
+public struct SenderPractices: Sendable {
+    /// One thing the sender does wrong.
+    public struct Finding: Sendable, Equatable, Codable {
+        /// The practice's name, as `pushbench run --practice` spells it where it reproduces it.
+        public var practice: String
+        /// What the sender does, in a sentence.
+        public var title: String
+        /// What in the traffic shows it: counts and times.
+        public var evidence: String
+        /// What it costs: refused pushes, dropped updates, handshakes, wasted requests.
+        public var cost: String
+        /// What a careful sender does instead.
+        public var advice: String
+        /// Pushes it touched (refused, dropped, wasted or at risk): what findings are ranked by.
+        public var pushesAffected: Int
+    }
+
+    /// The figures the checks read, whether or not they found anything.
+    public struct Figures: Sendable, Equatable, Codable {
+        public var pushes = 0
+        public var recordingSeconds = 0.0
+        public var connections = 0
+        public var connectionsPerSecond = 0.0
+        public var pushesPerConnection = 0.0
+        /// Most streams open at once on one connection, and the limit the mock advertised.
+        public var streamsOpenMax: Int?
+        public var streamsAdvertised = 0
+        public var providerTokens = 0
+        /// Provider tokens in use at once for at least half the recording.
+        public var providerTokensAtOnce = 0
+        /// Times a connection's token changed within 20 minutes of its previous token.
+        public var providerTokenChangesWithin20Min = 0
+        /// How far ahead of the mock's clock a token's `iat` was when first used, seconds (the most).
+        public var issuedAtAheadMaxSeconds: Int64?
+        /// `aps.timestamp` minus the mock's clock, seconds (the median).
+        public var timestampOffsetMedianSeconds: Int64?
+        public var retries = 0
+        public var retriesAfterThrottle = 0
+        public var retriesSoonerThanAsked = 0
+        /// From a refused attempt's arrival to its retry's, milliseconds (the median).
+        public var retryGapMedianMs: Double?
+        public var liveActivityUpdates = 0
+        public var priority10ShareOfUpdates: Double?
+        /// Updates the budget model says devices dropped (APNs answered 200).
+        public var budgetThrottledUpdates: Int?
+        public var missingExpiration = 0
+        public var expirationInPast = 0
+        public var missingStaleDate = 0
+        public var staleOnArrival = 0
+        public var payloadsNearLimit = 0
+        public var pushesToGoneTokens = 0
+    }
+
+    /// What was found, most pushes affected first.
+    public let findings: [Finding]
+    /// What the checks measured.
+    public let figures: Figures
+
+    /// Examines `records` (any order), from a mock that advertised `streamsAdvertised`
+    /// concurrent streams and accepted `connectionsAccepted` connections (when known: a
+    /// connection that sent nothing is not in the recording).
+    public init(records: [TrafficRecord], streamsAdvertised: Int, connectionsAccepted: Int? = nil) {
+        let records = records.enumerated().sorted {
+            ($0.element.receivedMs, $0.offset) < ($1.element.receivedMs, $1.offset)
+        }.map(\.element)
+        var figures = Figures()
+        figures.pushes = records.count
+        figures.streamsAdvertised = streamsAdvertised
+        if let first = records.first, let last = records.last {
+            figures.recordingSeconds = Double(last.receivedMs - first.receivedMs) / 1000
+        }
+        var findings: [Finding] = []
+        let checks: [(inout Figures, [TrafficRecord], Int?) -> Finding?] = [
+            Self.tokenPerPushOrRefresh, Self.tokensAtOnce, Self.clockSkew, Self.connectionPerPush, Self.oneStream,
+            Self.retryWithoutBackoff, Self.allPriority10, Self.expiration, Self.staleDate, Self.payloadNearLimit,
+            Self.goneTokens,
+        ]
+        for check in checks {
+            if let finding = check(&figures, records, connectionsAccepted) { findings.append(finding) }
+        }
+        self.findings = findings.sorted { ($1.pushesAffected, $0.practice) < ($0.pushesAffected, $1.practice) }
+        self.figures = figures
+    }
+
+    /// The median of `values`, `nil` for none.
+    static func median<T: Comparable>(_ values: [T]) -> T? {
+        values.isEmpty ? nil : values.sorted()[values.count / 2]
+    }
+
+    /// `count` of `total` as "n (p%)".
+    static func share(_ count: Int, of total: Int) -> String {
+        "\(count.formatted()) (\(String(format: "%.1f", total > 0 ? Double(count) * 100 / Double(total) : 0))%)"
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Reports
+import TestSupport
+import Workload
+import XCTest
+
+/// The doctor's checks that no engine practice reproduces, on hand-made traffic whose mistakes
+/// are known; and how findings are ranked and written.
+final class SenderPracticesTests: XCTestCase {
+    /// A careful Live Activity update to `token` at `ms`.
+    private func update(_ ms: Int64, _ token: String, bytes: Int = 200) -> TrafficRecord {
+        TrafficRecord(
+            receivedMs: ms,
+            connection: 1,
+            deviceToken: token,
+            pushType: "liveactivity",
+            priority: 5,
+            expiration: String(ms / 1000 + 3600),
+            payloadBytes: bytes,
+            event: .update,
+            timestampSeconds: ms / 1000,
+            staleDateSeconds: ms / 1000 + 900,
+            providerToken: "a1",
+            issuedAtSeconds: 1_000,
+            streamsOpen: 4
+        )
+    }
+
+    private var careful: [TrafficRecord] { (0..<40).map { update(1_000_000 + Int64($0) * 10, "t\($0 % 8)") } }
+
+    func testCarefulTrafficHasNoFinding() {
+        let doctor = SenderPractices(records: careful, streamsAdvertised: 1000)
+        XCTAssertEqual(doctor.findings, [])
+        XCTAssertEqual(doctor.verdict, "no costly practice found in 40 pushes")
+    }
+
+    func testContentMistakesAreNamedAndRankedByPushesAffected() throws {
+        var records = careful
+        for index in 0..<3 { records[index].expiration = "" }
+        for index in 10..<16 { records[index].staleDateSeconds = nil }
+        records[20].payloadBytes = 3_900
+        // t1 is answered 410 at its second push; its later pushes are to a gone token.
+        records[9].status = 410
+        records[9].reason = "Unregistered"
+        let doctor = SenderPractices(records: records, streamsAdvertised: 1000)
+        XCTAssertEqual(
+            doctor.findings.map(\.practice),
+            ["stale-date", "gone-tokens", "missing-expiration", "payload-near-limit"]
+        )
+        XCTAssertEqual(doctor.findings.map(\.pushesAffected), [6, 3, 3, 1])
+        XCTAssertEqual(doctor.figures.pushesToGoneTokens, 3)
+        XCTAssertTrue(doctor.findings[3].evidence.contains("3,900 bytes"), doctor.findings[3].evidence)
+    }
+
+    func testTheFilesCarryTheFindings() throws {
+        var records = careful
+        records[0].expiration = ""
+        var report = TrafficReport(records: records, source: "hand-made")
+        report.practices = SenderPractices(records: records, streamsAdvertised: 1000)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let page = try String(contentsOfFile: try report.write(to: directory.path), encoding: .utf8)
+        XCTAssertTrue(page.contains("<h2>Sender practices</h2>"), page)
+        XCTAssertTrue(page.contains("missing-expiration"), page)
+        let json = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: directory.file("practices.json")))
+        )
+        let document = try XCTUnwrap(json as? [String: Any])
+        let findings = try XCTUnwrap(document["findings"] as? [[String: Any]])
+        XCTAssertEqual(findings.map { $0["practice"] as? String }, ["missing-expiration"])
+        XCTAssertEqual(findings.first?["pushes_affected"] as? Int, 1)
+        let figures = try XCTUnwrap(document["figures"] as? [String: Any])
+        XCTAssertEqual(figures["missing_expiration"] as? Int, 1)
+    }
+
+    func testARecordingFromBeforeTheDoctorsColumnsStillReads() throws {
+        let old = "1000,7,ab,liveactivity,com.x.push-type.liveactivity,10,,,120,200,,update,1,,"
+        let record = try TrafficRecord(csvLine: Substring(old))
+        XCTAssertEqual(record.deviceToken, "ab")
+        XCTAssertEqual(record.providerToken, "")
+        XCTAssertNil(record.streamsOpen)
+        let line = update(5_000, "cd").csvLine
+        XCTAssertEqual(try TrafficRecord(csvLine: Substring(line)), update(5_000, "cd"))
+    }
+}
