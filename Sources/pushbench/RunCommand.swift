@@ -328,6 +328,25 @@ struct RunCommand: ParsableCommand {
     )
     var jwtMode = ProviderTokenPolicy.cached
 
+    @Option(
+        name: .customLong("practice"),
+        help: ArgumentHelp(
+            "Make a sender mistake on purpose (repeatable), to see what it costs and what `pushbench mock --report` says of it.",
+            discussion: """
+                per-worker-tokens: each --threads worker signs its own provider token. token-per-connection: each \
+                connection signs its own. token-per-push: a new token per push (--jwt-mode per-request). \
+                refresh=DURATION: a new token every DURATION (APNs allows one per 20 minutes). clock-skew=SECONDS: \
+                the clock is SECONDS ahead (or behind, -SECONDS), for tokens, timestamps and apns-expiration. \
+                connection-per-push: a new connection per push. one-stream: one stream per connection. \
+                retry-without-backoff: refused pushes (429, 500, 503) go again at once, 3 times, whatever \
+                Retry-After says. all-priority-10: every event at priority 10. The report shows the practices \
+                with the run's refusals by reason, retries and connections. Against a mock only: a practice \
+                toward Apple could get the key or the host blocked.
+                """
+        )
+    )
+    var practices: [String] = []
+
     @Option(name: .customLong("reports-dir"), help: "Folder the report folder is written into.")
     var reportsDir = "Reports"
 
@@ -488,6 +507,19 @@ struct RunCommand: ParsableCommand {
             ),
             shard: try ShardSelection.resolve(option: shard, environment: ProcessInfo.processInfo.environment)
         )
+        if !practices.isEmpty {
+            guard !target.isApple else {
+                throw ValidationError("--practice makes sender mistakes on purpose: point it at a mock, not at Apple")
+            }
+            do {
+                let parsed = try practices.map {
+                    try SenderPractice(parsing: $0) { TimeSpan.parse($0, bareUnitSeconds: 1)?.seconds }
+                }
+                try SenderPractice.apply(parsed, to: &load)
+            } catch {
+                throw ValidationError("--practice: \(error)")
+            }
+        }
         let sessionTarget: RunSession.Target
         if case .endpoint(let origin, let isApple) = target {
             load.transport.origin = origin

@@ -26,7 +26,8 @@ final class MockFixture {
         channelPort: Int? = nil,
         channelLimit: Int = 10_000,
         unregisteredTokens: Set<String> = [],
-        disallowedTopics: Set<String> = []
+        disallowedTopics: Set<String> = [],
+        recorder: PushRecorder? = nil
     ) throws {
         let signingKey = try ES256PrivateKey()
         self.signingKey = signingKey
@@ -50,6 +51,7 @@ final class MockFixture {
                 unregisteredTokens: unregisteredTokens,
                 disallowedTopics: disallowedTopics,
                 threads: threads,
+                recorder: recorder,
                 faults: faults,
                 strictLiveActivityContent: strictLiveActivityContent
             )

@@ -35,7 +35,10 @@ final class RetryPolicyTests: XCTestCase {
         let event = try XCTUnwrap(stream.next())
         var queue = RetryQueue()
         for due in [500, 100, 300, 200, 400] as [UInt64] {
-            queue.add(RetryQueue.Entry(dueNanos: due, event: event, sequence: 0, attempt: Int(due / 100)))
+            let identity = PushIdentity(apnsID: (due, due), preparedAt: 0)
+            queue.add(
+                RetryQueue.Entry(dueNanos: due, event: event, sequence: 0, attempt: Int(due / 100), identity: identity)
+            )
         }
         XCTAssertNil(queue.popDue(now: 50))
         var order: [Int] = []

@@ -12,6 +12,8 @@ struct InFlightRequests {
         var sequence: Int
         /// 0 for a first attempt, then 1, 2, … for retries.
         var attempt: Int
+        /// Its `apns-id` and the time its payload was made, which a retry sends again.
+        var identity: PushIdentity
         /// Whether it was meant to leave during the warmup, so its answer is counted apart.
         var inWarmup = false
     }
@@ -28,9 +30,9 @@ struct InFlightRequests {
     }
 
     /// Takes a free tag for attempt `attempt` of `event`, number `sequence` of the worker's.
-    mutating func add(_ event: WorkloadEvent, sequence: Int, attempt: Int) -> Int {
+    mutating func add(_ event: WorkloadEvent, sequence: Int, attempt: Int, identity: PushIdentity) -> Int {
         let tag = freeTags.removeLast()
-        requests[tag] = Request(event: event, sequence: sequence, attempt: attempt)
+        requests[tag] = Request(event: event, sequence: sequence, attempt: attempt, identity: identity)
         return tag
     }
 
@@ -54,4 +56,12 @@ struct InFlightRequests {
         if request.inWarmup { inWarmup -= 1 }
         return request
     }
+}
+
+/// What makes a retry the same push as its first attempt: the same `apns-id` (so APNs and the
+/// sender doctor can tell it is one) and the same payload, made at the same time.
+struct PushIdentity {
+    var apnsID: (high: UInt64, low: UInt64)
+    /// UNIX seconds the payload's timestamps were made from.
+    var preparedAt: Int64
 }

@@ -43,6 +43,9 @@ public struct LoadConfiguration: Sendable {
     /// contiguous share of the activities, of the request cap and of the rate. Every other field
     /// describes the whole run, so shards' summaries merge into it.
     public var shard: Shard
+    /// Mistakes the run makes on purpose (`--practice`), for the sender doctor to find and for
+    /// a team to see what one costs; `SenderPractice.apply` sets the rest of the configuration.
+    public var practices: [SenderPractice] = []
     /// The broadcast channel of each broadcast group, by group id, as APNs issued them (base64):
     /// created before the run (`RunSession`), named by the group's starts and broadcasts.
     public var channelIDs: [Int: String] = [:]

@@ -62,6 +62,17 @@ struct LoadWorker: Sendable {
             worker: index,
             of: configuration.threads
         )
+        if configuration.practices.contains(.tokenPerConnection) {
+            let (tokens, clock) = (self.tokens, configuration.wallClock)
+            transport.connectionAuthorization = {
+                try? ProviderToken.sign(
+                    keyID: tokens.keyID,
+                    teamID: tokens.teamID,
+                    issuedAt: Int64(clock.now()),
+                    with: tokens.key
+                ).authorization
+            }
+        }
         var loop = try WorkerLoop(worker: self, client: try makeTransport(transport), onAccepted: onAccepted)
         return try loop.run()
     }

@@ -72,6 +72,7 @@ struct RetryQueue {
         /// Its number among the worker's events (`SettledEvents`).
         var sequence: Int
         var attempt: Int
+        var identity: PushIdentity
 
         static func < (left: Entry, right: Entry) -> Bool { left.dueNanos < right.dueNanos }
         static func == (left: Entry, right: Entry) -> Bool { left.dueNanos == right.dueNanos }

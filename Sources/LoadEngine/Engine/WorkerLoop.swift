@@ -67,6 +67,9 @@ struct WorkerLoop {
     private var abandonsInFlight = false
     private var nextPublish: UInt64
     private var nextTokenCheck: UInt64
+    /// With the `refresh` practice: how often the worker signs a new token, and when it last did.
+    private let refreshNanos: UInt64?
+    private var signedAt: UInt64
 
     private static let publishIntervalNanos: UInt64 = 250_000_000
 
@@ -86,7 +89,17 @@ struct WorkerLoop {
         idBits = SplitMix64(seed: system.next())
         jitter = SplitMix64(seed: system.next())
         expiration = Int64(worker.startedAtUnix) + configuration.expirationSeconds
-        reader = ProviderTokenCache.Reader(worker.tokens)
+        let tokens = worker.tokens
+        reader = ProviderTokenCache.Reader(
+            configuration.practices.contains(.perWorkerTokens)
+                ? ProviderTokenCache(key: tokens.key, keyID: tokens.keyID, teamID: tokens.teamID) : tokens
+        )
+        refreshNanos =
+            configuration.practices.lazy.compactMap { practice -> UInt64? in
+                guard case .refresh(let seconds) = practice else { return nil }
+                return UInt64(seconds * 1e9)
+            }.first
+        signedAt = worker.startNanos
         signer = try ES256Signer(key: worker.tokens.key)
         bearer = try reader.token(now: Int64(worker.startedAtUnix))
         headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
@@ -156,9 +169,22 @@ struct WorkerLoop {
         if drainDeadline != nil || sent >= worker.requestCap { submitting = false }
     }
 
-    /// Takes a new provider token when the cache has one (every 50 minutes).
+    /// Takes a new provider token when the cache has one (every 50 minutes), or, with the
+    /// `refresh` practice, signs one when its interval has passed.
     private mutating func refreshToken(now: UInt64) throws {
-        guard now >= nextTokenCheck else { return }
+        if let refreshNanos, now &- signedAt >= refreshNanos {
+            signedAt = now
+            bearer = try ProviderToken.sign(
+                keyID: worker.tokens.keyID,
+                teamID: worker.tokens.teamID,
+                issuedAt: Int64(configuration.wallClock.now()),
+                with: signer
+            )
+            headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
+            stages.add(.signing, from: now, to: monotonicNanos())
+            return
+        }
+        guard now >= nextTokenCheck, refreshNanos == nil else { return }
         nextTokenCheck = now + 1_000_000_000
         let current = try reader.token(now: Int64(configuration.wallClock.now()))
         if current != bearer && configuration.tokenPolicy == .cached {
@@ -202,7 +228,7 @@ struct WorkerLoop {
                 advanceWorkload(from: monotonicNanos())
                 continue
             }
-            try send(event, sequence: sequence, attempt: attempt, intendedAt: intendedAt)
+            try send(event, sequence: sequence, attempt: attempt, intendedAt: intendedAt, identity: retry?.identity)
             if attempt == 0 {
                 sent += 1
                 advanceWorkload(from: monotonicNanos())
@@ -210,11 +236,19 @@ struct WorkerLoop {
         }
     }
 
-    /// Encodes, signs when each push signs its own token, and hands one push to the client.
-    private mutating func send(_ event: WorkloadEvent, sequence: Int, attempt: Int, intendedAt: UInt64?) throws {
+    /// Encodes, signs when each push signs its own token, and hands one push to the client; a
+    /// retry sends its first attempt's `identity` again.
+    private mutating func send(
+        _ event: WorkloadEvent,
+        sequence: Int,
+        attempt: Int,
+        intendedAt: UInt64?,
+        identity: PushIdentity?
+    ) throws {
         let begin = monotonicNanos()
         let unixSeconds = Int64(configuration.wallClock.now())
-        let body = try source.prepare(event, now: unixSeconds, path: &path)
+        let identity = identity ?? PushIdentity(apnsID: (idBits.next(), idBits.next()), preparedAt: unixSeconds)
+        let body = try source.prepare(event, now: identity.preparedAt, path: &path)
         var now = monotonicNanos()
         stages.add(.encoding, from: begin, to: now)
         if configuration.tokenPolicy == .perRequest {
@@ -229,12 +263,12 @@ struct WorkerLoop {
             stages.add(.signing, from: now, to: signed)
             now = signed
         }
-        let tag = inFlight.add(event, sequence: sequence, attempt: attempt)
+        let tag = inFlight.add(event, sequence: sequence, attempt: attempt, identity: identity)
         try client.submit(
             tag: tag,
             intendedAt: intendedAt ?? now,
             path: path,
-            apnsID: (idBits.next(), idBits.next()),
+            apnsID: identity.apnsID,
             headers: headers.block(for: event, priority: configuration.priorityOverride ?? event.priority),
             body: body
         )
@@ -332,7 +366,8 @@ struct WorkerLoop {
                         dueNanos: answeredAt + delay,
                         event: event,
                         sequence: request.sequence,
-                        attempt: attempt + 1
+                        attempt: attempt + 1,
+                        identity: request.identity
                     )
                 )
                 retried = true

@@ -102,6 +102,15 @@ public enum SummaryTable {
                 )
             )
         }
+        if !result.configuration.practices.isEmpty {
+            rows.append(
+                (
+                    "practices",
+                    result.configuration.practices.map(\.description).joined(separator: ", ")
+                        + " (sender mistakes made on purpose; report.html says what they cost)"
+                )
+            )
+        }
         if result.configuration.retryPolicy.maxRetries > 0 {
             let retries = result.retries
             rows.append(

@@ -112,7 +112,8 @@ extension RunSummary {
             priorityOverride: configuration.priorityOverride,
             expirationS: configuration.expirationSeconds,
             jwtMode: configuration.tokenPolicy.rawValue,
-            tlsVerifyPeer: configuration.transport.verifyPeer
+            tlsVerifyPeer: configuration.transport.verifyPeer,
+            practices: configuration.practices.isEmpty ? nil : configuration.practices.map(\.description)
         )
         machine = RunContext.machine
         build = context.build

@@ -332,6 +332,8 @@ public struct RunSummary: Codable, Sendable {
         public var expirationS: Int64
         public var jwtMode: String
         public var tlsVerifyPeer: Bool
+        /// Sender mistakes made on purpose (`--practice`), absent when none.
+        public var practices: [String]? = nil
 
         enum CodingKeys: String, CodingKey {
             case commandLine = "command_line"
@@ -351,6 +353,7 @@ public struct RunSummary: Codable, Sendable {
             case expirationS = "expiration_s"
             case jwtMode = "jwt_mode"
             case tlsVerifyPeer = "tls_verify_peer"
+            case practices
         }
     }
 

@@ -60,6 +60,7 @@ public struct HTMLReport {
 
             """
         if let comparison { html += comparison.html }
+        html += practiceSection()
         html += "<h2>Outcomes</h2>"
         html += HTML.table(
             "Every request ends in exactly one outcome",

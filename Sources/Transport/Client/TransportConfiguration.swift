@@ -20,6 +20,14 @@ public struct TransportConfiguration: Sendable {
     public var trustedCertificatesPEM: [UInt8]?
     /// Whether to verify the server's certificate and name; off only for explicit `--insecure`.
     public var verifyPeer: Bool
+    /// A connection closes once this many requests were sent on it and answered, and the next
+    /// request opens another (1: a connection per push, a sender mistake reproduced on purpose);
+    /// `nil`: connections stay open. The nghttp2 client only.
+    public var requestsPerConnection: Int? = nil
+    /// When set, each new connection sends the provider token this signs (an `authorization`
+    /// value) instead of the request's: a token per connection, a sender mistake reproduced on
+    /// purpose. The nghttp2 client only.
+    public var connectionAuthorization: (@Sendable () -> String?)? = nil
 
     /// Creates a configuration; the defaults suit a loopback run.
     public init(

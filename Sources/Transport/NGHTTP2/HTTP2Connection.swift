@@ -77,9 +77,18 @@ final class HTTP2Connection {
     /// Requests on the connection, sent or waiting to be.
     var requestCount: Int { open.count + waiting.count }
 
-    /// Whether new requests may start here: not closed, and no GOAWAY received.
+    /// Requests this connection may still take before it closes (`requestsPerConnection`).
+    private var requestsLeft: Int?
+    /// The connection's own `authorization` field, sent instead of the request's.
+    private let ownAuthorization: HeaderBlock?
+
+    /// Whether it has taken every request it may and all of them have ended: time to close it.
+    var isUsedUp: Bool { requestsLeft == 0 && requestCount == 0 }
+
+    /// Whether new requests may start here: not closed, no GOAWAY received, and not used up.
     var acceptsRequests: Bool {
-        switch phase {
+        guard requestsLeft != 0 else { return false }
+        return switch phase {
         case .connecting, .handshaking: true
         case .ready: nghttp2_session_check_request_allowed(session) != 0
         case .closed: false
@@ -111,8 +120,12 @@ final class HTTP2Connection {
         authority: nghttp2_nv,
         tls: TLSClientContext,
         connectTimeoutNanos: UInt64,
-        now: UInt64
+        now: UInt64,
+        requestLimit: Int? = nil,
+        authorization: String? = nil
     ) {
+        requestsLeft = requestLimit
+        ownAuthorization = authorization.map { HeaderBlock(lines: ["authorization: \($0)"]) }
         self.target = "\(host):\(port)"
         self.host = host
         self.authority = authority
@@ -150,6 +163,7 @@ final class HTTP2Connection {
     /// (its bytes leave at the next `flush`), in `waiting` until then, and straight to
     /// `finished` with the connection's failure when it has closed.
     func submit(_ slot: StreamSlot) {
+        if let left = requestsLeft, slot.refusals == 0 { requestsLeft = max(left - 1, 0) }
         switch phase {
         case .connecting, .handshaking:
             waiting.append(slot)
@@ -347,6 +361,11 @@ final class HTTP2Connection {
         fields[2] = authority
         fields[3] = slot.path.field(named: .path)
         for (index, field) in headers.fields.enumerated() { fields[4 + index] = field }
+        if let own = ownAuthorization?.fields[0] {
+            for index in 4..<(4 + headers.fields.count) where fields[index].namelen == own.namelen {
+                if memcmp(fields[index].name, own.name, own.namelen) == 0 { fields[index] = own }
+            }
+        }
         fields[count - 2] = slot.apnsID.field(named: .apnsID)
         fields[count - 1] = slot.contentLength.field(named: .contentLength)
         let me = Unmanaged.passUnretained(slot).toOpaque()
@@ -432,6 +451,14 @@ final class HTTP2Connection {
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 && !hasPendingOutput {
             fail(goaway ?? ConnectionFailure(.goaway, "the server ended the connection"))
         }
+    }
+
+    /// Closes a used-up connection politely: GOAWAY, then the socket.
+    func retire() {
+        guard phase == .ready else { return fail(ConnectionFailure(.goaway, "closed after its requests")) }
+        nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
+        flush()
+        fail(ConnectionFailure(.goaway, "closed after its requests"))
     }
 
     /// Ends the connection: every request sent on it finishes as failed with `failure`, or as

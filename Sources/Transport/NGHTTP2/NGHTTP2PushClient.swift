@@ -127,6 +127,9 @@ public final class NGHTTP2PushClient: PushTransport {
         for connection in orphans {
             serve(connection, reading: readAll || isReadable(connection), now: now, onCompletion)
         }
+        for connection in connections.compactMap({ $0 }) + orphans where connection.isUsedUp {
+            connection.retire()
+        }
         for index in connections.indices where connections[index]?.isOpen == false {
             connections[index] = nil
         }
@@ -248,10 +251,13 @@ public final class NGHTTP2PushClient: PushTransport {
             authority: authority.field(named: .authority),
             tls: tls,
             connectTimeoutNanos: connectTimeout,
-            now: monotonicNanos()
+            now: monotonicNanos(),
+            requestLimit: configuration.requestsPerConnection,
+            authorization: configuration.connectionAuthorization?()
         )
         connectionAttempts += 1
-        if opened[index] { recoveries!.reconnections += 1 }
+        // A connection closed on purpose after its requests is not a recovery.
+        if opened[index] && configuration.requestsPerConnection == nil { recoveries!.reconnections += 1 }
         opened[index] = true
         connections[index] = connection
         return connection
