@@ -127,8 +127,9 @@ public final class NGHTTP2PushClient: PushTransport {
         for connection in orphans {
             serve(connection, reading: readAll || isReadable(connection), now: now, onCompletion)
         }
-        for connection in connections.compactMap({ $0 }) + orphans where connection.isUsedUp {
-            connection.retire()
+        if configuration.requestsPerConnection != nil {
+            for case let connection? in connections where connection.isUsedUp { connection.retire() }
+            for connection in orphans where connection.isUsedUp { connection.retire() }
         }
         for index in connections.indices where connections[index]?.isOpen == false {
             connections[index] = nil
