@@ -113,7 +113,7 @@ public enum SenderPractice: Sendable, Equatable, Hashable {
                 configuration.transportKind != .nghttp2
             {
                 throw PracticeError(
-                    "--practice \(practice.name) needs --transport nghttp2, which opens its own connections"
+                    "\(practice.name) needs --transport nghttp2, which opens its own connections"
                 )
             }
         }

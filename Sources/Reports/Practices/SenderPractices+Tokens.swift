@@ -50,7 +50,8 @@ extension SenderPractices {
             )
         }
         let gaps = zip(firstSeen.values.sorted(), firstSeen.values.sorted().dropFirst()).map { $1 - $0 }
-        let every = median(gaps).map { String(format: "%.1f s", Double($0) / 1000) } ?? "?"
+        let every =
+            median(gaps).map { $0 < 1000 ? "\($0) ms" : String(format: "%.1f s", Double($0) / 1000) } ?? "?"
         return Finding(
             practice: "refresh",
             title: "Replaces its provider token more often than every 20 minutes",
