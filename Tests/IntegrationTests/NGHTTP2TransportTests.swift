@@ -136,7 +136,12 @@ final class GoAwayTests: XCTestCase {
         XCTAssertTrue(result.counts.isBalanced)
         XCTAssertEqual(result.counts.sent, 1500)
         XCTAssertGreaterThanOrEqual(stats.goAwaysSent, 20)
-        XCTAssertEqual(stats.accepted, result.counts.succeeded, "\(result.erroredByKind)")
+        // The mock closes a connection a second after its GOAWAY. On a busy machine libcurl may
+        // not have finished with it by then, and it fails every transfer of a closed connection,
+        // even one whose answer it had read in the same pass (as with resets, below): such pushes
+        // are accepted by the mock and errored for the sender, never the other way round.
+        XCTAssertGreaterThanOrEqual(stats.accepted, result.counts.succeeded, "\(result.erroredByKind)")
+        XCTAssertLessThanOrEqual(stats.accepted - result.counts.succeeded, result.counts.errored)
     }
 }
 

@@ -64,33 +64,42 @@ extension SenderPractices {
         )
     }
 
-    /// Several tokens in use at once for most of the recording: each worker or connection signs
-    /// its own. APNs does not refuse that by itself, but a connection that meets two of them
-    /// answers 429, and every signer pays for its own signatures and refreshes.
+    /// Several tokens in use side by side (each worker or connection signs its own), rather
+    /// than a new token replacing the old one. APNs does not refuse that by itself, but a
+    /// connection that meets two of them answers 429, and every signer pays for its own
+    /// signatures and refreshes.
     static func tokensAtOnce(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
-        var spans: [String: (first: Int64, last: Int64, pushes: Int, connections: Set<Int>)] = [:]
+        var times: [String: [Int64]] = [:]
+        var connections: [String: Set<Int>] = [:]
         for record in records where !record.providerToken.isEmpty {
-            var span = spans[record.providerToken] ?? (record.receivedMs, record.receivedMs, 0, [])
-            span.last = record.receivedMs
-            span.pushes += 1
-            span.connections.insert(record.connection)
-            spans[record.providerToken] = span
+            times[record.providerToken, default: []].append(record.receivedMs)
+            connections[record.providerToken, default: []].insert(record.connection)
         }
-        // Tokens used once (a token per push) are the previous check's; here, tokens kept.
-        let kept = spans.values.filter { $0.pushes >= 2 }
-        let atOnce = heldLevel(kept.map { ($0.first, $0.last) })
-        figures.providerTokensAtOnce = atOnce
+        // Tokens used once (a token per push) are the previous check's; here, the most used of
+        // the tokens kept.
+        let kept = times.filter { $0.value.count >= 2 }.sorted { $0.value.count > $1.value.count }.prefix(200)
+        var sideBySide: [String: Int] = [:]
+        for (index, (token, pushes)) in kept.enumerated() {
+            for (other, otherPushes) in kept.dropFirst(index + 1)
+            where sharesItsTime(pushes, otherPushes) || sharesItsTime(otherPushes, pushes) {
+                sideBySide[token, default: 0] += 1
+                sideBySide[other, default: 0] += 1
+            }
+        }
+        let atOnce = (sideBySide.values.max() ?? 0) + 1
+        figures.providerTokensAtOnce = kept.isEmpty ? 0 : atOnce
         guard atOnce >= 2 else { return nil }
-        let perConnection = kept.allSatisfy { $0.connections.count == 1 }
+        let held = kept.map { connections[$0.key] ?? [] }
+        let perConnection = held.allSatisfy { $0.count == 1 }
         return Finding(
             practice: perConnection ? "token-per-connection" : "per-worker-tokens",
             title: perConnection
                 ? "Signs a provider token per connection" : "Signs a provider token per worker or process",
             evidence:
-                "\(atOnce) provider tokens in use at once for at least half the recording; "
+                "\(atOnce) provider tokens used side by side (most of one's pushes inside the other's span); "
                 + (perConnection
                     ? "each stayed on one connection"
-                    : "\(kept.map(\.connections.count).max() ?? 0) connections shared the busiest"),
+                    : "\(held.map(\.count).max() ?? 0) connections shared the busiest"),
             cost:
                 "\(atOnce) signers and refreshes where one does; a connection that meets two of them "
                 + "(a pool that moves a worker's pushes) is answered 429 TooManyProviderTokenUpdates",
@@ -99,29 +108,12 @@ extension SenderPractices {
         )
     }
 
-    /// The most tokens held at once for at least half the time from the first token's first use
-    /// to the last token's last: a brief overlap while a token is replaced does not count.
-    static func heldLevel(_ spans: [(first: Int64, last: Int64)]) -> Int {
-        guard let start = spans.map(\.first).min(), let end = spans.map(\.last).max(), end > start else {
-            return spans.isEmpty ? 0 : 1
-        }
-        let edges: [(time: Int64, step: Int)] = (spans.map { ($0.first, 1) } + spans.map { ($0.last, -1) }).sorted {
-            ($0.time, -$0.step) < ($1.time, -$1.step)
-        }
-        var timeAtLevel: [Int: Int64] = [:]
-        var level = 0
-        var since = start
-        for (time, step) in edges {
-            timeAtLevel[level, default: 0] += time - since
-            since = time
-            level += step
-        }
-        var atLeast: Int64 = 0
-        for candidate in timeAtLevel.keys.sorted(by: >) {
-            atLeast += timeAtLevel[candidate] ?? 0
-            if atLeast * 2 >= end - start { return candidate }
-        }
-        return 1
+    /// Whether at least half of `pushes` (arrival times, in order) fall within `other`'s span.
+    /// A token replaced by another shares only the second or so every worker takes to pick the
+    /// new one up; a token used beside another shares its whole life.
+    static func sharesItsTime(_ pushes: [Int64], _ other: [Int64]) -> Bool {
+        guard let first = other.first, let last = other.last else { return false }
+        return pushes.count { $0 >= first && $0 <= last } * 2 >= pushes.count
     }
 
     /// A clock off by more than a minute: tokens issued "in the future", `aps.timestamp` away

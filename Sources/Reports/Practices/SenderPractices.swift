@@ -42,7 +42,7 @@ public struct SenderPractices: Sendable {
         public var streamsOpenMax: Int?
         public var streamsAdvertised = 0
         public var providerTokens = 0
-        /// Provider tokens in use at once for at least half the recording.
+        /// The most provider tokens (each used more than once) used side by side.
         public var providerTokensAtOnce = 0
         /// Times a connection's token changed within 20 minutes of its previous token.
         public var providerTokenChangesWithin20Min = 0
