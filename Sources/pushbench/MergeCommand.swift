@@ -38,6 +38,12 @@ struct MergeCommand: ParsableCommand {
     )
     var serverStats: String?
 
+    @Option(
+        name: .customLong("max-start-skew"),
+        help: "Refuse shards given one --start-at whose schedules started further apart than this (default 1s)."
+    )
+    var maxStartSkew = TimeSpan(seconds: 1)
+
     @OptionGroup
     var baseline: BaselineOption
 
@@ -65,10 +71,19 @@ struct MergeCommand: ParsableCommand {
         }
         let merged: RunResult
         do {
+            try RunResult.checkSynchronizedStart(shards, maxSeconds: maxStartSkew.seconds)
             merged = try RunResult.merged(shards)
         } catch {
             throw CommandLineError("\(error)")
         }
+        let skew = RunResult.startSkew(of: shards)
+        Console.out(
+            "start skew: \(String(format: "%.3f", skew.seconds * 1000)) ms between the shards' schedules "
+                + "(shard \(skew.latest) last)"
+                + (shards[0].configuration.startAtUnix != nil
+                    ? ", all given one --start-at"
+                    : "; without --start-at each started when its process did")
+        )
         let context = RunContext(
             runID: (output as NSString).lastPathComponent,
             commandLine: CommandLine.arguments.joined(separator: " "),

@@ -81,6 +81,21 @@ struct RunCommand: ParsableCommand {
     var shard: String?
 
     @Option(
+        name: .customLong("start-at"),
+        help: ArgumentHelp(
+            "Start the run's schedule at this instant (RFC 3339 such as 2026-11-25T18:00:00Z, or UNIX seconds), as every shard does.",
+            discussion: """
+                The run sets up (the embedded mock, broadcast channels), then waits for the instant and starts its \
+                clock there, so shards on many machines with synchronised clocks share one start and `pushbench \
+                merge` lines their seconds up truly; merge refuses shards that started further apart than \
+                --max-start-skew. PUSHBENCH_START_AT does the same for a Job's pods. An instant in the past or more \
+                than 24 hours ahead is refused; Ctrl-C while waiting ends the run with nothing sent.
+                """
+        )
+    )
+    var startAt: String?
+
+    @Option(
         help: "Stop sending after this long (30s, 5m; a bare number is seconds); answers in flight are still awaited."
     )
     var duration: TimeSpan?
@@ -507,6 +522,17 @@ struct RunCommand: ParsableCommand {
             ),
             shard: try ShardSelection.resolve(option: shard, environment: ProcessInfo.processInfo.environment)
         )
+        load.startAtUnix = try StartInstant.resolve(
+            option: startAt,
+            environment: ProcessInfo.processInfo.environment,
+            now: Date().timeIntervalSince1970
+        )
+        if let instant = load.startAtUnix {
+            Console.err(
+                "starting the schedule at \(Date(timeIntervalSince1970: instant).formatted(.iso8601)) "
+                    + "(in \(String(format: "%.1f", instant - Date().timeIntervalSince1970)) s), with every shard"
+            )
+        }
         if !practices.isEmpty {
             guard !target.isApple else {
                 throw ValidationError("--practice makes sender mistakes on purpose: point it at a mock, not at Apple")

@@ -179,6 +179,71 @@ final class ShardMergeTests: PushbenchTestCase {
         XCTAssertTrue(report.contains("\r\n\(sent),\(sent),\(sent / 2 * 40),0.000,0.000\r\n"), report)
     }
 
+    /// Two shards launched a second apart, given one --start-at, start their schedules within a
+    /// fraction of that; merge says how far apart, and refuses shards given different instants.
+    func testShardsGivenOneStartAtStartTogether() throws {
+        let shared = try keyAndMock()
+        let instant = Int(Date().timeIntervalSince1970) + 4
+        func shard(_ index: Int, startAt: Int, into folder: String) -> [String] {
+            [
+                "run", "--endpoint", shared.origin, "--ca-file", shared.certificate, "--shard", "\(index)/2",
+                "--start-at", String(startAt), "--reports-dir", directory.file(folder),
+            ] + shared.key + arguments
+        }
+        let early = try RunningProgram(pushbench, shard(0, startAt: instant, into: "together"), captureStderr: true)
+        Thread.sleep(forTimeInterval: 1)
+        let late = try pushbench.run(shard(1, startAt: instant, into: "together"))
+        XCTAssertEqual(late.status, 0, late.stderr)
+        XCTAssertTrue(late.stderr.contains("starting the schedule at"), late.stderr)
+        XCTAssertEqual(early.waitForExit(), 0, early.output)
+        let shards = try folders(in: directory.file("together"))
+        for folder in shards {
+            let started = try XCTUnwrap(try summary(folder)["started_at_unix_s"] as? Double)
+            XCTAssertEqual(started, Double(instant), accuracy: 0.5, "the schedule starts at the instant")
+        }
+        let merge = try pushbench.run(["merge"] + shards + ["-o", directory.file("merged")])
+        XCTAssertEqual(merge.status, 0, merge.stdout + merge.stderr)
+        let line = try XCTUnwrap(merge.stdout.split(separator: "\n").first { $0.hasPrefix("start skew: ") })
+        XCTAssertTrue(line.hasSuffix("all given one --start-at"), String(line))
+        let skewMs = try XCTUnwrap(Double(line.dropFirst("start skew: ".count).prefix { $0 != " " }))
+        XCTAssertLessThan(skewMs, 500, "launched a second apart, started together")
+
+        let other = try pushbench.run(shard(1, startAt: Int(Date().timeIntervalSince1970) + 2, into: "apart"))
+        XCTAssertEqual(other.status, 0, other.stderr)
+        let mixed = [shards[0]] + (try folders(in: directory.file("apart")))
+        let refused = try pushbench.run(["merge"] + mixed + ["-o", directory.file("refused")])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("different --start-at instants"), refused.stderr)
+    }
+
+    func testAStartInThePastOrADayAheadIsRefused() throws {
+        let now = Int(Date().timeIntervalSince1970)
+        for (startAt, says) in [
+            ("2020-01-01T00:00:00Z", "in the past"), (String(now + 90_000), "more than 24 hours ahead"),
+            ("tomorrow", "expected RFC 3339"),
+        ] {
+            let output = try pushbench.run(["run", "--requests", "10", "--no-budget", "--start-at", startAt])
+            XCTAssertEqual(output.status, 2, output.stderr)
+            XCTAssertTrue(output.stderr.contains(says), output.stderr)
+        }
+    }
+
+    func testTheJobManifestGivesEveryPodOneStartAndOnlyFlagsThatExist() throws {
+        let manifest = try String(
+            contentsOf: Self.repository.appendingPathComponent("deploy/kubernetes/pushbench-shards.yaml"),
+            encoding: .utf8
+        )
+        XCTAssertTrue(manifest.contains("- name: PUSHBENCH_START_AT"), "the pods read one start instant")
+        let help = try pushbench.run(["run", "--help"]).stdout
+        let flags = manifest.split(separator: "\n").compactMap { line -> Substring? in
+            let trimmed = line.drop { $0 == " " }
+            guard trimmed.hasPrefix("- --") else { return nil }
+            return trimmed.dropFirst(2).prefix { $0 != "=" && $0 != " " }
+        }
+        XCTAssertGreaterThan(flags.count, 5)
+        for flag in flags { XCTAssertTrue(help.contains(flag + " "), "\(flag) is not an option of pushbench run") }
+    }
+
     func testAnIndexedJobShardComesFromTheEnvironment() throws {
         let both = try pushbench.run(
             ["run", "--requests", "40", "--activities", "40", "--no-budget", "--reports-dir", directory.file("job")],

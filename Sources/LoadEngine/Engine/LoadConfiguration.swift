@@ -43,6 +43,10 @@ public struct LoadConfiguration: Sendable {
     /// contiguous share of the activities, of the request cap and of the rate. Every other field
     /// describes the whole run, so shards' summaries merge into it.
     public var shard: Shard
+    /// The wall-clock instant (UNIX seconds) the run's schedule starts at, when shards on many
+    /// machines start together (`--start-at`): the run waits for it, then starts its clock. `nil`:
+    /// at once.
+    public var startAtUnix: Double? = nil
     /// Mistakes the run makes on purpose (`--practice`), for the sender doctor to find and for
     /// a team to see what one costs; `SenderPractice.apply` sets the rest of the configuration.
     public var practices: [SenderPractice] = []

@@ -49,6 +49,7 @@ public enum LoadTest {
         let firstEventMs = firstEvents.next()?.timeMs ?? 0
         let timeline = RunTimeline(workers: threads, keepsLatencyBuckets: configuration.shard.count > 1)
         let abort = StopFlag()
+        if let startAt = configuration.startAtUnix { wait(until: startAt, on: configuration.wallClock, stop: stop) }
         let startedAtUnix = configuration.wallClock.now()
         let start = monotonicNanos()
         var workerProfile: RateProfile? = nil

@@ -9,6 +9,39 @@ extension RunResult {
         public let description: String
     }
 
+    /// How far apart the shards' schedules started, seconds, and the index of the shard that
+    /// started last: what `merge` reports, since it lines the shards' seconds up by wall clock
+    /// and a shard that started late would show as a lower rate.
+    public static func startSkew(of shards: [RunResult]) -> (seconds: Double, latest: Int) {
+        guard let earliest = shards.map(\.startedAtUnix).min(),
+            let latest = shards.max(by: { $0.startedAtUnix < $1.startedAtUnix })
+        else { return (0, 0) }
+        return (latest.startedAtUnix - earliest, latest.configuration.shard.index)
+    }
+
+    /// Refuses shards that were meant to start together (`--start-at`) but did not: different
+    /// instants, or starts more than `maxSeconds` apart (unsynchronised clocks, a pod that came
+    /// up after the instant). Shards without a start instant are not judged: they started when
+    /// their processes did, and `merge` says so.
+    /// - Throws: `MergeError` saying what differs.
+    public static func checkSynchronizedStart(_ shards: [RunResult], maxSeconds: Double) throws(MergeError) {
+        let instants = Set(shards.map(\.configuration.startAtUnix))
+        guard instants != [nil] else { return }
+        guard instants.count == 1 else {
+            throw MergeError(
+                description: "the shards were given different --start-at instants (or some none): not one start"
+            )
+        }
+        let skew = startSkew(of: shards)
+        guard skew.seconds <= maxSeconds else {
+            throw MergeError(
+                description:
+                    "the shards started \(String(format: "%.3f", skew.seconds)) s apart (shard \(skew.latest) last), "
+                    + "more than --max-start-skew \(maxSeconds.formatted()) s: are their clocks synchronised?"
+            )
+        }
+    }
+
     /// The run that `shards` (`--shard i/N` results, one per shard, any order) were parts of.
     ///
     /// Counts, reasons, retries and CPU add up; histograms add exactly (the same buckets as one

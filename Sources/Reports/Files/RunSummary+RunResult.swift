@@ -113,7 +113,8 @@ extension RunSummary {
             expirationS: configuration.expirationSeconds,
             jwtMode: configuration.tokenPolicy.rawValue,
             tlsVerifyPeer: configuration.transport.verifyPeer,
-            practices: configuration.practices.isEmpty ? nil : configuration.practices.map(\.description)
+            practices: configuration.practices.isEmpty ? nil : configuration.practices.map(\.description),
+            startAtUnixS: configuration.startAtUnix
         )
         machine = RunContext.machine
         build = context.build
@@ -231,7 +232,7 @@ extension RunSummary {
             )
             if let connectTimeout = parameters.connectTimeoutMs { transport.connectTimeoutMs = connectTimeout }
             if let pingInterval = parameters.pingIntervalMs { transport.pingIntervalMs = pingInterval }
-            return LoadConfiguration(
+            var configuration = LoadConfiguration(
                 transport: transport,
                 transportKind: try known(parameters.transport, "parameters.transport", TransportKind.init),
                 scenario: scenario,
@@ -251,6 +252,8 @@ extension RunSummary {
                 ),
                 shard: try Shard(index: shard.index, count: shard.count)
             )
+            configuration.startAtUnix = parameters.startAtUnixS
+            return configuration
         } catch let error as SummaryError {
             throw error
         } catch {

@@ -334,6 +334,8 @@ public struct RunSummary: Codable, Sendable {
         public var tlsVerifyPeer: Bool
         /// Sender mistakes made on purpose (`--practice`), absent when none.
         public var practices: [String]? = nil
+        /// The instant every shard was told to start at (`--start-at`), UNIX seconds.
+        public var startAtUnixS: Double? = nil
 
         enum CodingKeys: String, CodingKey {
             case commandLine = "command_line"
@@ -354,6 +356,7 @@ public struct RunSummary: Codable, Sendable {
             case jwtMode = "jwt_mode"
             case tlsVerifyPeer = "tls_verify_peer"
             case practices
+            case startAtUnixS = "start_at_unix_s"
         }
     }
 
