@@ -3,7 +3,7 @@ SWIFT ?= swift
 
 PREFIX ?= /usr/local
 
-.PHONY: deps run test lint format build install clean conformance-matrix
+.PHONY: deps run test lint format build install clean conformance-matrix image image-check
 
 ## Install the Debian packages PushBench needs (only the missing ones).
 deps:
@@ -39,5 +39,13 @@ install: build
 	install -d "$(DESTDIR)$(PREFIX)/bin"
 	install -m 755 .build/release/pushbench "$(DESTDIR)$(PREFIX)/bin/pushbench"
 
+## Build the container image (needs Docker or a compatible builder): pushbench:<version>.
+image:
+	docker build -t pushbench:$$(cat VERSION) .
+
+## Without Docker: build as the image does and check its runtime stage has every library.
+image-check: deps
+	Scripts/check-image.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-image

@@ -244,6 +244,25 @@ final class ShardMergeTests: PushbenchTestCase {
         for flag in flags { XCTAssertTrue(help.contains(flag + " "), "\(flag) is not an option of pushbench run") }
     }
 
+    /// The manifest gives the image arguments only (`run` first), so the image's entry point must
+    /// be pushbench; the build links the Swift runtime statically, and the runtime stage installs
+    /// the libraries of the -dev packages the build links (Scripts/check-image.sh checks all of
+    /// them against the built binary with ldd).
+    func testTheImageRunsPushbenchAsTheManifestExpects() throws {
+        func text(_ path: String) throws -> String {
+            try String(contentsOf: Self.repository.appendingPathComponent(path), encoding: .utf8)
+        }
+        let dockerfile = try text("Dockerfile")
+        let manifest = try text("deploy/kubernetes/pushbench-shards.yaml")
+        XCTAssertTrue(dockerfile.contains(#"ENTRYPOINT ["/usr/local/bin/pushbench"]"#))
+        XCTAssertFalse(manifest.contains("command:"), "the manifest keeps the image's entry point")
+        XCTAssertTrue(manifest.contains("args:\n            - run\n"), "the arguments start with the subcommand")
+        XCTAssertTrue(dockerfile.contains("RUN swift build -c release --product pushbench --static-swift-stdlib"))
+        for package in ["libcurl4", "libssl3", "libnghttp2-14", "libstdc++6", "ca-certificates"] {
+            XCTAssertTrue(dockerfile.contains(" \(package) ") || dockerfile.contains(" \(package)\n"), package)
+        }
+    }
+
     func testAnIndexedJobShardComesFromTheEnvironment() throws {
         let both = try pushbench.run(
             ["run", "--requests", "40", "--activities", "40", "--no-budget", "--reports-dir", directory.file("job")],
