@@ -1,4 +1,5 @@
 import Budget
+import Foundation
 import LoadEngine
 import MockAPNs
 import Reports
@@ -32,6 +33,9 @@ public struct RunSession {
         public let budget: BudgetFeed?
         /// `embedded mock`, or the origin.
         public let targetDescription: String
+        /// The sender doctor on what the embedded mock received, when the run made mistakes on
+        /// purpose (`LoadConfiguration.practices`).
+        public var practices: SenderPractices? = nil
     }
 
     /// The run; with an embedded mock, its origin and trust are filled in by `run`.
@@ -76,13 +80,18 @@ public struct RunSession {
     ) throws -> Outcome {
         var load = load
         var mock: MockAPNsServer? = nil
-        defer { mock?.shutdown() }
+        var recording: PushRecorder? = nil
+        defer {
+            mock?.shutdown()
+            if let recording { try? FileManager.default.removeItem(atPath: recording.path) }
+        }
         var statsBefore: ServerCounts? = nil
         let targetDescription: String
         var channelOrigin = channelOrigin
         switch target {
         case .embeddedMock(let hygiene, let threads):
-            let server = try startMock(hygiene: hygiene, threads: threads)
+            recording = try load.practices.isEmpty ? nil : Self.temporaryRecording()
+            let server = try startMock(hygiene: hygiene, threads: threads, recorder: recording)
             mock = server
             load.transport.origin = "https://127.0.0.1:\(server.port)"
             load.transport.trustedCertificatesPEM = server.certificatePEM
@@ -142,10 +151,49 @@ public struct RunSession {
             result.channels = channels.books
         }
         let serverCounts = mock.map(Self.counts(of:)) ?? statsBefore.flatMap { countsSince($0, notice: notice) }
-        return Outcome(result: result, serverCounts: serverCounts, budget: feed, targetDescription: targetDescription)
+        var outcome = Outcome(
+            result: result,
+            serverCounts: serverCounts,
+            budget: feed,
+            targetDescription: targetDescription
+        )
+        if let recording, let mock {
+            outcome.practices = Self.diagnose(recording, of: mock, notice: notice)
+        }
+        return outcome
     }
 
-    private func startMock(hygiene: TokenHygiene, threads: Int) throws -> MockAPNsServer {
+    /// A recording of the embedded mock's traffic in the temporary folder, for the doctor.
+    private static func temporaryRecording() throws -> PushRecorder {
+        let path = (NSTemporaryDirectory() as NSString).appendingPathComponent("pushbench-\(getpid())-traffic.csv")
+        do {
+            return try PushRecorder(path: path)
+        } catch {
+            throw RunSessionError("the embedded mock cannot record for the sender doctor: \(error)")
+        }
+    }
+
+    /// The sender doctor's findings on what `mock` recorded, or `nil` (with a notice) when the
+    /// recording could not be read back.
+    private static func diagnose(
+        _ recording: PushRecorder,
+        of mock: MockAPNsServer,
+        notice: (String) -> Void
+    ) -> SenderPractices? {
+        do {
+            try recording.close()
+            return SenderPractices(
+                records: try TrafficFile.read(recording.path),
+                streamsAdvertised: MockAPNsConfiguration().maxConcurrentStreams,
+                connectionsAccepted: mock.stats.snapshot().connectionsAccepted
+            )
+        } catch {
+            notice("the sender doctor could not read the embedded mock's recording: \(error)")
+            return nil
+        }
+    }
+
+    private func startMock(hygiene: TokenHygiene, threads: Int, recorder: PushRecorder?) throws -> MockAPNsServer {
         do {
             return try MockAPNsServer.start(
                 MockAPNsConfiguration(
@@ -158,7 +206,8 @@ public struct RunSession {
                         )
                     ],
                     tokenHygiene: hygiene,
-                    threads: threads
+                    threads: threads,
+                    recorder: recorder
                 )
             )
         } catch {

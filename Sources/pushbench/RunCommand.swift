@@ -595,7 +595,7 @@ struct RunCommand: ParsableCommand {
         let result = outcome.result
         let serverCounts = outcome.serverCounts
         let targetDescription = outcome.targetDescription
-        let context = RunContext(
+        var context = RunContext(
             runID: RunContext.makeRunID()
                 + (load.shard.count > 1 ? "-shard-\(load.shard.index)-of-\(load.shard.count)" : ""),
             commandLine: CommandLine.arguments.joined(separator: " "),
@@ -603,7 +603,9 @@ struct RunCommand: ParsableCommand {
             serverCounts: serverCounts,
             build: PushBench.build
         )
+        context.practices = outcome.practices
         Console.out(SummaryTable.render(result, context: context))
+        if let practices = outcome.practices { Console.out("sender doctor  \(practices.verdict)") }
         let budgetReport = outcome.budget.map {
             BudgetReport(
                 result: $0.finish(

@@ -13,6 +13,9 @@ public struct RunContext: Sendable {
     public var serverCounts: ServerCounts?
     /// The binary that ran it, when known.
     public var build: BuildDescription?
+    /// The sender doctor's findings on the run's own traffic, when the embedded mock recorded it
+    /// (`run --practice`): what a mistake made on purpose looks like from the server.
+    public var practices: SenderPractices? = nil
 
     /// Creates a context.
     public init(

@@ -32,13 +32,23 @@ extension HTMLReport {
                 ("updates the devices would drop (budget)", "\(tally.count(.throttled)) throttled of \(tally.pushes)")
             )
         }
+        let doctor =
+            context.practices.map { practices in
+                "<p>The sender doctor, on what the embedded mock received: \(HTML.escape(practices.verdict)).</p>"
+                    + HTML.grid(
+                        "The doctor's findings, most pushes affected first",
+                        headers: ["practice", "finding", "evidence", "cost"],
+                        rows: practices.findings.map { [$0.practice, $0.title, $0.evidence, $0.cost] }
+                    )
+            } ?? ""
         return "<h2>Mistakes made on purpose</h2>"
             + HTML.table(
                 "This run made these sender mistakes (--practice), and paid this for them",
                 rows,
                 headers: ("", "")
             )
+            + doctor
             + "<p class=\"note\">Run the same command without --practice as a --baseline to read the throughput "
-            + "lost; point the run at <code>pushbench mock --report</code> to see the sender doctor name each one.</p>"
+            + "lost. Against an endpoint, <code>pushbench mock --report</code> runs the sender doctor on the server side.</p>"
     }
 }
