@@ -32,9 +32,7 @@ public struct TrafficReplay: Sendable {
         let records = all.filter { $0.pushType == "liveactivity" && $0.accepted }
         let skipped = all.count - records.count
         self.path = path
-        self.records = records.enumerated().sorted {
-            ($0.element.receivedMs, $0.offset) < ($1.element.receivedMs, $1.offset)
-        }.map(\.element)
+        self.records = records.inArrivalOrder()
         self.skipped = skipped
     }
 

@@ -46,23 +46,15 @@ struct HeaderSet {
     )
         -> [String]
     {
-        guard let event, event.isBroadcast else {
-            return [
-                "authorization: \(authorization)",
-                "apns-push-type: \(PushType.liveactivity.rawValue)",
-                "apns-topic: \(configuration.topic)",
-                "apns-priority: \(priority)",
-                "apns-expiration: \(expiration)",
-                "content-type: application/json",
-            ]
-        }
-        let storage = configuration.scenario.cohorts[event.cohort].channelStorage
+        let channel = event.flatMap { $0.isBroadcast ? $0 : nil }
+        let stores = channel.map { configuration.scenario.cohorts[$0.cohort].channelStorage != .none } ?? true
         return [
             "authorization: \(authorization)",
             "apns-push-type: \(PushType.liveactivity.rawValue)",
-            "apns-channel-id: \(configuration.channelIDs[event.group] ?? "")",
+            channel.map { "apns-channel-id: \(configuration.channelIDs[$0.group] ?? "")" }
+                ?? "apns-topic: \(configuration.topic)",
             "apns-priority: \(priority)",
-            "apns-expiration: \(storage == .none ? 0 : expiration)",
+            "apns-expiration: \(stores ? expiration : 0)",
             "content-type: application/json",
         ]
     }

@@ -174,13 +174,7 @@ struct WorkerLoop {
     private mutating func refreshToken(now: UInt64) throws {
         if let refreshNanos, now &- signedAt >= refreshNanos {
             signedAt = now
-            bearer = try ProviderToken.sign(
-                keyID: worker.tokens.keyID,
-                teamID: worker.tokens.teamID,
-                issuedAt: Int64(configuration.wallClock.now()),
-                with: signer
-            )
-            headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
+            try signNewToken(issuedAt: Int64(configuration.wallClock.now()))
             stages.add(.signing, from: now, to: monotonicNanos())
             return
         }
@@ -192,6 +186,18 @@ struct WorkerLoop {
             headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
         }
         stages.add(.signing, from: now, to: monotonicNanos())
+    }
+
+    /// Signs a token of the worker's own, bypassing the shared cache (a token per push, or the
+    /// `refresh` practice), and sends it from now on.
+    private mutating func signNewToken(issuedAt: Int64) throws {
+        bearer = try ProviderToken.sign(
+            keyID: worker.tokens.keyID,
+            teamID: worker.tokens.teamID,
+            issuedAt: issuedAt,
+            with: signer
+        )
+        headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
     }
 
     // MARK: submit
@@ -252,13 +258,7 @@ struct WorkerLoop {
         var now = monotonicNanos()
         stages.add(.encoding, from: begin, to: now)
         if configuration.tokenPolicy == .perRequest {
-            let token = try ProviderToken.sign(
-                keyID: worker.tokens.keyID,
-                teamID: worker.tokens.teamID,
-                issuedAt: unixSeconds,
-                with: signer
-            )
-            headers = HeaderSet(configuration, bearer: token, expiration: expiration)
+            try signNewToken(issuedAt: unixSeconds)
             let signed = monotonicNanos()
             stages.add(.signing, from: now, to: signed)
             now = signed

@@ -51,13 +51,12 @@ extension SenderPractices {
         }
         figures.streamsOpenMax = most.values.max()
         guard let widest = most.values.max(), widest <= 1, figures.streamsAdvertised > 1 else { return nil }
-        let busy = spans.values.filter { span in
-            span.pushes >= 20
-                && Double(span.pushes) / max(Double(span.last - span.first) / 1000, 0.001) >= queuedRatePerSecond
-        }
-        guard !busy.isEmpty else { return nil }
+        // Connections carrying pushes back to back: their pushes, and their rate per second.
+        let busy = spans.values.map { span in
+            (pushes: span.pushes, rate: Double(span.pushes) / max(Double(span.last - span.first) / 1000, 0.001))
+        }.filter { $0.pushes >= 20 && $0.rate >= queuedRatePerSecond }
+        guard let rate = busy.map(\.rate).max() else { return nil }
         let pushes = busy.reduce(0) { $0 + $1.pushes }
-        let rate = busy.map { Double($0.pushes) / max(Double($0.last - $0.first) / 1000, 0.001) }.max() ?? 0
         return Finding(
             practice: "one-stream",
             title: "Sends one push at a time on each connection",

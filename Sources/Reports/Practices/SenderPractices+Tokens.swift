@@ -49,7 +49,8 @@ extension SenderPractices {
                 pushesAffected: max(refused, firstSeen.count)
             )
         }
-        let gaps = zip(firstSeen.values.sorted(), firstSeen.values.sorted().dropFirst()).map { $1 - $0 }
+        let births = firstSeen.values.sorted()
+        let gaps = zip(births, births.dropFirst()).map { $1 - $0 }
         let every =
             median(gaps).map { $0 < 1000 ? "\($0) ms" : String(format: "%.1f s", Double($0) / 1000) } ?? "?"
         return Finding(

@@ -76,9 +76,7 @@ public struct SenderPractices: Sendable {
     /// concurrent streams and accepted `connectionsAccepted` connections (when known: a
     /// connection that sent nothing is not in the recording).
     public init(records: [TrafficRecord], streamsAdvertised: Int, connectionsAccepted: Int? = nil) {
-        let records = records.enumerated().sorted {
-            ($0.element.receivedMs, $0.offset) < ($1.element.receivedMs, $1.offset)
-        }.map(\.element)
+        let records = records.inArrivalOrder()
         var figures = Figures()
         figures.pushes = records.count
         figures.streamsAdvertised = streamsAdvertised

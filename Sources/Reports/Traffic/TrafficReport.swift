@@ -74,9 +74,7 @@ public struct TrafficReport: Sendable {
 
     /// Creates the report of `records`, with the mock's `irregular` counts when it has them.
     public init(records: [TrafficRecord], source: String, irregular: [Irregular] = []) {
-        self.records = records.enumerated().sorted {
-            ($0.element.receivedMs, $0.offset) < ($1.element.receivedMs, $1.offset)
-        }.map(\.element)
+        self.records = records.inArrivalOrder()
         self.source = source
         self.irregular = irregular
     }
