@@ -3,7 +3,8 @@
 // PushBench: a load and budget harness for the sender side of iOS Live Activity pushes.
 // Module layout and the direction of dependencies follow docs/design.md: each target has
 // one job, and dependencies point down the table (C wrappers, Encodings → Workload/Wire → Transport →
-// LoadEngine → Reports → Harness → pushbench; MockAPNs sits beside Transport on top of Wire).
+// LoadEngine → Reports → Harness → pushbench; MockAPNs sits beside Transport on top of Wire, and
+// Telemetry, Prometheus' format and a plain-HTTP listener, serves both the mock and a run).
 
 import PackageDescription
 
@@ -64,6 +65,17 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "Transport", dependencies: ["CCurl", "CNGHTTP2", "Wire"], swiftSettings: strict),
+        // Prometheus' text format and the plain-HTTP listener that serves it: the mock's admin
+        // port and a run's --metrics-port.
+        .target(
+            name: "Telemetry",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "LoadEngine",
             dependencies: [
@@ -85,7 +97,7 @@ let package = Package(
         .target(
             name: "MockAPNs",
             dependencies: [
-                "Encodings", "Wire", "Workload",
+                "Encodings", "Wire", "Workload", "Telemetry",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
@@ -99,8 +111,9 @@ let package = Package(
         .target(
             name: "Harness",
             dependencies: [
-                "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs",
+                "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Telemetry",
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),
@@ -108,6 +121,7 @@ let package = Package(
             name: "pushbench",
             dependencies: [
                 "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
+                "Telemetry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict,

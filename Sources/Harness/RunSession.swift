@@ -71,10 +71,12 @@ public struct RunSession {
     ///
     /// - Parameters:
     ///   - notice: one line for the user, such as where the mock listens (stderr in the CLI).
+    ///   - live: where the run's figures can be read while it runs (`RunTelemetry` serves them).
     ///   - progress: the engine's snapshot about every 250 ms.
     /// - Throws: `RunSessionError` when the mock cannot start or the engine cannot set up.
     public func run(
         stop: StopFlag = StopFlag(),
+        live: LiveMetrics = LiveMetrics(),
         notice: (String) -> Void = { _ in },
         progress: (ProgressSnapshot) -> Void = { _ in }
     ) throws -> Outcome {
@@ -139,6 +141,7 @@ public struct RunSession {
                 load,
                 tokens: tokens,
                 stop: stop,
+                live: live,
                 progress: progress,
                 onAccepted: { push in feed?.receive(push) }
             )

@@ -5,6 +5,7 @@ import Harness
 import LoadEngine
 import MockAPNs
 import Reports
+import Telemetry
 import Transport
 import Wire
 import Workload
@@ -368,6 +369,30 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("mock-threads"), help: "Event-loop threads of the embedded mock.")
     var mockThreads = 1
 
+    @Option(
+        name: .customLong("metrics-port"),
+        help: ArgumentHelp(
+            "Serve the run's live figures on this port at /metrics, in Prometheus' format, while it runs (0: any free port).",
+            discussion: """
+                Pushes by outcome and reason, in flight, due and not sent (the open-loop backlog), connections,                 latency and schedule lag as histograms, worker CPU, labelled with the run's id and shard: each                 scrape reads the workers' own counters then, and the last one agrees with summary.json. A port                 in use stops the run before it starts. docs/telemetry.md names every series; deploy/grafana/                 has a dashboard.
+                """
+        )
+    )
+    var metricsPort: Int?
+
+    @Option(
+        name: .customLong("metrics-host"),
+        help: "The address --metrics-port listens on (0.0.0.0 in a pod that Prometheus scrapes)."
+    )
+    var metricsHost = "127.0.0.1"
+
+    @Option(
+        name: .customLong("metrics-hold"),
+        help:
+            "Keep serving /metrics this long after the run, so the next scrape sees its final figures (30s; a bare number is seconds)."
+    )
+    var metricsHold = TimeSpan(seconds: 0)
+
     @OptionGroup
     var baseline: BaselineOption
 
@@ -442,6 +467,12 @@ struct RunCommand: ParsableCommand {
         }
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority must be 1, 5 or 10") }
         guard (1...256).contains(mockThreads) else { throw ValidationError("--mock-threads must be 1 to 256") }
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("--metrics-port must be 0 to 65535")
+        }
+        if metricsHold.nanoseconds > 0 && metricsPort == nil {
+            throw ValidationError("--metrics-hold keeps --metrics-port open: give --metrics-port too")
+        }
         do {
             _ = try BudgetParameters.preset(named: budgetPreset)
         } catch {
@@ -571,6 +602,13 @@ struct RunCommand: ParsableCommand {
             budgetClock: budgetClock
         )
         session.channelOrigin = channelOrigin
+        let runID = RunContext.makeRunID(startingAt: load.startAtUnix)
+        let live = LiveMetrics()
+        let metrics = try metricsPort.map { port in
+            try startMetrics(on: port, runID: runID, load: load, live: live)
+        }
+        defer { metrics?.stop() }
+
         let shardActivities = load.shardActivities
         Console.err(
             "sending the \(workload.name) scenario's pushes to "
@@ -586,7 +624,12 @@ struct RunCommand: ParsableCommand {
         var display = ProgressDisplay()
         let outcome: RunSession.Outcome
         do {
-            outcome = try session.run(stop: stop, notice: { Console.err($0) }, progress: { display.show($0) })
+            outcome = try session.run(
+                stop: stop,
+                live: live,
+                notice: { Console.err($0) },
+                progress: { display.show($0) }
+            )
         } catch {
             display.finish()
             throw CommandLineError.runtime("\(error)")
@@ -596,8 +639,7 @@ struct RunCommand: ParsableCommand {
         let serverCounts = outcome.serverCounts
         let targetDescription = outcome.targetDescription
         var context = RunContext(
-            runID: RunContext.makeRunID()
-                + (load.shard.count > 1 ? "-shard-\(load.shard.index)-of-\(load.shard.count)" : ""),
+            runID: runID + (load.shard.count > 1 ? "-shard-\(load.shard.index)-of-\(load.shard.count)" : ""),
             commandLine: CommandLine.arguments.joined(separator: " "),
             targetDescription: targetDescription,
             serverCounts: serverCounts,
@@ -631,9 +673,48 @@ struct RunCommand: ParsableCommand {
         } catch {
             throw CommandLineError.runtime("\(error) (the summary above is complete)")
         }
+        if let metrics { holdMetrics(metrics, stop: stop) }
         if let signal = trap.signal { throw ExitCode(ExitStatus.interrupted(by: signal)) }
         if !result.counts.isBalanced { throw CommandLineError("internal error: the run's books do not balance") }
         if result.nothingSucceeded || result.counts.sent == 0 { throw ExitCode(ExitStatus.nothingSucceeded) }
+    }
+
+    /// Starts `--metrics-port` before the run, so a port in use stops it before anything is sent.
+    private func startMetrics(
+        on port: Int,
+        runID: String,
+        load: LoadConfiguration,
+        live: LiveMetrics
+    ) throws
+        -> MetricsEndpoint
+    {
+        let telemetry = RunTelemetry(
+            labels: .init(
+                run: runID,
+                shard: load.shard.index,
+                shards: load.shard.count,
+                scenario: load.scenario.name,
+                pacing: load.pacing.label,
+                transport: load.transportKind.rawValue,
+                version: PushBench.build.version
+            ),
+            live: live
+        )
+        do {
+            let endpoint = try telemetry.serve(host: metricsHost, port: port)
+            Console.err("metrics: http://\(metricsHost):\(endpoint.port)/metrics (run \(runID))")
+            return endpoint
+        } catch {
+            throw CommandLineError("--metrics-port: \(error)")
+        }
+    }
+
+    /// `--metrics-hold`: keeps the final figures on `/metrics` for the next scrape; Ctrl-C ends it.
+    private func holdMetrics(_ metrics: MetricsEndpoint, stop: StopFlag) {
+        guard metricsHold.nanoseconds > 0, !stop.isSet else { return }
+        Console.err("metrics: serving the final figures for \(metricsHold) more (--metrics-hold; Ctrl-C ends it)")
+        let until = Date().addingTimeInterval(metricsHold.seconds)
+        while Date() < until, !stop.isSet { Thread.sleep(forTimeInterval: min(0.1, until.timeIntervalSinceNow)) }
     }
 
     /// `--auth-key`, or its old spelling `--key`.

@@ -26,10 +26,10 @@ final class RunTimelineTests: XCTestCase {
         XCTAssertEqual(timeline.resolutionNanos, 10 * ms, "a run starts at the finest resolution")
         let fast = latencies([100, 100, 100])
         timeline.add(answered(3), latency: fast, fromNanos: 0, toNanos: 10 * ms, nextNanos: 10 * ms, worker: 0)
-        XCTAssertNil(timeline.progress.recent, "worker 1 has handed nothing over")
+        XCTAssertNil(timeline.recentPercentiles, "worker 1 has handed nothing over")
         let slow = latencies(Array(repeating: 900, count: 7))
         timeline.add(answered(7), latency: slow, fromNanos: 0, toNanos: 10 * ms, nextNanos: 10 * ms, worker: 1)
-        XCTAssertEqual(timeline.progress.recent?.p50Us, slow.valueAtPercentile(50))
+        XCTAssertEqual(timeline.recentPercentiles?.p50Us, slow.valueAtPercentile(50))
 
         timeline.add(
             answered(2),
@@ -87,17 +87,6 @@ final class RunTimelineTests: XCTestCase {
         timeline.finish(worker: 0)
         XCTAssertEqual(timeline.samples.samples.count, 1)
         XCTAssertEqual(timeline.samples.samples[0].intervalSeconds, 0.003, accuracy: 1e-9)
-    }
-
-    func testProgressAddsTheWorkersPublishedTotals() {
-        let timeline = RunTimeline(workers: 3)
-        var counts = OutcomeCounts()
-        counts.sent = 5
-        counts.rejected = 2
-        for worker in 0..<3 { timeline.publish(counts, worker: worker) }
-        XCTAssertEqual(timeline.progress.counts.sent, 15)
-        XCTAssertEqual(timeline.progress.counts.rejected, 6)
-        XCTAssertNil(timeline.progress.recent)
     }
 
     func testSharesSpreadTheRemainderOverTheFirstWorkers() {

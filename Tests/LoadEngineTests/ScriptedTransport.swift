@@ -44,6 +44,7 @@ final class ScriptedTransport: PushTransport, @unchecked Sendable {
     var idleSlots: Int { capacity - pending.count }
     var recoveries: TransportRecoveries? { nil }
     var connectionAttempts: Int { 0 }
+    var connectionsOpen: Int? { nil }
 
     func submit(
         tag: Int,

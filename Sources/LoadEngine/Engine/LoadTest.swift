@@ -12,8 +12,8 @@ import Glibc
 ///
 /// Each worker (`LoadWorker`) owns a transport client, its share of the connections and a
 /// contiguous share of the activities, so every activity's pushes leave in order from one
-/// worker. The calling thread only waits, reports progress four times a second, and adds the
-/// workers' metrics up at the end. The end of `--duration` or a stop request (Ctrl-C, SIGTERM)
+/// worker. The calling thread only waits, reports progress four times a second (from
+/// `LiveMetrics`, which a metrics endpoint reads too), and adds the workers' metrics up at the end. The end of `--duration` or a stop request (Ctrl-C, SIGTERM)
 /// ends submission; requests in flight get `LoadWorker.drainNanos` to finish and are then
 /// counted as timed out, so the books balance and the stop is bounded.
 public enum LoadTest {
@@ -23,6 +23,8 @@ public enum LoadTest {
     /// key for every push), until every push has ended or `stop` is set.
     ///
     /// - Parameters:
+    ///   - live: where the run's figures can be read while it runs (a metrics endpoint's); it
+    ///     starts when the schedule does, after any `startAtUnix` wait.
     ///   - progress: called on this thread about every 250 ms with the run's state.
     ///   - onAccepted: called for every push answered 200, on its worker's thread; one worker's
     ///     calls come in answer order, different workers' concurrently. Each says how far its
@@ -35,6 +37,7 @@ public enum LoadTest {
         _ configuration: LoadConfiguration,
         tokens: ProviderTokenCache,
         stop: StopFlag = StopFlag(),
+        live: LiveMetrics = LiveMetrics(),
         progress: (ProgressSnapshot) -> Void = { _ in },
         onAccepted: @escaping @Sendable (AcceptedPush) -> Void = { _ in },
         makeTransport: (@Sendable (TransportConfiguration) throws -> any PushTransport)? = nil
@@ -50,6 +53,7 @@ public enum LoadTest {
         let timeline = RunTimeline(workers: threads, keepsLatencyBuckets: configuration.shard.count > 1)
         let abort = StopFlag()
         if let startAt = configuration.startAtUnix { wait(until: startAt, on: configuration.wallClock, stop: stop) }
+        live.begin(workers: threads)
         let startedAtUnix = configuration.wallClock.now()
         let start = monotonicNanos()
         var workerProfile: RateProfile? = nil
@@ -71,7 +75,8 @@ public enum LoadTest {
                 tokens: tokens,
                 stop: stop,
                 abort: abort,
-                timeline: timeline
+                timeline: timeline,
+                live: live
             )
         }
         let kind = configuration.transportKind
@@ -89,8 +94,11 @@ public enum LoadTest {
         var completedAtLastProgress = 0
         var lastProgress = start
         while group.wait(timeout: .now() + .nanoseconds(Int(progressIntervalNanos))) == .timedOut {
+            let snapshot = live.read()
+            var counts = snapshot.counts
+            counts.add(snapshot.warmup)
             let now = monotonicNanos()
-            let (counts, recent) = timeline.progress
+            let recent = timeline.recentPercentiles
             progress(
                 ProgressSnapshot(
                     elapsedSeconds: Double(now - start) / 1e9,

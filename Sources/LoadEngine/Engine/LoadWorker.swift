@@ -6,7 +6,8 @@ import Workload
 /// the scenario's activities, its own metrics.
 ///
 /// This is what a worker is given; `WorkerLoop` is what it does. Nothing is shared with other
-/// workers but the provider token cache, the stop flags and the run's timeline.
+/// workers but the provider token cache, the stop flags, the run's timeline and its live
+/// figures.
 struct LoadWorker: Sendable {
     /// What the worker hands back when it is done.
     struct Outcome: Sendable {
@@ -42,6 +43,8 @@ struct LoadWorker: Sendable {
     let stop: StopFlag
     let abort: StopFlag
     let timeline: RunTimeline
+    /// Where the worker answers requests for the run's live figures.
+    let live: LiveMetrics
 
     /// The intended time of a push the rate profile never reaches (its rate fell to 0 for good).
     static let never = UInt64.max

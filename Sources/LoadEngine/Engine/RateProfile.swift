@@ -88,6 +88,21 @@ public struct RateProfile: Sendable, Equatable {
         return start.seconds + (root - start.perSecond) / slope
     }
 
+    /// How many pushes are intended at or before `seconds` from the start: the rate's integral
+    /// up to then, rounded down, plus push 0 at the start (so at least 1).
+    public func pushesDue(bySeconds seconds: Double) -> Int {
+        var segment = 0
+        while segment + 1 < points.count && points[segment + 1].seconds <= seconds { segment += 1 }
+        let start = points[segment]
+        let elapsed = max(0, seconds - start.seconds)
+        var integral = pushesBefore[segment] + start.perSecond * elapsed
+        if segment + 1 < points.count {
+            let end = points[segment + 1]
+            integral += (end.perSecond - start.perSecond) / (end.seconds - start.seconds) * elapsed * elapsed / 2
+        }
+        return Int(min(integral, Double(Int.max / 2)).rounded(.down)) + 1
+    }
+
     /// How reports write it: `1000/s`, or `0 s 100/s → 60 s 2000/s`.
     public var label: String {
         if points.count == 1 { return "\(Self.number(points[0].perSecond))/s" }

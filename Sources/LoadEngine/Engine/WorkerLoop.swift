@@ -6,7 +6,8 @@ import Workload
 ///
 /// - `submitDue`: fill every free stream with the next push that is due (a retry first);
 /// - `complete`: let the client move bytes, and record each answer or failure;
-/// - `pace`: wait for the sockets until the next thing is due, and publish progress;
+/// - `pace`: wait for the sockets until the next thing is due, and answer a reader of the
+///   run's live figures (`LiveMetrics`);
 /// - drain: once sending stops (`--duration`, Ctrl-C, SIGTERM, another worker failed), give the
 ///   requests in flight `LoadWorker.drainNanos`, then count those still open as timed out.
 ///
@@ -65,13 +66,12 @@ struct WorkerLoop {
     /// Set when a hold began during `complete`: the requests still in flight are taken back
     /// from the client once its answers are handed over.
     private var abandonsInFlight = false
-    private var nextPublish: UInt64
+    /// The last request for live figures this worker answered.
+    private var liveRequestAnswered = 0
     private var nextTokenCheck: UInt64
     /// With the `refresh` practice: how often the worker signs a new token, and when it last did.
     private let refreshNanos: UInt64?
     private var signedAt: UInt64
-
-    private static let publishIntervalNanos: UInt64 = 250_000_000
 
     init(worker: LoadWorker, client: any PushTransport, onAccepted: @escaping (AcceptedPush) -> Void) throws {
         self.worker = worker
@@ -110,7 +110,6 @@ struct WorkerLoop {
         requestTimeoutNanos = UInt64(configuration.transport.requestTimeoutMs) * 1_000_000
         submitUntil = configuration.durationSeconds.map { measuredFrom + UInt64($0 * 1e9) } ?? .max
         backoff = BackoffGate(policy: configuration.reconnectBackoff)
-        nextPublish = worker.startNanos + Self.publishIntervalNanos
         nextTokenCheck = worker.startNanos + 1_000_000_000
         takeNextEvent()
     }
@@ -133,7 +132,13 @@ struct WorkerLoop {
         let end = monotonicNanos()
         retryCounts.exhausted += retryQueue.count  // stopped before their turn
         metrics.finish(now: end)
-        worker.timeline.publish(metrics.counts, warmup: metrics.warmup, worker: worker.index)
+        let cpuSeconds = threadCPUSeconds() - cpuAtStart
+        worker.live.answer(
+            liveSnapshot(now: end, cpuSeconds: cpuSeconds),
+            worker: worker.index,
+            request: liveRequestAnswered,
+            finished: true
+        )
         return LoadWorker.Outcome(
             metrics: metrics,
             skippedForGoneTokens: skipped,
@@ -144,7 +149,7 @@ struct WorkerLoop {
             connectionAttempts: client.connectionAttempts,
             gaveUp: gaveUp,
             tookEveryEvent: pending == nil,
-            cpuSeconds: threadCPUSeconds() - cpuAtStart
+            cpuSeconds: cpuSeconds
         )
     }
 
@@ -398,7 +403,7 @@ struct WorkerLoop {
 
     /// Waits for the sockets until the next push or retry is due (after the answers, so the
     /// streams they freed count: a free stream with a push to send must not sit idle until the
-    /// next answer arrives), and publishes the worker's totals four times a second.
+    /// next answer arrives), and answers a request for the run's live figures.
     private mutating func pace() {
         let now = monotonicNanos()
         var wait =
@@ -420,10 +425,54 @@ struct WorkerLoop {
         }
         if let deadline = drainDeadline { wait = min(wait, deadline > now ? deadline - now : 0) }
         client.wait(timeoutNanos: wait)
-        let after = monotonicNanos()
-        if after >= nextPublish {
-            worker.timeline.publish(metrics.counts, warmup: metrics.warmup, worker: worker.index)
-            nextPublish = after + Self.publishIntervalNanos
+        if let request = worker.live.request(after: liveRequestAnswered) {
+            let now = monotonicNanos()
+            worker.live.answer(
+                liveSnapshot(now: now, cpuSeconds: threadCPUSeconds() - cpuAtStart),
+                worker: worker.index,
+                request: request
+            )
+            liveRequestAnswered = request
+        }
+    }
+
+    /// The worker's figures now, for `LiveMetrics`: copies of its books (the histograms are
+    /// copied on write, so the copy costs the worker when it next records, not before).
+    private func liveSnapshot(now: UInt64, cpuSeconds: Double) -> LiveSnapshot {
+        var snapshot = LiveSnapshot()
+        snapshot.counts = metrics.counts
+        snapshot.warmup = metrics.warmup
+        snapshot.rejectedByReason = metrics.rejectedByReason
+        snapshot.erroredByKind = metrics.erroredByKind
+        snapshot.latency = metrics.latency
+        snapshot.scheduleLag = metrics.scheduleLag
+        snapshot.inFlight = client.inFlight
+        let due =
+            submitting && sent < worker.requestCap ? pending.flatMap { worker.intendedTime(of: $0, index: sent) } : nil
+        if let due, due <= now { snapshot.behindScheduleSeconds = Double(now - due) / 1e9 }
+        snapshot.backlog = submitting && pending != nil ? backlog(now: now) : 0
+        snapshot.connectionsOpen = client.connectionsOpen
+        snapshot.connectionAttempts = client.connectionAttempts
+        snapshot.reconnections = client.recoveries?.reconnections
+        snapshot.retriesSent = retryCounts.attempts.sent
+        snapshot.workerCPUSeconds = [cpuSeconds]
+        return snapshot
+    }
+
+    /// Open loop: how many pushes are due now and not sent, counting the next one; `nil` where
+    /// that cannot be told without reading ahead in the scenario.
+    private func backlog(now: UInt64) -> Int? {
+        switch configuration.pacing {
+        case .closedLoop:
+            return 0
+        case .rate:
+            guard let profile = worker.rateProfile else { return 0 }
+            let elapsed = Double(now &- min(now, worker.startNanos)) / 1e9
+            return max(0, min(profile.pushesDue(bySeconds: elapsed), worker.requestCap) - sent)
+        case .burst:
+            return stream.burstEventsLeft.map { min($0 + 1, worker.requestCap - sent) }
+        case .scenarioTime:
+            return nil
         }
     }
 

@@ -2,7 +2,7 @@ import Histogram
 import Synchronization
 
 /// The time series of a run, written by all its workers, at a resolution that follows the
-/// run's length, and the workers' running totals for the progress display.
+/// run's length.
 ///
 /// A run's length is not known ahead (a closed-loop run ends when its pushes are answered), so
 /// the series starts at the finest resolution, 10 ms, and whenever it would pass
@@ -42,7 +42,6 @@ final class RunTimeline: Sendable {
         var endNanos: UInt64 = 0
         /// Per worker: every instant before this one (nanoseconds since the start) is handed over.
         var closedBefore: [UInt64]
-        var counts: [OutcomeCounts]
 
         var resolution: UInt64 { RunTimeline.resolutions[level] }
 
@@ -68,7 +67,7 @@ final class RunTimeline: Sendable {
     init(workers: Int, keepsLatencyBuckets: Bool = false) {
         self.keepsLatencyBuckets = keepsLatencyBuckets
         state = Mutex(
-            State(closedBefore: Array(repeating: 0, count: workers), counts: Array(repeating: .init(), count: workers))
+            State(closedBefore: Array(repeating: 0, count: workers))
         )
     }
 
@@ -109,19 +108,10 @@ final class RunTimeline: Sendable {
         state.withLock { $0.closedBefore[worker] = .max }
     }
 
-    /// Publishes `worker`'s running totals for the progress display, its warmup's included.
-    func publish(_ counts: OutcomeCounts, warmup: OutcomeCounts = OutcomeCounts(), worker: Int) {
-        var total = counts
-        total.add(warmup)
-        state.withLock { $0.counts[worker] = total }
-    }
-
-    /// Every worker's totals added up, and the latency percentiles of the last second that
-    /// every worker has handed over (`nil` before one has been, or when nothing was answered).
-    var progress: (counts: OutcomeCounts, recent: (p50Us: UInt64, p99Us: UInt64)?) {
+    /// The latency percentiles of the last second that every worker has handed over (`nil`
+    /// before one has been, or when nothing was answered), for the progress display.
+    var recentPercentiles: (p50Us: UInt64, p99Us: UInt64)? {
         state.withLock { state in
-            var total = OutcomeCounts()
-            for counts in state.counts { total.add(counts) }
             let closed = state.closedBefore.min() ?? 0
             let resolution = state.resolution
             let end = min(Int(closed / resolution), state.intervals.count)
@@ -130,8 +120,8 @@ final class RunTimeline: Sendable {
             for index in first..<max(first, end) where state.intervals[index].latency.totalCount > 0 {
                 latency.add(state.intervals[index].latency)
             }
-            guard latency.totalCount > 0 else { return (total, nil) }
-            return (total, (latency.valueAtPercentile(50), latency.valueAtPercentile(99)))
+            guard latency.totalCount > 0 else { return nil }
+            return (latency.valueAtPercentile(50), latency.valueAtPercentile(99))
         }
     }
 

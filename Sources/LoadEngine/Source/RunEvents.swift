@@ -48,6 +48,13 @@ struct RunEvents {
         return event
     }
 
+    /// A per-token burst: the events not yet taken; `nil` for a scenario's stream, or a burst
+    /// that broadcasts to groups (whose sizes would have to be read ahead).
+    var burstEventsLeft: Int? {
+        guard template != nil, !broadcasts else { return nil }
+        return activities.upperBound - nextActivity
+    }
+
     /// The first `kind` update activity 0 gets: what every activity gets in a burst.
     /// - Throws: `WorkloadError` when the scenario never sends one.
     static func template(of kind: EventKind, in scenario: Scenario) throws -> WorkloadEvent {

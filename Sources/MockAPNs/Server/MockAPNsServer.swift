@@ -6,6 +6,7 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import Synchronization
+import Telemetry
 import Wire
 
 #if canImport(Glibc)
@@ -293,22 +294,23 @@ public final class MockAPNsServer: Sendable {
         }
     }
 
-    /// The admin listener: plain HTTP/1.1 with keep-alive, one `AdminRequestHandler` per
-    /// connection.
+    /// The admin listener: plain HTTP/1.1 with keep-alive, serving the counters read fresh at
+    /// each request, as JSON (`/stats`) and in Prometheus' format (`/metrics`).
     private static func adminBootstrap(
         group: MultiThreadedEventLoopGroup,
         stats: MockStats,
         verifier: ProviderTokenVerifier
     ) -> ServerBootstrap {
-        ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.pipeline.configureHTTPServerPipeline().flatMapThrowing {
-                    try channel.pipeline.syncOperations.addHandler(
-                        AdminRequestHandler(stats: stats, verifier: verifier)
-                    )
-                }
-            }
+        PlainHTTPResponder.bootstrap(
+            group: group,
+            routes: [
+                "/stats": { ("application/json", stats.snapshot().json(providerTokenFullChecks: verifier.fullChecks)) },
+                "/metrics": {
+                    let text = stats.snapshot().prometheusText(providerTokenFullChecks: verifier.fullChecks)
+                    return (PrometheusText.contentType, Array(text.utf8))
+                },
+            ]
+        )
     }
 
     /// APNs' SETTINGS as last observed (`docs/apns.md` §1.8): header table 4096,

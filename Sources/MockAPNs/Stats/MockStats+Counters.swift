@@ -11,8 +11,8 @@ extension MockStats.Snapshot {
         var help: String
         /// Its value in `/stats`.
         var value: Int
-        /// Its value in `/metrics`, when the unit differs from `/stats`'.
-        var metricValue: String?
+        /// Its value in `/metrics`, when the unit differs from `/stats`' (seconds for microseconds).
+        var metricValue: Double?
     }
 
     /// Every single-number counter, in the order both forms list them.
@@ -104,7 +104,7 @@ extension MockStats.Snapshot {
                 metric: "injected_delay_seconds_total",
                 help: "Delay the fault plan added to answers, in total.",
                 value: injectedDelayMicros,
-                metricValue: String(Double(injectedDelayMicros) / 1e6)
+                metricValue: Double(injectedDelayMicros) / 1e6
             ),
             Scalar(
                 key: "broadcasts",
@@ -129,7 +129,7 @@ extension MockStats.Snapshot {
                 metric: "broadcast_last_delivery_seconds_total",
                 help: "From each accepted broadcast to its last subscriber having it (the fan-out model), in total.",
                 value: broadcastLastDeliveryMicros,
-                metricValue: String(Double(broadcastLastDeliveryMicros) / 1e6)
+                metricValue: Double(broadcastLastDeliveryMicros) / 1e6
             ),
             Scalar(
                 key: "broadcast_last_delivery_us_max",
@@ -137,7 +137,7 @@ extension MockStats.Snapshot {
                 type: "gauge",
                 help: "The longest time from an accepted broadcast to its last subscriber having it.",
                 value: broadcastLastDeliveryMicrosMax,
-                metricValue: String(Double(broadcastLastDeliveryMicrosMax) / 1e6)
+                metricValue: Double(broadcastLastDeliveryMicrosMax) / 1e6
             ),
             Scalar(
                 key: "channels_created",

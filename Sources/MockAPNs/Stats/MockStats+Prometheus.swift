@@ -1,98 +1,80 @@
+import Telemetry
 import Wire
 
 extension MockStats.Snapshot {
-    /// The counters in Prometheus' text exposition format (version 0.0.4), as `GET /metrics` on
-    /// the admin port serves them, so a dashboard can watch the mock while a sender runs.
+    /// The counters in Prometheus' text exposition format, as `GET /metrics` on the admin port
+    /// serves them, so a dashboard can watch the mock while a sender runs.
     ///
     /// Every name starts `pushbench_mock_`; counters end `_total`. Answers per connection stay in
     /// `/stats` only: a label per client port would give Prometheus a series per connection.
     public func prometheusText(providerTokenFullChecks: Int) -> String {
-        var text = ""
-        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: String)]) {
-            text += "# HELP pushbench_mock_\(name) \(help)\n# TYPE pushbench_mock_\(name) \(type)\n"
-            for sample in samples { text += "pushbench_mock_\(name)\(sample.labels) \(sample.value)\n" }
-        }
-        func labelled(_ label: String, _ counts: [String: Int]) -> [(labels: String, value: String)] {
-            counts.sorted { $0.key < $1.key }.map { ("{\(label)=\"\(Self.escaped($0.key))\"}", String($0.value)) }
+        var text = PrometheusText()
+        func labelled(_ label: String, _ counts: [String: Int]) -> [PrometheusText.Sample] {
+            counts.sorted { $0.key < $1.key }.map { .init([(label, $0.key)], $0.value) }
         }
 
-        var answers = [(labels: #"{status="200",reason=""}"#, value: String(accepted))]
+        var answers = [PrometheusText.Sample([("status", "200"), ("reason", "")], accepted)]
         for (reason, count) in rejectedByReason.sorted(by: { $0.key < $1.key }) {
             let status = APNsReason(rawValue: reason)?.status ?? 0
-            answers.append(("{status=\"\(status)\",reason=\"\(Self.escaped(reason))\"}", String(count)))
+            answers.append(.init([("status", String(status)), ("reason", reason)], count))
         }
-        metric("pushes_total", "counter", "Device pushes answered, by HTTP status and APNs reason.", answers)
-        metric(
-            "pushes_by_push_type_total",
-            "counter",
-            "Device pushes answered, by apns-push-type (absent, or invalid for an unknown type).",
-            labelled("push_type", pushesByPushType)
+        text.counter(
+            "pushbench_mock_pushes_total",
+            help: "Device pushes answered, by HTTP status and APNs reason.",
+            answers
         )
-        metric(
-            "pushes_by_priority_total",
-            "counter",
-            "Device pushes answered, by apns-priority (absent, or invalid for one APNs refuses).",
-            labelled("priority", pushesByPriority)
-        )
-        metric(
-            "faults_injected_total",
-            "counter",
-            "Answers the fault plan turned into errors, by reason.",
-            labelled("reason", faultsInjected)
-        )
-        metric(
-            "live_activity_would_drop_total",
-            "counter",
-            "Live Activity pushes whose content a device would drop, by problem.",
-            labelled("problem", liveActivityWouldDrop)
-        )
-        metric(
-            "accepted_irregular_total",
-            "counter",
-            "Pushes accepted although they differ from Apple's documentation, as APNs accepts them, by kind.",
-            labelled("kind", acceptedIrregular)
-        )
-        metric(
-            "channel_requests_total",
-            "counter",
-            "Channel management requests answered, by operation.",
-            labelled("operation", channelRequests)
-        )
-        metric(
-            "broadcast_rejected_total",
-            "counter",
-            "Broadcasts refused, by reason.",
-            labelled("reason", broadcastRejectedByReason)
-        )
-        metric(
-            "channel_requests_rejected_total",
-            "counter",
-            "Channel management requests refused, by reason.",
-            labelled("reason", channelRequestsRejectedByReason)
-        )
-        metric(
-            "connection_errors_total",
-            "counter",
-            "Errors that reached a connection, by kind: failed handshakes, protocol violations, vanished peers.",
-            labelled("kind", connectionErrors)
-        )
+        let families: [(name: String, help: String, label: String, counts: [String: Int])] = [
+            (
+                "pushes_by_push_type_total",
+                "Device pushes answered, by apns-push-type (absent, or invalid for an unknown type).",
+                "push_type", pushesByPushType
+            ),
+            (
+                "pushes_by_priority_total",
+                "Device pushes answered, by apns-priority (absent, or invalid for one APNs refuses).",
+                "priority", pushesByPriority
+            ),
+            (
+                "faults_injected_total", "Answers the fault plan turned into errors, by reason.", "reason",
+                faultsInjected
+            ),
+            (
+                "live_activity_would_drop_total",
+                "Live Activity pushes whose content a device would drop, by problem.",
+                "problem", liveActivityWouldDrop
+            ),
+            (
+                "accepted_irregular_total",
+                "Pushes accepted although they differ from Apple's documentation, as APNs accepts them, by kind.",
+                "kind", acceptedIrregular
+            ),
+            (
+                "channel_requests_total", "Channel management requests answered, by operation.", "operation",
+                channelRequests
+            ),
+            ("broadcast_rejected_total", "Broadcasts refused, by reason.", "reason", broadcastRejectedByReason),
+            (
+                "channel_requests_rejected_total",
+                "Channel management requests refused, by reason.",
+                "reason", channelRequestsRejectedByReason
+            ),
+            (
+                "connection_errors_total",
+                "Errors that reached a connection, by kind: failed handshakes, protocol violations, vanished peers.",
+                "kind", connectionErrors
+            ),
+        ]
+        for family in families {
+            text.counter("pushbench_mock_" + family.name, help: family.help, labelled(family.label, family.counts))
+        }
         for scalar in scalars(providerTokenFullChecks: providerTokenFullChecks) {
-            metric(scalar.metric, scalar.type, scalar.help, [("", scalar.metricValue ?? String(scalar.value))])
-        }
-        return text
-    }
-
-    /// A label value as the format wants it: backslash, double quote and line feed escaped.
-    private static func escaped(_ value: String) -> String {
-        var result = ""
-        for character in value {
-            switch character {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\n": result += "\\n"
-            default: result.append(character)
+            let sample = [PrometheusText.Sample([], scalar.metricValue ?? Double(scalar.value))]
+            if scalar.type == "gauge" {
+                text.gauge("pushbench_mock_" + scalar.metric, help: scalar.help, sample)
+            } else {
+                text.counter("pushbench_mock_" + scalar.metric, help: scalar.help, sample)
             }
         }
-        return result
+        return text.text
     }
 }

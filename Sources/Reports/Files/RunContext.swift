@@ -32,12 +32,15 @@ public struct RunContext: Sendable {
         self.build = build
     }
 
-    /// A sortable run identifier from the current UTC time, e.g. `20261121-204512-3f9a`.
-    public static func makeRunID(now: Date = Date()) -> String {
+    /// A sortable run identifier from the current UTC time, e.g. `20261121-204512-3f9a`; or, for a
+    /// run whose schedule starts at `startingAt` (UNIX seconds, as every shard of one run is
+    /// given), from that instant, e.g. `20261121-210000-sync`, so the shards share it.
+    public static func makeRunID(now: Date = Date(), startingAt: Double? = nil) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
+        if let startingAt { return formatter.string(from: Date(timeIntervalSince1970: startingAt)) + "-sync" }
         let suffix = String(UInt16.random(in: 0...UInt16.max), radix: 16)
         return formatter.string(from: now) + "-" + String(repeating: "0", count: 4 - suffix.count) + suffix
     }

@@ -19,6 +19,10 @@ public protocol PushTransport: AnyObject {
     var recoveries: TransportRecoveries? { get }
     /// Connections the client has tried to open, whether or not they came up.
     var connectionAttempts: Int { get }
+    /// Connections whose TLS handshake is done and that are not closed, those told to go away
+    /// and still answering included; `nil` where the client cannot tell (libcurl keeps its
+    /// connection pool inside).
+    var connectionsOpen: Int? { get }
     /// Starts one POST of `body` to the origin plus `path`, with `headers` and an `apns-id` made
     /// from `apnsID`. Requires `idleSlots > 0`.
     func submit(

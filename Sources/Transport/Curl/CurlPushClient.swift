@@ -32,6 +32,8 @@ public final class CurlPushClient: PushTransport {
     /// libcurl reconnects and retries refused streams inside, without telling.
     public var recoveries: TransportRecoveries? { nil }
     public private(set) var connectionAttempts = 0
+    /// libcurl opens and closes connections inside its pool, without telling.
+    public var connectionsOpen: Int? { nil }
     /// Requests ended by `abandonInFlight`, handed back (and their slots made idle) at the next
     /// `perform`: until then they are still in flight, so no request is lost from the books.
     private var abandoned: [(slot: TransferSlot, completion: PushCompletion)] = []

@@ -46,6 +46,9 @@ public final class NGHTTP2PushClient: PushTransport {
     /// Connections told to go away whose position was reopened, kept until their answers come.
     private var orphans: [HTTP2Connection] = []
     public private(set) var connectionAttempts = 0
+    public var connectionsOpen: Int? {
+        connections.reduce(0) { $0 + ($1?.phase == .ready ? 1 : 0) } + orphans.count { $0.phase == .ready }
+    }
 
     /// How often a request refused unprocessed is sent again before it fails as refused: RFC
     /// 9113 §8.7 lets a client retry such requests; a server that refuses everything must not
