@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import XCTest
 
@@ -117,6 +118,53 @@ final class MockStatsTests: XCTestCase {
         )
         XCTAssertEqual(later.status, 200)
         XCTAssertEqual(stats.snapshot().providerTokenUpdates, 1)
+    }
+
+    func testEachThreadCountsOnItsLaneAndAReadAddsThemAll() {
+        let stats = MockStats(lanes: 3)
+        let threads = DispatchGroup()
+        for lane in 0..<3 {
+            Thread {
+                MockStats.claimLane(lane)
+                for _ in 0..<1000 {
+                    stats.update {
+                        $0.pushes += 1
+                        $0.rejectedByReason["BadDeviceToken", default: 0] += 1
+                        $0.pushesByConnection[40_000 + lane, default: 0] += 1
+                        $0.broadcastLastDeliveryMicrosMax = max($0.broadcastLastDeliveryMicrosMax, 10 * (lane + 1))
+                    }
+                }
+                threads.leave()
+            }.start()
+            threads.enter()
+        }
+        threads.wait()
+        let snapshot = stats.snapshot()
+        XCTAssertEqual(snapshot.pushes, 3000)
+        XCTAssertEqual(snapshot.rejectedByReason, ["BadDeviceToken": 3000])
+        XCTAssertEqual(snapshot.pushesByConnection, [40_000: 1000, 40_001: 1000, 40_002: 1000])
+        XCTAssertEqual(snapshot.broadcastLastDeliveryMicrosMax, 30, "the longest, not a sum")
+        XCTAssertFalse(snapshot.instance.isEmpty)
+    }
+
+    /// Adding lanes must miss no counter: every stored property is summed, summed by label, or
+    /// one of the three handled by name.
+    func testAddingLanesCoversEveryCounter() {
+        let byName = ["instance", "pushesByConnection", "broadcastLastDeliveryMicrosMax"]
+        let stored = Mirror(reflecting: MockStats.Snapshot()).children.count
+        XCTAssertEqual(Set(MockStats.Snapshot.sums).count, MockStats.Snapshot.sums.count, "none twice")
+        XCTAssertEqual(Set(MockStats.Snapshot.labelledSums).count, MockStats.Snapshot.labelledSums.count)
+        XCTAssertEqual(
+            MockStats.Snapshot.sums.count + MockStats.Snapshot.labelledSums.count + byName.count,
+            stored
+        )
+        var one = MockStats.Snapshot()
+        for path in MockStats.Snapshot.sums { one[keyPath: path] = 1 }
+        for path in MockStats.Snapshot.labelledSums { one[keyPath: path] = ["x": 1] }
+        var two = one
+        two.add(one)
+        for path in MockStats.Snapshot.sums { XCTAssertEqual(two[keyPath: path], 2) }
+        for path in MockStats.Snapshot.labelledSums { XCTAssertEqual(two[keyPath: path], ["x": 2]) }
     }
 
     func testMetricsFollowPrometheusTextFormat() throws {

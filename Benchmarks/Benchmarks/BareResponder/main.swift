@@ -3,7 +3,8 @@
 // or echoed. `mock-vs-bare.sh` runs h2load against both; their ratio is what the mock's APNs
 // fidelity (validation, ES256 token checks, apns-id, counters) costs.
 //
-// Usage: BareResponder CERT_OUT   (prints "listening on https://127.0.0.1:PORT"; Ctrl-C stops)
+// Usage: BareResponder CERT_OUT [THREADS]   (event-loop threads, default 1; prints "listening on
+// https://127.0.0.1:PORT"; Ctrl-C stops)
 
 import Foundation
 import NIOCore
@@ -32,8 +33,10 @@ final class OKResponder: ChannelInboundHandler {
     }
 }
 
-guard CommandLine.arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: BareResponder CERT_OUT\n".utf8))
+guard (2...3).contains(CommandLine.arguments.count),
+    let threads = CommandLine.arguments.count == 3 ? Int(CommandLine.arguments[2]) : 1, threads > 0
+else {
+    FileHandle.standardError.write(Data("usage: BareResponder CERT_OUT [THREADS]\n".utf8))
     exit(2)
 }
 let identity = try TLSIdentity.makeSelfSigned()
@@ -60,7 +63,7 @@ var stream = NIOHTTP2Handler.StreamConfiguration()
 stream.streamResetFrameRateLimit.maximumCount = 10_000_000
 stream.streamResetFrameRateLimit.windowLength = .seconds(1)
 
-let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
 let server = try ServerBootstrap(group: group)
     .serverChannelOption(.backlog, value: 1024)
     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -56,7 +56,8 @@ public final class MockAPNsServer: Sendable {
             throw MockAPNsStartError.unusableIdentity("\(error)")
         }
 
-        let stats = MockStats()
+        let threads = max(1, configuration.threads)
+        let stats = MockStats(lanes: threads)
         let verifier = ProviderTokenVerifier(keys: configuration.keys)
         let startNanos = DispatchTime.now().uptimeNanoseconds
         let faults =
@@ -92,7 +93,10 @@ public final class MockAPNsServer: Sendable {
 
         let gate = ConnectionGate(limit: configuration.limits.maxConnections)
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        for (index, loop) in group.makeIterator().enumerated() {
+            try? loop.submit { MockStats.claimLane(index) }.wait()
+        }
         // One bootstrap per listener: APNs' push API, and the broadcast channel management API.
         let bootstrap = { (listener: ConnectionState.Listener) in
             ServerBootstrap(group: group)

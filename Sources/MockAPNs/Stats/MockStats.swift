@@ -1,5 +1,9 @@
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What the mock has seen, counted the way a client counts it, so a run can be checked against
 /// the server's side (`/stats`, or in-process).
 public final class MockStats: Sendable {
@@ -91,21 +95,53 @@ public final class MockStats: Sendable {
         public var injectedDelayMicros = 0
     }
 
-    private let state: Mutex<Snapshot>
-
-    /// Creates empty counters for a newly started mock.
-    public init() {
-        var snapshot = Snapshot()
-        snapshot.instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        state = Mutex(snapshot)
+    /// One event loop's counters: only its own thread writes them, so their lock is never
+    /// contended but by a reader.
+    private final class Lane: Sendable {
+        let counters = Mutex(Snapshot())
     }
 
-    /// A copy of the counters now.
+    private let lanes: [Lane]
+    private let instance: String
+
+    /// Creates empty counters for a newly started mock whose event loops are `lanes` threads,
+    /// each of which says which it is with `claimLane` before it serves.
+    public init(lanes: Int = 1) {
+        self.lanes = (0..<max(1, lanes)).map { _ in Lane() }
+        instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+    }
+
+    /// A copy of the counters now: every lane's added up, each read under its own lock.
     public func snapshot() -> Snapshot {
-        state.withLock { $0 }
+        var total = Snapshot()
+        total.instance = instance
+        for lane in lanes {
+            total.add(lane.counters.withLock { $0 })
+        }
+        return total
     }
 
+    /// Counts on the calling thread's lane, as wrk and h2load keep their counts per thread: more
+    /// event loops then add capacity instead of queueing on one lock.
     func update(_ body: (inout Snapshot) -> Void) {
-        state.withLock { body(&$0) }
+        lanes[Self.currentLane % lanes.count].counters.withLock { body(&$0) }
     }
+
+    /// The lane of the calling thread: what it claimed, or 0 for a thread that claimed none.
+    private static var currentLane: Int {
+        max(0, Int(bitPattern: pthread_getspecific(laneKey)) - 1)
+    }
+
+    /// Makes the calling thread (an event loop's) count on lane `index`.
+    static func claimLane(_ index: Int) {
+        pthread_setspecific(laneKey, UnsafeRawPointer(bitPattern: index + 1))
+    }
+
+    /// One key for every mock in the process: a thread serves one mock's event loop, and a lane
+    /// beyond a mock's count wraps around.
+    private static let laneKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
 }
