@@ -9,37 +9,6 @@ import Telemetry
 /// description. Names, labels and bucket bounds are documented in `docs/telemetry.md`, and the
 /// Grafana dashboard in `deploy/grafana/` queries them.
 public struct RunTelemetry: Sendable {
-    /// What identifies the run in every series.
-    public struct Labels: Sendable {
-        /// The run's id, shared by the shards of one run started at one instant.
-        public var run: String
-        public var shard: Int
-        public var shards: Int
-        public var scenario: String
-        public var pacing: String
-        public var transport: String
-        public var version: String
-
-        /// Creates the labels.
-        public init(
-            run: String,
-            shard: Int,
-            shards: Int,
-            scenario: String,
-            pacing: String,
-            transport: String,
-            version: String
-        ) {
-            self.run = run
-            self.shard = shard
-            self.shards = shards
-            self.scenario = scenario
-            self.pacing = pacing
-            self.transport = transport
-            self.version = version
-        }
-    }
-
     /// Upper bounds of the latency histogram's buckets, seconds: from loopback (a mock answers
     /// in well under a millisecond) through APNs from a data centre (tens to hundreds of
     /// milliseconds) to a stalled target (seconds, up to the longest request timeout people set).
@@ -52,12 +21,20 @@ public struct RunTelemetry: Sendable {
         0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5,
     ]
 
-    public let labels: Labels
+    /// The run's id (shared by the shards of one run started at one instant) and its shard,
+    /// which every series carries.
+    public let run: String
+    public let shard: Int
+    /// The rest of the run's description (shards, scenario, pacing, ...), as `pushbench_run_info`'s
+    /// labels.
+    public let description: [(String, String)]
     public let live: LiveMetrics
 
-    /// Serves `live` with `labels`.
-    public init(labels: Labels, live: LiveMetrics) {
-        self.labels = labels
+    /// Serves `live`, labelled with `run`, `shard` and `description`.
+    public init(run: String, shard: Int, description: [(String, String)], live: LiveMetrics) {
+        self.run = run
+        self.shard = shard
+        self.description = description
         self.live = live
     }
 
@@ -73,20 +50,8 @@ public struct RunTelemetry: Sendable {
 
     /// `snapshot` in Prometheus' text format.
     public func exposition(_ snapshot: LiveSnapshot) -> String {
-        var text = PrometheusText(commonLabels: [("run", labels.run), ("shard", String(labels.shard))])
-        text.gauge(
-            "pushbench_run_info",
-            help: "The run's description; always 1.",
-            [
-                .init(
-                    [
-                        ("shards", String(labels.shards)), ("scenario", labels.scenario),
-                        ("pacing", labels.pacing), ("transport", labels.transport), ("version", labels.version),
-                    ],
-                    1
-                )
-            ]
-        )
+        var text = PrometheusText(commonLabels: [("run", run), ("shard", String(shard))])
+        text.gauge("pushbench_run_info", help: "The run's description; always 1.", [.init(description, 1)])
         let counts = snapshot.counts
         text.counter(
             "pushbench_run_pushes_sent_total",

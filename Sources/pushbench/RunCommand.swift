@@ -689,15 +689,12 @@ struct RunCommand: ParsableCommand {
         -> MetricsEndpoint
     {
         let telemetry = RunTelemetry(
-            labels: .init(
-                run: runID,
-                shard: load.shard.index,
-                shards: load.shard.count,
-                scenario: load.scenario.name,
-                pacing: load.pacing.label,
-                transport: load.transportKind.rawValue,
-                version: PushBench.build.version
-            ),
+            run: runID,
+            shard: load.shard.index,
+            description: [
+                ("shards", String(load.shard.count)), ("scenario", load.scenario.name), ("pacing", load.pacing.label),
+                ("transport", load.transportKind.rawValue), ("version", PushBench.build.version),
+            ],
             live: live
         )
         do {

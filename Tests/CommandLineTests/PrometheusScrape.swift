@@ -5,6 +5,8 @@ import XCTest
 /// A scrape of a `/metrics`: each sample line's value by its name and labels as written.
 struct PrometheusScrape {
     var samples: [String: Double] = [:]
+    /// The families declared (`# TYPE`), by name, with their type.
+    private(set) var types: [String: String] = [:]
 
     init(_ text: String) throws {
         var declared: (name: String, type: String)?
@@ -41,7 +43,4 @@ struct PrometheusScrape {
         let output = try curl.run(["-sS", "--fail", "--max-time", "5", url])
         return output.status == 0 ? try PrometheusScrape(output.stdout) : nil
     }
-
-    /// The families declared (`# TYPE`), by name, with their type.
-    private(set) var types: [String: String] = [:]
 }

@@ -19,7 +19,9 @@ public final class LiveMetrics: Sendable {
         var answers: [LiveSnapshot?] = []
         /// The request each worker answered last.
         var answered: [Int] = []
-        var finished: [Bool] = []
+
+        /// Whether worker `index` has given its last answer.
+        func isFinished(_ index: Int) -> Bool { answers[index]?.workersFinished == 1 }
     }
 
     /// The latest request; a worker that answered an earlier one answers again.
@@ -36,7 +38,6 @@ public final class LiveMetrics: Sendable {
         state.withLock { state in
             state.answers = Array(repeating: nil, count: workers)
             state.answered = Array(repeating: 0, count: workers)
-            state.finished = Array(repeating: false, count: workers)
         }
     }
 
@@ -49,12 +50,10 @@ public final class LiveMetrics: Sendable {
     /// A worker's answer to request `request`, or its last one (`finished`).
     func answer(_ snapshot: LiveSnapshot, worker: Int, request: Int, finished: Bool = false) {
         var snapshot = snapshot
-        snapshot.workers = 1
         snapshot.workersFinished = finished ? 1 : 0
         state.withLock { state in
             state.answers[worker] = snapshot
             state.answered[worker] = request
-            state.finished[worker] = state.finished[worker] || finished
         }
     }
 
@@ -76,7 +75,7 @@ public final class LiveMetrics: Sendable {
 
     private func allAnswered(_ request: Int) -> Bool {
         state.withLock { state in
-            state.answered.indices.allSatisfy { state.finished[$0] || state.answered[$0] >= request }
+            state.answered.indices.allSatisfy { state.isFinished($0) || state.answered[$0] >= request }
         }
     }
 }

@@ -36,7 +36,7 @@ public struct LiveSnapshot: Sendable {
     public var retriesSent = 0
     /// Each worker's CPU time (user and system) since it started, seconds, by worker.
     public var workerCPUSeconds: [Double] = []
-    /// Workers in the run, and those that have finished.
+    /// Workers in the run (set by the reader), and those that have finished.
     public var workers = 0
     public var workersFinished = 0
 
@@ -59,7 +59,6 @@ public struct LiveSnapshot: Sendable {
         reconnections = reconnections.flatMap { mine in other.reconnections.map { mine + $0 } }
         retriesSent += other.retriesSent
         workerCPUSeconds += other.workerCPUSeconds
-        workers += other.workers
         workersFinished += other.workersFinished
     }
 }
