@@ -83,6 +83,20 @@ final class CurlAgainstMockTests: XCTestCase {
         XCTAssertFalse(response.headers.lowercased().contains("apns-unique-id"), "production sends no apns-unique-id")
     }
 
+    /// A body three times the 65,535-byte flow-control window arrives only if the mock returns
+    /// the window of its stream and connection as it reads; then it is refused on its length.
+    func testABodyLongerThanTheFlowControlWindowArrivesAndIsRefusedOnLength() throws {
+        let jwt = try mock.tokens().token(now: Int64(Date().timeIntervalSince1970)).jwt
+        try directory.write("huge.json", Array(repeating: UInt8(ascii: " "), count: 200_000))
+        let response = try request(
+            ["--http2", "--max-time", "20"] + pushHeaders(authorization: "bearer " + jwt)
+                + ["--data-binary", "@" + directory.file("huge.json")],
+            path: "/3/device/" + token
+        )
+        XCTAssertEqual(response.status, "413")
+        XCTAssertEqual(response.body, #"{"reason":"PayloadTooLarge"}"#)
+    }
+
     func testCurlSeesAnInjectedErrorAfterTheInjectedLatency() throws {
         mock = try MockFixture(
             faults: FaultPlan(latency: .fixed(micros: 300_000), errorRates: [.serviceUnavailable: 1])

@@ -3,8 +3,12 @@
 // or echoed. `mock-vs-bare.sh` runs h2load against both; their ratio is what the mock's APNs
 // fidelity (validation, ES256 token checks, apns-id, counters) costs.
 //
-// Usage: BareResponder CERT_OUT [THREADS]   (event-loop threads, default 1; prints "listening on
-// https://127.0.0.1:PORT"; Ctrl-C stops)
+// It answers in one of two ways. `streams` (the default) is SwiftNIO's usual server: a stream
+// multiplexer gives every request a child channel and pipeline of its own. `frames` reads the
+// connection's frames in one handler, as the mock does, so the two are compared on one design.
+//
+// Usage: BareResponder CERT_OUT [THREADS] [streams|frames]   (event-loop threads, default 1;
+// prints "listening on https://127.0.0.1:PORT"; Ctrl-C stops)
 
 import Foundation
 import NIOCore
@@ -16,7 +20,7 @@ import NIOTLS
 import Wire
 
 /// Answers each stream `200` with END_STREAM once its request has ended.
-final class OKResponder: ChannelInboundHandler {
+final class StreamOKResponder: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
 
@@ -33,14 +37,60 @@ final class OKResponder: ChannelInboundHandler {
     }
 }
 
-guard (2...3).contains(CommandLine.arguments.count),
-    let threads = CommandLine.arguments.count == 3 ? Int(CommandLine.arguments[2]) : 1, threads > 0
+/// Answers each stream `200` with END_STREAM once its request has ended, reading the whole
+/// connection's frames, and returns the flow-control window a stream multiplexer would.
+final class FrameOKResponder: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    private var flushPending = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        let ended: Bool
+        switch frame.payload {
+        case .headers(let headers): ended = headers.endStream
+        case .data(let data): ended = data.endStream
+        default: ended = false
+        }
+        guard ended else { return }
+        let headers = HPACKHeaders([(":status", "200")])
+        let answer = HTTP2Frame(streamID: frame.streamID, payload: .headers(.init(headers: headers, endStream: true)))
+        context.write(wrapOutboundOut(answer), promise: nil)
+        flushPending = true
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if flushPending {
+            flushPending = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let window = event as? NIOHTTP2WindowUpdatedEvent, let size = window.inboundWindowSize, size <= 32767 {
+            let update = HTTP2Frame(
+                streamID: window.streamID,
+                payload: .windowUpdate(windowSizeIncrement: 65535 - size)
+            )
+            context.writeAndFlush(wrapOutboundOut(update), promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+let arguments = CommandLine.arguments
+guard (2...4).contains(arguments.count),
+    let threads = arguments.count >= 3 ? Int(arguments[2]) : 1, threads > 0,
+    arguments.count < 4 || ["streams", "frames"].contains(arguments[3])
 else {
-    FileHandle.standardError.write(Data("usage: BareResponder CERT_OUT [THREADS]\n".utf8))
+    FileHandle.standardError.write(Data("usage: BareResponder CERT_OUT [THREADS] [streams|frames]\n".utf8))
     exit(2)
 }
+let readsFrames = arguments.count == 4 && arguments[3] == "frames"
 let identity = try TLSIdentity.makeSelfSigned()
-try Data(identity.certificatePEM).write(to: URL(fileURLWithPath: CommandLine.arguments[1]))
+try Data(identity.certificatePEM).write(to: URL(fileURLWithPath: arguments[1]))
 var tls = TLSConfiguration.makeServerConfiguration(
     certificateChain: try NIOSSLCertificate.fromPEMBytes(identity.certificatePEM).map { .certificate($0) },
     privateKey: .privateKey(try NIOSSLPrivateKey(bytes: identity.privateKeyPEM, format: .pem))
@@ -74,13 +124,23 @@ let server = try ServerBootstrap(group: group)
             try channel.pipeline.syncOperations.addHandler(
                 ApplicationProtocolNegotiationHandler { result, channel in
                     guard case .negotiated("h2") = result else { return channel.close() }
+                    if readsFrames {
+                        return channel.eventLoop.makeCompletedFuture {
+                            let http2 = NIOHTTP2Handler(
+                                mode: .server,
+                                connectionConfiguration: connection,
+                                streamConfiguration: stream
+                            )
+                            try channel.pipeline.syncOperations.addHandlers([http2, FrameOKResponder()])
+                        }
+                    }
                     return channel.configureHTTP2Pipeline(
                         mode: .server,
                         connectionConfiguration: connection,
                         streamConfiguration: stream
                     ) { streamChannel in
                         streamChannel.eventLoop.makeCompletedFuture {
-                            try streamChannel.pipeline.syncOperations.addHandler(OKResponder())
+                            try streamChannel.pipeline.syncOperations.addHandler(StreamOKResponder())
                         }
                     }.map { _ in }
                 }

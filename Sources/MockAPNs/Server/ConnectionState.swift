@@ -104,9 +104,9 @@ final class ConnectionState {
         openStreams += 1
     }
 
-    /// Notes a stream that `opened` counted has ended.
-    func closed() {
-        openStreams -= 1
+    /// Notes that `count` streams `opened` counted have ended.
+    func closed(_ count: Int) {
+        openStreams -= count
     }
 
     /// Notes an answer written; after `resetAfter` of them, resets the connection; after

@@ -137,18 +137,18 @@ public final class MockAPNsServer: Sendable {
                                 eventLoop: channel.eventLoop
                             )
                             openConnections?.add(channel, state: connection)
-                            return channel.configureHTTP2Pipeline(
-                                mode: .server,
-                                connectionConfiguration: connectionConfiguration,
-                                streamConfiguration: streamConfiguration,
-                                position: .before(errors)
-                            ) { stream in
-                                stream.eventLoop.makeCompletedFuture {
-                                    try stream.pipeline.syncOperations.addHandler(
-                                        PushStreamHandler(responder: responder, connection: connection.value)
-                                    )
-                                }
-                            }.map { _ in }
+                            return channel.eventLoop.makeCompletedFuture {
+                                let http2 = NIOHTTP2Handler(
+                                    mode: .server,
+                                    connectionConfiguration: connectionConfiguration,
+                                    streamConfiguration: streamConfiguration
+                                )
+                                let pushes = PushConnectionHandler(responder: responder, connection: connection.value)
+                                try channel.pipeline.syncOperations.addHandlers(
+                                    [http2, pushes],
+                                    position: .before(errors)
+                                )
+                            }
                         }
                         let refuse = { (channel: Channel) in
                             stats.update { $0.connectionsRefusedWithoutH2 += 1 }

@@ -2,14 +2,14 @@ import Dispatch
 import Wire
 
 /// Turns a received request into APNs' answer, and counts the answers written; shared by every
-/// stream. A class, so a new stream's handler takes one reference rather than a copy of every
-/// field.
+/// connection. A class, so a new connection's handler takes one reference rather than a copy of
+/// every field.
 final class PushResponder: Sendable {
     let validator: PushRequestValidator
     let stats: MockStats
     let clock: @Sendable () -> Int64
     let environment: MockAPNsConfiguration.Environment
-    /// Records accepted pushes; when set, stream handlers keep request bodies for it.
+    /// Records accepted pushes; when set, connection handlers keep request bodies for it.
     let recorder: PushRecorder?
     /// Injects latency, errors and stalls, when the configuration asks for any.
     let faults: FaultInjector?
