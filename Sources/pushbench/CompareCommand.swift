@@ -17,7 +17,10 @@ struct CompareCommand: ParsableCommand {
                   --current c1.json --current c2.json --current c3.json --markdown gate.md --junit gate.xml
 
             Speed mode (the default) judges throughput, p99 and the error rate, and always balanced books \
-            and the mock agreeing. Counts mode judges only what cannot flake on a shared machine: the same \
+            and the mock agreeing. With runs enough a side (5 and 5 at --alpha 0.01), a timing fails only \
+            when it is beyond its limit and the Mann-Whitney U test finds the difference significant \
+            (p < --alpha); each timing also shows the bootstrap interval of current/baseline. With fewer \
+            runs it says it cannot judge significance and judges the medians alone. Counts mode judges only what cannot flake on a shared machine: the same \
             requests sent with the same outcomes (use a fixed --seed and --requests), balanced books, the \
             mock agreeing; speed is shown, not judged.
             """
@@ -48,9 +51,15 @@ struct CompareCommand: ParsableCommand {
     var mode: String?
 
     @Option(
+        help:
+            "The significance level (default 0.01): with runs enough a side, a timing beyond its limit fails only if the Mann-Whitney U test's p-value is below it."
+    )
+    var alpha: String?
+
+    @Option(
         name: .customLong("thresholds"),
         help:
-            "A JSON file of thresholds: {\"max_throughput_drop\": \"5%\", \"max_p99_rise\": \"10%\", \"max_error_rate\": \"0.1%\", \"mode\": \"speed\"}; the flags override it."
+            "A JSON file of thresholds: {\"max_throughput_drop\": \"5%\", \"max_p99_rise\": \"10%\", \"max_error_rate\": \"0.1%\", \"mode\": \"speed\", \"alpha\": 0.01}; the flags override it."
     )
     var thresholdsFile: String?
 
@@ -118,6 +127,9 @@ struct CompareCommand: ParsableCommand {
         }
         if let maxErrorRate {
             thresholds.maxErrorRatePercent = try ComparisonThresholds.percent(maxErrorRate, for: "--max-error-rate")
+        }
+        if let alpha {
+            thresholds.alpha = try ComparisonThresholds.significanceLevel(alpha, for: "--alpha")
         }
         if let mode {
             guard let parsed = ComparisonThresholds.Mode(rawValue: mode) else {

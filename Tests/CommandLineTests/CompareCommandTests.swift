@@ -61,6 +61,7 @@ final class CompareCommandTests: PushbenchTestCase {
         ])
         XCTAssertEqual(regression.status, 1, regression.stderr)
         XCTAssertTrue(regression.stdout.contains("REGRESSION"), regression.stdout)
+        XCTAssertTrue(regression.stdout.contains("significance not judged: 1 and 1 run(s)"), regression.stdout)
         XCTAssertTrue(try String(contentsOfFile: markdown, encoding: .utf8).contains("❌ fail"))
         XCTAssertTrue(try String(contentsOfFile: junit, encoding: .utf8).contains(#"failures="1""#))
         XCTAssertEqual(try pushbench.run(["compare", baseline, slower, "--max-throughput-drop", "25%"]).status, 0)
@@ -71,6 +72,7 @@ final class CompareCommandTests: PushbenchTestCase {
         let badInputs: [(arguments: [String], message: String)] = [
             (["compare", baseline, directory.file("absent.json")], "absent.json: cannot read it"),
             (["compare", baseline, slower, "--max-p99-rise", "ten"], "--max-p99-rise 'ten': expected a percentage"),
+            (["compare", baseline, slower, "--alpha", "1"], "--alpha '1': expected a significance level"),
             (["compare", baseline], "give BASELINE CURRENT: two runs, not 1"),
             (["compare", baseline, thresholds], "schema_version is not 2"),
         ]

@@ -87,7 +87,7 @@ final class RunComparisonTests: XCTestCase {
         )
         XCTAssertTrue(comparison.markdown.contains("**REGRESSION**"), comparison.markdown)
         XCTAssertTrue(
-            comparison.markdown.contains("| throughput_per_s | 1000.0 | 800.0 | -20.0% | drop ≤ 5% | ❌ fail |"),
+            comparison.markdown.contains("| throughput_per_s | 1000.0 | 800.0 | -20.0% |  |  | drop ≤ 5% | ❌ fail |"),
             comparison.markdown
         )
         let xml = comparison.junitXML

@@ -21,8 +21,11 @@ public struct ComparisonThresholds: Sendable, Equatable {
     public var maxErrorRatePercent: Double = 0.1
     /// What is judged.
     public var mode = Mode.speed
+    /// The significance level: with runs enough on each side, a timing beyond its limit fails only
+    /// when the Mann-Whitney U test's p-value is below it.
+    public var alpha = 0.01
 
-    /// The defaults: 5% throughput drop, 10% p99 rise, 0.1% errors, speed mode.
+    /// The defaults: 5% throughput drop, 10% p99 rise, 0.1% errors, speed mode, alpha 0.01.
     public init() {}
 
     /// A percentage such as `5%`, `0.1%` or `5`.
@@ -35,8 +38,19 @@ public struct ComparisonThresholds: Sendable, Equatable {
         return value
     }
 
+    /// A significance level such as `0.01`: above 0 and below 1.
+    /// - Throws: `ComparisonError` naming the option.
+    public static func significanceLevel(_ text: String, for option: String) throws -> Double {
+        guard let value = Double(text), value > 0, value < 1 else {
+            throw ComparisonError(
+                "\(option) '\(text)': expected a significance level above 0 and below 1, such as 0.01"
+            )
+        }
+        return value
+    }
+
     /// Thresholds from a JSON file: `{"max_throughput_drop": "5%", "max_p99_rise": "10%",
-    /// "max_error_rate": "0.1%", "mode": "speed"}`, every key optional.
+    /// "max_error_rate": "0.1%", "mode": "speed", "alpha": 0.01}`, every key optional.
     /// - Throws: `ComparisonError` naming the file and the key.
     public static func load(_ path: String) throws -> ComparisonThresholds {
         guard let data = FileManager.default.contents(atPath: path),
@@ -44,7 +58,7 @@ public struct ComparisonThresholds: Sendable, Equatable {
         else {
             throw ComparisonError("\(path): cannot read it as a JSON object of thresholds")
         }
-        let known = ["max_throughput_drop", "max_p99_rise", "max_error_rate", "mode"]
+        let known = ["max_throughput_drop", "max_p99_rise", "max_error_rate", "mode", "alpha"]
         if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
             throw ComparisonError("\(path): unknown key '\(unknown)' (known: \(known.joined(separator: ", ")))")
         }
@@ -56,6 +70,9 @@ public struct ComparisonThresholds: Sendable, Equatable {
         thresholds.maxThroughputDropPercent = try value("max_throughput_drop") ?? thresholds.maxThroughputDropPercent
         thresholds.maxP99RisePercent = try value("max_p99_rise") ?? thresholds.maxP99RisePercent
         thresholds.maxErrorRatePercent = try value("max_error_rate") ?? thresholds.maxErrorRatePercent
+        if let alpha = object["alpha"] {
+            thresholds.alpha = try significanceLevel((alpha as? String) ?? "\(alpha)", for: "\(path): alpha")
+        }
         if let mode = object["mode"] {
             guard let name = mode as? String, let parsed = Mode(rawValue: name) else {
                 throw ComparisonError("\(path): mode must be speed or counts")

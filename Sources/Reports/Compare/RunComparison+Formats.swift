@@ -1,16 +1,26 @@
 import Foundation
 
 extension RunComparison {
-    private static let columns = ["figure", "baseline", "current", "change", "limit", "verdict"]
+    private static let columns = ["figure", "baseline", "current", "change", "p", "ratio_ci", "limit", "verdict"]
 
     private var rows: [[String]] {
-        checks.map { [$0.name, $0.baseline, $0.current, $0.change, $0.limit, $0.verdict.rawValue] }
+        checks.map {
+            [$0.name, $0.baseline, $0.current, $0.change, $0.pValue, $0.ratioInterval, $0.limit, $0.verdict.rawValue]
+        }
     }
 
     private var headline: String {
         let sides =
             "medians of \(baselineRuns) baseline and \(currentRuns) current run(s), \(thresholds.mode.rawValue) mode"
-        return (passed ? "PASS" : "REGRESSION") + ": " + sides
+        let alpha = thresholds.alpha.formatted()
+        let significance =
+            judgesSignificance
+            ? "a timing fails only beyond its limit and significant at p < \(alpha) (Mann-Whitney U); "
+                + "ratio_ci is the \((100 * (1 - thresholds.alpha)).formatted())% bootstrap interval of current/baseline"
+            : "significance not judged: \(baselineRuns) and \(currentRuns) run(s) cannot reach p < \(alpha) "
+                + "(\(MannWhitneyTest.runsNeeded(forAlpha: thresholds.alpha)) a side can), "
+                + "so the limits are judged on the medians alone"
+        return (passed ? "PASS" : "REGRESSION") + ": " + sides + "; " + significance
     }
 
     /// The table as aligned text for a terminal, then the verdict.
@@ -64,8 +74,10 @@ extension RunComparison {
                 xml += "/>\n"
                 continue
             }
-            let message =
+            var message =
                 "\(check.name): baseline \(check.baseline), current \(check.current) \(check.change), limit \(check.limit)"
+            if !check.pValue.isEmpty { message += ", p \(check.pValue)" }
+            if !check.ratioInterval.isEmpty { message += ", ratio interval \(check.ratioInterval)" }
             xml += ">\n    <failure message=\"\(Self.escaped(message))\"/>\n  </testcase>\n"
         }
         return xml + "</testsuite>\n"

@@ -22,6 +22,10 @@ public struct RunComparison: Sendable {
         public var current: String
         /// The relative change, or empty where a change means nothing.
         public var change: String
+        /// For a timing, the Mann-Whitney U test's two-sided p-value, or empty.
+        public var pValue: String = ""
+        /// For a timing, the bootstrap interval of current/baseline at 1 - alpha, or empty.
+        public var ratioInterval: String = ""
         /// The limit it is judged against, or empty.
         public var limit: String
         public var verdict: Verdict
@@ -34,73 +38,78 @@ public struct RunComparison: Sendable {
     /// Runs on each side.
     public let baselineRuns: Int
     public let currentRuns: Int
+    /// Whether this many runs a side can show a difference significant at `thresholds.alpha`;
+    /// when they cannot, the limits are judged on the medians alone, and the report says so.
+    public let judgesSignificance: Bool
 
     /// Whether no check failed.
     public var passed: Bool { !checks.contains { $0.verdict == .fail } }
 
-    /// Compares the medians of `current` with those of `baseline`.
+    /// Compares the runs of `current` with those of `baseline`: each timing's medians, and, where
+    /// there are runs enough, whether the difference is beyond noise.
     public init(baseline: [RunFigures], current: [RunFigures], thresholds: ComparisonThresholds) {
         precondition(!baseline.isEmpty && !current.isEmpty, "a comparison needs runs on both sides")
         self.thresholds = thresholds
         baselineRuns = baseline.count
         currentRuns = current.count
+        let judgesSignificance =
+            MannWhitneyTest.smallestPValue(n: baseline.count, m: current.count) < thresholds.alpha
+        self.judgesSignificance = judgesSignificance
         let speedJudged = thresholds.mode == .speed
-        func median(_ figures: [RunFigures], _ value: (RunFigures) -> Double) -> Double {
-            let sorted = figures.map(value).sorted()
-            let middle = sorted.count / 2
-            return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-        }
-        func relative(_ base: Double, _ now: Double) -> Double { base == 0 ? 0 : (now - base) / base * 100 }
-        func figure(_ value: Double, decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
-        func signed(_ percent: Double) -> String { String(format: "%+.1f%%", percent) }
-        var checks: [Check] = []
 
-        let throughput = (median(baseline, \.throughputPerSecond), median(current, \.throughputPerSecond))
-        let drop = -relative(throughput.0, throughput.1)
-        checks.append(
-            Check(
-                name: "throughput_per_s",
-                baseline: figure(throughput.0, decimals: 1),
-                current: figure(throughput.1, decimals: 1),
-                change: signed(-drop),
-                limit: speedJudged ? "drop ≤ \(thresholds.maxThroughputDropPercent.formatted())%" : "",
-                verdict: !speedJudged ? .info : drop > thresholds.maxThroughputDropPercent ? .fail : .pass
+        /// A timing's check; `limit` says how far it may move the wrong way (percent, positive)
+        /// and which way is wrong.
+        func timing(
+            _ name: String,
+            _ value: KeyPath<RunFigures, Double>,
+            decimals: Int,
+            limit: (percent: Double, worseWhenLower: Bool)? = nil
+        ) -> Check {
+            let sides = (baseline.map { $0[keyPath: value] }, current.map { $0[keyPath: value] })
+            let medians = (MedianRatioInterval.median(sides.0), MedianRatioInterval.median(sides.1))
+            let change = medians.0 == 0 ? 0 : (medians.1 - medians.0) / medians.0 * 100
+            let test = MannWhitneyTest(baseline: sides.0, current: sides.1)
+            let interval = MedianRatioInterval(baseline: sides.0, current: sides.1, level: 1 - thresholds.alpha)
+            var check = Check(
+                name: name,
+                baseline: String(format: "%.\(decimals)f", medians.0),
+                current: String(format: "%.\(decimals)f", medians.1),
+                change: String(format: "%+.1f%%", change),
+                pValue: judgesSignificance ? Self.format(pValue: test.pValue) : "",
+                ratioInterval: interval.map { String(format: "%.3f..%.3f", $0.low, $0.high) } ?? "",
+                limit: "",
+                verdict: .info
             )
-        )
-        let p99 = (median(baseline, \.p99Us), median(current, \.p99Us))
-        let rise = relative(p99.0, p99.1)
-        checks.append(
-            Check(
-                name: "latency_p99_us",
-                baseline: figure(p99.0, decimals: 0),
-                current: figure(p99.1, decimals: 0),
-                change: signed(rise),
-                limit: speedJudged ? "rise ≤ \(thresholds.maxP99RisePercent.formatted())%" : "",
-                verdict: !speedJudged ? .info : rise > thresholds.maxP99RisePercent ? .fail : .pass
-            )
-        )
-        for (name, value) in [
-            ("latency_p50_us", \RunFigures.p50Us), ("latency_p99_9_us", \.p999Us),
-            ("cpu_us_per_request", \.cpuPerRequestUs),
-        ] {
-            let pair = (median(baseline, { $0[keyPath: value] }), median(current, { $0[keyPath: value] }))
-            checks.append(
-                Check(
-                    name: name,
-                    baseline: figure(pair.0, decimals: 1),
-                    current: figure(pair.1, decimals: 1),
-                    change: signed(relative(pair.0, pair.1)),
-                    limit: "",
-                    verdict: .info
-                )
-            )
+            guard let limit, speedJudged else { return check }
+            let worse = limit.worseWhenLower ? -change : change
+            let beyond = worse > limit.percent
+            let significant = !judgesSignificance || test.pValue < thresholds.alpha
+            check.limit = "\(limit.worseWhenLower ? "drop" : "rise") ≤ \(limit.percent.formatted())%"
+            check.verdict = beyond && significant ? .fail : .pass
+            return check
         }
-        let errors = (median(baseline, \.errorRate) * 100, median(current, \.errorRate) * 100)
+
+        var checks = [
+            timing(
+                "throughput_per_s",
+                \.throughputPerSecond,
+                decimals: 1,
+                limit: (thresholds.maxThroughputDropPercent, true)
+            ),
+            timing("latency_p99_us", \.p99Us, decimals: 0, limit: (thresholds.maxP99RisePercent, false)),
+            timing("latency_p50_us", \.p50Us, decimals: 1),
+            timing("latency_p99_9_us", \.p999Us, decimals: 1),
+            timing("cpu_us_per_request", \.cpuPerRequestUs, decimals: 1),
+        ]
+        let errors = (
+            MedianRatioInterval.median(baseline.map(\.errorRate)) * 100,
+            MedianRatioInterval.median(current.map(\.errorRate)) * 100
+        )
         checks.append(
             Check(
                 name: "error_rate_percent",
-                baseline: figure(errors.0, decimals: 3),
-                current: figure(errors.1, decimals: 3),
+                baseline: String(format: "%.3f", errors.0),
+                current: String(format: "%.3f", errors.1),
                 change: "",
                 limit: speedJudged ? "≤ \(thresholds.maxErrorRatePercent.formatted())%" : "",
                 verdict: !speedJudged ? .info : errors.1 > thresholds.maxErrorRatePercent ? .fail : .pass
@@ -108,6 +117,11 @@ public struct RunComparison: Sendable {
         )
         checks += Self.correctness(baseline: baseline, current: current, countsJudged: !speedJudged)
         self.checks = checks
+    }
+
+    /// A p-value to four places, or `<0.0001`.
+    private static func format(pValue: Double) -> String {
+        pValue < 0.0001 ? "<0.0001" : String(format: "%.4f", pValue)
     }
 
     /// Rejections as `Reason=count` pairs, or `none`.
