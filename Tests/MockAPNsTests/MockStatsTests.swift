@@ -124,6 +124,8 @@ final class MockStatsTests: XCTestCase {
         let stats = MockStats(lanes: 3)
         let threads = DispatchGroup()
         for lane in 0..<3 {
+            // Entered before the thread starts: one that finished first would leave an empty group.
+            threads.enter()
             Thread {
                 MockStats.claimLane(lane)
                 for _ in 0..<1000 {
@@ -136,7 +138,6 @@ final class MockStatsTests: XCTestCase {
                 }
                 threads.leave()
             }.start()
-            threads.enter()
         }
         threads.wait()
         let snapshot = stats.snapshot()
