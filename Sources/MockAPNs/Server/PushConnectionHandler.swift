@@ -136,7 +136,7 @@ final class PushConnectionHandler: ChannelInboundHandler {
             payload: .windowUpdate(windowSizeIncrement: Self.windowSize - size)
         )
         context.write(wrapOutboundOut(update), promise: nil)
-        flushPending = true
+        if reading { flushPending = true } else { context.flush() }
     }
 
     private func respond(on stream: HTTP2StreamID, context: ChannelHandlerContext) {
