@@ -7,10 +7,11 @@ import Wire
 ///
 /// It sits right after `NIOHTTP2Handler`, with no stream multiplexer: a push is a HEADERS frame
 /// and a DATA frame or two, and giving each one a channel and a pipeline of its own cost more
-/// than everything the mock checks about it (a bare responder answered 1.75 times as many
-/// requests per second this way, `Benchmarks/mock-vs-bare.sh`). So the streams in progress are
-/// a dictionary here, and this handler does what the multiplexer did for them: it returns the
-/// flow-control window as requests are read, and flushes the answers of one read together.
+/// than everything the mock checks about it (a bare responder answered 1.5 times as many
+/// requests per second this way at one event loop, `Benchmarks/mock-vs-bare.sh`). So the streams
+/// in progress are a dictionary here, and this handler does what the multiplexer did for them:
+/// it returns the flow-control window as requests are read, and flushes the answers of one read
+/// together.
 ///
 /// A success is a single HEADERS frame with END_STREAM; an error is HEADERS then a DATA frame
 /// with the JSON reason, as Apple's response samples show. Errors on one stream close that

@@ -56,23 +56,16 @@ public struct MannWhitneyTest: Sendable, Equatable {
     /// Counts, for every U, the splits that give it (U for `m` values against `n`, built up one
     /// value at a time), and sums the tail beyond `u` on its side, doubled.
     private static func exactPValue(u: Double, n: Int, m: Int) -> Double {
-        // ways[j][k]: splits of j current values among j + i pooled values with U = k, for the
-        // i baseline values added so far.
+        // ways[j][k]: the splits of j current values among the i baseline values added so far
+        // that give U = k. The largest of i + j values is either a baseline one (it beats none of
+        // the current ones: the count for i - 1, already in place) or a current one (it beats all
+        // i baseline values: the count for j - 1, already updated for i).
         var ways = (0...m).map { j in [Double](repeating: 0, count: n * j + 1) }
         for j in 0...m { ways[j][0] = 1 }
         for i in 1...n {
-            var next = ways
             for j in 1...m {
-                next[j] = [Double](repeating: 0, count: n * j + 1)
-                for k in 0...(i * j) {
-                    // The largest of i + j values is either a current one (it beats all i
-                    // baseline values) or a baseline one (it beats none of the current ones).
-                    let currentOnTop = k >= i ? next[j - 1][safe: k - i] : 0
-                    let baselineOnTop = ways[j][safe: k]
-                    next[j][k] = currentOnTop + baselineOnTop
-                }
+                for k in i...(i * j) { ways[j][k] += ways[j - 1][k - i] }
             }
-            ways = next
         }
         let distribution = ways[m]
         let observed = Int(u.rounded())
@@ -95,12 +88,5 @@ public struct MannWhitneyTest: Sendable, Equatable {
         guard variance > 0 else { return 1 }
         let z = max(0, abs(u - mean) - 0.5) / variance.squareRoot()
         return min(1, erfc(z / 2.0.squareRoot()))
-    }
-}
-
-extension Array where Element == Double {
-    /// The element at `index`, or 0 past either end.
-    fileprivate subscript(safe index: Int) -> Double {
-        indices.contains(index) ? self[index] : 0
     }
 }

@@ -20,11 +20,10 @@ public struct MedianRatioInterval: Sendable, Equatable {
         var random = SplitMix64(seed: 0x5EED_0F_B007)
         var ratios: [Double] = []
         ratios.reserveCapacity(resamples)
-        var drawn = ([Double](), [Double]())
         for _ in 0..<resamples {
-            drawn.0 = baseline.map { _ in baseline[Int.random(in: 0..<baseline.count, using: &random)] }
-            drawn.1 = current.map { _ in current[Int.random(in: 0..<current.count, using: &random)] }
-            ratios.append(Self.median(drawn.1) / Self.median(drawn.0))
+            let drawnBaseline = baseline.map { _ in baseline[Int.random(in: 0..<baseline.count, using: &random)] }
+            let drawnCurrent = current.map { _ in current[Int.random(in: 0..<current.count, using: &random)] }
+            ratios.append(Self.median(drawnCurrent) / Self.median(drawnBaseline))
         }
         ratios.sort()
         let tail = (1 - level) / 2
