@@ -3,7 +3,7 @@ SWIFT ?= swift
 
 PREFIX ?= /usr/local
 
-.PHONY: deps run test lint format build install clean conformance-matrix image image-check
+.PHONY: deps run test instructions-gate lint format build install clean conformance-matrix image image-check
 
 ## Install the Debian packages PushBench needs (only the missing ones).
 deps:
@@ -17,6 +17,11 @@ run: deps
 ## Check formatting, then build (warnings are errors) and run every test.
 test: deps lint
 	$(SWIFT) test --disable-swift-testing
+
+## Count the sender's instructions per push under Valgrind and judge them against the committed baseline.
+instructions-gate: deps
+	$(SWIFT) build -c release --product pushbench
+	Benchmarks/instructions-gate.sh
 
 ## Run the client conformance suite and write its matrix into docs/client-conformance.md.
 conformance-matrix: deps

@@ -11,7 +11,7 @@ public enum OpenSSLSpeed {
     ///
     /// - Throws: `Failure` when `openssl` is missing, fails, or prints something unexpected.
     public static func signaturesPerSecond(threads: Int, seconds: Int) throws -> Double {
-        guard let openssl = executableOnPath("openssl") else {
+        guard let openssl = ExecutableSearch.onPath("openssl") else {
             throw Failure(description: "openssl is not on PATH")
         }
         var arguments = ["speed", "-seconds", "\(seconds)"]
@@ -42,15 +42,6 @@ public enum OpenSSLSpeed {
             let fields = line.split(separator: " ")
             guard fields.count >= 4, let sign = Double(fields[fields.count - 2]) else { continue }
             return sign
-        }
-        return nil
-    }
-
-    private static func executableOnPath(_ name: String) -> URL? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
         return nil
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoadEngine
 import Reports
 
 /// `pushbench compare`: the CI gate. Judges a build's runs against a baseline's and exits 0
@@ -23,6 +24,14 @@ struct CompareCommand: ParsableCommand {
             runs it says it cannot judge significance and judges the medians alone. Counts mode judges only what cannot flake on a shared machine: the same \
             requests sent with the same outcomes (use a fixed --seed and --requests), balanced books, the \
             mock agreeing; speed is shown, not judged.
+
+            Instructions mode judges two instruction counts (pushbench hotpath --instructions --json), one a \
+            side, stage by stage: a stage, or the total, fails when its instructions per push rose more than \
+            its limit (--max-instruction-rise, default 2%; --max-stage-rise STAGE=PERCENT for one stage). \
+            Counts from another PushBench version, stage list or workload are refused. Given two counts, \
+            compare picks this mode itself:
+
+              pushbench compare Benchmarks/baselines/instructions.json current-instructions.json --junit gate.xml
             """
     )
 
@@ -47,8 +56,26 @@ struct CompareCommand: ParsableCommand {
     )
     var maxErrorRate: String?
 
-    @Option(help: "speed (judge throughput, p99, errors) or counts (judge outcomes only; cannot flake).")
+    @Option(
+        help:
+            "speed (judge throughput, p99, errors), counts (judge outcomes only; cannot flake) or instructions (judge instruction counts per stage; cannot flake)."
+    )
     var mode: String?
+
+    @Option(
+        name: .customLong("max-instruction-rise"),
+        help: "Instructions mode: the largest rise of a stage's instructions per push (default 2%)."
+    )
+    var maxInstructionRise: String?
+
+    @Option(
+        name: .customLong("max-stage-rise"),
+        help: ArgumentHelp(
+            "Instructions mode: one stage's own limit, such as es256_signature=5% (repeatable).",
+            valueName: "stage=percent"
+        )
+    )
+    var maxStageRise: [String] = []
 
     @Option(
         help:
@@ -76,11 +103,29 @@ struct CompareCommand: ParsableCommand {
         let comparison: RunComparison
         do {
             let (baseline, current) = try sides()
-            comparison = RunComparison(
-                baseline: try baseline.map(RunFigures.init(contentsOf:)),
-                current: try current.map(RunFigures.init(contentsOf:)),
-                thresholds: try thresholds()
-            )
+            var thresholds = try thresholds()
+            if mode == nil, (baseline + current).allSatisfy(InstructionCounts.isInstructionCount) {
+                thresholds.mode = .instructions
+            }
+            if thresholds.mode == .instructions {
+                guard baseline.count == 1, current.count == 1 else {
+                    throw ComparisonError(
+                        "instructions mode compares one count a side (a count does not vary run to run), "
+                            + "not \(baseline.count) and \(current.count)"
+                    )
+                }
+                comparison = try RunComparison(
+                    baseline: InstructionCounts(contentsOf: baseline[0]),
+                    current: InstructionCounts(contentsOf: current[0]),
+                    thresholds: thresholds
+                )
+            } else {
+                comparison = RunComparison(
+                    baseline: try baseline.map(RunFigures.init(contentsOf:)),
+                    current: try current.map(RunFigures.init(contentsOf:)),
+                    thresholds: thresholds
+                )
+            }
         } catch {
             throw CommandLineError("\(error)")
         }
@@ -128,12 +173,26 @@ struct CompareCommand: ParsableCommand {
         if let maxErrorRate {
             thresholds.maxErrorRatePercent = try ComparisonThresholds.percent(maxErrorRate, for: "--max-error-rate")
         }
+        if let maxInstructionRise {
+            thresholds.maxInstructionRisePercent = try ComparisonThresholds.percent(
+                maxInstructionRise,
+                for: "--max-instruction-rise"
+            )
+        }
+        for text in maxStageRise {
+            let (stage, percent) = try ComparisonThresholds.stageLimit(text, for: "--max-stage-rise")
+            thresholds.maxStageRisePercent[stage] = percent
+        }
+        let stages = PushStage.allCases.map(\.rawValue) + ["total"]
+        if let unknown = thresholds.maxStageRisePercent.keys.sorted().first(where: { !stages.contains($0) }) {
+            throw ComparisonError("no stage '\(unknown)'; the stages: \(stages.joined(separator: ", "))")
+        }
         if let alpha {
             thresholds.alpha = try ComparisonThresholds.significanceLevel(alpha, for: "--alpha")
         }
         if let mode {
             guard let parsed = ComparisonThresholds.Mode(rawValue: mode) else {
-                throw ComparisonError("--mode must be speed or counts")
+                throw ComparisonError("--mode must be speed, counts or instructions")
             }
             thresholds.mode = parsed
         }

@@ -67,6 +67,20 @@ struct HotpathCommand: ParsableCommand {
     )
     var only: Set<String>?
 
+    @Flag(
+        help: """
+            Count instructions per push by stage under Valgrind instead of timing: figures a busy machine \
+            cannot change, for `pushbench compare --mode instructions`.
+            """
+    )
+    var instructions = false
+
+    @Option(help: "With --instructions: the pushes counted (default 1000).")
+    var pushes = 1000
+
+    @Option(name: .customLong(String(CallgrindCount.childOption.dropFirst(2))), help: .hidden)
+    var countPushes: Int?
+
     @Option(help: "Write the figures as JSON to this file.")
     var json: String?
 
@@ -77,6 +91,8 @@ struct HotpathCommand: ParsableCommand {
     static let childEnvironment = "PUSHBENCH_HOTPATH_CHILD"
 
     func validate() throws {
+        guard (1...1_000_000).contains(pushes) else { throw ValidationError("--pushes must be 1 to 1000000") }
+        if instructions, csv != nil { throw ValidationError("--csv is for timings; use --json with --instructions") }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
         guard seconds > 0, seconds <= 600 else { throw ValidationError("--seconds must be above 0 and at most 600") }
         guard (0...600).contains(opensslSeconds) else { throw ValidationError("--openssl-seconds must be 0 to 600") }
@@ -97,7 +113,9 @@ struct HotpathCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let countPushes { return try CallgrindCount.runChild(pushes: countPushes) }
         if let json { try OutputPath.ensureFile(json, flag: "--json") }
+        if instructions { return try countInstructions() }
         if let csv { try OutputPath.ensureFile(csv, flag: "--csv") }
         let threadCounts = Array(1...threads)
         let sweep = HotPathSweep(key: try ES256PrivateKey(), seconds: seconds, only: only)
@@ -128,6 +146,16 @@ struct HotpathCommand: ParsableCommand {
         if let csv {
             try ReportWriter.save(Data(HotPathTable.csv(rows, sweep: sweep).text.utf8), toPath: csv)
             Console.err("figures: \(csv)")
+        }
+    }
+
+    /// `--instructions`: counts, prints and saves the instructions per push of each stage.
+    private func countInstructions() throws {
+        let counts = try CallgrindCount.run(pushes: pushes) { Console.err($0) }
+        Console.out(InstructionTable.render(counts))
+        if let json {
+            try ReportWriter.save(counts.json + Data("\n".utf8), toPath: json)
+            Console.err("counts: \(json)")
         }
     }
 

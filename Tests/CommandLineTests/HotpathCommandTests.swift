@@ -62,4 +62,78 @@ final class HotpathCommandTests: PushbenchTestCase {
         XCTAssertTrue(output.stderr.contains("unknown figure(s) warp_drive"), output.stderr)
         XCTAssertTrue(output.stderr.contains("encode_near_limit"), output.stderr)
     }
+
+    /// The instructions gate end to end: a count under Valgrind, then `compare` on counts, which
+    /// passes against itself, fails on a stage that grew, and refuses another version's count.
+    func testInstructionsAreCountedPerStageAndGatedStageByStage() throws {
+        guard ExternalProgram.onPath("valgrind") != nil else { throw XCTSkip("valgrind is not installed") }
+        let json = directory.file("instructions.json")
+        let count = try pushbench.run(["hotpath", "--instructions", "--pushes", "20", "--json", json])
+        XCTAssertEqual(count.status, 0, count.stderr)
+        XCTAssertTrue(count.stdout.contains("20 pushes counted under valgrind-"), count.stdout)
+        let document = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        )
+        XCTAssertEqual(document["kind"] as? String, "pushbench_instructions")
+        let stages = try XCTUnwrap(document["stages"] as? [[String: Any]])
+        XCTAssertEqual(
+            stages.map { $0["stage"] as? String },
+            [
+                "workload_event", "payload_encoding", "headers_and_bearer", "es256_signature", "http2_framing_tls",
+                "response_handling",
+            ]
+        )
+        for stage in stages {
+            XCTAssertEqual(stage["calls"] as? Int, 20, "\(stage)")
+            XCTAssertGreaterThan(stage["instructions_per_push"] as? Double ?? 0, 100, "\(stage)")
+        }
+
+        let same = try pushbench.run(["compare", json, json])
+        XCTAssertEqual(same.status, 0, same.stdout + same.stderr)
+        XCTAssertTrue(same.stdout.contains("PASS: instructions per push counted under Valgrind"), same.stdout)
+
+        func altered(_ name: String, _ change: (inout [String: Any]) -> Void) throws -> String {
+            var copy = document
+            change(&copy)
+            return try directory.write(name, Array(try JSONSerialization.data(withJSONObject: copy)))
+        }
+        let grown = try altered("grown.json") { copy in
+            var stages = copy["stages"] as! [[String: Any]]
+            stages[1]["instructions_per_push"] = (stages[1]["instructions_per_push"] as! Double) * 1.03
+            copy["stages"] = stages
+        }
+        let junit = directory.file("gate.xml")
+        let regression = try pushbench.run(["compare", "--mode", "instructions", json, grown, "--junit", junit])
+        XCTAssertEqual(regression.status, 1, regression.stdout + regression.stderr)
+        XCTAssertTrue(regression.stdout.contains("REGRESSION"), regression.stdout)
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        XCTAssertTrue(xml.contains("name=\"payload_encoding_instructions_per_push\">\n    <failure"), xml)
+        XCTAssertTrue(xml.contains("name=\"workload_event_instructions_per_push\"/>"), xml)
+        XCTAssertEqual(
+            try pushbench.run(["compare", json, grown, "--max-stage-rise", "payload_encoding=5%"]).status,
+            0
+        )
+
+        let older = try altered("older.json") { copy in
+            var build = copy["build"] as! [String: Any]
+            build["version"] = "0.0.1"
+            copy["build"] = build
+        }
+        let refused = try pushbench.run(["compare", older, json])
+        XCTAssertEqual(refused.status, 2)
+        assertCleanFailure(refused, mentions: "another PushBench version (0.0.1, not ")
+        assertCleanFailure(
+            try pushbench.run(["compare", "--mode", "instructions", json, json, "--current", json]),
+            mentions: "not both"
+        )
+    }
+
+    func testCountingWithoutValgrindSaysHowToInstallIt() throws {
+        let output = try pushbench.run(
+            ["hotpath", "--instructions", "--pushes", "5"],
+            environment: ["PATH": directory.path]
+        )
+        assertCleanFailure(output, mentions: "Valgrind is not installed")
+        XCTAssertTrue(output.stderr.contains("apt-get install valgrind"), output.stderr)
+    }
 }

@@ -5,12 +5,14 @@ import Foundation
 /// In `speed` mode (the default) it judges throughput, p99 and the error rate against limits, and
 /// correctness always. In `counts` mode it judges only what cannot flake on a shared machine: the
 /// same requests sent, the same outcomes, balanced books and a mock that agrees; speed is shown,
-/// not judged.
+/// not judged. In `instructions` mode it judges instruction counts per push
+/// (`hotpath --instructions`), stage by stage: figures a busy machine cannot change.
 public struct ComparisonThresholds: Sendable, Equatable {
     /// What is judged.
     public enum Mode: String, Sendable, CaseIterable {
         case speed
         case counts
+        case instructions
     }
 
     /// The largest throughput drop allowed, percent of the baseline.
@@ -24,9 +26,30 @@ public struct ComparisonThresholds: Sendable, Equatable {
     /// The significance level: with runs enough on each side, a timing beyond its limit fails only
     /// when the Mann-Whitney U test's p-value is below it.
     public var alpha = 0.01
+    /// In instructions mode, the largest rise of a stage's (and the total's) instructions per
+    /// push, percent, where `maxStageRisePercent` sets none of its own.
+    public var maxInstructionRisePercent: Double = 2
+    /// Limits of their own for some stages, by `PushStage` raw value, percent.
+    public var maxStageRisePercent: [String: Double] = [:]
 
-    /// The defaults: 5% throughput drop, 10% p99 rise, 0.1% errors, speed mode, alpha 0.01.
+    /// The defaults: 5% throughput drop, 10% p99 rise, 0.1% errors, speed mode, alpha 0.01, and
+    /// in instructions mode a 2% rise of any stage.
     public init() {}
+
+    /// The largest rise allowed in `stage`'s instructions per push, percent.
+    public func instructionLimit(for stage: String) -> Double {
+        maxStageRisePercent[stage] ?? maxInstructionRisePercent
+    }
+
+    /// A stage's own limit, `STAGE=PERCENT` as `--max-stage-rise` takes it.
+    /// - Throws: `ComparisonError` naming the option.
+    public static func stageLimit(_ text: String, for option: String) throws -> (stage: String, percent: Double) {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty else {
+            throw ComparisonError("\(option) '\(text)': expected STAGE=PERCENT, such as es256_signature=5%")
+        }
+        return (parts[0], try percent(parts[1], for: option))
+    }
 
     /// A percentage such as `5%`, `0.1%` or `5`.
     /// - Throws: `ComparisonError` naming the option.
@@ -50,7 +73,8 @@ public struct ComparisonThresholds: Sendable, Equatable {
     }
 
     /// Thresholds from a JSON file: `{"max_throughput_drop": "5%", "max_p99_rise": "10%",
-    /// "max_error_rate": "0.1%", "mode": "speed", "alpha": 0.01}`, every key optional.
+    /// "max_error_rate": "0.1%", "mode": "speed", "alpha": 0.01, "max_instruction_rise": "2%",
+    /// "max_stage_rise": {"es256_signature": "5%"}}`, every key optional.
     /// - Throws: `ComparisonError` naming the file and the key.
     public static func load(_ path: String) throws -> ComparisonThresholds {
         guard let data = FileManager.default.contents(atPath: path),
@@ -58,7 +82,10 @@ public struct ComparisonThresholds: Sendable, Equatable {
         else {
             throw ComparisonError("\(path): cannot read it as a JSON object of thresholds")
         }
-        let known = ["max_throughput_drop", "max_p99_rise", "max_error_rate", "mode", "alpha"]
+        let known = [
+            "max_throughput_drop", "max_p99_rise", "max_error_rate", "mode", "alpha", "max_instruction_rise",
+            "max_stage_rise",
+        ]
         if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
             throw ComparisonError("\(path): unknown key '\(unknown)' (known: \(known.joined(separator: ", ")))")
         }
@@ -70,12 +97,25 @@ public struct ComparisonThresholds: Sendable, Equatable {
         thresholds.maxThroughputDropPercent = try value("max_throughput_drop") ?? thresholds.maxThroughputDropPercent
         thresholds.maxP99RisePercent = try value("max_p99_rise") ?? thresholds.maxP99RisePercent
         thresholds.maxErrorRatePercent = try value("max_error_rate") ?? thresholds.maxErrorRatePercent
+        thresholds.maxInstructionRisePercent =
+            try value("max_instruction_rise") ?? thresholds.maxInstructionRisePercent
+        if let stages = object["max_stage_rise"] {
+            guard let stages = stages as? [String: Any] else {
+                throw ComparisonError("\(path): max_stage_rise must be an object of stage names and percentages")
+            }
+            for (stage, raw) in stages {
+                thresholds.maxStageRisePercent[stage] = try percent(
+                    (raw as? String) ?? "\(raw)",
+                    for: "\(path): max_stage_rise.\(stage)"
+                )
+            }
+        }
         if let alpha = object["alpha"] {
             thresholds.alpha = try significanceLevel((alpha as? String) ?? "\(alpha)", for: "\(path): alpha")
         }
         if let mode = object["mode"] {
             guard let name = mode as? String, let parsed = Mode(rawValue: name) else {
-                throw ComparisonError("\(path): mode must be speed or counts")
+                throw ComparisonError("\(path): mode must be speed, counts or instructions")
             }
             thresholds.mode = parsed
         }

@@ -1,15 +1,30 @@
 import Foundation
 
 extension RunComparison {
-    private static let columns = ["figure", "baseline", "current", "change", "p", "ratio_ci", "limit", "verdict"]
+    /// The columns: without `p` and `ratio_ci` for instruction counts, which need no statistics.
+    private var columns: [String] {
+        thresholds.mode == .instructions
+            ? ["figure", "baseline", "current", "change", "limit", "verdict"]
+            : ["figure", "baseline", "current", "change", "p", "ratio_ci", "limit", "verdict"]
+    }
 
     private var rows: [[String]] {
         checks.map {
-            [$0.name, $0.baseline, $0.current, $0.change, $0.pValue, $0.ratioInterval, $0.limit, $0.verdict.rawValue]
+            thresholds.mode == .instructions
+                ? [$0.name, $0.baseline, $0.current, $0.change, $0.limit, $0.verdict.rawValue]
+                : [
+                    $0.name, $0.baseline, $0.current, $0.change, $0.pValue, $0.ratioInterval, $0.limit,
+                    $0.verdict.rawValue,
+                ]
         }
     }
 
     private var headline: String {
+        if thresholds.mode == .instructions {
+            return (passed ? "PASS" : "REGRESSION")
+                + ": instructions per push counted under Valgrind, one count a side (a count does not change "
+                + "with the machine's load, so no statistics); a stage fails when it rises beyond its limit"
+        }
         let sides =
             "medians of \(baselineRuns) baseline and \(currentRuns) current run(s), \(thresholds.mode.rawValue) mode"
         let alpha = thresholds.alpha.formatted()
@@ -25,8 +40,8 @@ extension RunComparison {
 
     /// The table as aligned text for a terminal, then the verdict.
     public var text: String {
-        let all = [Self.columns] + rows
-        let widths = Self.columns.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        let all = [columns] + rows
+        let widths = columns.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         let lines = all.map { row in
             row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
@@ -38,14 +53,14 @@ extension RunComparison {
     var html: String {
         "<h2>Against the baseline</h2>"
             + "<p class=\"\(passed ? "ok" : "bad")\">\(HTML.escape(headline)).</p>"
-            + HTML.grid("Each figure against the baseline's", headers: Self.columns, rows: rows)
+            + HTML.grid("Each figure against the baseline's", headers: columns, rows: rows)
     }
 
     /// The table as GitHub-flavoured Markdown, for a pull-request comment.
     public var markdown: String {
         var text = "### pushbench compare: **\(passed ? "PASS" : "REGRESSION")**\n\n"
-        text += "| " + Self.columns.joined(separator: " | ") + " |\n"
-        text += "|" + String(repeating: "---|", count: Self.columns.count) + "\n"
+        text += "| " + columns.joined(separator: " | ") + " |\n"
+        text += "|" + String(repeating: "---|", count: columns.count) + "\n"
         for row in rows {
             let cells = row.map { $0.replacingOccurrences(of: "|", with: "\\|") }
             text += "| " + cells.dropLast().joined(separator: " | ") + " | " + Self.mark(row.last ?? "") + " |\n"

@@ -113,7 +113,7 @@ final class HTTP2Connection {
     /// - Parameters:
     ///   - host: the name the certificate must carry (and SNI), or an IP address.
     ///   - authority: the `:authority` field of every request, read in place by nghttp2.
-    init(
+    convenience init(
         address: SocketAddress,
         host: String,
         port: Int,
@@ -124,15 +124,16 @@ final class HTTP2Connection {
         requestLimit: Int? = nil,
         authorization: String? = nil
     ) {
-        requestsLeft = requestLimit
-        ownAuthorization = authorization.map { HeaderBlock(lines: ["authorization: \($0)"]) }
-        self.target = "\(host):\(port)"
-        self.host = host
-        self.authority = authority
-        self.tls = tls
-        self.connectTimeoutNanos = connectTimeoutNanos
-        phaseDeadline = now &+ connectTimeoutNanos
-        lastReadAt = now
+        self.init(
+            target: "\(host):\(port)",
+            host: host,
+            authority: authority,
+            tls: tls,
+            connectTimeoutNanos: connectTimeoutNanos,
+            now: now,
+            requestLimit: requestLimit,
+            authorization: authorization
+        )
         socket = Glibc.socket(
             address.family,
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
@@ -150,6 +151,45 @@ final class HTTP2Connection {
         } else if errno != EINPROGRESS {
             fail(ConnectionFailure.connect(errno: errno, to: target))
         }
+    }
+
+    /// Starts the handshake over `bio`, one end of a BIO pair whose other end a peer in this
+    /// process serves: the same TLS and HTTP/2 code as over a socket, with no kernel between.
+    /// The connection owns `bio` from here on.
+    convenience init(memory bio: OpaquePointer, host: String, authority: nghttp2_nv, tls: TLSClientContext, now: UInt64)
+    {
+        self.init(
+            target: "\(host) in memory",
+            host: host,
+            authority: authority,
+            tls: tls,
+            connectTimeoutNanos: UInt64(Int64.max),
+            now: now,
+            requestLimit: nil,
+            authorization: nil
+        )
+        startHandshake(now: now, memory: bio)
+    }
+
+    private init(
+        target: String,
+        host: String,
+        authority: nghttp2_nv,
+        tls: TLSClientContext,
+        connectTimeoutNanos: UInt64,
+        now: UInt64,
+        requestLimit: Int?,
+        authorization: String?
+    ) {
+        requestsLeft = requestLimit
+        ownAuthorization = authorization.map { HeaderBlock(lines: ["authorization: \($0)"]) }
+        self.target = target
+        self.host = host
+        self.authority = authority
+        self.tls = tls
+        self.connectTimeoutNanos = connectTimeoutNanos
+        phaseDeadline = now &+ connectTimeoutNanos
+        lastReadAt = now
     }
 
     deinit {
@@ -258,13 +298,19 @@ final class HTTP2Connection {
         startHandshake(now: now)
     }
 
-    private func startHandshake(now: UInt64) {
-        localPort = SocketAddress.localPort(of: socket)
+    /// Starts TLS over the socket, or over `memory`, a BIO the connection then owns.
+    private func startHandshake(now: UInt64, memory: OpaquePointer? = nil) {
         guard let ssl = SSL_new(tls.context) else {
+            if let memory { BIO_free(memory) }
             return fail(ConnectionFailure(.clientError, "SSL_new failed: \(TLSClientContext.lastError())"))
         }
         self.ssl = ssl
-        SSL_set_fd(ssl, socket)
+        if let memory {
+            SSL_set_bio(ssl, memory, memory)
+        } else {
+            localPort = SocketAddress.localPort(of: socket)
+            SSL_set_fd(ssl, socket)
+        }
         if Self.isIPAddress(host) {
             X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
         } else {

@@ -1,4 +1,5 @@
 import CNGHTTP2
+import Wire
 
 #if canImport(Glibc)
 import Glibc
@@ -21,11 +22,11 @@ import Glibc
 /// is ended as lost when that goes unanswered as long again.
 public final class NGHTTP2PushClient: PushTransport {
     private let configuration: TransportConfiguration
-    private let tls: TLSClientContext
+    let tls: TLSClientContext
     private let host: String
     private let port: Int
     private var address: SocketAddress?
-    private var authority: ByteField
+    private(set) var authority: ByteField
     private var connections: [HTTP2Connection?]
     private var idle: [StreamSlot]
     private let slotCount: Int
@@ -59,6 +60,12 @@ public final class NGHTTP2PushClient: PushTransport {
     /// decides when to try again.
     static let maxRefusals = 10
 
+    /// Set for a client whose connections go to peers in this process (`inMemory`): the
+    /// identity those peers present.
+    private let memoryIdentity: TLSIdentity?
+    /// The peers of an in-memory client's connections, which `serveMemoryPeers` runs.
+    var memoryPeers: [InMemoryAPNsPeer] = []
+
     public var inFlight: Int { slotCount - idle.count }
 
     deinit {
@@ -67,8 +74,14 @@ public final class NGHTTP2PushClient: PushTransport {
     public var idleSlots: Int { idle.count }
 
     /// Creates the client; connections open with the first requests.
-    public init(configuration: TransportConfiguration) throws(TransportError) {
+    public convenience init(configuration: TransportConfiguration) throws(TransportError) {
+        try self.init(configuration: configuration, memoryIdentity: nil)
+    }
+
+    /// Creates the client; with `memoryIdentity` its connections go to in-memory peers.
+    init(configuration: TransportConfiguration, memoryIdentity: TLSIdentity?) throws(TransportError) {
         try configuration.checkShape()
+        self.memoryIdentity = memoryIdentity
         guard let (host, port) = Self.hostAndPort(configuration.origin) else {
             throw TransportError.setup("the origin must be https://host[:port], not \(configuration.origin)")
         }
@@ -246,9 +259,21 @@ public final class NGHTTP2PushClient: PushTransport {
             // Told to go away, with answers still due: keep it until they come, elsewhere.
             orphans.append(draining)
         }
+        let connection =
+            if let memoryIdentity { try openInMemory(presenting: memoryIdentity) } else { try openOnNetwork() }
+        connectionAttempts += 1
+        // A connection closed on purpose after its requests is not a recovery.
+        if opened[index] && configuration.requestsPerConnection == nil { recoveries!.reconnections += 1 }
+        opened[index] = true
+        connections[index] = connection
+        return connection
+    }
+
+    /// Starts a connection to the origin over TCP.
+    private func openOnNetwork() throws(ConnectionFailure) -> HTTP2Connection {
         if address == nil { address = try SocketAddress.resolve(host: host, port: port) }
         let resolved = address!
-        let connection = HTTP2Connection(
+        return HTTP2Connection(
             address: resolved,
             host: host,
             port: port,
@@ -259,12 +284,6 @@ public final class NGHTTP2PushClient: PushTransport {
             requestLimit: configuration.requestsPerConnection,
             authorization: configuration.connectionAuthorization?()
         )
-        connectionAttempts += 1
-        // A connection closed on purpose after its requests is not a recovery.
-        if opened[index] && configuration.requestsPerConnection == nil { recoveries!.reconnections += 1 }
-        opened[index] = true
-        connections[index] = connection
-        return connection
     }
 
     private static func hostAndPort(_ origin: String) -> (String, Int)? {

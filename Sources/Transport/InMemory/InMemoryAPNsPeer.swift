@@ -1,0 +1,200 @@
+import CNGHTTP2
+import Wire
+
+/// The far end of an in-memory connection: a TLS server and an nghttp2 server session that
+/// answer every push `200` with its `apns-id`, as APNs does, over one end of a BIO pair.
+///
+/// It exists so that a push's client-side work (HTTP/2 framing, TLS records both ways, the
+/// answer's parsing) can be run and counted with no socket and no kernel in the way: the
+/// instruction counts of `pushbench hotpath --instructions` come from a client talking to this
+/// peer. Its own work is done in `serve`, which the counting leaves out. It checks nothing; the
+/// mock is the server that checks.
+public final class InMemoryAPNsPeer {
+    private let context: OpaquePointer
+    private let ssl: OpaquePointer
+    private var session: OpaquePointer?
+    /// The `apns-id` of each request in progress, echoed in its answer.
+    fileprivate var requestIDs: [Int32: [UInt8]] = [:]
+    private var input = [UInt8](repeating: 0, count: 64 * 1024)
+    private var output: [UInt8] = []
+
+    /// Sets up TLS with `identity` over `bio`, which the peer owns from here on; the handshake
+    /// happens in `serve`, interleaved with the client's.
+    init(identity: TLSIdentity, bio: OpaquePointer) throws(TransportError) {
+        guard let context = SSL_CTX_new(TLS_server_method()) else {
+            BIO_free(bio)
+            throw TransportError.setup("SSL_CTX_new failed: \(TLSClientContext.lastError())")
+        }
+        self.context = context
+        SSL_CTX_set_alpn_select_cb(context, selectHTTP2, nil)
+        do {
+            try Self.use(identity, in: context)
+        } catch {
+            SSL_CTX_free(context)
+            BIO_free(bio)
+            throw error
+        }
+        // After the certificate: a new SSL copies its context's certificate when it is made.
+        guard let ssl = SSL_new(context) else {
+            SSL_CTX_free(context)
+            BIO_free(bio)
+            throw TransportError.setup("SSL_new failed: \(TLSClientContext.lastError())")
+        }
+        self.ssl = ssl
+        SSL_set_bio(ssl, bio, bio)
+        SSL_set_accept_state(ssl)
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0 else {
+            throw TransportError.setup("nghttp2 could not create callbacks")
+        }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, peerReceiveHeader)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, peerReceiveFrame)
+        guard nghttp2_session_server_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0 else {
+            throw TransportError.setup("nghttp2 could not create a server session")
+        }
+        let settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 1000)
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
+    }
+
+    deinit {
+        if let session { nghttp2_session_del(session) }
+        SSL_free(ssl)
+        SSL_CTX_free(context)
+    }
+
+    /// Reads what the client wrote (the handshake's next step, or frames), answers every
+    /// request that has ended, and writes its frames back.
+    public func serve() {
+        guard SSL_is_init_finished(ssl) == 1 || SSL_do_handshake(ssl) == 1 else { return }
+        while true {
+            let count = input.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            guard count > 0 else { break }
+            _ = input.withUnsafeBytes { nghttp2_session_mem_recv(session, $0.baseAddress, Int(count)) }
+        }
+        output.removeAll(keepingCapacity: true)
+        while true {
+            var chunk: UnsafePointer<UInt8>? = nil
+            let length = nghttp2_session_mem_send(session, &chunk)
+            guard length > 0, let chunk else { break }
+            output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
+        }
+        guard !output.isEmpty else { return }
+        _ = output.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+    }
+
+    /// Answers `streamID` with `200` and its `apns-id`.
+    fileprivate func answer(_ streamID: Int32) {
+        let id = requestIDs.removeValue(forKey: streamID) ?? []
+        let status = Array(":status".utf8)
+        let ok = Array("200".utf8)
+        let idName = Array("apns-id".utf8)
+        status.withUnsafeBufferPointer { status in
+            ok.withUnsafeBufferPointer { ok in
+                idName.withUnsafeBufferPointer { idName in
+                    id.withUnsafeBufferPointer { id in
+                        let fields = [
+                            nghttp2_nv(
+                                name: UnsafeMutablePointer(mutating: status.baseAddress),
+                                value: UnsafeMutablePointer(mutating: ok.baseAddress),
+                                namelen: status.count,
+                                valuelen: ok.count,
+                                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+                            ),
+                            nghttp2_nv(
+                                name: UnsafeMutablePointer(mutating: idName.baseAddress),
+                                value: UnsafeMutablePointer(mutating: id.baseAddress),
+                                namelen: idName.count,
+                                valuelen: id.count,
+                                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+                            ),
+                        ]
+                        _ = nghttp2_submit_response(session, streamID, fields, id.isEmpty ? 1 : 2, nil)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Loads `identity`'s certificate and key into `context`.
+    private static func use(_ identity: TLSIdentity, in context: OpaquePointer) throws(TransportError) {
+        let certificate = identity.certificatePEM.withUnsafeBytes { bytes -> OpaquePointer? in
+            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_X509(bio, nil, nil, nil)
+        }
+        let key = identity.privateKeyPEM.withUnsafeBytes { bytes -> OpaquePointer? in
+            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+        }
+        defer {
+            X509_free(certificate)
+            EVP_PKEY_free(key)
+        }
+        guard let certificate, let key, SSL_CTX_use_certificate(context, certificate) == 1,
+            SSL_CTX_use_PrivateKey(context, key) == 1
+        else {
+            throw TransportError.setup("the in-memory peer cannot use its certificate: \(TLSClientContext.lastError())")
+        }
+    }
+}
+
+/// Picks `h2` from the client's ALPN list, as APNs does.
+private func selectHTTP2(
+    _ ssl: OpaquePointer?,
+    _ selected: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+    _ selectedLength: UnsafeMutablePointer<UInt8>?,
+    _ offered: UnsafePointer<UInt8>?,
+    _ offeredLength: UInt32,
+    _ argument: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let offered else { return SSL_TLSEXT_ERR_ALERT_FATAL }
+    var index = 0
+    while index < Int(offeredLength) {
+        let length = Int(offered[index])
+        if length == 2, index + 2 < Int(offeredLength), offered[index + 1] == UInt8(ascii: "h"),
+            offered[index + 2] == UInt8(ascii: "2")
+        {
+            selected?.pointee = offered + index + 1
+            selectedLength?.pointee = 2
+            return SSL_TLSEXT_ERR_OK
+        }
+        index += 1 + length
+    }
+    return SSL_TLSEXT_ERR_ALERT_FATAL
+}
+
+private func peerReceiveHeader(
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ name: UnsafePointer<UInt8>?,
+    _ nameLength: Int,
+    _ value: UnsafePointer<UInt8>?,
+    _ valueLength: Int,
+    _ flags: UInt8,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, let userData, let name, let value,
+        UnsafeBufferPointer(start: name, count: nameLength).elementsEqual("apns-id".utf8)
+    else { return 0 }
+    Unmanaged<InMemoryAPNsPeer>.fromOpaque(userData).takeUnretainedValue()
+        .requestIDs[frame.pointee.hd.stream_id] = Array(UnsafeBufferPointer(start: value, count: valueLength))
+    return 0
+}
+
+private func peerReceiveFrame(
+    _ session: OpaquePointer?,
+    _ frame: UnsafePointer<nghttp2_frame>?,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let frame, let userData, frame.pointee.hd.stream_id > 0,
+        frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+    else { return 0 }
+    let type = UInt32(frame.pointee.hd.type)
+    guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue else { return 0 }
+    Unmanaged<InMemoryAPNsPeer>.fromOpaque(userData).takeUnretainedValue().answer(frame.pointee.hd.stream_id)
+    return 0
+}

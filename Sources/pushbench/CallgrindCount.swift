@@ -1,0 +1,130 @@
+import Foundation
+import HotPath
+import LoadEngine
+import Reports
+
+/// Counts the sender's instructions per push, by stage: this binary runs `PushStageWorkload`
+/// in a child under Valgrind's callgrind, which collects only inside
+/// `PushStageWorkload.runCountedPushes`, and the stages' counts are read from what it called.
+///
+/// Valgrind gives up on this toolchain's DWARF, so the child is a copy of this binary with its
+/// debug information stripped (`strip --strip-debug`; the symbols the stages are found by stay).
+/// The child hashes deterministically (`SWIFT_DETERMINISTIC_HASHING`), so a dictionary's
+/// layout, and the instructions that walk it, are the same in every run. And glibc and libcrypto
+/// are kept to their baseline x86-64 code (SSE2 to SSE4.2, AES-NI and PCLMUL; no AVX, BMI2 or
+/// ADX), which they would otherwise choose by CPU: a count made on one x86-64 machine then
+/// holds on another, which a committed baseline needs.
+enum CallgrindCount {
+    /// Pushes run before counting starts: the handshake, lazy binding and first allocations,
+    /// and the scenario's starts, so the counted pushes are its updates.
+    static let warmUpPushes = PushStageWorkload.activities
+
+    /// The hidden option that makes `hotpath` the child: run the workload and print its outcome.
+    static let childOption = "--count-pushes"
+
+    /// What the child runs with: deterministic hashing, and the same code paths on any CPU.
+    static let countingEnvironment = [
+        "SWIFT_DETERMINISTIC_HASHING": "1",
+        // CPUID.1:ECX's AVX bit off, and every CPUID.7 feature (AVX2, BMI, ADX, SHA, AVX-512).
+        "OPENSSL_ia32cap": "~0x1000000000000000:~0xFFFFFFFFFFFFFFFF",
+        "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512VL,-ERMS,-AVX_Fast_Unaligned_Load",
+    ]
+
+    /// Runs the count for `pushes` pushes; `progress` hears what is happening.
+    static func run(pushes: Int, progress: (String) -> Void) throws -> InstructionCounts {
+        guard let valgrind = ExecutableSearch.onPath("valgrind") else {
+            throw CommandLineError.runtime(
+                "Valgrind is not installed, and --instructions counts under it: apt-get install valgrind "
+                    + "(Scripts/install-deps.sh installs it)"
+            )
+        }
+        guard let strip = ExecutableSearch.onPath("strip") else {
+            throw CommandLineError.runtime("strip is not on PATH (Debian package binutils); --instructions needs it")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbench-callgrind-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let binary = directory.appendingPathComponent("pushbench").path
+        let output = directory.appendingPathComponent("callgrind.out").path
+        let this = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        try runTool(strip, ["--strip-debug", "-o", binary, this], what: "strip --strip-debug", in: directory)
+        progress("counting \(pushes) pushes under callgrind (after \(warmUpPushes) to warm up)")
+        let childOutput = try runTool(
+            valgrind,
+            [
+                "--tool=callgrind", "--collect-atstart=no", "--toggle-collect=*runCountedPushes*",
+                "--callgrind-out-file=\(output)", binary, "hotpath", childOption, "\(pushes)",
+            ],
+            what: "valgrind",
+            in: directory,
+            environment: countingEnvironment
+        )
+        let answered = "answered \(warmUpPushes + pushes) accepted \(warmUpPushes + pushes)"
+        guard childOutput.contains(answered) else {
+            throw CommandLineError.runtime(
+                "the counted pushes did not all succeed: the child said \"\(childOutput.trimmingCharacters(in: .whitespacesAndNewlines))\", not \"\(answered)\""
+            )
+        }
+        let version = try runTool(valgrind, ["--version"], what: "valgrind --version", in: directory)
+        let text: String
+        do {
+            text = try String(contentsOfFile: output, encoding: .utf8)
+        } catch {
+            throw CommandLineError.runtime("callgrind wrote no output file: \(error.localizedDescription)")
+        }
+        do {
+            return try InstructionCounts(
+                callees: CallgrindCallees(text: text, caller: "runCountedPushes"),
+                pushes: pushes,
+                build: PushBench.build,
+                counter: "\(version.trimmingCharacters(in: .whitespacesAndNewlines)) callgrind, x86-64 baseline code",
+                workload: "\(PushStageWorkload.scenarioName), \(PushStageWorkload.activities) activities, "
+                    + "\(warmUpPushes) pushes to warm up"
+            )
+        } catch {
+            throw CommandLineError.runtime("\(error)")
+        }
+    }
+
+    /// The child's part: warm up, run the counted pushes, and say how many were answered.
+    static func runChild(pushes: Int) throws {
+        // A fixed clock: the timestamps a push carries are the same in every run, digit for digit.
+        var workload = try PushStageWorkload(now: 1_790_000_000)
+        try workload.warmUp(pushes: warmUpPushes)
+        try workload.runCountedPushes(pushes)
+        Console.out("answered \(workload.answered) accepted \(workload.accepted)")
+    }
+
+    /// Runs `tool` to the end and returns its standard output; its standard error goes to a
+    /// file in `scratch`, whose end a failure quotes.
+    @discardableResult
+    private static func runTool(
+        _ tool: URL,
+        _ arguments: [String],
+        what: String,
+        in scratch: URL,
+        environment: [String: String] = [:]
+    ) throws -> String {
+        let errorPath = scratch.appendingPathComponent("stderr.txt").path
+        guard FileManager.default.createFile(atPath: errorPath, contents: nil),
+            let errors = FileHandle(forWritingAtPath: errorPath)
+        else { throw CommandLineError.runtime("cannot write in \(scratch.path)") }
+        defer { try? errors.close() }
+        let process = Process()
+        process.executableURL = tool
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let errorText = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
+            let tail = errorText.split(separator: "\n").suffix(3).joined(separator: " / ")
+            throw CommandLineError.runtime("\(what) exited with status \(process.terminationStatus): \(tail)")
+        }
+        return text
+    }
+}
