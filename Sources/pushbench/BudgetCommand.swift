@@ -211,7 +211,8 @@ struct BudgetCommand: ParsableCommand {
             recommendations: recommendations,
             parametersSource: source,
             runID: RunContext.makeRunID(),
-            commandLine: CommandLine.arguments.joined(separator: " ")
+            commandLine: CommandLine.arguments.joined(separator: " "),
+            keyLagTargetSeconds: keyLagTarget.seconds
         )
         for line in BudgetConsole.lines(report) { Console.out(line) }
         let directory = try report.write(root: reportsDir)

@@ -32,6 +32,12 @@ struct CompareCommand: ParsableCommand {
             compare picks this mode itself:
 
               pushbench compare Benchmarks/baselines/instructions.json current-instructions.json --junit gate.xml
+
+            Budget mode judges two budget analyses (budget_summary.json, or the folder of one), so a change to \
+            an update policy is gated like a change to speed: priority-10 pushes per activity-hour may rise \
+            --max-budget-rise (default 5%), the share of activities throttled --max-throttled-rise points \
+            (default 1), and the share of key events shown within --key-lag-target may drop \
+            --max-key-share-drop points (default 1). Given two budget summaries, compare picks this mode itself.
             """
     )
 
@@ -58,7 +64,7 @@ struct CompareCommand: ParsableCommand {
 
     @Option(
         help:
-            "speed (judge throughput, p99, errors), counts (judge outcomes only; cannot flake) or instructions (judge instruction counts per stage; cannot flake)."
+            "speed (judge throughput, p99, errors), counts (judge outcomes only; cannot flake), instructions (judge instruction counts per stage; cannot flake) or budget (judge budget summaries)."
     )
     var mode: String?
 
@@ -76,6 +82,24 @@ struct CompareCommand: ParsableCommand {
         )
     )
     var maxStageRise: [String] = []
+
+    @Option(
+        name: .customLong("max-budget-rise"),
+        help: "Budget mode: the largest rise of priority-10 pushes per activity-hour (default 5%)."
+    )
+    var maxBudgetRise: String?
+
+    @Option(
+        name: .customLong("max-throttled-rise"),
+        help: "Budget mode: the largest rise of the share of activities throttled, points (default 1)."
+    )
+    var maxThrottledRise: String?
+
+    @Option(
+        name: .customLong("max-key-share-drop"),
+        help: "Budget mode: the largest drop of the share of key events shown in time, points (default 1)."
+    )
+    var maxKeyShareDrop: String?
 
     @Option(
         help:
@@ -107,7 +131,22 @@ struct CompareCommand: ParsableCommand {
             if mode == nil, (baseline + current).allSatisfy(InstructionCounts.isInstructionCount) {
                 thresholds.mode = .instructions
             }
-            if thresholds.mode == .instructions {
+            if mode == nil, (baseline + current).allSatisfy(BudgetFigures.isBudgetSummary) {
+                thresholds.mode = .budget
+            }
+            if thresholds.mode == .budget {
+                guard baseline.count == 1, current.count == 1 else {
+                    throw ComparisonError(
+                        "budget mode compares one analysis a side (the model is deterministic), "
+                            + "not \(baseline.count) and \(current.count)"
+                    )
+                }
+                comparison = try RunComparison(
+                    baseline: BudgetFigures(contentsOf: baseline[0]),
+                    current: BudgetFigures(contentsOf: current[0]),
+                    thresholds: thresholds
+                )
+            } else if thresholds.mode == .instructions {
                 guard baseline.count == 1, current.count == 1 else {
                     throw ComparisonError(
                         "instructions mode compares one count a side (a count does not vary run to run), "
@@ -179,6 +218,13 @@ struct CompareCommand: ParsableCommand {
                 for: "--max-instruction-rise"
             )
         }
+        for (text, option, keyPath) in [
+            (maxBudgetRise, "--max-budget-rise", \ComparisonThresholds.maxBudgetRisePercent),
+            (maxThrottledRise, "--max-throttled-rise", \.maxThrottledRisePoints),
+            (maxKeyShareDrop, "--max-key-share-drop", \.maxKeyShareDropPoints),
+        ] {
+            if let text { thresholds[keyPath: keyPath] = try ComparisonThresholds.percent(text, for: option) }
+        }
         for text in maxStageRise {
             let (stage, percent) = try ComparisonThresholds.stageLimit(text, for: "--max-stage-rise")
             thresholds.maxStageRisePercent[stage] = percent
@@ -192,7 +238,7 @@ struct CompareCommand: ParsableCommand {
         }
         if let mode {
             guard let parsed = ComparisonThresholds.Mode(rawValue: mode) else {
-                throw ComparisonError("--mode must be speed, counts or instructions")
+                throw ComparisonError("--mode must be speed, counts, instructions or budget")
             }
             thresholds.mode = parsed
         }

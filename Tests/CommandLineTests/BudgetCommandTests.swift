@@ -238,4 +238,60 @@ final class BudgetCommandTests: PushbenchTestCase {
         XCTAssert(pushes > 0 && pushes < 214_000_000, "\(pushes) pushes")
         XCTAssertEqual((summary["outcomes"] as? [String: Int])?.values.reduce(0, +), pushes)
     }
+
+    /// A budget gate: `compare` on two analyses judges what the policy spends. The same analysis
+    /// passes against itself; a starved bucket throttles more activities and shows fewer key
+    /// events in time, and fails on both; analyses against other key-lag targets are refused.
+    func testCompareJudgesTheBudgetTwoAnalysesSpend() throws {
+        func analyse(_ name: String, _ extra: [String]) throws -> String {
+            let folder = directory.file(name)
+            let output = try pushbench.run(
+                [
+                    "budget", "--activities", "200", "--no-recommendations", "--activities-csv", "none",
+                    "--reports-dir", folder,
+                ]
+                    + extra
+            )
+            XCTAssertEqual(output.status, 0, output.stderr)
+            let run = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder).first)
+            return folder + "/" + run
+        }
+        let baseline = try analyse("baseline", [])
+        let summary = try XCTUnwrap(
+            JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: baseline + "/budget_summary.json"))
+            ) as? [String: Any]
+        )
+        let spent = try XCTUnwrap(summary["spent"] as? [String: Any])
+        let pushes = try XCTUnwrap(summary["pushes"] as? [String: Int])
+        let hours = try XCTUnwrap(spent["activity_hours"] as? Double)
+        XCTAssertGreaterThan(hours, 0)
+        XCTAssertEqual(spent["p10_per_activity_hour"] as? Double ?? 0, Double(pushes["p10"]!) / hours, accuracy: 1e-6)
+        XCTAssertEqual(spent["key_lag_target_s"] as? Double, 15)
+
+        let same = try pushbench.run(["compare", baseline, baseline])
+        XCTAssertEqual(same.status, 0, same.stdout + same.stderr)
+        XCTAssertTrue(same.stdout.contains("PASS: the budget a sender's policy spends"), same.stdout)
+
+        let starved = try analyse("starved", ["--bucket", "1", "--per-hour", "1"])
+        let junit = directory.file("budget-gate.xml")
+        let gate = try pushbench.run(["compare", "--mode", "budget", baseline, starved, "--junit", junit])
+        XCTAssertEqual(gate.status, 1, gate.stdout + gate.stderr)
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        XCTAssertTrue(xml.contains("name=\"throttled_share_percent\">\n    <failure"), xml)
+        XCTAssertTrue(xml.contains("name=\"key_events_within_15s_percent\">\n    <failure"), xml)
+        XCTAssertTrue(xml.contains("name=\"p10_per_activity_hour\"/>"), "the same pushes were sent: \(xml)")
+        XCTAssertEqual(
+            try pushbench.run([
+                "compare", baseline, starved, "--max-throttled-rise", "100", "--max-key-share-drop", "100",
+            ]).status,
+            0
+        )
+
+        let otherTarget = try analyse("other-target", ["--key-lag-target", "5"])
+        assertCleanFailure(
+            try pushbench.run(["compare", baseline, otherTarget]),
+            mentions: "analyse both with the same --key-lag-target"
+        )
+    }
 }

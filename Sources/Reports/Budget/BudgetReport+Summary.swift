@@ -38,6 +38,7 @@ extension BudgetReport {
                 "throttled_share": tally.activitiesBegun > 0
                     ? Double(tally.activitiesThrottled) / Double(tally.activitiesBegun) : 0,
             ],
+            "spent": spent,
             "display_lag_ms": Self.lagPercentilesMs(tally.lagMs),
             "key_display_lag_ms": Self.lagPercentilesMs(tally.keyLagMs),
             "updates_never_shown": tally.neverShown,
@@ -66,6 +67,21 @@ extension BudgetReport {
             document["run_feed"] = run
         }
         return document
+    }
+
+    /// What the sender's policy spent, for a budget gate (`pushbench compare` on two summaries):
+    /// priority-10 pushes per activity-hour (activity-hours counted as the activities live at
+    /// each minute's end), and the share of key events shown within the target.
+    private var spent: [String: Any] {
+        let tally = result.tally
+        let activityHours = Double(tally.minutes.reduce(0) { $0 + $1.live }) / 60
+        let p10 = tally.minutes.reduce(0) { $0 + $1.pushesP10 }
+        return [
+            "activity_hours": activityHours,
+            "p10_per_activity_hour": activityHours > 0 ? Double(p10) / activityHours : 0,
+            "key_lag_target_s": keyLagTargetSeconds,
+            "key_events_within_target_share": tally.keyShareShown(withinMs: UInt64(keyLagTargetSeconds * 1000)),
+        ]
     }
 
     private static func dictionary(_ recommendations: BudgetRecommendations) -> [String: Any] {

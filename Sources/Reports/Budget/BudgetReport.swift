@@ -21,15 +21,21 @@ public struct BudgetReport {
         "Apple publishes no Live Activity budget numbers (docs/apns.md §3.6): these "
         + "figures are estimates from the model's parameters, not measurements of devices."
 
+    /// The display lag a key event should be shown within, seconds (`--key-lag-target`): the
+    /// summary's share of key events shown within it is what a budget gate judges.
+    public let keyLagTargetSeconds: Double
+
     /// Creates a report.
     public init(
         result: BudgetResult,
         recommendations: BudgetRecommendations?,
         parametersSource: String,
         runID: String,
-        commandLine: String
+        commandLine: String,
+        keyLagTargetSeconds: Double = 15
     ) {
         self.result = result
+        self.keyLagTargetSeconds = keyLagTargetSeconds
         self.recommendations = recommendations
         self.parametersSource = parametersSource
         self.runID = runID

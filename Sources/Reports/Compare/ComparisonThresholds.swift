@@ -6,13 +6,15 @@ import Foundation
 /// correctness always. In `counts` mode it judges only what cannot flake on a shared machine: the
 /// same requests sent, the same outcomes, balanced books and a mock that agrees; speed is shown,
 /// not judged. In `instructions` mode it judges instruction counts per push
-/// (`hotpath --instructions`), stage by stage: figures a busy machine cannot change.
+/// (`hotpath --instructions`), stage by stage: figures a busy machine cannot change. In `budget`
+/// mode it judges what an update policy spends of the devices' budget (`budget_summary.json`).
 public struct ComparisonThresholds: Sendable, Equatable {
     /// What is judged.
     public enum Mode: String, Sendable, CaseIterable {
         case speed
         case counts
         case instructions
+        case budget
     }
 
     /// The largest throughput drop allowed, percent of the baseline.
@@ -31,9 +33,18 @@ public struct ComparisonThresholds: Sendable, Equatable {
     public var maxInstructionRisePercent: Double = 2
     /// Limits of their own for some stages, by `PushStage` raw value, percent.
     public var maxStageRisePercent: [String: Double] = [:]
+    /// In budget mode, the largest rise of priority-10 pushes per activity-hour, percent.
+    public var maxBudgetRisePercent: Double = 5
+    /// In budget mode, the largest rise of the share of activities throttled, percentage points.
+    public var maxThrottledRisePoints: Double = 1
+    /// In budget mode, the largest drop of the share of key events shown within the target,
+    /// percentage points.
+    public var maxKeyShareDropPoints: Double = 1
 
     /// The defaults: 5% throughput drop, 10% p99 rise, 0.1% errors, speed mode, alpha 0.01, and
-    /// in instructions mode a 2% rise of any stage.
+    /// in instructions mode a 2% rise of any stage; in budget mode a 5% rise of priority-10
+    /// pushes per activity-hour, and 1 point more activities throttled or fewer key events shown
+    /// in time.
     public init() {}
 
     /// The largest rise allowed in `stage`'s instructions per push, percent.
@@ -84,7 +95,7 @@ public struct ComparisonThresholds: Sendable, Equatable {
         }
         let known = [
             "max_throughput_drop", "max_p99_rise", "max_error_rate", "mode", "alpha", "max_instruction_rise",
-            "max_stage_rise",
+            "max_stage_rise", "max_budget_rise", "max_throttled_rise", "max_key_share_drop",
         ]
         if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
             throw ComparisonError("\(path): unknown key '\(unknown)' (known: \(known.joined(separator: ", ")))")
@@ -99,6 +110,9 @@ public struct ComparisonThresholds: Sendable, Equatable {
         thresholds.maxErrorRatePercent = try value("max_error_rate") ?? thresholds.maxErrorRatePercent
         thresholds.maxInstructionRisePercent =
             try value("max_instruction_rise") ?? thresholds.maxInstructionRisePercent
+        thresholds.maxBudgetRisePercent = try value("max_budget_rise") ?? thresholds.maxBudgetRisePercent
+        thresholds.maxThrottledRisePoints = try value("max_throttled_rise") ?? thresholds.maxThrottledRisePoints
+        thresholds.maxKeyShareDropPoints = try value("max_key_share_drop") ?? thresholds.maxKeyShareDropPoints
         if let stages = object["max_stage_rise"] {
             guard let stages = stages as? [String: Any] else {
                 throw ComparisonError("\(path): max_stage_rise must be an object of stage names and percentages")
@@ -115,7 +129,7 @@ public struct ComparisonThresholds: Sendable, Equatable {
         }
         if let mode = object["mode"] {
             guard let name = mode as? String, let parsed = Mode(rawValue: name) else {
-                throw ComparisonError("\(path): mode must be speed, counts or instructions")
+                throw ComparisonError("\(path): mode must be speed, counts, instructions or budget")
             }
             thresholds.mode = parsed
         }

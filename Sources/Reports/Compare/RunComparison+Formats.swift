@@ -1,16 +1,17 @@
 import Foundation
 
 extension RunComparison {
-    /// The columns: without `p` and `ratio_ci` for instruction counts, which need no statistics.
+    /// The columns: without `p` and `ratio_ci` for instruction counts and budgets, which need no
+    /// statistics.
     private var columns: [String] {
-        thresholds.mode == .instructions
+        thresholds.mode == .instructions || thresholds.mode == .budget
             ? ["figure", "baseline", "current", "change", "limit", "verdict"]
             : ["figure", "baseline", "current", "change", "p", "ratio_ci", "limit", "verdict"]
     }
 
     private var rows: [[String]] {
         checks.map {
-            thresholds.mode == .instructions
+            thresholds.mode == .instructions || thresholds.mode == .budget
                 ? [$0.name, $0.baseline, $0.current, $0.change, $0.limit, $0.verdict.rawValue]
                 : [
                     $0.name, $0.baseline, $0.current, $0.change, $0.pValue, $0.ratioInterval, $0.limit,
@@ -20,6 +21,11 @@ extension RunComparison {
     }
 
     private var headline: String {
+        if thresholds.mode == .budget {
+            return (passed ? "PASS" : "REGRESSION")
+                + ": the budget a sender's policy spends, one analysis a side (the model is deterministic); "
+                + "estimates from the model's parameters, not measurements of devices"
+        }
         if thresholds.mode == .instructions {
             return (passed ? "PASS" : "REGRESSION")
                 + ": instructions per push counted under Valgrind, one count a side (a count does not change "
