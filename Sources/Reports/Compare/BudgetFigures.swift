@@ -12,8 +12,9 @@ public struct BudgetFigures: Sendable, Equatable {
     /// Key events shown within `keyLagTargetSeconds`, as a share of all key events (0 to 1).
     public var keyEventsWithinTargetShare: Double
     public var keyLagTargetSeconds: Double
-    /// The model's parameters, by name, for the report: figures of other parameters differ.
-    public var parameters: String
+    /// The model's parameters, `name=value` by name, for the report: figures of other
+    /// parameters differ.
+    public var parameters: [String: String]
 
     public init(
         input: String,
@@ -21,7 +22,7 @@ public struct BudgetFigures: Sendable, Equatable {
         throttledShare: Double,
         keyEventsWithinTargetShare: Double,
         keyLagTargetSeconds: Double,
-        parameters: String
+        parameters: [String: String]
     ) {
         self.input = input
         self.p10PerActivityHour = p10PerActivityHour
@@ -55,8 +56,7 @@ public struct BudgetFigures: Sendable, Equatable {
             throttledShare: throttled,
             keyEventsWithinTargetShare: keyShare,
             keyLagTargetSeconds: target,
-            parameters: parameters.keys.sorted().filter { $0 != "source" }.map { "\($0)=\(parameters[$0]!)" }
-                .joined(separator: " ")
+            parameters: parameters.filter { $0.key != "source" }.mapValues { "\($0)" }
         )
     }
 

@@ -60,12 +60,18 @@ extension RunComparison {
             ),
             Check(
                 name: "parameters",
-                baseline: baseline.parameters == current.parameters ? "same" : baseline.parameters,
-                current: baseline.parameters == current.parameters ? "same" : current.parameters,
+                baseline: Self.differing(baseline.parameters, from: current.parameters),
+                current: Self.differing(current.parameters, from: baseline.parameters),
                 change: "",
                 limit: "",
                 verdict: .info
             ),
         ]
+    }
+
+    /// The parameters of `these` whose values `those` does not share, as `name=value`, or `same`.
+    private static func differing(_ these: [String: String], from those: [String: String]) -> String {
+        let names = Set(these.keys).union(those.keys).sorted().filter { these[$0] != those[$0] }
+        return names.isEmpty ? "same" : names.map { "\($0)=\(these[$0] ?? "none")" }.joined(separator: " ")
     }
 }
