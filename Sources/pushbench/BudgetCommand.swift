@@ -222,7 +222,7 @@ struct BudgetCommand: ParsableCommand {
             let path = (directory as NSString).appendingPathComponent("budget_sweep.csv")
             try ReportWriter.save(Data(table.text.utf8), toPath: path)
             Console.out("sweep of every preset and policy (\(path)):")
-            for line in BudgetConsole.format(table) { Console.out("  " + line) }
+            for line in table.alignedLines { Console.out("  " + line) }
         }
         if delivery == .both, let simulation, !result.interrupted {
             var broadcast = simulation
@@ -233,7 +233,7 @@ struct BudgetCommand: ParsableCommand {
             let path = (directory as NSString).appendingPathComponent("budget_delivery.csv")
             try ReportWriter.save(Data(table.text.utf8), toPath: path)
             Console.out("per token against broadcast (\(path)):")
-            for line in BudgetConsole.format(table) { Console.out("  " + line) }
+            for line in table.alignedLines { Console.out("  " + line) }
             if other.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }
         }
         Console.out("report: \((directory as NSString).appendingPathComponent("budget.html"))")

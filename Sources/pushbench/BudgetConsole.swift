@@ -160,14 +160,4 @@ enum BudgetConsole {
     private static func share(_ count: Int, _ total: Int) -> String {
         String(format: "%.2f", Double(count) * 100 / Double(max(total, 1)))
     }
-
-    /// `table` as aligned text columns.
-    static func format(_ table: CSVTable) -> [String] {
-        let rows = [table.columns] + table.rows
-        let widths = table.columns.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ")
-        }
-    }
 }

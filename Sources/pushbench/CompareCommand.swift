@@ -110,7 +110,7 @@ struct CompareCommand: ParsableCommand {
     @Option(
         name: .customLong("thresholds"),
         help:
-            "A JSON file of thresholds: {\"max_throughput_drop\": \"5%\", \"max_p99_rise\": \"10%\", \"max_error_rate\": \"0.1%\", \"mode\": \"speed\", \"alpha\": 0.01}; the flags override it."
+            "A JSON file of thresholds: {\"max_throughput_drop\": \"5%\", \"max_p99_rise\": \"10%\", \"max_error_rate\": \"0.1%\", \"mode\": \"speed\", \"alpha\": 0.01, \"max_instruction_rise\": \"2%\", \"max_stage_rise\": {\"es256_signature\": \"5%\"}, \"max_budget_rise\": \"5%\", \"max_throttled_rise\": 1, \"max_key_share_drop\": 1}; the flags override it."
     )
     var thresholdsFile: String?
 
@@ -134,31 +134,34 @@ struct CompareCommand: ParsableCommand {
             if mode == nil, (baseline + current).allSatisfy(BudgetFigures.isBudgetSummary) {
                 thresholds.mode = .budget
             }
-            if thresholds.mode == .budget {
-                guard baseline.count == 1, current.count == 1 else {
-                    throw ComparisonError(
-                        "budget mode compares one analysis a side (the model is deterministic), "
-                            + "not \(baseline.count) and \(current.count)"
-                    )
-                }
+            switch thresholds.mode {
+            case .budget:
+                let (before, after) = try oneASide(
+                    baseline,
+                    current,
+                    .budget,
+                    "analysis",
+                    why: "the model is deterministic"
+                )
                 comparison = try RunComparison(
-                    baseline: BudgetFigures(contentsOf: baseline[0]),
-                    current: BudgetFigures(contentsOf: current[0]),
+                    baseline: BudgetFigures(contentsOf: before),
+                    current: BudgetFigures(contentsOf: after),
                     thresholds: thresholds
                 )
-            } else if thresholds.mode == .instructions {
-                guard baseline.count == 1, current.count == 1 else {
-                    throw ComparisonError(
-                        "instructions mode compares one count a side (a count does not vary run to run), "
-                            + "not \(baseline.count) and \(current.count)"
-                    )
-                }
+            case .instructions:
+                let (before, after) = try oneASide(
+                    baseline,
+                    current,
+                    .instructions,
+                    "count",
+                    why: "a count does not vary run to run"
+                )
                 comparison = try RunComparison(
-                    baseline: InstructionCounts(contentsOf: baseline[0]),
-                    current: InstructionCounts(contentsOf: current[0]),
+                    baseline: InstructionCounts(contentsOf: before),
+                    current: InstructionCounts(contentsOf: after),
                     thresholds: thresholds
                 )
-            } else {
+            case .speed, .counts:
                 comparison = RunComparison(
                     baseline: try baseline.map(RunFigures.init(contentsOf:)),
                     current: try current.map(RunFigures.init(contentsOf:)),
@@ -197,29 +200,32 @@ struct CompareCommand: ParsableCommand {
         return (baselines, currents)
     }
 
+    /// The one file of each side, for a `mode` that compares one `thing` a side; `why` says why
+    /// one is enough.
+    private func oneASide(
+        _ baseline: [String],
+        _ current: [String],
+        _ mode: ComparisonThresholds.Mode,
+        _ thing: String,
+        why: String
+    ) throws -> (String, String) {
+        guard baseline.count == 1, current.count == 1 else {
+            throw ComparisonError(
+                "\(mode.rawValue) mode compares one \(thing) a side (\(why)), not \(baseline.count) and \(current.count)"
+            )
+        }
+        return (baseline[0], current[0])
+    }
+
     /// The thresholds file, if any, with the flags on top.
     private func thresholds() throws -> ComparisonThresholds {
         var thresholds = try thresholdsFile.map(ComparisonThresholds.load) ?? ComparisonThresholds()
-        if let maxThroughputDrop {
-            thresholds.maxThroughputDropPercent = try ComparisonThresholds.percent(
-                maxThroughputDrop,
-                for: "--max-throughput-drop"
-            )
-        }
-        if let maxP99Rise {
-            thresholds.maxP99RisePercent = try ComparisonThresholds.percent(maxP99Rise, for: "--max-p99-rise")
-        }
-        if let maxErrorRate {
-            thresholds.maxErrorRatePercent = try ComparisonThresholds.percent(maxErrorRate, for: "--max-error-rate")
-        }
-        if let maxInstructionRise {
-            thresholds.maxInstructionRisePercent = try ComparisonThresholds.percent(
-                maxInstructionRise,
-                for: "--max-instruction-rise"
-            )
-        }
         for (text, option, keyPath) in [
-            (maxBudgetRise, "--max-budget-rise", \ComparisonThresholds.maxBudgetRisePercent),
+            (maxThroughputDrop, "--max-throughput-drop", \ComparisonThresholds.maxThroughputDropPercent),
+            (maxP99Rise, "--max-p99-rise", \.maxP99RisePercent),
+            (maxErrorRate, "--max-error-rate", \.maxErrorRatePercent),
+            (maxInstructionRise, "--max-instruction-rise", \.maxInstructionRisePercent),
+            (maxBudgetRise, "--max-budget-rise", \.maxBudgetRisePercent),
             (maxThrottledRise, "--max-throttled-rise", \.maxThrottledRisePoints),
             (maxKeyShareDrop, "--max-key-share-drop", \.maxKeyShareDropPoints),
         ] {

@@ -84,7 +84,8 @@ public struct PushStageWorkload {
         }
     }
 
-    /// One push outside the count, through the same stages.
+    /// One push outside the count, through the same stages. It calls them itself rather than
+    /// through `runCountedPushes`, since Valgrind collects in every call of that function.
     private mutating func push() throws {
         try countScenarioEvent()
         try countPayloadEncoding()

@@ -14,18 +14,14 @@ extension RunComparison {
                     + "\(current.keyLagTargetSeconds.formatted()) s: analyse both with the same --key-lag-target"
             )
         }
-        var thresholds = thresholds
-        thresholds.mode = .budget
-        self.thresholds = thresholds
-        baselineRuns = 1
-        currentRuns = 1
-        judgesSignificance = false
         let p10Change =
             baseline.p10PerActivityHour == 0
             ? 0 : (current.p10PerActivityHour - baseline.p10PerActivityHour) / baseline.p10PerActivityHour * 100
         let throttled = (baseline.throttledShare * 100, current.throttledShare * 100)
         let key = (baseline.keyEventsWithinTargetShare * 100, current.keyEventsWithinTargetShare * 100)
-        checks = [
+        var thresholds = thresholds
+        thresholds.mode = .budget
+        let checks = [
             Check(
                 name: "p10_per_activity_hour",
                 baseline: String(format: "%.2f", baseline.p10PerActivityHour),
@@ -34,21 +30,12 @@ extension RunComparison {
                 limit: "rise ≤ \(thresholds.maxBudgetRisePercent.formatted())%",
                 verdict: p10Change > thresholds.maxBudgetRisePercent ? .fail : .pass
             ),
-            Check(
-                name: "throttled_share_percent",
-                baseline: String(format: "%.2f", throttled.0),
-                current: String(format: "%.2f", throttled.1),
-                change: String(format: "%+.2f pt", throttled.1 - throttled.0),
-                limit: "rise ≤ \(thresholds.maxThrottledRisePoints.formatted()) pt",
-                verdict: throttled.1 - throttled.0 > thresholds.maxThrottledRisePoints ? .fail : .pass
-            ),
-            Check(
-                name: "key_events_within_\(baseline.keyLagTargetSeconds.formatted())s_percent",
-                baseline: String(format: "%.2f", key.0),
-                current: String(format: "%.2f", key.1),
-                change: String(format: "%+.2f pt", key.1 - key.0),
-                limit: "drop ≤ \(thresholds.maxKeyShareDropPoints.formatted()) pt",
-                verdict: key.0 - key.1 > thresholds.maxKeyShareDropPoints ? .fail : .pass
+            Self.sharePoints("throttled_share_percent", throttled, limit: thresholds.maxThrottledRisePoints),
+            Self.sharePoints(
+                "key_events_within_\(baseline.keyLagTargetSeconds.formatted())s_percent",
+                key,
+                limit: thresholds.maxKeyShareDropPoints,
+                worseWhenLower: true
             ),
             Check(
                 name: "input",
@@ -67,6 +54,26 @@ extension RunComparison {
                 verdict: .info
             ),
         ]
+        self.init(oneASide: checks, thresholds: thresholds)
+    }
+
+    /// A share's check, in percentage points: it fails when it moved more than `limit` points
+    /// the wrong way (down when `worseWhenLower`, else up).
+    private static func sharePoints(
+        _ name: String,
+        _ percents: (baseline: Double, current: Double),
+        limit: Double,
+        worseWhenLower: Bool = false
+    ) -> Check {
+        let change = percents.current - percents.baseline
+        return Check(
+            name: name,
+            baseline: String(format: "%.2f", percents.baseline),
+            current: String(format: "%.2f", percents.current),
+            change: String(format: "%+.2f pt", change),
+            limit: "\(worseWhenLower ? "drop" : "rise") ≤ \(limit.formatted()) pt",
+            verdict: (worseWhenLower ? -change : change) > limit ? .fail : .pass
+        )
     }
 
     /// The parameters of `these` whose values `those` does not share, as `name=value`, or `same`.

@@ -46,13 +46,9 @@ extension RunComparison {
 
     /// The table as aligned text for a terminal, then the verdict.
     public var text: String {
-        let all = [columns] + rows
-        let widths = columns.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        let lines = all.map { row in
-            row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        }
-        return (lines + ["", headline]).joined(separator: "\n") + "\n"
+        var table = CSVTable(columns: columns)
+        for row in rows { table.append(row) }
+        return (table.alignedLines + ["", headline]).joined(separator: "\n") + "\n"
     }
 
     /// The table as a section of a run's `report.html`.

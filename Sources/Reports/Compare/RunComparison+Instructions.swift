@@ -19,10 +19,6 @@ extension RunComparison {
         }
         var thresholds = thresholds
         thresholds.mode = .instructions
-        self.thresholds = thresholds
-        baselineRuns = 1
-        currentRuns = 1
-        judgesSignificance = false
         var checks: [Check] = []
         let stages = zip(baseline.stages, current.stages).map {
             ($0.stage, $0.instructionsPerPush, $1.instructionsPerPush)
@@ -49,7 +45,7 @@ extension RunComparison {
         ] {
             checks.append(Check(name: name, baseline: before, current: after, change: "", limit: "", verdict: .info))
         }
-        self.checks = checks
+        self.init(oneASide: checks, thresholds: thresholds)
     }
 
     private static func stageList(_ counts: InstructionCounts) -> String {

@@ -119,6 +119,16 @@ public struct RunComparison: Sendable {
         self.checks = checks
     }
 
+    /// A comparison of one file a side (instruction counts, budget analyses), which needs no
+    /// statistics: `checks` as they are, judged under `thresholds`.
+    init(oneASide checks: [Check], thresholds: ComparisonThresholds) {
+        self.checks = checks
+        self.thresholds = thresholds
+        baselineRuns = 1
+        currentRuns = 1
+        judgesSignificance = false
+    }
+
     /// A p-value to four places, or `<0.0001`.
     private static func format(pValue: Double) -> String {
         pValue < 0.0001 ? "<0.0001" : String(format: "%.4f", pValue)

@@ -22,6 +22,19 @@ public struct CSVTable {
         ([columns] + rows).map { $0.map(Self.quoted).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }
 
+    /// The table as aligned text columns for a terminal, header first, two spaces between
+    /// columns and no trailing blanks.
+    public var alignedLines: [String] {
+        let all = [columns] + rows
+        let widths = columns.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            var line = row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+            while line.last == " " { line.removeLast() }
+            return line
+        }
+    }
+
     private static func quoted(_ field: String) -> String {
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""

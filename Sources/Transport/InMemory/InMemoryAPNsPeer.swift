@@ -88,48 +88,40 @@ public final class InMemoryAPNsPeer {
     /// Answers `streamID` with `200` and its `apns-id`.
     fileprivate func answer(_ streamID: Int32) {
         let id = requestIDs.removeValue(forKey: streamID) ?? []
-        let status = Array(":status".utf8)
-        let ok = Array("200".utf8)
-        let idName = Array("apns-id".utf8)
-        status.withUnsafeBufferPointer { status in
-            ok.withUnsafeBufferPointer { ok in
-                idName.withUnsafeBufferPointer { idName in
-                    id.withUnsafeBufferPointer { id in
-                        let fields = [
-                            nghttp2_nv(
-                                name: UnsafeMutablePointer(mutating: status.baseAddress),
-                                value: UnsafeMutablePointer(mutating: ok.baseAddress),
-                                namelen: status.count,
-                                valuelen: ok.count,
-                                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-                            ),
-                            nghttp2_nv(
-                                name: UnsafeMutablePointer(mutating: idName.baseAddress),
-                                value: UnsafeMutablePointer(mutating: id.baseAddress),
-                                namelen: idName.count,
-                                valuelen: id.count,
-                                flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-                            ),
-                        ]
-                        _ = nghttp2_submit_response(session, streamID, fields, id.isEmpty ? 1 : 2, nil)
-                    }
-                }
-            }
+        id.withUnsafeBufferPointer { id in
+            let fields = [
+                nghttp2_nv(
+                    name: StaticName.status.bytes,
+                    value: StaticName.ok.bytes,
+                    namelen: StaticName.status.count,
+                    valuelen: StaticName.ok.count,
+                    flags: StaticName.noCopy
+                ),
+                // nghttp2 copies the value, which lives only for this call.
+                nghttp2_nv(
+                    name: StaticName.apnsID.bytes,
+                    value: UnsafeMutablePointer(mutating: id.baseAddress),
+                    namelen: StaticName.apnsID.count,
+                    valuelen: id.count,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue)
+                ),
+            ]
+            _ = nghttp2_submit_response(session, streamID, fields, id.isEmpty ? 1 : 2, nil)
         }
     }
 
     /// Loads `identity`'s certificate and key into `context`.
     private static func use(_ identity: TLSIdentity, in context: OpaquePointer) throws(TransportError) {
-        let certificate = identity.certificatePEM.withUnsafeBytes { bytes -> OpaquePointer? in
-            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_X509(bio, nil, nil, nil)
+        /// The first object `read` finds in `pem`.
+        func parse(_ pem: [UInt8], _ read: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
+            pem.withUnsafeBytes { bytes in
+                guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return nil }
+                defer { BIO_free(bio) }
+                return read(bio)
+            }
         }
-        let key = identity.privateKeyPEM.withUnsafeBytes { bytes -> OpaquePointer? in
-            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
-        }
+        let certificate = parse(identity.certificatePEM) { PEM_read_bio_X509($0, nil, nil, nil) }
+        let key = parse(identity.privateKeyPEM) { PEM_read_bio_PrivateKey($0, nil, nil, nil) }
         defer {
             X509_free(certificate)
             EVP_PKEY_free(key)

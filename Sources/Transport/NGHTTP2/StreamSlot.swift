@@ -194,4 +194,6 @@ struct StaticName: @unchecked Sendable {
     static let path = StaticName(":path")
     static let apnsID = StaticName("apns-id")
     static let contentLength = StaticName("content-length")
+    static let status = StaticName(":status")
+    static let ok = StaticName("200")
 }
