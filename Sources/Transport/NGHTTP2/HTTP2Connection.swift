@@ -412,7 +412,9 @@ final class HTTP2Connection {
                 if memcmp(fields[index].name, own.name, own.namelen) == 0 { fields[index] = own }
             }
         }
-        fields[count - 2] = slot.apnsID.field(named: .apnsID)
+        // Never indexed: a new value per request would evict the shared fields from the HPACK
+        // table, which then go out in full again (nghttp2 leaves `:path` unindexed itself).
+        fields[count - 2] = slot.apnsID.field(named: .apnsID, flags: StaticName.noCopyNoIndex)
         fields[count - 1] = slot.contentLength.field(named: .contentLength)
         let me = Unmanaged.passUnretained(slot).toOpaque()
         var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: me), read_callback: readBody)

@@ -166,8 +166,8 @@ struct ByteField {
 
     /// An HTTP/2 header field naming `name` (static, never freed) with this value; nghttp2 reads
     /// both in place.
-    func field(named name: StaticName) -> nghttp2_nv {
-        nghttp2_nv(name: name.bytes, value: bytes, namelen: name.count, valuelen: count, flags: StaticName.noCopy)
+    func field(named name: StaticName, flags: UInt8 = StaticName.noCopy) -> nghttp2_nv {
+        nghttp2_nv(name: name.bytes, value: bytes, namelen: name.count, valuelen: count, flags: flags)
     }
 }
 
@@ -178,6 +178,7 @@ struct StaticName: @unchecked Sendable {
 
     /// nghttp2 reads name and value in place.
     static let noCopy = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
+    static let noCopyNoIndex = noCopy | UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
 
     init(_ text: String) {
         let utf8 = Array(text.utf8)
