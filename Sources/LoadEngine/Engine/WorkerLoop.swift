@@ -211,10 +211,15 @@ struct WorkerLoop {
     /// While the target is being backed off from, closed loop waits; open loop counts each push
     /// as it falls due, failed with the connection's last failure, so the schedule is kept and
     /// nothing is hidden (no coordinated omission).
+    ///
+    /// The clock is read as few times a push as the stages need: each stage ends where the next
+    /// begins, and the payload's timestamp (whole seconds) is read once for the round.
     private mutating func submitDue() throws {
+        var now = monotonicNanos()
+        let unixSeconds = Int64(configuration.wallClock.now())
         while drainDeadline == nil, client.idleSlots > 0 {
-            let gated = backoff.blocks(now: monotonicNanos(), inFlight: client.inFlight)
-            let retry = gated ? nil : retryQueue.popDue(now: monotonicNanos())
+            let gated = backoff.blocks(now: now, inFlight: client.inFlight)
+            let retry = gated ? nil : retryQueue.popDue(now: now)
             guard let event = retry?.event ?? (submitting && sent < worker.requestCap ? pending : nil) else { return }
             let attempt = retry?.attempt ?? 0
             let sequence = retry?.sequence ?? pendingSequence
@@ -222,7 +227,7 @@ struct WorkerLoop {
             if attempt == 0, !source.sends(event) || gone {
                 if source.sends(event) { skipped += 1 } else { startsNotSent += 1 }
                 settled.end(sequence)
-                advanceWorkload(from: monotonicNanos())
+                now = advanceWorkload(from: now)
                 continue
             }
             let intendedAt = attempt > 0 ? nil : worker.intendedTime(of: event, index: sent)
@@ -230,34 +235,42 @@ struct WorkerLoop {
                 submitting = false
                 return
             }
-            if let intendedAt, intendedAt > monotonicNanos() { return }
+            if let intendedAt, intendedAt > now { return }
             if gated {
                 guard let intendedAt else { return }
                 failUnsent(event, intendedAt: intendedAt)
                 settled.end(sequence)
                 sent += 1
-                advanceWorkload(from: monotonicNanos())
+                now = advanceWorkload(from: monotonicNanos())
                 continue
             }
-            try send(event, sequence: sequence, attempt: attempt, intendedAt: intendedAt, identity: retry?.identity)
+            now = try send(
+                event,
+                sequence: sequence,
+                attempt: attempt,
+                intendedAt: intendedAt,
+                identity: retry?.identity,
+                at: (now, unixSeconds)
+            )
             if attempt == 0 {
                 sent += 1
-                advanceWorkload(from: monotonicNanos())
+                now = advanceWorkload(from: now)
             }
         }
     }
 
     /// Encodes, signs when each push signs its own token, and hands one push to the client; a
-    /// retry sends its first attempt's `identity` again.
+    /// retry sends its first attempt's `identity` again. `start` is now, on the monotonic clock
+    /// and in UNIX seconds; returns the instant the client had the push.
     private mutating func send(
         _ event: WorkloadEvent,
         sequence: Int,
         attempt: Int,
         intendedAt: UInt64?,
-        identity: PushIdentity?
-    ) throws {
-        let begin = monotonicNanos()
-        let unixSeconds = Int64(configuration.wallClock.now())
+        identity: PushIdentity?,
+        at start: (nanos: UInt64, unixSeconds: Int64)
+    ) throws -> UInt64 {
+        let (begin, unixSeconds) = start
         let identity = identity ?? PushIdentity(apnsID: (idBits.next(), idBits.next()), preparedAt: unixSeconds)
         let body = try source.prepare(event, now: identity.preparedAt, path: &path)
         var now = monotonicNanos()
@@ -277,11 +290,13 @@ struct WorkerLoop {
             headers: headers.block(for: event, priority: configuration.priorityOverride ?? event.priority),
             body: body
         )
-        stages.add(.submit, from: now, to: monotonicNanos())
+        let submitted = monotonicNanos()
+        stages.add(.submit, from: now, to: submitted)
         if metrics.recordSent(now: now, intendedAt: intendedAt ?? now, broadcast: event.isBroadcast) {
             inFlight.markWarmup(tag)
         }
         if attempt > 0 { retryCounts.attempts.sent += 1 }
+        return submitted
     }
 
     /// Counts an open-loop push that fell due while the worker held off from the target: sent
@@ -300,9 +315,12 @@ struct WorkerLoop {
         metrics.record(completion, now: now, warmup: warmup, broadcastTo: event.broadcastSubscribers?.count)
     }
 
-    private mutating func advanceWorkload(from begin: UInt64) {
+    /// Takes the scenario's next event, timed from `begin`; returns when that ended.
+    private mutating func advanceWorkload(from begin: UInt64) -> UInt64 {
         takeNextEvent()
-        stages.add(.workload, from: begin, to: monotonicNanos())
+        let end = monotonicNanos()
+        stages.add(.workload, from: begin, to: end)
+        return end
     }
 
     /// Takes the scenario's next event, numbered, as the next new push.
@@ -314,14 +332,20 @@ struct WorkerLoop {
     // MARK: complete
 
     /// Lets the client move bytes and records every request that ended.
+    /// The time answers take to record runs from the transport's instant for them (or from the
+    /// end of the previous answer's record, whichever is later), so a push costs one clock read
+    /// here, not two.
     private mutating func complete() {
         let performing = monotonicNanos()
         var handling: UInt64 = 0
+        var recorded: UInt64 = 0
         let client = self.client
         client.perform { completion in
-            let answeredAt = monotonicNanos()
+            let answeredAt = completion.answeredAt ?? monotonicNanos()
             record(completion, at: answeredAt)
-            handling &+= monotonicNanos() &- answeredAt
+            let now = monotonicNanos()
+            handling &+= now &- max(answeredAt, recorded)
+            recorded = now
         }
         let now = monotonicNanos()
         stages.add(.transport, from: performing &+ handling, to: now)

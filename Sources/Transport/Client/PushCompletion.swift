@@ -23,6 +23,9 @@ public struct PushCompletion: Sendable {
     public let localPort: Int
     /// The answer's `Retry-After`, in seconds, when it had one.
     public var retryAfterSeconds: Int? = nil
+    /// When the transport had the answer (`monotonicNanos`), read once for every answer of a
+    /// read: `nil` when it leaves the reading to the caller.
+    public var answeredAt: UInt64? = nil
 
     /// Creates a completion (a transport makes one per finished request).
     public init(

@@ -219,10 +219,16 @@ public final class NGHTTP2PushClient: PushTransport {
         polled.append(pollfd(fd: connection.socket, events: connection.pollEvents, revents: 0))
     }
 
+    /// Hands `slots` back, all answered at one instant: the clock is read once for a
+    /// connection's read, not once for each of its answers.
     private func hand(_ slots: [StreamSlot], port: Int, to onCompletion: (PushCompletion) -> Void) {
+        guard !slots.isEmpty else { return }
+        let answeredAt = monotonicNanos()
         for slot in slots {
             idle.append(slot)
-            onCompletion(slot.completion(localPort: port))
+            var completion = slot.completion(localPort: port)
+            completion.answeredAt = answeredAt
+            onCompletion(completion)
         }
     }
 
