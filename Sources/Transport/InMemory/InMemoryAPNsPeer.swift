@@ -13,6 +13,8 @@ public final class InMemoryAPNsPeer {
     private let context: OpaquePointer
     private let ssl: OpaquePointer
     private var session: OpaquePointer?
+    /// What the server session allocates, reused as the client's is.
+    private let memory = NGHTTP2MemoryPool()
     /// The `apns-id` of each request in progress, echoed in its answer.
     fileprivate var requestIDs: [Int32: [UInt8]] = [:]
     private var input = [UInt8](repeating: 0, count: 64 * 1024)
@@ -50,7 +52,15 @@ public final class InMemoryAPNsPeer {
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_header_callback(callbacks, peerReceiveHeader)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, peerReceiveFrame)
-        guard nghttp2_session_server_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque()) == 0 else {
+        guard
+            nghttp2_session_server_new3(
+                &session,
+                callbacks,
+                Unmanaged.passUnretained(self).toOpaque(),
+                nil,
+                &memory.allocator
+            ) == 0
+        else {
             throw TransportError.setup("nghttp2 could not create a server session")
         }
         let settings = [
