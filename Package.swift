@@ -26,7 +26,7 @@ let package = Package(
         .executable(name: "pushbench", targets: ["pushbench"]),
         // For the benchmark package in Benchmarks/: the hot-path code, its sample payloads, and the
         // budget model that simulations push 100 M updates through.
-        .library(name: "PushBenchHotPath", targets: ["Wire", "Workload", "HotPath", "Budget"]),
+        .library(name: "PushBenchHotPath", targets: ["Wire", "Workload", "HotPath", "Budget", "LoadEngine"]),
         // For the fuzzing package in Fuzz/: the mock, whose request checks it fuzzes.
         .library(name: "PushBenchMockAPNs", targets: ["MockAPNs"]),
     ],

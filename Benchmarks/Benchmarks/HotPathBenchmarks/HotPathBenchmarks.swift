@@ -2,6 +2,7 @@ import Benchmark
 import Budget
 import Histogram
 import HotPath
+import LoadEngine
 import Wire
 import Workload
 
@@ -80,6 +81,19 @@ let benchmarks: @Sendable () -> Void = {
     let footballBudget = FootballFinal(modelled: true)
     Benchmark("Budget model update, football 1 M activities", configuration: wholeMatch) { benchmark in
         for _ in benchmark.scaledIterations { footballBudget.step() }
+    }
+
+    // A worker's whole push between token refreshes: the scenario's next event, its payload,
+    // the header block, nghttp2's HPACK and framing, libssl's records, an in-memory APNs peer
+    // (nghttp2 and libssl too) answering 200, and the answer recorded. Steady state: the
+    // connection is open and every buffer grown before measuring starts.
+    Benchmark("Push through nghttp2 and libssl, in memory") { benchmark in
+        var workload = try PushStageWorkload(now: 1_790_000_000)
+        try workload.warmUp(pushes: PushStageWorkload.activities)
+        try workload.sendPushes(2_000)
+        benchmark.startMeasurement()
+        try workload.sendPushes(benchmark.scaledIterations.count)
+        benchmark.stopMeasurement()
     }
 
     Benchmark("HdrHistogram record") { benchmark in
