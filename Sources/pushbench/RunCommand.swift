@@ -620,6 +620,13 @@ struct RunCommand: ParsableCommand {
                 + "over \(connections) connection(s) × \(streams) streams to "
                 + (load.transport.origin.isEmpty ? "the embedded mock" : load.transport.origin)
         )
+        if let cap = load.shardRequests, let held = try? load.pushesHeld(), held < cap {
+            let activitiesNeeded = (workload.activities * cap + held - 1) / max(held, 1)
+            Console.err(
+                "note: the scenario holds \(held) pushes, fewer than --requests \(cap)\(load.shard.count > 1 ? " (this shard's share)" : ""): "
+                    + "the run ends after those; about --activities \(activitiesNeeded) would hold \(cap)"
+            )
+        }
 
         var display = ProgressDisplay()
         let outcome: RunSession.Outcome

@@ -49,6 +49,27 @@ final class WorkerLoopTests: XCTestCase {
         return (result, transport.submitted.withLock { $0 })
     }
 
+    func testPushesHeldIsWhatARunSendsWhenTheScenarioRunsOutBeforeTheCap() throws {
+        for threads in [1, 2] {
+            var short = try configuration(requests: 5_000, activities: 20)
+            short.threads = threads
+            short.transport.connections = threads
+            let held = try XCTUnwrap(short.pushesHeld())
+            XCTAssertLessThan(held, 5_000, "20 activities hold about 107 pushes each")
+            let result = try LoadTest.run(
+                short,
+                tokens: tokens,
+                makeTransport: { _ in ScriptedTransport(slots: 8) { _ in .status(200) } }
+            )
+            XCTAssertEqual(result.counts.sent, held, "\(threads) worker(s)")
+            var long = try configuration(requests: 500, activities: 20)
+            long.threads = threads
+            long.transport.connections = threads
+            XCTAssertEqual(try long.pushesHeld(), 500, "the cap, when the scenario holds more")
+        }
+        XCTAssertNil(try configuration(activities: 20).pushesHeld(), "no cap, nothing to check")
+    }
+
     func testEveryAnsweredPushIsCountedOnceAndTheBooksBalance() throws {
         let (result, requests) = try run(configuration(requests: 500)) {
             $0.visit % 7 == 3 ? .status(400, reason: "BadDeviceToken") : .status(200)
