@@ -1,89 +1,195 @@
 #!/usr/bin/env bash
-# PushBench's sender (both transports) against h2load (nghttp2's HTTP/2 load generator), side by
-# side, on one mock.
+# PushBench's sender against h2load (nghttp2's HTTP/2 load generator), side by side, on a server
+# that keeps up (Debian's nginx) and on `pushbench mock`.
 #
-# Starts `pushbench mock` (release build, one event-loop thread, verifying ES256 provider tokens
-# of a key made for this script), then for each shape CONNECTIONS×STREAMS runs both clients
-# alternately, ROUNDS times, with the same headers (bearer, push type, topic, priority,
-# expiration, content type), a payload of the same size and a different device path per push
-# (10,000 of them, cycled), REQUESTS pushes each. PushBench runs
-# once with each transport (`--transport nghttp2` and `--transport curl`). Prints every run, then
-# per shape the medians of req/s and of client CPU per request (user + sys of the whole client
-# process over its requests), and each transport's ratio to h2load. The mock's CPU per request is
-# printed too: on 2 cores the clients and the mock share the machine.
+# Both targets serve HTTP/2 over TLS on loopback with one certificate made for this script:
+#   nginx  nginx-apns.conf: `return 200` with an `apns-id`, NGINX_WORKERS workers (default 1);
+#          installed from Debian's packages if missing. The clients' own cost shows here.
+#   mock   `pushbench mock`, one event-loop thread, verifying the ES256 provider tokens of a key
+#          made for the script. The mock is usually the bottleneck, which hides the clients' cost.
+# For each target, path kind and shape, the clients run alternately, ROUNDS times, REQUESTS pushes
+# each, with the same headers (bearer, push type, topic, priority, expiration, content type) and
+# a payload of the same size. Path kinds:
+#   single    every push to one device token (PushBench: `--tokens` of one line)
+#   distinct  a different device path per push (h2load cycles 10,000 with -i; PushBench sends
+#             its scenario to REQUESTS/100 + 1 synthetic activities)
+# Shapes are CONNECTIONSxSTREAMS, with tN for N threads on both sides (`--threads N`, `-t N`):
+# 1x100, 8x100 and 8x100t2 by default.
+#
+# Every figure is divided by the pushes actually sent: h2load's succeeded count (all must
+# succeed), PushBench's summary.json `counts.sent` (all must succeed, the books balanced). CPU is
+# the whole client process's user and system time (/usr/bin/time). Prints every run, then per
+# target, path kind and shape the medians of req/s and of user, system and total CPU per push,
+# and each PushBench's ratios to h2load.
 #
 # Usage: Benchmarks/h2load-compare.sh [ROUNDS] [REQUESTS] [SHAPES...]
-#        (defaults: 3 rounds, 100000 requests, shapes 1x100 8x100)
-# With OLD_BINARY=path/to/an/earlier/pushbench, that build runs in the same rotation too (as
-# old-nghttp2 and old-curl), so a change is judged against its parent on the same machine.
+#        (defaults: 3 rounds, 200000 requests, shapes 1x100 8x100 8x100t2)
+# Environment: TARGETS (default "nginx mock"), PATHS (default "single distinct"),
+#   CURL=1 adds PushBench's libcurl transport (pushbench-curl),
+#   OLD_BINARY=path/to/an/earlier/pushbench runs that build in the same rotation (old-nghttp2, and
+#   old-curl with CURL=1), so a change is judged against its parent on the same machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
-requests=${2:-100000}
+requests=${2:-200000}
 shift $(($# > 2 ? 2 : $#))
-shapes=("${@:-1x100 8x100}")
+shapes=("${@:-1x100 8x100 8x100t2}")
 [[ ${#shapes[@]} -eq 1 ]] && read -r -a shapes <<<"${shapes[0]}"
+read -r -a targets <<<"${TARGETS:-nginx mock}"
+read -r -a path_kinds <<<"${PATHS:-single distinct}"
 command -v h2load >/dev/null || { echo "h2load not found: run Scripts/install-deps.sh (nghttp2-client)" >&2; exit 2; }
+
+install_nginx() {
+    command -v nginx >/dev/null && return
+    echo "installing Debian's nginx-light (for the nginx target)" >&2
+    local sudo=""
+    [[ $(id -u) == 0 ]] || sudo=sudo
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null \
+        || { $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; }
+}
+[[ " ${targets[*]} " == *" nginx "* ]] && install_nginx
 
 source Benchmarks/with-mock.sh
 
-start_signed_mock
-mapfile -t push_arguments < <(h2load_push_arguments "$origin")
-echo "mock $origin (1 event-loop thread), $requests requests per run, payload $(wc -c <"$work/payload.json") bytes" >&2
+nginx_pid=""
+stop_servers() {
+    [[ -n $nginx_pid ]] && kill -QUIT "$nginx_pid" 2>/dev/null && wait "$nginx_pid" 2>/dev/null
+    cleanup
+}
+trap stop_servers EXIT
 
-# CPU seconds (user + sys) the mock has used so far.
-mock_cpu() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "/proc/$mock_pid/stat"; }
+# One certificate for both servers, for 127.0.0.1 and localhost.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
+    -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$work/server.key" -out "$work/server.pem" 2>/dev/null
+head -1 "$work/tokens.txt" >"$work/one-token.txt"
 
-# Prints "<req/s> <client µs/request> <mock µs/request>" for one run of client $1 at $2 conns × $3 streams.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# Starts the target $1; sets origin and server_pid (for its CPU time).
+start_target() {
+    if [[ $1 == mock ]]; then
+        start_signed_mock --tls-cert "$work/server.pem" --tls-key "$work/server.key"
+        server_pid=$mock_pid
+        return
+    fi
+    local port
+    port=$(free_port)
+    sed -e "s|@WORK@|$work|g" -e "s|@PORT@|$port|g" -e "s|@WORKERS@|${NGINX_WORKERS:-1}|g" \
+        Benchmarks/nginx-apns.conf >"$work/nginx.conf"
+    nginx -c "$work/nginx.conf" -p "$work" &
+    nginx_pid=$!
+    origin=https://127.0.0.1:$port
+    for _ in $(seq 1 50); do curl -sk --http2 -o /dev/null "$origin/" && break; sleep 0.1; done
+    curl -sk --http2 -o /dev/null "$origin/" || { cat "$work/nginx-error.log" >&2; exit 1; }
+    server_pid=$nginx_pid
+}
+
+stop_target() {
+    if [[ $1 == mock ]]; then
+        kill -INT "$mock_pid" && wait "$mock_pid" 2>/dev/null || true
+        mock_pid=""
+    else
+        kill -QUIT "$nginx_pid" && wait "$nginx_pid" 2>/dev/null || true
+        nginx_pid=""
+    fi
+}
+
+# CPU seconds (user + sys) the server and its children (nginx's workers) have used so far.
+server_cpu() {
+    local pids
+    pids=$(pgrep -P "$server_pid" 2>/dev/null || true)
+    for pid in $server_pid $pids; do cat "/proc/$pid/stat" 2>/dev/null; done \
+        | awk -v hz="$(getconf CLK_TCK)" '{ sum += $14 + $15 } END { print sum / hz }'
+}
+
+# Prints "<pushes> <req/s> <user µs/push> <sys µs/push> <server µs/push>" for one run of
+# client $1 at shape $2 with path kind $3.
 measure() {
-    local client=$1 connections=$2 streams=$3 before after output rate transport program
-    before=$(mock_cpu)
+    local client=$1 shape=$2 path_kind=$3 before after output rate pushes program transport
+    local connections=${shape%%x*} rest=${shape#*x} threads=1
+    local streams=${rest%t*}
+    [[ $rest == *t* ]] && threads=${rest#*t}
+    before=$(server_cpu)
     if [[ $client == h2load ]]; then
-        output=$(/usr/bin/time -f 'cpu %U %S' h2load -n "$requests" -c "$connections" -m "$streams" \
-            "${push_arguments[@]}" 2>&1)
+        local paths=(-i "$work/uris.txt")
+        [[ $path_kind == single ]] && paths=("$origin/3/device/$(cat "$work/one-token.txt")")
+        output=$(/usr/bin/time -f 'cpu %U %S' h2load -n "$requests" -c "$connections" -m "$streams" -t "$threads" \
+            "${push_arguments[@]}" "${paths[@]}" 2>&1)
         grep -q "$requests succeeded" <<<"$output" || { echo "$output" >&2; exit 1; }
+        pushes=$requests
         rate=$(awk '/^finished in/ {print $4}' <<<"$output")
     else
         transport=${client#*-} program=$binary
         [[ $client == old-* ]] && program=$OLD_BINARY
+        local tokens=() activities=$((requests / 100 + 1))
+        [[ $path_kind == single ]] && tokens=(--tokens "$work/one-token.txt")
+        rm -rf "$work/reports"
         output=$(/usr/bin/time -f 'cpu %U %S' "$program" run --transport "$transport" --endpoint "$origin" \
-            --ca-file "$work/mock.pem" \
-            --auth-key "$work/key.p8" --key-id "$key_id" --team-id "$team_id" --requests "$requests" \
-            --activities $((requests / 100 + 1)) --connections "$connections" --streams "$streams" --no-budget \
-            --reports-dir "$work/reports" 2>&1)
-        grep -q "^succeeded *$requests\$" <<<"$output" || { echo "$output" >&2; exit 1; }
-        rate=$(awk '/^throughput/ {print $2}' <<<"$output")
+            --ca-file "$work/server.pem" --auth-key "$work/key.p8" --key-id "$key_id" --team-id "$team_id" \
+            --requests "$requests" --activities "$activities" "${tokens[@]}" --threads "$threads" \
+            --connections "$connections" --streams "$streams" --no-budget --reports-dir "$work/reports" 2>&1) \
+            || { echo "$output" >&2; exit 1; }
+        read -r pushes rate < <(python3 - "$work"/reports/*/summary.json <<'PYTHON'
+import json, sys
+summary = json.load(open(sys.argv[1]))
+counts = summary["counts"]
+if not summary["accounting_balanced"] or counts["succeeded"] != counts["sent"]:
+    sys.exit(f"not every push succeeded: {counts}")
+print(counts["sent"], round(summary["throughput_per_s"]))
+PYTHON
+        )
     fi
-    after=$(mock_cpu)
-    awk -v rate="${rate%,}" -v n="$requests" -v before="$before" -v after="$after" \
-        '/^cpu / {printf "%.0f %.1f %.1f\n", rate, ($2 + $3) * 1e6 / n, (after - before) * 1e6 / n}' <<<"$output"
+    after=$(server_cpu)
+    awk -v pushes="$pushes" -v rate="${rate%,}" -v before="$before" -v after="$after" \
+        '/^cpu / {printf "%d %.0f %.2f %.2f %.2f\n", pushes, rate, $2 * 1e6 / pushes, $3 * 1e6 / pushes,
+            (after - before) * 1e6 / pushes}' <<<"$output"
 }
 
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
+med() { tr ' ' '\n' <<<"$1" | grep . | median; }
 
-printf '%-7s %-6s %-18s %10s %20s %18s\n' shape round client "req/s" "client µs/request" "mock µs/request"
-clients=(h2load pushbench-nghttp2 pushbench-curl)
-[[ -n ${OLD_BINARY:-} ]] && clients+=(old-nghttp2 old-curl)
+clients=(h2load pushbench-nghttp2)
+[[ ${CURL:-0} == 1 ]] && clients+=(pushbench-curl)
+if [[ -n ${OLD_BINARY:-} ]]; then
+    clients+=(old-nghttp2)
+    [[ ${CURL:-0} == 1 ]] && clients+=(old-curl)
+fi
+echo "$requests pushes per run, payload $(wc -c <"$work/payload.json") bytes, rounds $rounds" >&2
+printf '%-6s %-9s %-8s %-5s %-18s %7s %8s %11s %10s %11s %13s\n' target paths shape round client pushes req/s \
+    "user µs/push" "sys µs/push" "CPU µs/push" "server µs/push"
 summary=()
-for shape in "${shapes[@]}"; do
-    connections=${shape%x*} streams=${shape#*x}
-    declare -A rates=() cpus=()
-    for round in $(seq 1 "$rounds"); do
-        for client in "${clients[@]}"; do
-            read -r rate cpu mock < <(measure "$client" "$connections" "$streams")
-            rates[$client]+="$rate " cpus[$client]+="$cpu "
-            printf '%-7s %-6s %-18s %10s %20s %18s\n' "$shape" "$round" "$client" "$rate" "$cpu" "$mock"
+for target in "${targets[@]}"; do
+    start_target "$target"
+    mapfile -t push_arguments < <(h2load_push_arguments "$origin" | sed '/^-i$/,+1d')
+    for path_kind in "${path_kinds[@]}"; do
+        for shape in "${shapes[@]}"; do
+            declare -A rates=() users=() systems=() totals=()
+            for round in $(seq 1 "$rounds"); do
+                for client in "${clients[@]}"; do
+                    read -r pushes rate user system server < <(measure "$client" "$shape" "$path_kind")
+                    total=$(awk -v u="$user" -v s="$system" 'BEGIN {printf "%.2f", u + s}')
+                    rates[$client]+="$rate " users[$client]+="$user " systems[$client]+="$system "
+                    totals[$client]+="$total "
+                    printf '%-6s %-9s %-8s %-5s %-18s %7s %8s %11s %10s %11s %13s\n' "$target" "$path_kind" "$shape" \
+                        "$round" "$client" "$pushes" "$rate" "$user" "$system" "$total" "$server"
+                done
+            done
+            h_rate=$(med "${rates[h2load]}") h_total=$(med "${totals[h2load]}")
+            for client in "${clients[@]}"; do
+                summary+=("$(awk -v t="$target" -v p="$path_kind" -v s="$shape" -v c="$client" -v hr="$h_rate" \
+                    -v ht="$h_total" -v r="$(med "${rates[$client]}")" -v u="$(med "${users[$client]}")" \
+                    -v y="$(med "${systems[$client]}")" -v x="$(med "${totals[$client]}")" 'BEGIN {
+                    printf "%-6s %-9s %-8s %-18s %8.0f %6.2f %6.2f %6.2f", t, p, s, c, r, u, y, x
+                    if (c != "h2load") printf "   %5.2f %5.2f", r / hr, x / ht
+                    printf "\n" }')")
+            done
+            unset rates users systems totals
         done
     done
-    med() { tr ' ' '\n' <<<"$1" | grep . | median; }
-    h_rate=$(med "${rates[h2load]}") h_cpu=$(med "${cpus[h2load]}")
-    for client in "${clients[@]:1}"; do
-        summary+=("$(awk -v s="$shape" -v c="$client" -v hr="$h_rate" -v hc="$h_cpu" \
-            -v pr="$(med "${rates[$client]}")" -v pc="$(med "${cpus[$client]}")" 'BEGIN {
-            printf "%-7s %-18s %6.0f req/s %5.1f µs/req   h2load %6.0f req/s %5.1f µs/req   req/s ratio %.2f, CPU ratio %.2f",
-                s, c, pr, pc, hr, hc, pr / hr, pc / hc }')")
-    done
-    unset rates cpus
+    stop_target "$target"
 done
-printf '\nmedians (ratios: pushbench / h2load)\n'
+printf '\nmedians (ratios: this client / h2load)\n'
+printf '%-6s %-9s %-8s %-18s %8s %6s %6s %6s   %5s %5s\n' target paths shape client req/s user sys CPU \
+    req/s CPU
+printf '%-45s %8s %6s %6s %6s\n' "" "" "µs" "µs" "µs"
 printf '%s\n' "${summary[@]}"
