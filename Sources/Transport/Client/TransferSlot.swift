@@ -5,10 +5,19 @@ import Wire
 ///
 /// libcurl does not copy `POSTFIELDS` or header lists, so the body bytes and the `apns-id`
 /// header node live here, at fixed addresses, from `prepare` until `finish`.
+///
+/// The slot also follows its answer as it arrives (final status, end of the header block, body
+/// against `content-length`), because libcurl 7.88 does not always end a transfer whose answer
+/// is complete: when a server answers before it has read the body and then resets the stream
+/// with NO_ERROR, as RFC 9113 §8.1 allows and nginx does, libcurl either reports
+/// `CURLE_HTTP2_STREAM` or leaves the transfer running until its deadline (fixed in libcurl 8.1,
+/// curl/curl#11165).
 final class TransferSlot {
     let easy: UnsafeMutableRawPointer
     /// Whether the handle is in the multi handle (between a successful add and `finish`).
     var isInFlight = false
+    /// Where the slot reports itself once its answer is whole, for the client to end it.
+    private let completeAnswers: CompleteAnswers
     private var bodyStorage: UnsafeMutableRawBufferPointer
     private let idLine: UnsafeMutablePointer<CChar>
     private let idNode: UnsafeMutablePointer<curl_slist>
@@ -24,12 +33,19 @@ final class TransferSlot {
     fileprivate var responseBody: [UInt8] = []
     fileprivate var echoedID = false
     fileprivate var retryAfterSeconds: Int?
+    /// The status of the last status line (0 before one), and whether a final one's header
+    /// block has ended.
+    private var answerStatus = 0
+    private var answerHeadersEnded = false
+    /// The answer's `content-length`, if it gave one.
+    private var answerLength: Int?
 
     private static let idPrefix: [UInt8] = Array("apns-id: ".utf8)
 
-    init(configuration: TransportConfiguration) throws(TransportError) {
+    init(configuration: TransportConfiguration, completeAnswers: CompleteAnswers) throws(TransportError) {
         guard let easy = curl_easy_init() else { throw TransportError.setup("curl_easy_init failed") }
         self.easy = easy
+        self.completeAnswers = completeAnswers
         bodyStorage = .allocate(byteCount: 0, alignment: 1)
         let lineLength = Self.idPrefix.count + APNsID.length + 1
         idLine = .allocate(capacity: lineLength)
@@ -82,6 +98,9 @@ final class TransferSlot {
         responseBody.removeAll(keepingCapacity: true)
         echoedID = false
         retryAfterSeconds = nil
+        answerStatus = 0
+        answerHeadersEnded = false
+        answerLength = nil
         if body.count > bodyStorage.count {  // grows to the largest body this slot has carried
             bodyStorage.deallocate()
             bodyStorage = .allocate(byteCount: max(body.count, 512), alignment: 1)
@@ -127,15 +146,10 @@ final class TransferSlot {
         let outcome: TransferOutcome
         switch result {
         case CURLE_OK:
-            var status = 0
-            var version = 0
-            _ = pb_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-            _ = pb_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
-            if version == Int(CURL_HTTP_VERSION_2_0) {
-                outcome = .response(status: status, body: responseBody)
-            } else {
-                outcome = .failed(.tlsHandshake, message: "the server answered without HTTP/2 (no ALPN h2)")
-            }
+            outcome = answer
+        case CURLE_HTTP2_STREAM where answerIsWhole(lengthRequired: false):
+            // RFC 9113 §8.1: a reset after a complete answer does not undo the answer.
+            outcome = answer
         case CURLE_OPERATION_TIMEDOUT where requestStarted:
             outcome = .timedOut
         case CURLE_WRITE_ERROR:
@@ -164,6 +178,18 @@ final class TransferSlot {
         return completion
     }
 
+    /// What the server answered, which must have come over HTTP/2.
+    private var answer: TransferOutcome {
+        var status = 0
+        var version = 0
+        _ = pb_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        _ = pb_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+        guard version == Int(CURL_HTTP_VERSION_2_0) else {
+            return .failed(.tlsHandshake, message: "the server answered without HTTP/2 (no ALPN h2)")
+        }
+        return .response(status: status, body: responseBody)
+    }
+
     /// Whether a timeout was the request's own: it began (its connection was up), or its own
     /// deadline came before the connect deadline could. Otherwise the connection timed out.
     private var requestStarted: Bool {
@@ -190,9 +216,37 @@ final class TransferSlot {
         }
     }
 
-    /// Compares a response header line with the `apns-id` this request sent, and reads
-    /// `Retry-After`.
+    /// Whether the answer has arrived whole: a final status, the end of its header block, and a
+    /// body as long as its `content-length`. Without a `content-length` only the stream's end
+    /// says the body is over, which libcurl does not show: `lengthRequired` then says no.
+    func answerIsWhole(lengthRequired: Bool) -> Bool {
+        guard answerHeadersEnded else { return false }
+        guard let answerLength else { return !lengthRequired }
+        return responseBody.count == answerLength
+    }
+
+    /// Reports the slot to `completeAnswers` when the bytes just taken made its answer whole.
+    private func noteProgress() {
+        if answerIsWhole(lengthRequired: true) { completeAnswers.slots.append(self) }
+    }
+
+    /// Follows the answer's status lines and header block, compares its `apns-id` with the one
+    /// this request sent, and reads `Retry-After` and `content-length`.
     fileprivate func inspectHeader(_ line: UnsafeRawBufferPointer) {
+        if line.first == 0x0D || line.first == 0x0A {
+            answerHeadersEnded = answerStatus >= 200
+            noteProgress()
+            return
+        }
+        if line.starts(with: Self.statusLinePrefix) {
+            answerStatus = Self.status(in: line)
+            answerLength = nil
+            return
+        }
+        if let value = Self.value(of: Self.contentLengthName, in: line) {
+            answerLength = Int(String(decoding: value, as: UTF8.self))
+            return
+        }
         if let value = Self.value(of: Self.retryAfterName, in: line) {
             retryAfterSeconds = Int(String(decoding: value, as: UTF8.self))
             return
@@ -203,6 +257,15 @@ final class TransferSlot {
     }
 
     private static let retryAfterName: [UInt8] = Array("retry-after:".utf8)
+    private static let contentLengthName: [UInt8] = Array("content-length:".utf8)
+    private static let statusLinePrefix: [UInt8] = Array("HTTP/".utf8)
+
+    /// The three-digit status of a status line (`HTTP/2 200 `), or 0 if it has none.
+    private static func status(in line: UnsafeRawBufferPointer) -> Int {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return 0 }
+        let digits = line[(space + 1)...].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        return digits.count == 3 ? digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } : 0
+    }
 
     /// The value of header `name` (lower case, with its colon) if `line` is that header.
     private static func value(
@@ -222,8 +285,15 @@ final class TransferSlot {
     fileprivate func appendBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard responseBody.count + bytes.count <= FailureClass.maxResponseBodyBytes else { return false }
         responseBody.append(contentsOf: bytes)
+        noteProgress()
         return true
     }
+}
+
+/// The transfers whose answers became whole during one `curl_multi_perform`, gathered by their
+/// slots' callbacks so that the client looks at those, not at every slot.
+final class CompleteAnswers {
+    var slots: [TransferSlot] = []
 }
 
 /// Turns a refused libcurl option into an error that names it.

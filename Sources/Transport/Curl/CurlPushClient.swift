@@ -24,6 +24,7 @@ public final class CurlPushClient: PushTransport {
     private var slots: [TransferSlot] = []
     private var idle: [TransferSlot] = []
     private var urlScratch: [UInt8] = []
+    private let completeAnswers = CompleteAnswers()
 
     /// Requests submitted and not yet completed.
     public var inFlight: Int { slots.count - idle.count }
@@ -54,7 +55,7 @@ public final class CurlPushClient: PushTransport {
         _ = pb_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.streamsPerConnection)
         let count = configuration.connections * configuration.streamsPerConnection
         for _ in 0..<count {
-            let slot = try TransferSlot(configuration: configuration)
+            let slot = try TransferSlot(configuration: configuration, completeAnswers: completeAnswers)
             slots.append(slot)
         }
         idle = slots
@@ -64,6 +65,7 @@ public final class CurlPushClient: PushTransport {
         for slot in slots where slot.isInFlight {
             curl_multi_remove_handle(multi, slot.easy)
         }
+        completeAnswers.slots.removeAll()
         slots.removeAll()
         idle.removeAll()
         curl_multi_cleanup(multi)
@@ -124,12 +126,29 @@ public final class CurlPushClient: PushTransport {
             _ = pb_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &slotPointer)
             guard let slotPointer else { continue }
             let slot = Unmanaged<TransferSlot>.fromOpaque(UnsafeRawPointer(slotPointer)).takeUnretainedValue()
-            curl_multi_remove_handle(multi, easy)
-            connectionAttempts += slot.connectsMade
-            let completion = slot.finish(result: result)
-            idle.append(slot)
-            onCompletion(completion)
+            end(slot, result: result, onCompletion: onCompletion)
         }
+        endWholeAnswers(onCompletion: onCompletion)
+    }
+
+    /// Ends the transfers whose answers are whole but which libcurl has not ended: libcurl 7.88
+    /// can leave such a transfer running until its deadline after the server resets the stream
+    /// with NO_ERROR (see `TransferSlot`). A slot ended above, or already reused, is left alone.
+    private func endWholeAnswers(onCompletion: (PushCompletion) -> Void) {
+        guard !completeAnswers.slots.isEmpty else { return }
+        // Nothing below runs libcurl's callbacks, so the list stays as it is while it is read.
+        for slot in completeAnswers.slots where slot.isInFlight && slot.answerIsWhole(lengthRequired: true) {
+            end(slot, result: CURLE_OK, onCompletion: onCompletion)
+        }
+        completeAnswers.slots.removeAll(keepingCapacity: true)
+    }
+
+    private func end(_ slot: TransferSlot, result: CURLcode, onCompletion: (PushCompletion) -> Void) {
+        curl_multi_remove_handle(multi, slot.easy)
+        connectionAttempts += slot.connectsMade
+        let completion = slot.finish(result: result)
+        idle.append(slot)
+        onCompletion(completion)
     }
 
     public func wait(timeoutNanos: UInt64) {

@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `pushbench run` against Debian's nginx answering `return 200` (the benchmarks' configuration,
+/// `Benchmarks/nginx-apns.conf`), over real sockets and TLS. nginx answers a request as soon as
+/// its headers arrive and, when the body has not come yet, resets the stream with NO_ERROR:
+/// RFC 9113 §8.1 says the answer stands. libcurl 7.88 reports some of those streams as
+/// `CURLE_HTTP2_STREAM` after handing over the whole answer, and leaves others running until
+/// their deadline; both transports must count every such push a success, at once.
+final class NginxTargetTests: PushbenchTestCase {
+    func testAnAnswerBeforeTheBodyThenANoErrorResetIsASuccess() throws {
+        let nginx = try startNginx()
+        defer { nginx.program.interrupt() }
+        for transport in ["nghttp2", "curl"] {
+            let reports = directory.file("reports-\(transport)")
+            let output = try pushbench.run(
+                [
+                    "run", "--endpoint", nginx.origin, "--ca-file", nginx.certificate, "--transport", transport,
+                    "--requests", "20000", "--activities", "200", "--connections", "1", "--streams", "100",
+                    "--timeout", "5s", "--no-budget", "--reports-dir", reports,
+                ],
+                timeout: 120
+            )
+            XCTAssertEqual(output.status, 0, "\(transport): \(output.stderr)")
+            let run = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: reports).first, transport)
+            let data = try Data(contentsOf: URL(fileURLWithPath: "\(reports)/\(run)/summary.json"))
+            let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any], transport)
+            let counts = try XCTUnwrap(summary["counts"] as? [String: Int], transport)
+            XCTAssertEqual(counts["sent"], 20000, "\(transport): \(counts)")
+            XCTAssertEqual(counts["succeeded"], 20000, "\(transport): \(counts)")
+            XCTAssertEqual(counts["timed_out"], 0, "\(transport): \(counts)")
+            print("nginx, \(transport): \(counts)")
+        }
+    }
+
+    /// Starts nginx in the foreground on a free loopback port with a certificate made by openssl.
+    private func startNginx() throws -> (program: RunningProgram, origin: String, certificate: String) {
+        let nginx = try XCTUnwrap(
+            ExternalProgram.onPath("nginx")
+                ?? (FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx")
+                    ? ExternalProgram(path: "/usr/sbin/nginx") : nil),
+            "nginx comes with nginx-light (Scripts/install-deps.sh)"
+        )
+        let certificate = directory.file("server.pem")
+        let key = directory.file("server.key")
+        let made = try XCTUnwrap(ExternalProgram.onPath("openssl")).run([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
+            "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let listener = try LoopbackListener()
+        let port = listener.port
+        listener.close()
+        let template = try String(
+            contentsOf: Self.repository.appendingPathComponent("Benchmarks/nginx-apns.conf"),
+            encoding: .utf8
+        )
+        let configuration = template.replacingOccurrences(of: "@WORK@", with: directory.path)
+            .replacingOccurrences(of: "@PORT@", with: String(port))
+            .replacingOccurrences(of: "@WORKERS@", with: "1")
+        let configurationFile = try directory.write("nginx.conf", Array(configuration.utf8))
+        let program = try RunningProgram(nginx, ["-c", configurationFile, "-p", directory.path], captureStderr: true)
+        let origin = "https://127.0.0.1:\(port)"
+        let curl = try XCTUnwrap(ExternalProgram.onPath("curl"))
+        for _ in 0..<100 {
+            let probe = try curl.run(["-sk", "--http2", "-o", "/dev/null", "-w", "%{http_code}", origin + "/"])
+            if probe.stdout == "200" { return (program, origin, certificate) }
+            usleep(50_000)
+        }
+        XCTFail("nginx did not answer on \(origin): \(program.output)")
+        throw CancellationError()
+    }
+}
