@@ -25,7 +25,9 @@
 # Usage: Benchmarks/h2load-compare.sh [ROUNDS] [REQUESTS] [SHAPES...]
 #        (defaults: 3 rounds, 200000 requests, shapes 1x100 8x100 8x100t2)
 # Environment: TARGETS (default "nginx mock"), PATHS (default "single distinct"),
-#   CURL=1 adds PushBench's libcurl transport (pushbench-curl),
+#   CURL=1 adds PushBench's libcurl transport (pushbench-curl) and libcurl's own floor (curl-floor:
+#   Benchmarks/curl-floor.c, a bare curl_multi loop sending the same requests; one thread, so not
+#   at tN shapes),
 #   OLD_BINARY=path/to/an/earlier/pushbench runs that build in the same rotation (old-nghttp2, and
 #   old-curl with CURL=1), so a change is judged against its parent on the same machine.
 set -euo pipefail
@@ -110,7 +112,17 @@ measure() {
     local streams=${rest%t*}
     [[ $rest == *t* ]] && threads=${rest#*t}
     before=$(server_cpu)
-    if [[ $client == h2load ]]; then
+    if [[ $client == curl-floor ]]; then
+        local urls=$work/uris.txt
+        if [[ $path_kind == single ]]; then
+            urls=$work/one-uri.txt
+            echo "$origin/3/device/$(cat "$work/one-token.txt")" >"$urls"
+        fi
+        output=$(/usr/bin/time -f 'cpu %U %S' "$work/curl-floor" "$urls" "$requests" "$connections" "$streams" \
+            "$work/server.pem" "$work/payload.json" "${floor_headers[@]}" 2>&1) || { echo "$output" >&2; exit 1; }
+        pushes=$(awk '/^sent/ {print $4}' <<<"$output")
+        rate=$(awk '/^sent/ {print $NF}' <<<"$output")
+    elif [[ $client == h2load ]]; then
         local paths=(-i "$work/uris.txt")
         [[ $path_kind == single ]] && paths=("$origin/3/device/$(cat "$work/one-token.txt")")
         output=$(/usr/bin/time -f 'cpu %U %S' h2load -n "$requests" -c "$connections" -m "$streams" -t "$threads" \
@@ -149,7 +161,10 @@ median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2
 med() { tr ' ' '\n' <<<"$1" | grep . | median; }
 
 clients=(h2load pushbench-nghttp2)
-[[ ${CURL:-0} == 1 ]] && clients+=(pushbench-curl)
+if [[ ${CURL:-0} == 1 ]]; then
+    clients+=(pushbench-curl curl-floor)
+    cc -O2 -o "$work/curl-floor" Benchmarks/curl-floor.c -lcurl
+fi
 if [[ -n ${OLD_BINARY:-} ]]; then
     clients+=(old-nghttp2)
     [[ ${CURL:-0} == 1 ]] && clients+=(old-curl)
@@ -161,11 +176,13 @@ summary=()
 for target in "${targets[@]}"; do
     start_target "$target"
     mapfile -t push_arguments < <(h2load_push_arguments "$origin" | sed '/^-i$/,+1d')
+    mapfile -t floor_headers < <(printf '%s\n' "${push_arguments[@]}" | sed -n '/^-H$/{n;p}')
     for path_kind in "${path_kinds[@]}"; do
         for shape in "${shapes[@]}"; do
             declare -A rates=() users=() systems=() totals=()
             for round in $(seq 1 "$rounds"); do
                 for client in "${clients[@]}"; do
+                    [[ $client == curl-floor && $shape == *t* ]] && continue
                     read -r pushes rate user system server < <(measure "$client" "$shape" "$path_kind")
                     total=$(awk -v u="$user" -v s="$system" 'BEGIN {printf "%.2f", u + s}')
                     rates[$client]+="$rate " users[$client]+="$user " systems[$client]+="$system "
@@ -176,6 +193,7 @@ for target in "${targets[@]}"; do
             done
             h_rate=$(med "${rates[h2load]}") h_total=$(med "${totals[h2load]}")
             for client in "${clients[@]}"; do
+                [[ -z ${rates[$client]:-} ]] && continue
                 summary+=("$(awk -v t="$target" -v p="$path_kind" -v s="$shape" -v c="$client" -v hr="$h_rate" \
                     -v ht="$h_total" -v r="$(med "${rates[$client]}")" -v u="$(med "${users[$client]}")" \
                     -v y="$(med "${systems[$client]}")" -v x="$(med "${totals[$client]}")" 'BEGIN {
