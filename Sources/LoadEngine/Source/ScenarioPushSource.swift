@@ -25,6 +25,11 @@ public struct ScenarioPushSource {
     private let attributesTypeByCohort: [String]
     private let broadcastPath: [UInt8]
     private var encoder = PayloadEncoder(limit: PushType.liveactivity.payloadLimit)
+    /// A payload's content-state members and its alert's body, kept between pushes so that their
+    /// storage is reused: the payload that shares it ends with `prepare`, so the next push finds
+    /// it unshared and writes over it without allocating.
+    private var members: [JSONMember] = []
+    private var alertBody = ""
     private static let pathPrefix: [UInt8] = Array("/3/device/".utf8)
 
     /// How long a shown state stays fresh on the device before it is marked stale, seconds.
@@ -74,8 +79,7 @@ public struct ScenarioPushSource {
             tokens(for: event).appendHex(at: event.tokenIndex, to: &path)
         }
         let fields = fieldsByCohort[event.cohort]
-        var members: [JSONMember] = []
-        members.reserveCapacity(fields.count)
+        members.removeAll(keepingCapacity: true)
         for (index, name) in fields.enumerated() {
             members.append(JSONMember(name, .integer(Int64(event.state[index]))))
         }
@@ -105,9 +109,15 @@ public struct ScenarioPushSource {
     }
 
     /// An alert naming the event and the state it leaves; only alerting pushes pay for it.
-    private func alert(for event: WorkloadEvent, fields: [String]) -> LiveActivityPayload.Alert {
-        let state = fields.indices.map { "\(fields[$0]) \(event.state[$0])" }.joined(separator: ", ")
-        return LiveActivityPayload.Alert(title: event.kind.rawValue, body: state, sound: "default")
+    private mutating func alert(for event: WorkloadEvent, fields: [String]) -> LiveActivityPayload.Alert {
+        alertBody.removeAll(keepingCapacity: true)
+        for (index, name) in fields.enumerated() {
+            if index > 0 { alertBody.append(", ") }
+            alertBody.append(name)
+            alertBody.append(" ")
+            alertBody.append(String(event.state[index]))  // a small string: no allocation
+        }
+        return LiveActivityPayload.Alert(title: event.kind.rawValue, body: alertBody, sound: "default")
     }
 
     /// The `ActivityAttributes` type name an app of `kind` would declare.

@@ -16,7 +16,7 @@ public final class InMemoryAPNsPeer {
     /// What the server session allocates, reused as the client's is.
     private let memory = NGHTTP2MemoryPool()
     /// The `apns-id` of each request in progress, echoed in its answer.
-    fileprivate var requestIDs: [Int32: [UInt8]] = [:]
+    fileprivate var requestIDs: [Int32: EchoedID] = [:]
     private var input = [UInt8](repeating: 0, count: 64 * 1024)
     private var output: [UInt8] = []
 
@@ -97,8 +97,8 @@ public final class InMemoryAPNsPeer {
 
     /// Answers `streamID` with `200` and its `apns-id`.
     fileprivate func answer(_ streamID: Int32) {
-        let id = requestIDs.removeValue(forKey: streamID) ?? []
-        id.withUnsafeBufferPointer { id in
+        var echoed = requestIDs.removeValue(forKey: streamID) ?? EchoedID()
+        echoed.withBytes { id in
             let fields = [
                 nghttp2_nv(
                     name: StaticName.status.bytes,
@@ -110,7 +110,7 @@ public final class InMemoryAPNsPeer {
                 // nghttp2 copies the value, which lives only for this call.
                 nghttp2_nv(
                     name: StaticName.apnsID.bytes,
-                    value: UnsafeMutablePointer(mutating: id.baseAddress),
+                    value: UnsafeMutablePointer(mutating: id.baseAddress?.assumingMemoryBound(to: UInt8.self)),
                     namelen: StaticName.apnsID.count,
                     valuelen: id.count,
                     flags: UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue)
@@ -183,8 +183,31 @@ private func peerReceiveHeader(
         UnsafeBufferPointer(start: name, count: nameLength).elementsEqual("apns-id".utf8)
     else { return 0 }
     Unmanaged<InMemoryAPNsPeer>.fromOpaque(userData).takeUnretainedValue()
-        .requestIDs[frame.pointee.hd.stream_id] = Array(UnsafeBufferPointer(start: value, count: valueLength))
+        .requestIDs[frame.pointee.hd.stream_id] = EchoedID(UnsafeBufferPointer(start: value, count: valueLength))
     return 0
+}
+
+/// A request's `apns-id`, held inline (up to 48 bytes; APNs' are 36) so that keeping it for the
+/// answer allocates nothing.
+private struct EchoedID {
+    private var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+    private var count = 0
+
+    /// No `apns-id`: the answer carries none.
+    init() {}
+
+    /// The first 48 bytes of `bytes`.
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        count = min(bytes.count, MemoryLayout.size(ofValue: storage))
+        let kept = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<count]))
+        withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: kept) }
+    }
+
+    /// Calls `body` with the bytes kept.
+    mutating func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let count = count
+        return withUnsafeBytes(of: &storage) { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
 }
 
 private func peerReceiveFrame(
