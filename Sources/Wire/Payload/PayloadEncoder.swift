@@ -25,52 +25,47 @@ public struct PayloadEncoder {
     /// - Throws: `PayloadTooLargeError` when the encoded size exceeds `limit`.
     public mutating func encode(_ payload: LiveActivityPayload) throws(PayloadTooLargeError) {
         bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: Self.apsPrefix)
-        JSONWriter.writeString("timestamp", to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: Key.apsAndTimestamp)
         JSONWriter.writeInteger(payload.timestamp, to: &bytes)
-        appendKey("event")
+        bytes.append(contentsOf: Key.event)
         JSONWriter.writeString(payload.event.rawValue, to: &bytes)
-        appendKey("content-state")
+        bytes.append(contentsOf: Key.contentState)
         JSONWriter.write(payload.contentState, to: &bytes)
         if let staleDate = payload.staleDate {
-            appendKey("stale-date")
+            bytes.append(contentsOf: Key.staleDate)
             JSONWriter.writeInteger(staleDate, to: &bytes)
         }
         if let dismissalDate = payload.dismissalDate {
-            appendKey("dismissal-date")
+            bytes.append(contentsOf: Key.dismissalDate)
             JSONWriter.writeInteger(dismissalDate, to: &bytes)
         }
         if let relevanceScore = payload.relevanceScore {
-            appendKey("relevance-score")
+            bytes.append(contentsOf: Key.relevanceScore)
             JSONWriter.writeDouble(relevanceScore, to: &bytes)
         }
         if let attributesType = payload.attributesType {
-            appendKey("attributes-type")
+            bytes.append(contentsOf: Key.attributesType)
             JSONWriter.writeString(attributesType, to: &bytes)
         }
         if let attributes = payload.attributes {
-            appendKey("attributes")
+            bytes.append(contentsOf: Key.attributes)
             JSONWriter.write(attributes, to: &bytes)
         }
         if payload.inputPushToken {
-            appendKey("input-push-token")
+            bytes.append(contentsOf: Key.inputPushToken)
             JSONWriter.writeInteger(1, to: &bytes)
         }
         if let channel = payload.inputPushChannel {
-            appendKey("input-push-channel")
+            bytes.append(contentsOf: Key.inputPushChannel)
             JSONWriter.writeString(channel, to: &bytes)
         }
         if let alert = payload.alert {
-            appendKey("alert")
-            bytes.append(UInt8(ascii: "{"))
-            JSONWriter.writeString("title", to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
+            bytes.append(contentsOf: Key.alertAndTitle)
             JSONWriter.writeString(alert.title, to: &bytes)
-            appendKey("body")
+            bytes.append(contentsOf: Key.body)
             JSONWriter.writeString(alert.body, to: &bytes)
             if let sound = alert.sound {
-                appendKey("sound")
+                bytes.append(contentsOf: Key.sound)
                 JSONWriter.writeString(sound, to: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
@@ -81,14 +76,29 @@ public struct PayloadEncoder {
         }
     }
 
-    private mutating func appendKey(_ key: String) {
-        bytes.append(UInt8(ascii: ","))
-        JSONWriter.writeString(key, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-    }
-
-    private static let apsPrefix: [UInt8] = Array(#"{"aps":{"#.utf8)
     private static let closing: [UInt8] = Array("}}".utf8)
+}
+
+/// The payload's keys as they are written, comma and colon included, made once: a key is then
+/// one copy, not a string escaped anew for every push.
+private enum Key {
+    static let apsAndTimestamp = bytes(#"{"aps":{"timestamp":"#)
+    static let event = member("event")
+    static let contentState = member("content-state")
+    static let staleDate = member("stale-date")
+    static let dismissalDate = member("dismissal-date")
+    static let relevanceScore = member("relevance-score")
+    static let attributesType = member("attributes-type")
+    static let attributes = member("attributes")
+    static let inputPushToken = member("input-push-token")
+    static let inputPushChannel = member("input-push-channel")
+    static let alertAndTitle = bytes(#","alert":{"title":"#)
+    static let body = member("body")
+    static let sound = member("sound")
+
+    /// `,"name":`, for a name that needs no escaping.
+    private static func member(_ name: String) -> [UInt8] { bytes(",\"\(name)\":") }
+    private static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 }
 
 /// A payload larger than APNs accepts for its push kind.
