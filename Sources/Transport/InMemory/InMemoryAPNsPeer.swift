@@ -179,8 +179,8 @@ private func peerReceiveHeader(
     _ flags: UInt8,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
-    guard let frame, let userData, let name, let value,
-        UnsafeBufferPointer(start: name, count: nameLength).elementsEqual("apns-id".utf8)
+    guard let frame, let userData, let name, let value, nameLength == StaticName.apnsID.count,
+        memcmp(name, StaticName.apnsID.bytes, nameLength) == 0
     else { return 0 }
     Unmanaged<InMemoryAPNsPeer>.fromOpaque(userData).takeUnretainedValue()
         .requestIDs[frame.pointee.hd.stream_id] = EchoedID(UnsafeBufferPointer(start: value, count: valueLength))
