@@ -153,20 +153,15 @@ private func selectHTTP2(
     _ offeredLength: UInt32,
     _ argument: UnsafeMutableRawPointer?
 ) -> Int32 {
-    guard let offered else { return SSL_TLSEXT_ERR_ALERT_FATAL }
-    var index = 0
-    while index < Int(offeredLength) {
-        let length = Int(offered[index])
-        if length == 2, index + 2 < Int(offeredLength), offered[index + 1] == UInt8(ascii: "h"),
-            offered[index + 2] == UInt8(ascii: "2")
-        {
-            selected?.pointee = offered + index + 1
-            selectedLength?.pointee = 2
-            return SSL_TLSEXT_ERR_OK
-        }
-        index += 1 + length
+    var chosen: UnsafeMutablePointer<UInt8>?
+    var chosenLength: UInt8 = 0
+    // 1 when "h2" is on the client's list (0 is HTTP/1.1 only, -1 neither).
+    guard nghttp2_select_next_protocol(&chosen, &chosenLength, offered, offeredLength) == 1 else {
+        return SSL_TLSEXT_ERR_ALERT_FATAL
     }
-    return SSL_TLSEXT_ERR_ALERT_FATAL
+    selected?.pointee = UnsafePointer(chosen)
+    selectedLength?.pointee = chosenLength
+    return SSL_TLSEXT_ERR_OK
 }
 
 private func peerReceiveHeader(

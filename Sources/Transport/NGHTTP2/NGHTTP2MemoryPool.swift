@@ -21,7 +21,7 @@ final class NGHTTP2MemoryPool {
     private static let headerBytes = 16
     private static let smallestClassBits = 5
     private static let classCount = 12
-    private var freeLists: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private let freeLists: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     /// What `nghttp2_session_client_new3` and `nghttp2_session_server_new3` take; the session
     /// keeps a copy.
     var allocator = nghttp2_mem()
