@@ -2,6 +2,7 @@ import Foundation
 import HotPath
 import LoadEngine
 import Reports
+import Wire
 
 /// Counts the sender's instructions per push, by stage: this binary runs `PushStageWorkload`
 /// in a child under Valgrind's callgrind, which collects only inside
@@ -86,13 +87,19 @@ enum CallgrindCount {
         }
     }
 
-    /// The child's part: warm up, run the counted pushes, and say how many were answered.
+    /// The child's part: warm up, run the counted pushes, and say how many were answered and
+    /// how OpenSSL's allocations during them were served (its pool's reused blocks and mallocs).
     static func runChild(pushes: Int) throws {
         // A fixed clock: the timestamps a push carries are the same in every run, digit for digit.
         var workload = try PushStageWorkload(now: 1_790_000_000)
         try workload.warmUp(pushes: warmUpPushes)
+        let before = OpenSSLMemory.currentThreadPool.map { ($0.reused, $0.fromMalloc) } ?? (0, 0)
         try workload.runCountedPushes(pushes)
-        Console.out("answered \(workload.answered) accepted \(workload.accepted)")
+        let after = OpenSSLMemory.currentThreadPool.map { ($0.reused, $0.fromMalloc) } ?? (0, 0)
+        Console.out(
+            "answered \(workload.answered) accepted \(workload.accepted) "
+                + "openssl-reused \(after.0 - before.0) openssl-malloc \(after.1 - before.1)"
+        )
     }
 
     /// Runs `tool` to the end and returns its standard output; its standard error goes to a

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Reports
+import Wire
 import Workload
 
 #if canImport(Glibc)
@@ -40,6 +41,8 @@ struct PushBench: ParsableCommand {
     /// of `ExitStatus`'s table: a usage dump or a stack trace helps nobody who mistyped an
     /// option or a path.
     static func main() {
+        // Before anything can touch OpenSSL: it takes an allocator only before its first allocation.
+        OpenSSLMemory.useThreadPools()
         do {
             try checkHelpTopic()
             var command = try parseAsRoot()

@@ -136,4 +136,18 @@ final class HotpathCommandTests: PushbenchTestCase {
         assertCleanFailure(output, mentions: "Valgrind is not installed")
         XCTAssertTrue(output.stderr.contains("apt-get install valgrind"), output.stderr)
     }
+
+    /// OpenSSL allocates for every TLS record it writes or reads; `pushbench` serves that from a
+    /// pool per thread, which in steady state never calls malloc. The counting child says how its
+    /// counted pushes were served: none of OpenSSL's blocks from malloc, and many reused (none
+    /// reused would mean OpenSSL never reached the pool).
+    func testOpenSSLAllocatesFromItsThreadPoolNotMallocInSteadyState() throws {
+        let output = try pushbench.run(["hotpath", "--count-pushes", "300"])
+        XCTAssertEqual(output.status, 0, output.stderr)
+        let fields = output.stdout.split(whereSeparator: \.isWhitespace).map(String.init)
+        func figure(_ name: String) -> Int? { fields.firstIndex(of: name).flatMap { Int(fields[$0 + 1]) } }
+        XCTAssertEqual(figure("accepted"), 200 + 300, "200 to warm up, then 300 counted: \(output.stdout)")
+        XCTAssertEqual(figure("openssl-malloc"), 0, output.stdout)
+        XCTAssertGreaterThan(figure("openssl-reused") ?? 0, 300, output.stdout)
+    }
 }

@@ -11,6 +11,8 @@ import Workload
 /// Allocation counts are deterministic, so they are gated tightly (an encode that starts to
 /// allocate fails the check); times on a shared, noisy machine are gated loosely.
 let benchmarks: @Sendable () -> Void = {
+    // As `pushbench` does, before anything touches OpenSSL: its heap from a pool per thread.
+    OpenSSLMemory.useThreadPools()
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal],
         warmupIterations: 10,

@@ -14,7 +14,7 @@ public final class InMemoryAPNsPeer {
     private let ssl: OpaquePointer
     private var session: OpaquePointer?
     /// What the server session allocates, reused as the client's is.
-    private let memory = NGHTTP2MemoryPool()
+    private let memory = BlockPool.forNGHTTP2Session()
     /// The `apns-id` of each request in progress, echoed in its answer.
     fileprivate var requestIDs: [Int32: EchoedID] = [:]
     private var input = [UInt8](repeating: 0, count: 64 * 1024)
@@ -52,13 +52,14 @@ public final class InMemoryAPNsPeer {
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_header_callback(callbacks, peerReceiveHeader)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, peerReceiveFrame)
+        var allocator = memory.nghttp2Allocator
         guard
             nghttp2_session_server_new3(
                 &session,
                 callbacks,
                 Unmanaged.passUnretained(self).toOpaque(),
                 nil,
-                &memory.allocator
+                &allocator
             ) == 0
         else {
             throw TransportError.setup("nghttp2 could not create a server session")

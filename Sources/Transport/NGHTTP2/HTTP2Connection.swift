@@ -1,4 +1,5 @@
 import CNGHTTP2
+import Wire
 
 #if canImport(Glibc)
 import Glibc
@@ -70,7 +71,7 @@ final class HTTP2Connection {
     private var input = [UInt8](repeating: 0, count: 64 * 1024)
     /// What the nghttp2 session allocates, reused; it outlives the session (freed after it in
     /// `deinit`).
-    private let memory = NGHTTP2MemoryPool()
+    private let memory = BlockPool.forNGHTTP2Session()
     /// The header fields of the request being submitted; nghttp2 copies the array, not the bytes.
     /// The first three (method, scheme, authority) never change, and the shared ones after
     /// `:path` change only with the header block (`fieldsBlock`), so a push writes just its own
@@ -609,13 +610,14 @@ final class HTTP2Connection {
         // One stream until the server's SETTINGS say how many: APNs starts a connection at one.
         nghttp2_option_set_peer_max_concurrent_streams(options, 1)
         var session: OpaquePointer?
+        var allocator = memory.nghttp2Allocator
         guard
             nghttp2_session_client_new3(
                 &session,
                 callbacks,
                 Unmanaged.passUnretained(self).toOpaque(),
                 options,
-                &memory.allocator
+                &allocator
             ) == 0
         else {
             return false
