@@ -151,7 +151,10 @@ struct RunCommand: ParsableCommand {
     )
     var transport = TransportKind.nghttp2
 
-    @Option(help: "Open loop at this many pushes per second (default: closed loop, as fast as streams free up).")
+    @Option(
+        help:
+            "Open loop at this many pushes per second (default: closed loop, as fast as streams free up, refilled a batch of an eighth of them at a time, held at most 100 µs)."
+    )
     var rate: Double?
 
     @Option(

@@ -16,6 +16,9 @@ final class ScriptedTransport: PushTransport, @unchecked Sendable {
         let visit: Int
         /// Its place among every request submitted, from 0.
         let index: Int
+        /// How many times `perform` had run when it was submitted: requests with the same count
+        /// went out in one round.
+        let round: Int
     }
 
     /// What the script does with one request.
@@ -29,14 +32,19 @@ final class ScriptedTransport: PushTransport, @unchecked Sendable {
     }
 
     private let capacity: Int
+    private let answersPerPerform: Int
+    private var performs = 0
     private let script: (Request) -> Answer
     private var pending: [(request: Request, answer: Answer, due: UInt64)] = []
     private var visits: [String: Int] = [:]
     /// Every request submitted, in order (shared with the test, which reads it after the run).
     let submitted = Mutex<[Request]>([])
 
-    init(slots: Int, script: @escaping (Request) -> Answer) {
+    /// `answersPerPerform` hands over at most that many due answers a `perform`: a trickle
+    /// of answers, one a poll, whatever the machine's speed.
+    init(slots: Int, answersPerPerform: Int = .max, script: @escaping (Request) -> Answer) {
         capacity = slots
+        self.answersPerPerform = answersPerPerform
         self.script = script
     }
 
@@ -61,7 +69,8 @@ final class ScriptedTransport: PushTransport, @unchecked Sendable {
             path: path,
             headers: headers.lines,
             visit: visits[path, default: 0],
-            index: submitted.withLock { $0.count }
+            index: submitted.withLock { $0.count },
+            round: performs
         )
         visits[path, default: 0] += 1
         submitted.withLock { $0.append(request) }
@@ -73,10 +82,11 @@ final class ScriptedTransport: PushTransport, @unchecked Sendable {
 
     func perform(onCompletion: (PushCompletion) -> Void) {
         let now = monotonicNanos()
+        performs += 1
         let due = pending.filter { entry in
             if case .never = entry.answer { return false }
             return entry.due <= now
-        }
+        }.prefix(answersPerPerform)
         pending.removeAll { entry in due.contains { $0.request.tag == entry.request.tag } }
         for entry in due {
             let outcome: TransferOutcome
@@ -108,7 +118,12 @@ final class ScriptedTransport: PushTransport, @unchecked Sendable {
         pending = pending.map { ($0.request, .fail(kind), 0) }
     }
 
+    /// Sleeps until the next scripted answer is due, `timeoutNanos`, or 1 ms, whichever is first,
+    /// as a poll would wake for an answer.
     func wait(timeoutNanos: UInt64) {
-        usleep(UInt32(min(timeoutNanos, 1_000_000) / 1000))
+        let now = monotonicNanos()
+        let nextDue = pending.lazy.filter { if case .never = $0.answer { false } else { true } }.map(\.due).min()
+        let untilDue = nextDue.map { $0 > now ? $0 - now : 0 } ?? .max
+        usleep(UInt32(min(timeoutNanos, untilDue, 1_000_000) / 1000))
     }
 }

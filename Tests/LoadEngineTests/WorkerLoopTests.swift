@@ -81,6 +81,34 @@ final class WorkerLoopTests: XCTestCase {
         XCTAssertTrue(result.counts.isBalanced)
     }
 
+    /// 64 streams make batches of 8. 56 of the first fill are answered half a second later, the
+    /// other 8 at once, and so is every later push, but one answer a poll: the freed streams wait
+    /// until 8 are free and go out together. (The hold is a minute here, so the batches form
+    /// whatever the machine's speed; it is 100 µs in a run.)
+    func testAClosedLoopRefillsItsStreamsABatchAtATime() throws {
+        var configuration = try configuration(requests: 136)
+        configuration.submitBatchHoldNanos = 60_000_000_000
+        let transport = ScriptedTransport(slots: 64, answersPerPerform: 1) {
+            $0.index < 56 ? .status(200, delay: 0.5) : .status(200)
+        }
+        let result = try LoadTest.run(configuration, tokens: tokens, makeTransport: { _ in transport })
+        let requests = transport.submitted.withLock { $0 }
+        XCTAssertEqual(result.counts.succeeded, 136)
+        XCTAssertTrue(result.counts.isBalanced)
+        let rounds = Dictionary(grouping: requests.dropFirst(64), by: \.round).values.map(\.count)
+        XCTAssertEqual(rounds.sorted(), Array(repeating: 8, count: 9), "nine refills of 8, not 72 of 1")
+    }
+
+    func testAnOpenLoopIsNeverHeldForABatch() throws {
+        var configuration = try configuration(requests: 40, pacing: .constantRate(perSecond: 2_000))
+        configuration.submitBatchHoldNanos = 60_000_000_000
+        let transport = ScriptedTransport(slots: 64, answersPerPerform: 1) { _ in .status(200) }
+        let started = monotonicNanos()
+        let result = try LoadTest.run(configuration, tokens: tokens, makeTransport: { _ in transport })
+        XCTAssertEqual(result.counts.succeeded, 40)
+        XCTAssertLessThan(Double(monotonicNanos() - started) / 1e9, 10, "a held open loop would wait a minute")
+    }
+
     func testTheDrainAfterTheDurationIsBoundedAndCountsWhatIsStillOpenAsTimedOut() throws {
         let started = monotonicNanos()
         let (result, requests) = try run(configuration(duration: 0.2)) { _ in .never }

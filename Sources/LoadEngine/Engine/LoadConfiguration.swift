@@ -39,6 +39,9 @@ public struct LoadConfiguration: Sendable {
     public var reconnectBackoff: ReconnectBackoff
     /// Where the run reads the time of day (tokens, timestamps); the system's clock but in tests.
     public var wallClock: WallClock
+    /// How long a closed-loop worker holds a few free streams for a batch (`SubmitBatch`):
+    /// 100 µs but in tests, which lengthen it to see batches form at any machine's speed.
+    public var submitBatchHoldNanos: UInt64 = SubmitBatch.defaultHoldNanos
     /// The part of the run this process sends when many share it (`--shard i/N`): its
     /// contiguous share of the activities, of the request cap and of the rate. Every other field
     /// describes the whole run, so shards' summaries merge into it.

@@ -31,6 +31,8 @@ struct WorkerLoop {
     private var inFlight: InFlightRequests
     /// The pushes waiting to go again.
     private var retryQueue = RetryQueue()
+    /// In closed loop, new pushes go out a batch of free streams at a time.
+    private var batch: SubmitBatch
     /// Whether the target's connections keep failing, and until when to hold off.
     private var backoff: BackoffGate
     /// Tokens answered 410: a careful sender never sends to them again.
@@ -104,6 +106,11 @@ struct WorkerLoop {
         bearer = try reader.token(now: Int64(worker.startedAtUnix))
         headers = HeaderSet(configuration, bearer: bearer, expiration: expiration)
         inFlight = InFlightRequests(capacity: client.idleSlots)
+        batch = SubmitBatch(
+            streams: client.idleSlots,
+            closedLoop: !configuration.pacing.isOpenLoop,
+            holdNanos: configuration.submitBatchHoldNanos
+        )
         cpuAtStart = threadCPUSeconds()
         let measuredFrom = worker.startNanos + UInt64(configuration.warmupSeconds * 1e9)
         metrics = RunMetrics(startNanos: measuredFrom, timeline: worker.timeline, worker: worker.index)
@@ -207,8 +214,9 @@ struct WorkerLoop {
 
     // MARK: submit
 
-    /// Fills free streams with pushes that are due: retries first, then the scenario's next.
-    /// While the target is being backed off from, closed loop waits; open loop counts each push
+    /// Fills free streams with pushes that are due: retries first, then the scenario's next. In
+    /// closed loop, new pushes wait for a batch of free streams (`SubmitBatch`) unless a retry is
+    /// due. While the target is being backed off from, closed loop waits; open loop counts each push
     /// as it falls due, failed with the connection's last failure, so the schedule is kept and
     /// nothing is hidden (no coordinated omission).
     ///
@@ -216,6 +224,10 @@ struct WorkerLoop {
     /// begins, and the payload's timestamp (whole seconds) is read once for the round.
     private mutating func submitDue() throws {
         var now = monotonicNanos()
+        let retryDue = retryQueue.nextDueNanos.map { $0 <= now } ?? false
+        let pushesLeft = submitting && pending != nil ? worker.requestCap - sent : 0
+        let held = batch.holds(now: now, idleSlots: client.idleSlots, inFlight: client.inFlight, pushesLeft: pushesLeft)
+        if held && !retryDue { return }
         let unixSeconds = Int64(configuration.wallClock.now())
         while drainDeadline == nil, client.idleSlots > 0 {
             let gated = backoff.blocks(now: now, inFlight: client.inFlight)
@@ -432,7 +444,9 @@ struct WorkerLoop {
         let now = monotonicNanos()
         var wait =
             submitting
-            ? worker.waitForPush(pending, index: sent, slotsFree: client.idleSlots > 0) : LoadWorker.longestWait
+            ? worker.waitForPush(pending, index: sent, slotsFree: client.idleSlots > 0 && batch.heldSince == nil)
+            : LoadWorker.longestWait
+        if let holdEnds = batch.holdEnds { wait = min(wait, holdEnds > now ? holdEnds - now : 0) }
         if let due = retryQueue.nextDueNanos, client.idleSlots > 0 {
             wait = min(wait, LoadWorker.wait(until: due, now: now))
         }
