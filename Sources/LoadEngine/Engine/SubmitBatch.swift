@@ -1,11 +1,11 @@
 /// In closed loop, how a worker refills its streams: in batches, not one push per answer.
 ///
 /// A sender faster than its target gets its answers one or two at a time, and refilling the
-/// streams they free at once costs a TLS record and a `write` for every push or two (92,000
-/// writes for 200,000 pushes against nginx at 1×100). Holding new pushes until an eighth of the
-/// streams are free, for at most `holdNanos`, puts a batch into each write: 15,000 writes for the
-/// same run, with 5-7% more pushes a second and 3-4% less CPU per push
-/// (`Benchmarks/h2load-compare.sh`).
+/// streams they free at once costs a TLS record and a `write` for every push or two (91,000
+/// writes for 200,000 pushes against nginx at 1×100, `perf stat`). Holding new pushes until an
+/// eighth of the streams are free, for at most `holdNanos`, puts a batch into each write: 15,000
+/// writes for the same run, with 5-7% more pushes a second and 3-4% less CPU per push
+/// (`Benchmarks/h2load-compare.sh`; `Benchmarks/README.md` has the figures).
 ///
 /// What it does not change: latency runs from the instant a push is handed over, so a held push
 /// is not timed while it waits; answers are read as soon as they arrive; a retry that is due is
