@@ -7,7 +7,7 @@ import Glibc
 /// OpenSSL's heap, served from a `BlockPool` per thread.
 ///
 /// OpenSSL 3.0's record layer allocates its `WPACKET` bookkeeping (a 40-byte sub-packet) on the
-/// heap for every TLS record: two to write one, one to read one, and as many again on the far
+/// heap for every TLS record: three to write one, one to open one, and as many again on the far
 /// side of the in-memory connection. With one push to a record, that was 8 mallocs a push, all
 /// of them OpenSSL's. `useThreadPools()` points OpenSSL's allocator at a pool per thread
 /// (classes up to 1 KiB, at most 64 free blocks each, so a thread holds at most 126 KiB it does
