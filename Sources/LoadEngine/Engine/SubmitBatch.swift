@@ -22,7 +22,7 @@ struct SubmitBatch {
     /// The longest a free stream waits for others.
     let holdNanos: UInt64
     /// Since when new pushes have been held, if they are.
-    private(set) var heldSince: UInt64?
+    private var heldSince: UInt64?
 
     /// Batches for a closed-loop worker with `streams` streams in all; none in open loop.
     init(streams: Int, closedLoop: Bool, holdNanos: UInt64 = defaultHoldNanos) {

@@ -444,7 +444,7 @@ struct WorkerLoop {
         let now = monotonicNanos()
         var wait =
             submitting
-            ? worker.waitForPush(pending, index: sent, slotsFree: client.idleSlots > 0 && batch.heldSince == nil)
+            ? worker.waitForPush(pending, index: sent, slotsFree: client.idleSlots > 0 && batch.holdEnds == nil)
             : LoadWorker.longestWait
         if let holdEnds = batch.holdEnds { wait = min(wait, holdEnds > now ? holdEnds - now : 0) }
         if let due = retryQueue.nextDueNanos, client.idleSlots > 0 {

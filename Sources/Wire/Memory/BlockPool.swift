@@ -14,7 +14,7 @@ import Glibc
 /// holds on to. A pool belongs to one thread: nothing here is locked.
 ///
 /// Every block carries its size class and capacity, so any pool can take back a block that
-/// another pool handed out, and `free` can release one whose pool is gone.
+/// another pool handed out, and `returnToMalloc` can release one whose pool is gone.
 public final class BlockPool {
     /// Each block starts with its size class and its capacity, keeping the 16-byte alignment
     /// malloc gives.
