@@ -28,6 +28,24 @@ final class EncodingTests: XCTestCase {
         XCTAssertFalse(APNsID.isValid("0123456789ab4defbedcba9876543210"))
     }
 
+    func testAPNsIDsMatchFoundationsUUIDOfTheSameBits() {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: APNsID.length)
+        for _ in 0..<1_000 {
+            let high = generator.next() as UInt64
+            let low = generator.next() as UInt64
+            bytes.withUnsafeMutableBytes { APNsID.write(high: high, low: low, into: $0) }
+            let versioned = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+            let variant = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+            var uuid = UUID().uuid
+            withUnsafeMutableBytes(of: &uuid) { raw in
+                raw.storeBytes(of: versioned.bigEndian, as: UInt64.self)
+                raw.storeBytes(of: variant.bigEndian, toByteOffset: 8, as: UInt64.self)
+            }
+            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), UUID(uuid: uuid).uuidString.lowercased())
+        }
+    }
+
     func testReasonsCarryApplesStatuses() {
         XCTAssertEqual(APNsReason.badDeviceToken.status, 400)
         XCTAssertEqual(APNsReason.invalidProviderToken.status, 403)

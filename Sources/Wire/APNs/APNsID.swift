@@ -10,20 +10,30 @@ public enum APNsID {
     public static let length = 36
 
     /// Writes a version-4 UUID made from `high` and `low` into `output` (36 bytes, lowercase).
+    ///
+    /// Every push writes one, so the digits go eight at a time (`HexDigits.spread`), each group
+    /// stored whole between the dashes, rather than a nibble at a time.
     public static func write(high: UInt64, low: UInt64, into output: UnsafeMutableRawBufferPointer) {
         precondition(output.count >= length)
+        let base = output.baseAddress!
         let versioned = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let variant = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        var position = 0
-        for index in 0..<32 {
-            if position == 8 || position == 13 || position == 18 || position == 23 {
-                output[position] = UInt8(ascii: "-")
-                position += 1
-            }
-            let word = index < 16 ? versioned : variant
-            output[position] = HexDigits.digit(UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (index % 16))) & 0xF)
-            position += 1
-        }
+        // Digits in reading order from the lowest byte: 8-4-4 from `versioned`, 4-12 from `variant`.
+        let first = HexDigits.spread(UInt32(truncatingIfNeeded: versioned >> 32))
+        let second = HexDigits.spread(UInt32(truncatingIfNeeded: versioned))
+        let third = HexDigits.spread(UInt32(truncatingIfNeeded: variant >> 32))
+        let fourth = HexDigits.spread(UInt32(truncatingIfNeeded: variant))
+        base.storeBytes(of: first.littleEndian, as: UInt64.self)
+        base.storeBytes(of: UInt32(truncatingIfNeeded: second).littleEndian, toByteOffset: 9, as: UInt32.self)
+        base.storeBytes(of: UInt32(truncatingIfNeeded: second >> 32).littleEndian, toByteOffset: 14, as: UInt32.self)
+        base.storeBytes(of: UInt32(truncatingIfNeeded: third).littleEndian, toByteOffset: 19, as: UInt32.self)
+        base.storeBytes(of: UInt32(truncatingIfNeeded: third >> 32).littleEndian, toByteOffset: 24, as: UInt32.self)
+        base.storeBytes(of: fourth.littleEndian, toByteOffset: 28, as: UInt64.self)
+        let dash = UInt8(ascii: "-")
+        base.storeBytes(of: dash, toByteOffset: 8, as: UInt8.self)
+        base.storeBytes(of: dash, toByteOffset: 13, as: UInt8.self)
+        base.storeBytes(of: dash, toByteOffset: 18, as: UInt8.self)
+        base.storeBytes(of: dash, toByteOffset: 23, as: UInt8.self)
     }
 
     /// A new random `apns-id` string from the system's generator (for places off the hot path).
