@@ -118,7 +118,7 @@ final class PayloadEncoderTests: XCTestCase {
 
     func testIntegersAreExactAndDoublesRoundTrip() throws {
         var bytes: [UInt8] = []
-        for value in [Int64.min, -1, 0, 7, Int64.max] {
+        for value in [Int64.min, -10, -9, -1, 0, 7, 9, 10, 99, 1_800_000_000, Int64.max] {
             bytes.removeAll()
             JSONWriter.writeInteger(value, to: &bytes)
             XCTAssertEqual(String(decoding: bytes, as: UTF8.self), String(value))

@@ -44,15 +44,21 @@ public struct JSONWriter {
     /// quote, a backslash or a control character is escaped byte by byte.
     public static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        var string = string
-        string.withUTF8 { bytes in
-            if containsEscapeByte(bytes) {
-                for byte in bytes { appendEscaped(byte, to: &output) }
-            } else {
-                output.append(contentsOf: bytes)
-            }
+        // Native strings, short ones included, lend their UTF-8 in place; only a bridged or
+        // foreign one is copied to be made contiguous.
+        if string.utf8.withContiguousStorageIfAvailable({ writeUTF8($0, to: &output) }) == nil {
+            var string = string
+            string.withUTF8 { writeUTF8($0, to: &output) }
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeUTF8(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+        if containsEscapeByte(bytes) {
+            for byte in bytes { appendEscaped(byte, to: &output) }
+        } else {
+            output.append(contentsOf: bytes)
+        }
     }
 
     /// Whether any byte is a quote, a backslash or a control character, checked eight bytes at
@@ -104,9 +110,15 @@ public struct JSONWriter {
     }
 
     /// Appends `value` in decimal, exactly.
+    ///
+    /// A single digit, which most of a scenario's content-state values are, is one append.
     public static func writeInteger(_ value: Int64, to output: inout [UInt8]) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
+        if magnitude < 10 {
+            output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
+            return
+        }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
             var start = digits.count
             repeat {
