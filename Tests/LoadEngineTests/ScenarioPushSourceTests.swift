@@ -56,6 +56,33 @@ final class ScenarioPushSourceTests: XCTestCase {
         XCTAssertTrue(rotated, "every activity's token rotates, so the second token is used too")
     }
 
+    /// Cohorts of different kinds interleave in one stream: each payload names its own kind's
+    /// fields, whichever cohort the push before it belonged to.
+    func testEachCohortsContentStateNamesItsOwnFields() throws {
+        let mixed = Scenario(
+            name: "mixed",
+            cohorts: [
+                .init(kind: .delivery, activities: 10, rotateFraction: 0, rotationWithinSeconds: 600),
+                .init(kind: .football, activities: 10, rotateFraction: 0, rotationWithinSeconds: 600),
+            ]
+        )
+        var source = ScenarioPushSource(scenario: mixed)
+        var path: [UInt8] = []
+        var switches = 0
+        var previousCohort: Int?
+        for event in try ScenarioStream(mixed) {
+            let state = try XCTUnwrap(
+                try aps(source.prepare(event, now: 7, path: &path))["content-state"] as? [String: Int]
+            )
+            let fields = mixed.cohorts[event.cohort].kind.stateFields
+            XCTAssertEqual(state.keys.sorted(), fields.sorted())
+            for (index, name) in fields.enumerated() { XCTAssertEqual(state[name], Int(event.state[index])) }
+            if let previousCohort, previousCohort != event.cohort { switches += 1 }
+            previousCohort = event.cohort
+        }
+        XCTAssertGreaterThan(switches, 10, "the cohorts' pushes interleave")
+    }
+
     func testTheSameScenarioSendsTheSameBytes() throws {
         var first = ScenarioPushSource(scenario: scenario)
         var second = ScenarioPushSource(scenario: scenario)

@@ -27,8 +27,10 @@ public struct ScenarioPushSource {
     private var encoder = PayloadEncoder(limit: PushType.liveactivity.payloadLimit)
     /// A payload's content-state members and its alert's body, kept between pushes so that their
     /// storage is reused: the payload that shares it ends with `prepare`, so the next push finds
-    /// it unshared and writes over it without allocating.
+    /// it unshared and writes over it without allocating. The members are named for the cohort
+    /// in `membersCohort`; a push of that cohort only sets their values.
     private var members: [JSONMember] = []
+    private var membersCohort = -1
     private var alertBody = ""
     private static let pathPrefix: [UInt8] = Array("/3/device/".utf8)
 
@@ -79,9 +81,13 @@ public struct ScenarioPushSource {
             tokens(for: event).appendHex(at: event.tokenIndex, to: &path)
         }
         let fields = fieldsByCohort[event.cohort]
-        members.removeAll(keepingCapacity: true)
-        for (index, name) in fields.enumerated() {
-            members.append(JSONMember(name, .integer(Int64(event.state[index]))))
+        if membersCohort != event.cohort {
+            members.removeAll(keepingCapacity: true)
+            for name in fields { members.append(JSONMember(name, .null)) }
+            membersCohort = event.cohort
+        }
+        for index in members.indices {
+            members[index].value = .integer(Int64(event.state[index]))
         }
         var payload = LiveActivityPayload(event: .update, timestamp: now, contentState: .object(members))
         switch event.phase {
