@@ -44,8 +44,8 @@ public struct JSONWriter {
     /// quote, a backslash or a control character is escaped byte by byte.
     public static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        // Native strings, short ones included, lend their UTF-8 in place; only a bridged or
-        // foreign one is copied to be made contiguous.
+        // Native strings, short ones included, lend their UTF-8 in place; only one that does
+        // not hold contiguous UTF-8 is copied to be made so.
         if string.utf8.withContiguousStorageIfAvailable({ writeUTF8($0, to: &output) }) == nil {
             var string = string
             string.withUTF8 { writeUTF8($0, to: &output) }
@@ -111,7 +111,7 @@ public struct JSONWriter {
 
     /// Appends `value` in decimal, exactly.
     ///
-    /// A single digit, which most of a scenario's content-state values are, is one append.
+    /// A single digit (a score, a period, a status) is one append.
     public static func writeInteger(_ value: Int64, to output: inout [UInt8]) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
