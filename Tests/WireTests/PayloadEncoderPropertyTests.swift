@@ -26,6 +26,46 @@ final class PayloadEncoderPropertyTests: XCTestCase {
         }
     }
 
+    /// The load engine's form, a template's names and integer values, writes the very bytes the
+    /// same object does as a `JSONValue` tree: names that need escaping, none, negative and
+    /// multi-digit values, and a payload with every optional member.
+    func testContentStateTemplateWritesTheBytesOfTheSameTree() throws {
+        var random = TestRandom(seed: 0x5EED_0002)
+        var viaTree = PayloadEncoder(limit: 1 << 20)
+        var viaTemplate = PayloadEncoder(limit: 1 << 20)
+        for iteration in 0..<2000 {
+            let names = (0..<random.below(5)).map { _ in random.string() }
+            let values = names.map { _ in random.integer() }
+            var payload = LiveActivityPayload(
+                event: .end,
+                timestamp: random.integer(),
+                contentState: .object(zip(names, values).map { JSONMember($0, .integer($1)) }),
+                staleDate: random.integer(),
+                dismissalDate: random.integer(),
+                alert: .init(title: random.string(), body: random.string(), sound: "default")
+            )
+            try viaTree.encode(payload)
+            payload.contentState = .null
+            try viaTemplate.encode(payload, contentState: ContentStateTemplate(names: names)) { values[$0] }
+            XCTAssertEqual(
+                String(decoding: viaTemplate.bytes, as: UTF8.self),
+                String(decoding: viaTree.bytes, as: UTF8.self),
+                "iteration \(iteration)"
+            )
+            if viaTemplate.bytes != viaTree.bytes { return }
+        }
+    }
+
+    /// The limit holds for a template's payload as for a tree's.
+    func testContentStateTemplatePayloadOverTheLimitIsRefused() {
+        var encoder = PayloadEncoder(limit: 64)
+        let template = ContentStateTemplate(names: [String(repeating: "n", count: 60)])
+        let payload = LiveActivityPayload(event: .update, timestamp: 1, contentState: .null)
+        XCTAssertThrowsError(try encoder.encode(payload, contentState: template) { _ in 7 }) { error in
+            XCTAssertGreaterThan((error as? PayloadTooLargeError)?.size ?? 0, 64)
+        }
+    }
+
     /// Checked on the bytes: JSONSerialization itself drops a U+FEFF that follows an escape.
     func testByteOrderMarkSurvives() throws {
         var encoder = PayloadEncoder()

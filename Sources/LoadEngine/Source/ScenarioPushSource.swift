@@ -21,16 +21,14 @@ public struct ScenarioPushSource {
     public let realTokens: [[UInt8]]?
     /// The broadcast channel of each broadcast group, by group id.
     public let channelIDs: [Int: String]
-    private let fieldsByCohort: [[String]]
+    /// Each cohort's content-state, its members named by the cohort's activity kind.
+    private let stateByCohort: [ContentStateTemplate]
     private let attributesTypeByCohort: [String]
     private let broadcastPath: [UInt8]
     private var encoder = PayloadEncoder(limit: PushType.liveactivity.payloadLimit)
-    /// A payload's content-state members and its alert's body, kept between pushes so that their
-    /// storage is reused: the payload that shares it ends with `prepare`, so the next push finds
-    /// it unshared and writes over it without allocating. The members are named for the cohort
-    /// in `membersCohort`; a push of that cohort only sets their values.
-    private var members: [JSONMember] = []
-    private var membersCohort = -1
+    /// An alert's body, kept between pushes so that its storage is reused: the payload that
+    /// shares it ends with `prepare`, so the next push finds it unshared and writes over it
+    /// without allocating.
     private var alertBody = ""
     private static let pathPrefix: [UInt8] = Array("/3/device/".utf8)
 
@@ -52,7 +50,7 @@ public struct ScenarioPushSource {
         broadcastPath = Array("/4/broadcasts/apps/\(bundleID)".utf8)
         startTokens = TokenSet(seed: scenario.seed, kind: .pushToStart, count: scenario.activities)
         updateTokens = TokenSet(seed: scenario.seed, kind: .activityUpdate, count: 2 * scenario.activities)
-        fieldsByCohort = scenario.cohorts.map(\.kind.stateFields)
+        stateByCohort = scenario.cohorts.map { ContentStateTemplate(names: $0.kind.stateFields) }
         attributesTypeByCohort = scenario.cohorts.map { Self.attributesType(of: $0.kind) }
     }
 
@@ -80,16 +78,10 @@ public struct ScenarioPushSource {
             path.append(contentsOf: Self.pathPrefix)
             tokens(for: event).appendHex(at: event.tokenIndex, to: &path)
         }
-        let fields = fieldsByCohort[event.cohort]
-        if membersCohort != event.cohort {
-            members.removeAll(keepingCapacity: true)
-            for name in fields { members.append(JSONMember(name, .null)) }
-            membersCohort = event.cohort
-        }
-        for index in members.indices {
-            members[index].value = .integer(Int64(event.state[index]))
-        }
-        var payload = LiveActivityPayload(event: .update, timestamp: now, contentState: .object(members))
+        let state = stateByCohort[event.cohort]
+        let fields = state.names
+        // The content-state is written from the cohort's template by `encode`, not from a tree.
+        var payload = LiveActivityPayload(event: .update, timestamp: now, contentState: .null)
         switch event.phase {
         case .start:
             payload.event = .start
@@ -110,7 +102,7 @@ public struct ScenarioPushSource {
             payload.dismissalDate = now + Self.dismissAfterSeconds
             if event.alert { payload.alert = alert(for: event, fields: fields) }
         }
-        try encoder.encode(payload)
+        try encoder.encode(payload, contentState: state) { Int64(event.state[$0]) }
         return encoder.bytes
     }
 

@@ -24,13 +24,33 @@ public struct PayloadEncoder {
     ///
     /// - Throws: `PayloadTooLargeError` when the encoded size exceeds `limit`.
     public mutating func encode(_ payload: LiveActivityPayload) throws(PayloadTooLargeError) {
+        try encode(payload) { JSONWriter.write(payload.contentState, to: &$0) }
+    }
+
+    /// Encodes `payload` with the content-state that `template` spells with member `i` set to
+    /// `value(i)`, in place of `payload.contentState`: the load engine's form, which sends
+    /// integer states under names fixed per activity kind and so builds no `JSONValue` tree.
+    ///
+    /// - Throws: `PayloadTooLargeError` when the encoded size exceeds `limit`.
+    public mutating func encode(
+        _ payload: LiveActivityPayload,
+        contentState template: ContentStateTemplate,
+        value: (Int) -> Int64
+    ) throws(PayloadTooLargeError) {
+        try encode(payload) { template.write(to: &$0, value: value) }
+    }
+
+    private mutating func encode(
+        _ payload: LiveActivityPayload,
+        writeContentState: (inout [UInt8]) -> Void
+    ) throws(PayloadTooLargeError) {
         bytes.removeAll(keepingCapacity: true)
         bytes.append(contentsOf: Key.apsAndTimestamp)
         JSONWriter.writeInteger(payload.timestamp, to: &bytes)
         bytes.append(contentsOf: Key.event)
         JSONWriter.writeString(payload.event.rawValue, to: &bytes)
         bytes.append(contentsOf: Key.contentState)
-        JSONWriter.write(payload.contentState, to: &bytes)
+        writeContentState(&bytes)
         if let staleDate = payload.staleDate {
             bytes.append(contentsOf: Key.staleDate)
             JSONWriter.writeInteger(staleDate, to: &bytes)
