@@ -35,6 +35,9 @@ final class TokenSetTests: XCTestCase {
                     .joined()
                 XCTAssertEqual(tokens.hex(at: index), expected)
                 XCTAssertEqual(tokens.hex(at: index).count, byteCount * 2)
+                var path = Array("/3/device/".utf8)
+                tokens.appendHex(at: index, to: &path)
+                XCTAssertEqual(String(decoding: path, as: UTF8.self), "/3/device/" + expected)
             }
         }
     }

@@ -63,9 +63,10 @@ public struct TokenSet: Sendable {
 
     /// Appends the hex form of token `index` to `output`.
     public func appendHex(at index: Int, to output: inout [UInt8]) {
-        let start = output.count
-        output.append(contentsOf: repeatElement(0, count: hexLength))
-        output.withUnsafeMutableBytes { writeHex(at: index, to: $0.baseAddress! + start) }
+        withUnsafeTemporaryAllocation(byteCount: hexLength, alignment: 1) { hex in
+            writeHex(at: index, to: hex.baseAddress!)
+            output.append(contentsOf: UnsafeRawBufferPointer(hex).assumingMemoryBound(to: UInt8.self))
+        }
     }
 
     /// The hex form of token `index`.
