@@ -110,6 +110,30 @@ final class NGHTTP2TransportTests: XCTestCase {
         XCTAssertEqual(completion.outcome, .response(status: 429, body: []))
         XCTAssertEqual(completion.retryAfterSeconds, 7)
     }
+
+    /// A connection's open streams: each leaves once, whichever order they close in, handed
+    /// back to the caller; a slot that is not there (closed already, or another connection's)
+    /// is refused, and the rest keep their places.
+    func testOpenStreamsLetEachSlotLeaveOnceInAnyOrder() {
+        var open = OpenStreams()
+        let slots = (1...4).map { id in
+            let slot = StreamSlot()
+            slot.streamID = Int32(2 * id - 1)
+            return slot
+        }
+        for slot in slots.reversed() { open.insert(slot) }
+        XCTAssertEqual(open.inStreamOrder.map(\.streamID), [1, 3, 5, 7])
+        XCTAssertTrue(open.remove(slots[2]) === slots[2])
+        XCTAssertNil(open.remove(slots[2]))
+        var another = OpenStreams()
+        XCTAssertNil(another.remove(slots[0]))
+        XCTAssertTrue(open.remove(slots[3]) === slots[3])
+        XCTAssertEqual(open.count, 2)
+        XCTAssertEqual(Set(open.all.map(\.streamID)), [1, 3])
+        open.removeAll()
+        XCTAssertTrue(open.isEmpty)
+        XCTAssertNil(open.remove(slots[0]))
+    }
 }
 
 /// GOAWAY storms: the mock sends every connection away after a few answers, with a JSON reason;

@@ -30,8 +30,8 @@ final class HTTP2Connection {
     private var session: OpaquePointer?
     /// The local TCP port: identifies the connection in reports.
     private(set) var localPort = 0
-    /// Requests on this connection not yet finished, by stream.
-    private(set) var open: [Int32: StreamSlot] = [:]
+    /// Requests on this connection handed to nghttp2 and not yet finished.
+    private(set) var open = OpenStreams()
     /// Requests not yet handed to nghttp2, in order: submitted before the connection was ready,
     /// or beyond the streams the server allows. Kept here, not in nghttp2's queue, so that one
     /// past its deadline can be cancelled before it was ever sent.
@@ -286,7 +286,7 @@ final class HTTP2Connection {
     }
 
     /// Every request on the connection, sent or waiting (a copy: cancelling one changes both).
-    var requests: [StreamSlot] { Array(open.values) + waiting }
+    var requests: [StreamSlot] { open.all + waiting }
 
     private func finishConnecting(now: UInt64) {
         var check = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
@@ -445,7 +445,7 @@ final class HTTP2Connection {
             return
         }
         slot.streamID = streamID
-        open[streamID] = slot
+        open.insert(slot)
     }
 
     /// Reads what the socket has, hands it to nghttp2, then writes what nghttp2 has queued.
@@ -536,7 +536,7 @@ final class HTTP2Connection {
             } ?? failure
         phase = .closed
         closeReason = failure
-        for slot in open.values.sorted(by: { $0.streamID < $1.streamID }) {
+        for slot in open.inStreamOrder {
             if slot.status == 0 && !slot.timedOut { slot.failure = failure }
             finished.append(slot)
         }
@@ -573,8 +573,8 @@ final class HTTP2Connection {
     }
 
     /// The stream's slot leaves `open` here, which held the last reference to it while in flight.
-    fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
-        guard let slot = open.removeValue(forKey: streamID) else { return }
+    fileprivate func streamClosed(_ closing: StreamSlot, errorCode: UInt32) {
+        guard let slot = open.remove(closing) else { return }
         if slot.status > 0 { hasAnswered = true }
         if slot.status == 0 && !slot.timedOut && errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
             slot.refusals += 1
@@ -719,7 +719,9 @@ private func closeStream(
     _ errorCode: UInt32,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
-    withConnection(userData) { $0.streamClosed(streamID: streamID, errorCode: errorCode) }
+    withSlot(session, streamID) { slot in
+        withConnection(userData) { $0.streamClosed(slot, errorCode: errorCode) }
+    }
     return 0
 }
 

@@ -11,6 +11,8 @@ final class StreamSlot {
     var submittedAt: UInt64 = 0
     /// Its stream on the connection carrying it.
     var streamID: Int32 = 0
+    /// Its place among that connection's `OpenStreams` while open; `Int.max` otherwise.
+    var openIndex = Int.max
     /// The shared headers, kept alive while nghttp2 may still read them.
     var headers: HeaderBlock?
     private(set) var path = ByteField(capacity: 256)
