@@ -8,31 +8,41 @@
 public struct ContentStateTemplate: Sendable, Equatable {
     /// The members' names, in the order they are written.
     public let names: [String]
-    /// What precedes each value (the opening brace or a comma, then the quoted name and a
-    /// colon); the object's `}` follows the last.
-    private let pieces: [[UInt8]]
+    /// The object's JSON without its values: each value's preceding piece (the opening brace or
+    /// a comma, then the quoted name and a colon), then the closing brace.
+    private let text: [UInt8]
+    /// Where each value goes in `text`: the end of the piece before it.
+    private let valueOffsets: [Int]
 
     /// Creates the template of an object with members `names`, in that order.
     public init(names: [String]) {
         self.names = names
-        pieces = names.enumerated().map { position, name in
-            var piece: [UInt8] = [position == 0 ? UInt8(ascii: "{") : UInt8(ascii: ",")]
-            JSONWriter.writeString(name, to: &piece)
-            piece.append(UInt8(ascii: ":"))
-            return piece
+        var text: [UInt8] = []
+        var valueOffsets: [Int] = []
+        for name in names {
+            text.append(text.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            JSONWriter.writeString(name, to: &text)
+            text.append(UInt8(ascii: ":"))
+            valueOffsets.append(text.count)
         }
+        if text.isEmpty { text.append(UInt8(ascii: "{")) }
+        text.append(UInt8(ascii: "}"))
+        self.text = text
+        self.valueOffsets = valueOffsets
     }
 
     /// Appends the object with member `i` set to `value(i)`, exactly as `JSONWriter` writes the
     /// same object of `.integer` members.
     public func write(to output: inout [UInt8], value: (Int) -> Int64) {
-        if pieces.isEmpty {
-            output.append(UInt8(ascii: "{"))
+        text.withUnsafeBufferPointer { text in
+            var start = 0
+            for index in valueOffsets.indices {
+                let end = valueOffsets[index]
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<end]))
+                JSONWriter.writeInteger(value(index), to: &output)
+                start = end
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: text[start...]))
         }
-        for index in pieces.indices {
-            pieces[index].withUnsafeBufferPointer { output.append(contentsOf: $0) }
-            JSONWriter.writeInteger(value(index), to: &output)
-        }
-        output.append(UInt8(ascii: "}"))
     }
 }
