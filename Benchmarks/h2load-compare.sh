@@ -29,7 +29,13 @@
 #   Benchmarks/curl-floor.c, a bare curl_multi loop sending the same requests; one thread, so not
 #   at tN shapes),
 #   OLD_BINARY=path/to/an/earlier/pushbench runs that build in the same rotation (old-nghttp2, and
-#   old-curl with CURL=1), so a change is judged against its parent on the same machine.
+#   old-curl with CURL=1), so a change is judged against its parent on the same machine,
+#   INSTRUCTIONS=1 runs every client under Valgrind's callgrind and adds its user-space
+#   instructions per push (the whole process, every thread): a count this shared machine's load
+#   does not move, where CPU times drift by 10% between rounds. Under Valgrind a client runs some
+#   50 times slower than the server, so it reads more answers per read, and work done per second
+#   (progress, the run's timeline) weighs 50 times more; rates and CPU times in this mode are
+#   Valgrind's, not the clients'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -104,8 +110,19 @@ server_cpu() {
         | awk -v hz="$(getconf CLK_TCK)" '{ sum += $14 + $15 } END { print sum / hz }'
 }
 
-# Prints "<pushes> <req/s> <user µs/push> <sys µs/push> <server µs/push>" for one run of
-# client $1 at shape $2 with path kind $3.
+# How each client runs: timed, and with INSTRUCTIONS=1 counted under callgrind (PushBench from a
+# copy without debug information, which Valgrind 3.19 cannot read).
+timed=(/usr/bin/time -f 'cpu %U %S')
+if [[ ${INSTRUCTIONS:-0} == 1 ]]; then
+    timed+=(valgrind --tool=callgrind --callgrind-out-file=/dev/null)
+    strip --strip-debug -o "$work/pushbench-counted" "$binary" && binary=$work/pushbench-counted
+    if [[ -n ${OLD_BINARY:-} ]]; then
+        strip --strip-debug -o "$work/old-pushbench-counted" "$OLD_BINARY" && OLD_BINARY=$work/old-pushbench-counted
+    fi
+fi
+
+# Prints "<pushes> <req/s> <user µs/push> <sys µs/push> <server µs/push> <instructions/push>"
+# (the last "-" unless INSTRUCTIONS=1) for one run of client $1 at shape $2 with path kind $3.
 measure() {
     local client=$1 shape=$2 path_kind=$3 before after output rate pushes program transport
     local connections=${shape%%x*} rest=${shape#*x} threads=1
@@ -118,14 +135,14 @@ measure() {
             urls=$work/one-uri.txt
             echo "$origin/3/device/$(cat "$work/one-token.txt")" >"$urls"
         fi
-        output=$(/usr/bin/time -f 'cpu %U %S' "$work/curl-floor" "$urls" "$requests" "$connections" "$streams" \
+        output=$("${timed[@]}" "$work/curl-floor" "$urls" "$requests" "$connections" "$streams" \
             "$work/server.pem" "$work/payload.json" "${floor_headers[@]}" 2>&1) || { echo "$output" >&2; exit 1; }
         pushes=$(awk '/^sent/ {print $4}' <<<"$output")
         rate=$(awk '/^sent/ {print $NF}' <<<"$output")
     elif [[ $client == h2load ]]; then
         local paths=(-i "$work/uris.txt")
         [[ $path_kind == single ]] && paths=("$origin/3/device/$(cat "$work/one-token.txt")")
-        output=$(/usr/bin/time -f 'cpu %U %S' h2load -n "$requests" -c "$connections" -m "$streams" -t "$threads" \
+        output=$("${timed[@]}" h2load -n "$requests" -c "$connections" -m "$streams" -t "$threads" \
             "${push_arguments[@]}" "${paths[@]}" 2>&1)
         grep -q "$requests succeeded" <<<"$output" || { echo "$output" >&2; exit 1; }
         pushes=$requests
@@ -136,7 +153,7 @@ measure() {
         local tokens=() activities=$((requests / 100 + 1))
         [[ $path_kind == single ]] && tokens=(--tokens "$work/one-token.txt")
         rm -rf "$work/reports"
-        output=$(/usr/bin/time -f 'cpu %U %S' "$program" run --transport "$transport" --endpoint "$origin" \
+        output=$("${timed[@]}" "$program" run --transport "$transport" --endpoint "$origin" \
             --ca-file "$work/server.pem" --auth-key "$work/key.p8" --key-id "$key_id" --team-id "$team_id" \
             --requests "$requests" --activities "$activities" "${tokens[@]}" --threads "$threads" \
             --connections "$connections" --streams "$streams" --no-budget --reports-dir "$work/reports" 2>&1) \
@@ -153,8 +170,10 @@ PYTHON
     fi
     after=$(server_cpu)
     awk -v pushes="$pushes" -v rate="${rate%,}" -v before="$before" -v after="$after" \
-        '/^cpu / {printf "%d %.0f %.2f %.2f %.2f\n", pushes, rate, $2 * 1e6 / pushes, $3 * 1e6 / pushes,
-            (after - before) * 1e6 / pushes}' <<<"$output"
+        '/Collected : / {instructions = $NF}
+        /^cpu / {cpu = sprintf("%d %.0f %.2f %.2f %.2f", pushes, rate, $2 * 1e6 / pushes, $3 * 1e6 / pushes,
+            (after - before) * 1e6 / pushes)}
+        END {print cpu, instructions == "" ? "-" : sprintf("%.0f", instructions / pushes)}' <<<"$output"
 }
 
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
@@ -170,8 +189,8 @@ if [[ -n ${OLD_BINARY:-} ]]; then
     [[ ${CURL:-0} == 1 ]] && clients+=(old-curl)
 fi
 echo "$requests pushes per run, payload $(wc -c <"$work/payload.json") bytes, rounds $rounds" >&2
-printf '%-6s %-9s %-8s %-5s %-18s %7s %8s %11s %10s %11s %13s\n' target paths shape round client pushes req/s \
-    "user µs/push" "sys µs/push" "CPU µs/push" "server µs/push"
+printf '%-6s %-9s %-8s %-5s %-18s %7s %8s %11s %10s %11s %13s %12s\n' target paths shape round client pushes req/s \
+    "user µs/push" "sys µs/push" "CPU µs/push" "server µs/push" "instr/push"
 summary=()
 for target in "${targets[@]}"; do
     start_target "$target"
@@ -179,35 +198,44 @@ for target in "${targets[@]}"; do
     mapfile -t floor_headers < <(printf '%s\n' "${push_arguments[@]}" | sed -n '/^-H$/{n;p}')
     for path_kind in "${path_kinds[@]}"; do
         for shape in "${shapes[@]}"; do
-            declare -A rates=() users=() systems=() totals=()
+            declare -A rates=() users=() systems=() totals=() counts=()
             for round in $(seq 1 "$rounds"); do
                 for client in "${clients[@]}"; do
                     [[ $client == curl-floor && $shape == *t* ]] && continue
-                    read -r pushes rate user system server < <(measure "$client" "$shape" "$path_kind")
+                    read -r pushes rate user system server instructions < <(measure "$client" "$shape" "$path_kind")
                     total=$(awk -v u="$user" -v s="$system" 'BEGIN {printf "%.2f", u + s}')
                     rates[$client]+="$rate " users[$client]+="$user " systems[$client]+="$system "
-                    totals[$client]+="$total "
-                    printf '%-6s %-9s %-8s %-5s %-18s %7s %8s %11s %10s %11s %13s\n' "$target" "$path_kind" "$shape" \
-                        "$round" "$client" "$pushes" "$rate" "$user" "$system" "$total" "$server"
+                    totals[$client]+="$total " counts[$client]+="$instructions "
+                    printf '%-6s %-9s %-8s %-5s %-18s %7s %8s %11s %10s %11s %13s %12s\n' "$target" "$path_kind" \
+                        "$shape" "$round" "$client" "$pushes" "$rate" "$user" "$system" "$total" "$server" "$instructions"
                 done
             done
-            h_rate=$(med "${rates[h2load]}") h_total=$(med "${totals[h2load]}")
+            h_rate=$(med "${rates[h2load]}") h_total=$(med "${totals[h2load]}") h_count=$(med "${counts[h2load]}")
             for client in "${clients[@]}"; do
                 [[ -z ${rates[$client]:-} ]] && continue
                 summary+=("$(awk -v t="$target" -v p="$path_kind" -v s="$shape" -v c="$client" -v hr="$h_rate" \
                     -v ht="$h_total" -v r="$(med "${rates[$client]}")" -v u="$(med "${users[$client]}")" \
-                    -v y="$(med "${systems[$client]}")" -v x="$(med "${totals[$client]}")" 'BEGIN {
+                    -v y="$(med "${systems[$client]}")" -v x="$(med "${totals[$client]}")" -v hc="$h_count" \
+                    -v n="$(med "${counts[$client]}")" -v counted="${INSTRUCTIONS:-0}" 'BEGIN {
                     printf "%-6s %-9s %-8s %-18s %8.0f %6.2f %6.2f %6.2f", t, p, s, c, r, u, y, x
+                    if (counted == 1) printf " %9.0f", n
                     if (c != "h2load") printf "   %5.2f %5.2f", r / hr, x / ht
+                    if (c != "h2load" && counted == 1) printf " %5.2f", n / hc
                     printf "\n" }')")
             done
-            unset rates users systems totals
+            unset rates users systems totals counts
         done
     done
     stop_target "$target"
 done
 printf '\nmedians (ratios: this client / h2load)\n'
-printf '%-6s %-9s %-8s %-18s %8s %6s %6s %6s   %5s %5s\n' target paths shape client req/s user sys CPU \
-    req/s CPU
-printf '%-45s %8s %6s %6s %6s\n' "" "" "µs" "µs" "µs"
+if [[ ${INSTRUCTIONS:-0} == 1 ]]; then
+    printf '%-6s %-9s %-8s %-18s %8s %6s %6s %6s %9s   %5s %5s %5s\n' target paths shape client req/s user sys CPU \
+        instr req/s CPU instr
+    printf '%-45s %8s %6s %6s %6s %9s\n' "" "" "µs" "µs" "µs" "/push"
+else
+    printf '%-6s %-9s %-8s %-18s %8s %6s %6s %6s   %5s %5s\n' target paths shape client req/s user sys CPU \
+        req/s CPU
+    printf '%-45s %8s %6s %6s %6s\n' "" "" "µs" "µs" "µs"
+fi
 printf '%s\n' "${summary[@]}"
