@@ -5,7 +5,7 @@
 /// A push then writes only its numbers between those pieces. Building the same object as a
 /// `JSONValue` tree costs each push the names' escaping checks and copies, and the tree's
 /// reference counting, which were most of a payload's encoding.
-public struct ContentStateTemplate: Sendable, Equatable {
+public struct ContentStateTemplate: Sendable {
     /// The members' names, in the order they are written.
     public let names: [String]
     /// The object's JSON without its values: each value's preceding piece (the opening brace or

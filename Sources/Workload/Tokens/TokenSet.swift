@@ -63,9 +63,9 @@ public struct TokenSet: Sendable {
 
     /// Appends the hex form of token `index` to `output`.
     public func appendHex(at index: Int, to output: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(byteCount: hexLength, alignment: 1) { hex in
-            writeHex(at: index, to: hex.baseAddress!)
-            output.append(contentsOf: UnsafeRawBufferPointer(hex).assumingMemoryBound(to: UInt8.self))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: hexLength) { hex in
+            writeHex(at: index, to: UnsafeMutableRawPointer(hex.baseAddress!))
+            output.append(contentsOf: UnsafeBufferPointer(hex))
         }
     }
 
