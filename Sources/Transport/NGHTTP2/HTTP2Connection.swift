@@ -218,7 +218,9 @@ final class HTTP2Connection {
         case .connecting, .handshaking:
             waiting.append(slot)
         case .ready:
-            if open.isEmpty { lastReadAt = max(lastReadAt, slot.submittedAt) }
+            // A connection idle until now has not been silent before now: the clock is read
+            // only then, not for every request.
+            if open.isEmpty { lastReadAt = max(lastReadAt, monotonicNanos()) }
             if waiting.isEmpty && open.count < peerStreamLimit {
                 submitToSession(slot)
             } else {

@@ -112,7 +112,6 @@ public final class NGHTTP2PushClient: PushTransport {
         slot.prepare(
             tag: tag,
             intendedAt: intendedAt,
-            submittedAt: monotonicNanos(),
             path: path,
             apnsID: apnsID,
             headers: headers,

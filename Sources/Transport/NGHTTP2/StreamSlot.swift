@@ -7,8 +7,6 @@ import Wire
 final class StreamSlot {
     var tag = 0
     var intendedAt: UInt64 = 0
-    /// When it was submitted: a connection idle until then has not been silent before it.
-    var submittedAt: UInt64 = 0
     /// Its stream on the connection carrying it.
     var streamID: Int32 = 0
     /// Its place among that connection's `OpenStreams` while open; `Int.max` otherwise.
@@ -42,7 +40,6 @@ final class StreamSlot {
     func prepare(
         tag: Int,
         intendedAt: UInt64,
-        submittedAt: UInt64,
         path: [UInt8],
         apnsID: (high: UInt64, low: UInt64),
         headers: HeaderBlock,
@@ -50,7 +47,6 @@ final class StreamSlot {
     ) {
         self.tag = tag
         self.intendedAt = intendedAt
-        self.submittedAt = submittedAt
         self.headers = headers
         self.path.set(path)
         self.apnsID.count = APNsID.length
