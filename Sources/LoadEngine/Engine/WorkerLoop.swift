@@ -345,8 +345,9 @@ struct WorkerLoop {
 
     /// Lets the client move bytes and records every request that ended.
     /// The time answers take to record runs from the transport's instant for them (or from the
-    /// end of the previous answer's record, whichever is later), so a push costs one clock read
-    /// here, not two.
+    /// end of the previous batch's records, whichever is later) to the end of the last of the
+    /// batch the transport handed over at that instant, so a batch costs one clock read here, not
+    /// one for each answer.
     private mutating func complete() {
         let performing = monotonicNanos()
         var handling: UInt64 = 0
@@ -355,6 +356,7 @@ struct WorkerLoop {
         client.perform { completion in
             let answeredAt = completion.answeredAt ?? monotonicNanos()
             record(completion, at: answeredAt)
+            guard completion.endsBatch else { return }
             let now = monotonicNanos()
             handling &+= now &- max(answeredAt, recorded)
             recorded = now

@@ -26,6 +26,9 @@ public struct PushCompletion: Sendable {
     /// When the transport had the answer (`monotonicNanos`), read once for every answer of a
     /// read: `nil` when it leaves the reading to the caller.
     public var answeredAt: UInt64? = nil
+    /// Whether it is the last of the answers handed over at one `answeredAt`: a caller timing
+    /// its own handling of them reads the clock once, after this one, not after each.
+    public var endsBatch = true
 
     /// Creates a completion (a transport makes one per finished request).
     public init(

@@ -223,10 +223,11 @@ public final class NGHTTP2PushClient: PushTransport {
     private func hand(_ slots: [StreamSlot], port: Int, to onCompletion: (PushCompletion) -> Void) {
         guard !slots.isEmpty else { return }
         let answeredAt = monotonicNanos()
-        for slot in slots {
+        for (index, slot) in slots.enumerated() {
             idle.append(slot)
             var completion = slot.completion(localPort: port)
             completion.answeredAt = answeredAt
+            completion.endsBatch = index == slots.count - 1
             onCompletion(completion)
         }
     }
