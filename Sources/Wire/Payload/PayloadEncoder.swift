@@ -45,80 +45,81 @@ public struct PayloadEncoder {
         writeContentState: (inout [UInt8]) -> Void
     ) throws(PayloadTooLargeError) {
         bytes.removeAll(keepingCapacity: true)
-        bytes.append(contentsOf: Key.apsAndTimestamp)
+        bytes.append(constant: Key.apsAndTimestamp)
         JSONWriter.writeInteger(payload.timestamp, to: &bytes)
-        bytes.append(contentsOf: Key.event)
-        JSONWriter.writeString(payload.event.rawValue, to: &bytes)
-        bytes.append(contentsOf: Key.contentState)
+        bytes.append(constant: Key.event(payload.event))
+        bytes.append(constant: Key.contentState)
         writeContentState(&bytes)
         if let staleDate = payload.staleDate {
-            bytes.append(contentsOf: Key.staleDate)
+            bytes.append(constant: Key.staleDate)
             JSONWriter.writeInteger(staleDate, to: &bytes)
         }
         if let dismissalDate = payload.dismissalDate {
-            bytes.append(contentsOf: Key.dismissalDate)
+            bytes.append(constant: Key.dismissalDate)
             JSONWriter.writeInteger(dismissalDate, to: &bytes)
         }
         if let relevanceScore = payload.relevanceScore {
-            bytes.append(contentsOf: Key.relevanceScore)
+            bytes.append(constant: Key.relevanceScore)
             JSONWriter.writeDouble(relevanceScore, to: &bytes)
         }
         if let attributesType = payload.attributesType {
-            bytes.append(contentsOf: Key.attributesType)
+            bytes.append(constant: Key.attributesType)
             JSONWriter.writeString(attributesType, to: &bytes)
         }
         if let attributes = payload.attributes {
-            bytes.append(contentsOf: Key.attributes)
+            bytes.append(constant: Key.attributes)
             JSONWriter.write(attributes, to: &bytes)
         }
         if payload.inputPushToken {
-            bytes.append(contentsOf: Key.inputPushToken)
+            bytes.append(constant: Key.inputPushToken)
             JSONWriter.writeInteger(1, to: &bytes)
         }
         if let channel = payload.inputPushChannel {
-            bytes.append(contentsOf: Key.inputPushChannel)
+            bytes.append(constant: Key.inputPushChannel)
             JSONWriter.writeString(channel, to: &bytes)
         }
         if let alert = payload.alert {
-            bytes.append(contentsOf: Key.alertAndTitle)
+            bytes.append(constant: Key.alertAndTitle)
             JSONWriter.writeString(alert.title, to: &bytes)
-            bytes.append(contentsOf: Key.body)
+            bytes.append(constant: Key.body)
             JSONWriter.writeString(alert.body, to: &bytes)
             if let sound = alert.sound {
-                bytes.append(contentsOf: Key.sound)
+                bytes.append(constant: Key.sound)
                 JSONWriter.writeString(sound, to: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
         }
-        bytes.append(contentsOf: Self.closing)
+        bytes.append(constant: Key.closing)
         guard bytes.count <= limit else {
             throw PayloadTooLargeError(size: bytes.count, limit: limit)
         }
     }
-
-    private static let closing: [UInt8] = Array("}}".utf8)
 }
 
-/// The payload's keys as they are written, comma and colon included, made once: a key is then
-/// one copy, not a string escaped anew for every push.
+/// The payload's keys as they are written, comma and colon included: constant bytes, so a key
+/// costs one copy, with no string escaped anew and no array's reference count touched.
 private enum Key {
-    static let apsAndTimestamp = bytes(#"{"aps":{"timestamp":"#)
-    static let event = member("event")
-    static let contentState = member("content-state")
-    static let staleDate = member("stale-date")
-    static let dismissalDate = member("dismissal-date")
-    static let relevanceScore = member("relevance-score")
-    static let attributesType = member("attributes-type")
-    static let attributes = member("attributes")
-    static let inputPushToken = member("input-push-token")
-    static let inputPushChannel = member("input-push-channel")
-    static let alertAndTitle = bytes(#","alert":{"title":"#)
-    static let body = member("body")
-    static let sound = member("sound")
-
-    /// `,"name":`, for a name that needs no escaping.
-    private static func member(_ name: String) -> [UInt8] { bytes(",\"\(name)\":") }
-    private static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+    static var apsAndTimestamp: StaticString { #"{"aps":{"timestamp":"# }
+    /// The `event` member, value included: there are three.
+    static func event(_ event: LiveActivityPayload.Event) -> StaticString {
+        switch event {
+        case .start: #","event":"start""#
+        case .update: #","event":"update""#
+        case .end: #","event":"end""#
+        }
+    }
+    static var contentState: StaticString { #","content-state":"# }
+    static var staleDate: StaticString { #","stale-date":"# }
+    static var dismissalDate: StaticString { #","dismissal-date":"# }
+    static var relevanceScore: StaticString { #","relevance-score":"# }
+    static var attributesType: StaticString { #","attributes-type":"# }
+    static var attributes: StaticString { #","attributes":"# }
+    static var inputPushToken: StaticString { #","input-push-token":"# }
+    static var inputPushChannel: StaticString { #","input-push-channel":"# }
+    static var alertAndTitle: StaticString { #","alert":{"title":"# }
+    static var body: StaticString { #","body":"# }
+    static var sound: StaticString { #","sound":"# }
+    static var closing: StaticString { "}}" }
 }
 
 /// A payload larger than APNs accepts for its push kind.
