@@ -49,11 +49,29 @@ final class ScenarioPushSourceTests: XCTestCase {
             case .end:
                 XCTAssertEqual(aps["dismissal-date"] as? Int, 1_800_000_000 + 900)
             }
+            XCTAssertEqual(Set(aps.keys), members(of: event), "no member of an earlier push lingers")
             phases.insert(event.phase)
             if event.tokenKind == .activityUpdate && event.tokenIndex & 1 == 1 { rotated = true }
         }
         XCTAssertEqual(phases, [.start, .update, .end])
         XCTAssertTrue(rotated, "every activity's token rotates, so the second token is used too")
+    }
+
+    /// The `aps` members `event`'s payload has, and no others.
+    private func members(of event: WorkloadEvent) -> Set<String> {
+        var members: Set<String> = ["event", "timestamp", "content-state"]
+        switch event.phase {
+        case .start:
+            members.formUnion(["attributes-type", "attributes", "alert", "stale-date"])
+            if event.inputPushToken { members.insert("input-push-token") }
+        case .update:
+            members.insert("stale-date")
+            if event.alert { members.insert("alert") }
+        case .end:
+            members.insert("dismissal-date")
+            if event.alert { members.insert("alert") }
+        }
+        return members
     }
 
     /// Cohorts of different kinds interleave in one stream: each payload names its own kind's

@@ -26,11 +26,15 @@ public struct ScenarioPushSource {
     private let attributesTypeByCohort: [String]
     private let broadcastPath: [UInt8]
     private var encoder = PayloadEncoder(limit: PushType.liveactivity.payloadLimit)
-    /// An alert's body, kept between pushes so that its storage is reused: the payload that
-    /// shares it ends with `prepare`, so the next push finds it unshared and writes over it
-    /// without allocating.
+    /// An alert's body, kept between pushes so that its storage is reused: `prepare` clears the
+    /// payload's alert, which shares it, before writing a new one, so it finds it unshared and
+    /// writes over it without allocating.
     private var alertBody = ""
-    private static let pathPrefix: [UInt8] = Array("/3/device/".utf8)
+    /// The payload being prepared, kept between pushes: each push sets the members it sends and
+    /// clears the rest, so no payload is built and destroyed for every push. Its content-state
+    /// stays `.null`, since the cohort's template writes it.
+    private var payload = LiveActivityPayload(event: .update, timestamp: 0, contentState: .null)
+    private static var pathPrefix: StaticString { "/3/device/" }
 
     /// How long a shown state stays fresh on the device before it is marked stale, seconds.
     public static let staleAfterSeconds: Int64 = 15 * 60
@@ -72,16 +76,20 @@ public struct ScenarioPushSource {
         if event.isBroadcast {
             path.append(contentsOf: broadcastPath)
         } else if let realTokens {
-            path.append(contentsOf: Self.pathPrefix)
+            path.append(constant: Self.pathPrefix)
             path.append(contentsOf: realTokens[event.activity % realTokens.count])
         } else {
-            path.append(contentsOf: Self.pathPrefix)
+            path.append(constant: Self.pathPrefix)
             tokens(for: event).appendHex(at: event.tokenIndex, to: &path)
         }
-        let state = stateByCohort[event.cohort]
-        let fields = state.names
-        // The content-state is written from the cohort's template by `encode`, not from a tree.
-        var payload = LiveActivityPayload(event: .update, timestamp: now, contentState: .null)
+        payload.timestamp = now
+        payload.staleDate = nil
+        payload.dismissalDate = nil
+        payload.alert = nil
+        payload.attributesType = nil
+        payload.attributes = nil
+        payload.inputPushToken = false
+        payload.inputPushChannel = nil
         switch event.phase {
         case .start:
             payload.event = .start
@@ -92,24 +100,25 @@ public struct ScenarioPushSource {
             ])
             payload.inputPushToken = event.inputPushToken
             if event.delivery == .broadcast { payload.inputPushChannel = channelIDs[event.group] }
-            payload.alert = alert(for: event, fields: fields)
+            payload.alert = alert(for: event)
             payload.staleDate = now + Self.staleAfterSeconds
         case .update:
+            payload.event = .update
             payload.staleDate = now + Self.staleAfterSeconds
-            if event.alert { payload.alert = alert(for: event, fields: fields) }
+            if event.alert { payload.alert = alert(for: event) }
         case .end:
             payload.event = .end
             payload.dismissalDate = now + Self.dismissAfterSeconds
-            if event.alert { payload.alert = alert(for: event, fields: fields) }
+            if event.alert { payload.alert = alert(for: event) }
         }
-        try encoder.encode(payload, contentState: state) { Int64(event.state[$0]) }
+        try encoder.encode(payload, contentState: stateByCohort[event.cohort]) { Int64(event.state[$0]) }
         return encoder.bytes
     }
 
     /// An alert naming the event and the state it leaves; only alerting pushes pay for it.
-    private mutating func alert(for event: WorkloadEvent, fields: [String]) -> LiveActivityPayload.Alert {
+    private mutating func alert(for event: WorkloadEvent) -> LiveActivityPayload.Alert {
         alertBody.removeAll(keepingCapacity: true)
-        for (index, name) in fields.enumerated() {
+        for (index, name) in stateByCohort[event.cohort].names.enumerated() {
             if index > 0 { alertBody.append(", ") }
             alertBody.append(name)
             alertBody.append(" ")
