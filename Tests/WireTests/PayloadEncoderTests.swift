@@ -136,6 +136,31 @@ final class PayloadEncoderTests: XCTestCase {
         XCTAssertEqual(String(decoding: bytes, as: UTF8.self), "null")
     }
 
+    /// A payload exactly at the limit is sent whole; one byte over, it is refused with its exact
+    /// size, though the encoder kept only the limit's worth of it. The refusal leaves the last
+    /// payload that fitted in `bytes`.
+    func testTheLimitIsExactAndARefusalReportsTheWholeSize() throws {
+        let payload = LiveActivityPayload(
+            event: .update,
+            timestamp: 1_800_000_000,
+            contentState: .object([JSONMember("note", .string("ü \"quoted\" \u{1}")), JSONMember("n", .double(0.5))]),
+            alert: .init(title: "t", body: "b", sound: "default")
+        )
+        var unbounded = PayloadEncoder(limit: 1 << 16)
+        try unbounded.encode(payload)
+        let size = unbounded.bytes.count
+        var exact = PayloadEncoder(limit: size)
+        try exact.encode(payload)
+        XCTAssertEqual(exact.bytes, unbounded.bytes)
+        var short = PayloadEncoder(limit: size - 1)
+        try short.encode(LiveActivityPayload(event: .end, timestamp: 1, contentState: .object([])))
+        let fitted = short.bytes
+        XCTAssertThrowsError(try short.encode(payload)) { error in
+            XCTAssertEqual(error as? PayloadTooLargeError, PayloadTooLargeError(size: size, limit: size - 1))
+        }
+        XCTAssertEqual(short.bytes, fitted)
+    }
+
     func testOversizedPayloadIsRefusedWithItsSize() {
         var encoder = PayloadEncoder()
         let big = String(repeating: "x", count: 5000)

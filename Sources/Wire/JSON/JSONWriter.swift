@@ -7,7 +7,7 @@ import Encodings
 /// passes non-ASCII through as UTF-8, which APNs accepts and which keeps payloads small.
 public struct JSONWriter {
     /// Appends `value` to `output`.
-    public static func write(_ value: JSONValue, to output: inout [UInt8]) {
+    public static func write(_ value: JSONValue, to output: inout some JSONOutput) {
         switch value {
         case .string(let string):
             writeString(string, to: &output)
@@ -16,9 +16,9 @@ public struct JSONWriter {
         case .double(let double):
             writeDouble(double, to: &output)
         case .bool(let bool):
-            output.append(contentsOf: bool ? trueBytes : falseBytes)
+            output.append(constant: bool ? "true" : "false")
         case .null:
-            output.append(contentsOf: nullBytes)
+            output.append(constant: "null")
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (position, element) in elements.enumerated() {
@@ -42,7 +42,7 @@ public struct JSONWriter {
     ///
     /// Most strings need no escaping: they are copied in one block, and only a string that holds a
     /// quote, a backslash or a control character is escaped byte by byte.
-    public static func writeString(_ string: String, to output: inout [UInt8]) {
+    public static func writeString(_ string: String, to output: inout some JSONOutput) {
         output.append(UInt8(ascii: "\""))
         // Native strings, short ones included, lend their UTF-8 in place; only one that does
         // not hold contiguous UTF-8 is copied to be made so.
@@ -53,7 +53,7 @@ public struct JSONWriter {
         output.append(UInt8(ascii: "\""))
     }
 
-    private static func writeUTF8(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    private static func writeUTF8(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout some JSONOutput) {
         if containsEscapeByte(bytes) {
             for byte in bytes { appendEscaped(byte, to: &output) }
         } else {
@@ -83,7 +83,7 @@ public struct JSONWriter {
         return false
     }
 
-    private static func appendEscaped(_ byte: UInt8, to output: inout [UInt8]) {
+    private static func appendEscaped(_ byte: UInt8, to output: inout some JSONOutput) {
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"):
             output.append(UInt8(ascii: "\\"))
@@ -112,7 +112,7 @@ public struct JSONWriter {
     /// Appends `value` in decimal, exactly.
     ///
     /// A single digit (a score, a period, a status) is one append.
-    public static func writeInteger(_ value: Int64, to output: inout [UInt8]) {
+    public static func writeInteger(_ value: Int64, to output: inout some JSONOutput) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         if magnitude < 10 {
@@ -132,19 +132,16 @@ public struct JSONWriter {
 
     /// Appends `value` in its shortest round-tripping form; non-finite values become `null`,
     /// since JSON has no spelling for them.
-    public static func writeDouble(_ value: Double, to output: inout [UInt8]) {
+    public static func writeDouble(_ value: Double, to output: inout some JSONOutput) {
         guard value.isFinite else {
-            output.append(contentsOf: nullBytes)
+            output.append(constant: "null")
             return
         }
         if value == value.rounded(.towardZero) && value.magnitude < 1e15 {
             writeInteger(Int64(value), to: &output)
             return
         }
-        output.append(contentsOf: value.description.utf8)
+        var text = value.description
+        text.withUTF8 { output.append(contentsOf: $0) }
     }
-
-    private static let trueBytes: [UInt8] = Array("true".utf8)
-    private static let falseBytes: [UInt8] = Array("false".utf8)
-    private static let nullBytes: [UInt8] = Array("null".utf8)
 }

@@ -33,7 +33,7 @@ public struct ContentStateTemplate: Sendable {
 
     /// Appends the object with member `i` set to `value(i)`, exactly as `JSONWriter` writes the
     /// same object of `.integer` members.
-    public func write(to output: inout [UInt8], value: (Int) -> Int64) {
+    public func write(to output: inout some JSONOutput, value: (Int) -> Int64) {
         text.withUnsafeBufferPointer { text in
             var start = 0
             for index in valueOffsets.indices {

@@ -14,9 +14,14 @@ public struct PayloadEncoder {
     /// The bytes of the last encoded payload.
     public private(set) var bytes: [UInt8] = []
 
+    /// Where a payload is written first: `limit` bytes, so one over the limit is cut off there
+    /// (and refused), and what fits is copied to `bytes` in one piece.
+    private var scratch: [UInt8]
+
     /// Creates an encoder with the given size limit.
     public init(limit: Int = PayloadEncoder.deviceLimit) {
         self.limit = limit
+        scratch = [UInt8](repeating: 0, count: limit)
         bytes.reserveCapacity(limit)
     }
 
@@ -42,57 +47,73 @@ public struct PayloadEncoder {
 
     private mutating func encode(
         _ payload: LiveActivityPayload,
-        writeContentState: (inout [UInt8]) -> Void
+        writeContentState: (inout CappedBytes) -> Void
     ) throws(PayloadTooLargeError) {
-        bytes.removeAll(keepingCapacity: true)
-        bytes.append(constant: Key.apsAndTimestamp)
-        JSONWriter.writeInteger(payload.timestamp, to: &bytes)
-        bytes.append(constant: Key.event(payload.event))
-        bytes.append(constant: Key.contentState)
-        writeContentState(&bytes)
+        let size = scratch.withUnsafeMutableBufferPointer { buffer in
+            var output = CappedBytes(buffer)
+            Self.write(payload, writeContentState: writeContentState, to: &output)
+            return output.count
+        }
+        guard size <= limit else { throw PayloadTooLargeError(size: size, limit: limit) }
+        // Taken out of `self` while it is refilled, so that the closure reading `scratch` does
+        // not overlap an access to `bytes`; it stays the one reference to its storage.
+        var payloadBytes: [UInt8] = []
+        swap(&payloadBytes, &bytes)
+        payloadBytes.removeAll(keepingCapacity: true)
+        scratch.withUnsafeBufferPointer { payloadBytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<size])) }
+        bytes = payloadBytes
+    }
+
+    private static func write(
+        _ payload: LiveActivityPayload,
+        writeContentState: (inout CappedBytes) -> Void,
+        to output: inout CappedBytes
+    ) {
+        output.append(constant: Key.apsAndTimestamp)
+        JSONWriter.writeInteger(payload.timestamp, to: &output)
+        output.append(constant: Key.event(payload.event))
+        output.append(constant: Key.contentState)
+        writeContentState(&output)
         if let staleDate = payload.staleDate {
-            bytes.append(constant: Key.staleDate)
-            JSONWriter.writeInteger(staleDate, to: &bytes)
+            output.append(constant: Key.staleDate)
+            JSONWriter.writeInteger(staleDate, to: &output)
         }
         if let dismissalDate = payload.dismissalDate {
-            bytes.append(constant: Key.dismissalDate)
-            JSONWriter.writeInteger(dismissalDate, to: &bytes)
+            output.append(constant: Key.dismissalDate)
+            JSONWriter.writeInteger(dismissalDate, to: &output)
         }
         if let relevanceScore = payload.relevanceScore {
-            bytes.append(constant: Key.relevanceScore)
-            JSONWriter.writeDouble(relevanceScore, to: &bytes)
+            output.append(constant: Key.relevanceScore)
+            JSONWriter.writeDouble(relevanceScore, to: &output)
         }
         if let attributesType = payload.attributesType {
-            bytes.append(constant: Key.attributesType)
-            JSONWriter.writeString(attributesType, to: &bytes)
+            output.append(constant: Key.attributesType)
+            JSONWriter.writeString(attributesType, to: &output)
         }
         if let attributes = payload.attributes {
-            bytes.append(constant: Key.attributes)
-            JSONWriter.write(attributes, to: &bytes)
+            output.append(constant: Key.attributes)
+            JSONWriter.write(attributes, to: &output)
         }
         if payload.inputPushToken {
-            bytes.append(constant: Key.inputPushToken)
-            JSONWriter.writeInteger(1, to: &bytes)
+            output.append(constant: Key.inputPushToken)
+            JSONWriter.writeInteger(1, to: &output)
         }
         if let channel = payload.inputPushChannel {
-            bytes.append(constant: Key.inputPushChannel)
-            JSONWriter.writeString(channel, to: &bytes)
+            output.append(constant: Key.inputPushChannel)
+            JSONWriter.writeString(channel, to: &output)
         }
         if let alert = payload.alert {
-            bytes.append(constant: Key.alertAndTitle)
-            JSONWriter.writeString(alert.title, to: &bytes)
-            bytes.append(constant: Key.body)
-            JSONWriter.writeString(alert.body, to: &bytes)
+            output.append(constant: Key.alertAndTitle)
+            JSONWriter.writeString(alert.title, to: &output)
+            output.append(constant: Key.body)
+            JSONWriter.writeString(alert.body, to: &output)
             if let sound = alert.sound {
-                bytes.append(constant: Key.sound)
-                JSONWriter.writeString(sound, to: &bytes)
+                output.append(constant: Key.sound)
+                JSONWriter.writeString(sound, to: &output)
             }
-            bytes.append(UInt8(ascii: "}"))
+            output.append(UInt8(ascii: "}"))
         }
-        bytes.append(constant: Key.closing)
-        guard bytes.count <= limit else {
-            throw PayloadTooLargeError(size: bytes.count, limit: limit)
-        }
+        output.append(constant: Key.closing)
     }
 }
 
