@@ -29,7 +29,7 @@ public struct PayloadEncoder {
     ///
     /// - Throws: `PayloadTooLargeError` when the encoded size exceeds `limit`.
     public mutating func encode(_ payload: LiveActivityPayload) throws(PayloadTooLargeError) {
-        try encode(payload) { JSONWriter.write(payload.contentState, to: &$0) }
+        try encode(payload, template: nil) { _ in 0 }
     }
 
     /// Encodes `payload` with the content-state that `template` spells with member `i` set to
@@ -42,16 +42,20 @@ public struct PayloadEncoder {
         contentState template: ContentStateTemplate,
         value: (Int) -> Int64
     ) throws(PayloadTooLargeError) {
-        try encode(payload) { template.write(to: &$0, value: value) }
+        try encode(payload, template: template, value: value)
     }
 
+    /// Encodes `payload` with its own content-state, or with `template`'s and `value`'s when
+    /// there is a template. Nothing here is a closure that captures the payload or the template,
+    /// which would retain and release their strings and arrays for every push.
     private mutating func encode(
         _ payload: LiveActivityPayload,
-        writeContentState: (inout CappedBytes) -> Void
+        template: ContentStateTemplate?,
+        value: (Int) -> Int64
     ) throws(PayloadTooLargeError) {
         let size = scratch.withUnsafeMutableBufferPointer { buffer in
             var output = CappedBytes(buffer)
-            Self.write(payload, writeContentState: writeContentState, to: &output)
+            Self.write(payload, template: template, value: value, to: &output)
             return output.count
         }
         guard size <= limit else { throw PayloadTooLargeError(size: size, limit: limit) }
@@ -66,14 +70,19 @@ public struct PayloadEncoder {
 
     private static func write(
         _ payload: LiveActivityPayload,
-        writeContentState: (inout CappedBytes) -> Void,
+        template: ContentStateTemplate?,
+        value: (Int) -> Int64,
         to output: inout CappedBytes
     ) {
         output.append(constant: Key.apsAndTimestamp)
         JSONWriter.writeInteger(payload.timestamp, to: &output)
         output.append(constant: Key.event(payload.event))
         output.append(constant: Key.contentState)
-        writeContentState(&output)
+        if let template {
+            template.write(to: &output, value: value)
+        } else {
+            JSONWriter.write(payload.contentState, to: &output)
+        }
         if let staleDate = payload.staleDate {
             output.append(constant: Key.staleDate)
             JSONWriter.writeInteger(staleDate, to: &output)
