@@ -4,8 +4,10 @@
 ///
 /// A push then writes only its numbers between those pieces. Building the same object as a
 /// `JSONValue` tree costs each push the names' escaping checks and copies, and the tree's
-/// reference counting, which were most of a payload's encoding.
-public struct ContentStateTemplate: Sendable {
+/// reference counting, which were most of a payload's encoding. A class, since it never changes
+/// once made: handing it to the encoder for every push counts one reference, not its three
+/// arrays'.
+public final class ContentStateTemplate: Sendable {
     /// The members' names, in the order they are written.
     public let names: [String]
     /// The object's JSON without its values: each value's preceding piece (the opening brace or
