@@ -250,12 +250,16 @@ public final class NGHTTP2PushClient: PushTransport {
 
     /// The connection with the fewest streams, a position with none counting as empty: it is
     /// opened (or reopened after a failure or GOAWAY) there and then, without waiting for it.
+    ///
+    /// Called for every push, so it asks a connection whether it accepts requests only when it
+    /// would be the least busy so far, and stops at one with nothing on it: no connection can
+    /// be less busy.
     private func leastBusyConnection() throws(ConnectionFailure) -> HTTP2Connection {
         var index = 0
         var fewest = Int.max
-        for (position, connection) in connections.enumerated() {
-            let streams = connection.map { $0.acceptsRequests ? $0.requestCount : Int.max } ?? 0
-            if streams < fewest {
+        for position in connections.indices where fewest > 0 {
+            let streams = connections[position]?.requestCount ?? 0
+            if streams < fewest && connections[position]?.acceptsRequests != false {
                 index = position
                 fewest = streams
             }
