@@ -5,27 +5,25 @@
 /// What goes past the buffer's end is counted, not kept, so a writer that overflows still learns
 /// the size its output would have had: the payload encoder reports it with its refusal.
 struct CappedBytes: JSONOutput {
-    private let base: UnsafeMutablePointer<UInt8>
-    private let capacity: Int
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
     /// The bytes appended so far, kept or not.
     private(set) var count = 0
 
     /// Writes into `buffer`, from its start.
     init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
-        base = buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!
-        capacity = buffer.count
+        self.buffer = buffer
     }
 
     /// Whether everything appended was kept.
-    var fits: Bool { count <= capacity }
+    var fits: Bool { count <= buffer.count }
 
     mutating func append(_ byte: UInt8) {
-        if count < capacity { base[count] = byte }
+        if count < buffer.count { buffer[count] = byte }
         count &+= 1
     }
 
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
-        if let source = bytes.baseAddress, bytes.count <= capacity &- count {
+        if let source = bytes.baseAddress, let base = buffer.baseAddress, bytes.count <= buffer.count &- count {
             (base + count).update(from: source, count: bytes.count)
         }
         count &+= bytes.count

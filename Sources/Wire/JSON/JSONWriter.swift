@@ -3,8 +3,9 @@ import Encodings
 /// Appends RFC 8259 JSON to a byte buffer, without Foundation.
 ///
 /// This is the hot path of payload encoding: it writes straight into a caller-owned, reused
-/// `[UInt8]`, escapes only what RFC 8259 requires (quote, backslash, control characters) and
-/// passes non-ASCII through as UTF-8, which APNs accepts and which keeps payloads small.
+/// `JSONOutput` (a `[UInt8]`, or the payload encoder's fixed buffer), escapes only what RFC 8259
+/// requires (quote, backslash, control characters) and passes non-ASCII through as UTF-8, which
+/// APNs accepts and which keeps payloads small.
 public struct JSONWriter {
     /// Appends `value` to `output`.
     public static func write(_ value: JSONValue, to output: inout some JSONOutput) {
