@@ -111,6 +111,38 @@ final class NGHTTP2TransportTests: XCTestCase {
         XCTAssertEqual(completion.retryAfterSeconds, 7)
     }
 
+    /// Answers read together come back as one batch at one instant, and only the last of a batch
+    /// ends it: the engine reads the clock once after it, not after every answer.
+    func testAnswersReadTogetherEndOneBatchAtOneInstant() throws {
+        let client = try NGHTTP2PushClient.inMemory(streamsPerConnection: 10)
+        let headers = HeaderBlock(lines: ["apns-push-type: liveactivity", "apns-topic: com.example.app"])
+        let path = Array("/3/device/\(String(repeating: "ab", count: 32))".utf8)
+        for tag in 0..<10 {
+            try client.submit(
+                tag: tag,
+                intendedAt: monotonicNanos(),
+                path: path,
+                apnsID: (UInt64(tag), 1),
+                headers: headers,
+                body: Array(#"{"aps":{}}"#.utf8)
+            )
+        }
+        var batches: [[PushCompletion]] = []
+        for _ in 0..<20 where batches.joined().count < 10 {
+            client.serveMemoryPeers()
+            var batch: [PushCompletion] = []
+            client.perform { batch.append($0) }
+            if !batch.isEmpty { batches.append(batch) }
+        }
+        XCTAssertEqual(batches.joined().count, 10)
+        XCTAssertTrue(batches.contains { $0.count > 1 }, "the peer answered several pushes in one read")
+        for batch in batches {
+            XCTAssertEqual(batch.map(\.endsBatch), Array(repeating: false, count: batch.count - 1) + [true])
+            XCTAssertEqual(Set(batch.map(\.answeredAt)).count, 1, "one instant for the whole batch")
+            XCTAssertNotNil(batch[0].answeredAt)
+        }
+    }
+
     /// A connection's open streams: each leaves once, whichever order they close in, handed
     /// back to the caller; a slot that is not there (closed already, or another connection's)
     /// is refused, and the rest keep their places.
