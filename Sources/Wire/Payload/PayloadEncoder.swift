@@ -59,13 +59,8 @@ public struct PayloadEncoder {
             return output.count
         }
         guard size <= limit else { throw PayloadTooLargeError(size: size, limit: limit) }
-        // Taken out of `self` while it is refilled, so that the closure reading `scratch` does
-        // not overlap an access to `bytes`; it stays the one reference to its storage.
-        var payloadBytes: [UInt8] = []
-        swap(&payloadBytes, &bytes)
-        payloadBytes.removeAll(keepingCapacity: true)
-        scratch.withUnsafeBufferPointer { payloadBytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<size])) }
-        bytes = payloadBytes
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: scratch[..<size])
     }
 
     private static func write(
