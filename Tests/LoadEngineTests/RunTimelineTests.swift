@@ -1,4 +1,5 @@
 import Histogram
+import Transport
 import XCTest
 
 @testable import LoadEngine
@@ -99,5 +100,36 @@ final class RunTimelineTests: XCTestCase {
         XCTAssertEqual(try Pacing.constantRate(perSecond: 1000).label, "open loop at 1000/s")
         XCTAssertEqual(Pacing.scenarioTime(scale: 60).simulatedSecondsPerSecond, 60)
         XCTAssertFalse(Pacing.closedLoop.isOpenLoop)
+    }
+
+    /// A worker's interval holds only what was answered in it: the histogram it hands over starts
+    /// empty again for the next one (fails when the handed-over latencies are kept).
+    func testEachIntervalOfAWorkerHoldsOnlyItsOwnLatencies() {
+        let timeline = RunTimeline(workers: 1)
+        var metrics = RunMetrics(startNanos: 0, timeline: timeline, worker: 0)
+        func answer(sentAt sent: UInt64, after latency: UInt64) {
+            _ = metrics.recordSent(now: sent, intendedAt: sent)
+            let completion = PushCompletion(
+                tag: 0,
+                intendedAt: sent,
+                outcome: .response(status: 200, body: []),
+                apnsIDEchoed: true,
+                localPort: 1
+            )
+            metrics.record(completion, now: sent + latency, warmup: false)
+        }
+        for _ in 0..<10 { answer(sentAt: 1 * ms, after: 5 * ms) }
+        for _ in 0..<10 { answer(sentAt: 12 * ms, after: 1 * ms / 10) }
+        metrics.finish(now: 15 * ms)
+
+        let samples = timeline.samples.samples
+        XCTAssertEqual(samples.count, 2)
+        XCTAssertEqual(samples.map(\.counts.succeeded), [10, 10])
+        XCTAssertEqual(samples[0].p99Us, latencies([5_000]).valueAtPercentile(99))
+        XCTAssertEqual(
+            samples[1].p99Us,
+            latencies([100]).valueAtPercentile(99),
+            "the first interval's answers are gone"
+        )
     }
 }

@@ -175,7 +175,10 @@ struct RunMetrics: Sendable {
             nextNanos: next,
             worker: worker
         )
-        if currentLatency.totalCount > 0 { currentLatency.reset() }
+        // A new histogram, not `reset()`: reset zeroes the counts one at a time through the
+        // package's unspecialised generic code, some 290,000 instructions an interval against
+        // about 40,000 for one zero-filled allocation.
+        if currentLatency.totalCount > 0 { currentLatency = Histogram.latency(digits: .two) }
         current = OutcomeCounts()
         intervalStart = next
         intervalEnd = next + resolution
