@@ -32,7 +32,10 @@
 #   old-curl with CURL=1), so a change is judged against its parent on the same machine,
 #   INSTRUCTIONS=1 runs every client under Valgrind's callgrind and adds its user-space
 #   instructions per push (the whole process, every thread): a count this shared machine's load
-#   does not move, where CPU times drift by 10% between rounds. Under Valgrind a client runs some
+#   does not move, where CPU times drift by 10% between rounds. It also splits that count into
+#   the libraries both clients drive for the same requests and answers (libnghttp2, libssl,
+#   libcrypto: "shared") and everything else (the client's own code, its runtime and libc: "own"),
+#   which shows how much of a client's cost is left to improve. Under Valgrind a client runs some
 #   50 times slower than the server, so it reads more answers per read, and work done per second
 #   (progress, the run's timeline) weighs 50 times more; rates and CPU times in this mode are
 #   Valgrind's, not the clients'.
@@ -114,15 +117,23 @@ server_cpu() {
 # copy without debug information, which Valgrind 3.19 cannot read).
 timed=(/usr/bin/time -f 'cpu %U %S')
 if [[ ${INSTRUCTIONS:-0} == 1 ]]; then
-    timed+=(valgrind --tool=callgrind --callgrind-out-file=/dev/null)
+    timed+=(valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.out")
     strip --strip-debug -o "$work/pushbench-counted" "$binary" && binary=$work/pushbench-counted
     if [[ -n ${OLD_BINARY:-} ]]; then
         strip --strip-debug -o "$work/old-pushbench-counted" "$OLD_BINARY" && OLD_BINARY=$work/old-pushbench-counted
     fi
 fi
 
-# Prints "<pushes> <req/s> <user µs/push> <sys µs/push> <server µs/push> <instructions/push>"
-# (the last "-" unless INSTRUCTIONS=1) for one run of client $1 at shape $2 with path kind $3.
+# Instructions a run spent in libnghttp2, libssl and libcrypto, from its callgrind profile.
+shared_instructions() {
+    callgrind_annotate --threshold=100 "$work/callgrind.out" 2>/dev/null | awk '
+        /^ *[0-9,]+ +\(/ && /\[/ { count = $1; gsub(",", "", count); if ($NF ~ /libnghttp2|libssl|libcrypto/) sum += count }
+        END { printf "%.0f\n", sum }'
+}
+
+# Prints "<pushes> <req/s> <user µs/push> <sys µs/push> <server µs/push> <instructions/push>
+# <shared instructions/push>" (the last two "-" unless INSTRUCTIONS=1) for one run of client $1
+# at shape $2 with path kind $3.
 measure() {
     local client=$1 shape=$2 path_kind=$3 before after output rate pushes program transport
     local connections=${shape%%x*} rest=${shape#*x} threads=1
@@ -169,11 +180,13 @@ PYTHON
         )
     fi
     after=$(server_cpu)
-    awk -v pushes="$pushes" -v rate="${rate%,}" -v before="$before" -v after="$after" \
+    local shared=-
+    [[ ${INSTRUCTIONS:-0} == 1 ]] && shared=$(shared_instructions)
+    awk -v pushes="$pushes" -v rate="${rate%,}" -v before="$before" -v after="$after" -v shared="$shared" \
         '/Collected : / {instructions = $NF}
         /^cpu / {cpu = sprintf("%d %.0f %.2f %.2f %.2f", pushes, rate, $2 * 1e6 / pushes, $3 * 1e6 / pushes,
             (after - before) * 1e6 / pushes)}
-        END {print cpu, instructions == "" ? "-" : sprintf("%.0f", instructions / pushes)}' <<<"$output"
+        END {print cpu, instructions == "" ? "- -" : sprintf("%.0f %.0f", instructions / pushes, shared / pushes)}' <<<"$output"
 }
 
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
@@ -189,8 +202,8 @@ if [[ -n ${OLD_BINARY:-} ]]; then
     [[ ${CURL:-0} == 1 ]] && clients+=(old-curl)
 fi
 echo "$requests pushes per run, payload $(wc -c <"$work/payload.json") bytes, rounds $rounds" >&2
-printf '%-6s %-9s %-8s %-5s %-18s %7s %8s %11s %10s %11s %13s %12s\n' target paths shape round client pushes req/s \
-    "user µs/push" "sys µs/push" "CPU µs/push" "server µs/push" "instr/push"
+printf '%-6s %-9s %-8s %-5s %-18s %7s %8s %11s %10s %11s %13s %12s %13s\n' target paths shape round client pushes \
+    req/s "user µs/push" "sys µs/push" "CPU µs/push" "server µs/push" "instr/push" "shared/push"
 summary=()
 for target in "${targets[@]}"; do
     start_target "$target"
@@ -198,16 +211,18 @@ for target in "${targets[@]}"; do
     mapfile -t floor_headers < <(printf '%s\n' "${push_arguments[@]}" | sed -n '/^-H$/{n;p}')
     for path_kind in "${path_kinds[@]}"; do
         for shape in "${shapes[@]}"; do
-            declare -A rates=() users=() systems=() totals=() counts=()
+            declare -A rates=() users=() systems=() totals=() counts=() shares=()
             for round in $(seq 1 "$rounds"); do
                 for client in "${clients[@]}"; do
                     [[ $client == curl-floor && $shape == *t* ]] && continue
-                    read -r pushes rate user system server instructions < <(measure "$client" "$shape" "$path_kind")
+                    read -r pushes rate user system server instructions shared \
+                        < <(measure "$client" "$shape" "$path_kind")
                     total=$(awk -v u="$user" -v s="$system" 'BEGIN {printf "%.2f", u + s}')
                     rates[$client]+="$rate " users[$client]+="$user " systems[$client]+="$system "
-                    totals[$client]+="$total " counts[$client]+="$instructions "
-                    printf '%-6s %-9s %-8s %-5s %-18s %7s %8s %11s %10s %11s %13s %12s\n' "$target" "$path_kind" \
-                        "$shape" "$round" "$client" "$pushes" "$rate" "$user" "$system" "$total" "$server" "$instructions"
+                    totals[$client]+="$total " counts[$client]+="$instructions " shares[$client]+="$shared "
+                    printf '%-6s %-9s %-8s %-5s %-18s %7s %8s %11s %10s %11s %13s %12s %13s\n' "$target" \
+                        "$path_kind" "$shape" "$round" "$client" "$pushes" "$rate" "$user" "$system" "$total" \
+                        "$server" "$instructions" "$shared"
                 done
             done
             h_rate=$(med "${rates[h2load]}") h_total=$(med "${totals[h2load]}") h_count=$(med "${counts[h2load]}")
@@ -216,23 +231,24 @@ for target in "${targets[@]}"; do
                 summary+=("$(awk -v t="$target" -v p="$path_kind" -v s="$shape" -v c="$client" -v hr="$h_rate" \
                     -v ht="$h_total" -v r="$(med "${rates[$client]}")" -v u="$(med "${users[$client]}")" \
                     -v y="$(med "${systems[$client]}")" -v x="$(med "${totals[$client]}")" -v hc="$h_count" \
-                    -v n="$(med "${counts[$client]}")" -v counted="${INSTRUCTIONS:-0}" 'BEGIN {
+                    -v n="$(med "${counts[$client]}")" -v counted="${INSTRUCTIONS:-0}" \
+                    -v d="$(med "${shares[$client]}")" 'BEGIN {
                     printf "%-6s %-9s %-8s %-18s %8.0f %6.2f %6.2f %6.2f", t, p, s, c, r, u, y, x
-                    if (counted == 1) printf " %9.0f", n
+                    if (counted == 1) printf " %9.0f %9.0f %9.0f", n, d, n - d
                     if (c != "h2load") printf "   %5.2f %5.2f", r / hr, x / ht
                     if (c != "h2load" && counted == 1) printf " %5.2f", n / hc
                     printf "\n" }')")
             done
-            unset rates users systems totals counts
+            unset rates users systems totals counts shares
         done
     done
     stop_target "$target"
 done
 printf '\nmedians (ratios: this client / h2load)\n'
 if [[ ${INSTRUCTIONS:-0} == 1 ]]; then
-    printf '%-6s %-9s %-8s %-18s %8s %6s %6s %6s %9s   %5s %5s %5s\n' target paths shape client req/s user sys CPU \
-        instr req/s CPU instr
-    printf '%-45s %8s %6s %6s %6s %9s\n' "" "" "µs" "µs" "µs" "/push"
+    printf '%-6s %-9s %-8s %-18s %8s %6s %6s %6s %9s %9s %9s   %5s %5s %5s\n' target paths shape client req/s user \
+        sys CPU instr shared own req/s CPU instr
+    printf '%-45s %8s %6s %6s %6s %9s %9s %9s\n' "" "" "µs" "µs" "µs" "/push" "/push" "/push"
 else
     printf '%-6s %-9s %-8s %-18s %8s %6s %6s %6s   %5s %5s\n' target paths shape client req/s user sys CPU \
         req/s CPU
