@@ -32,7 +32,8 @@ let package = Package(
             swiftSettings: [.treatAllWarnings(as: .error)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
-        // The floor `mock-vs-bare.sh` compares `pushbench mock` with.
+        // The floor `mock-vs-bare.sh` compares `pushbench mock` with. Kept out of `Benchmarks/`:
+        // the benchmark plugin runs every executable there as a suite, and this one is not.
         .executableTarget(
             name: "BareResponder",
             dependencies: [
@@ -43,7 +44,7 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            path: "Benchmarks/BareResponder",
+            path: "Tools/BareResponder",
             swiftSettings: [.treatAllWarnings(as: .error)]
         ),
     ]
