@@ -201,4 +201,25 @@ final class PayloadEncoderTests: XCTestCase {
             #"{"aps":{"timestamp":2,"event":"update","content-state":{}}}"#
         )
     }
+    /// A payload reused for the next push keeps only its event, timestamp and content-state.
+    func testClearingLeavesOnlyTheMembersEveryPushSends() {
+        var payload = LiveActivityPayload(
+            event: .start,
+            timestamp: 7,
+            contentState: .object([JSONMember("score", .integer(1))]),
+            staleDate: 8,
+            dismissalDate: 9,
+            relevanceScore: 0.5,
+            alert: .init(title: "Goal", body: "1-0", sound: "default"),
+            attributesType: "MatchAttributes",
+            attributes: .object([JSONMember("home", .string("A"))]),
+            inputPushToken: true,
+            inputPushChannel: "Y2hhbm5lbA=="
+        )
+        payload.clearOptionalMembers()
+        XCTAssertEqual(
+            payload,
+            LiveActivityPayload(event: .start, timestamp: 7, contentState: .object([JSONMember("score", .integer(1))]))
+        )
+    }
 }

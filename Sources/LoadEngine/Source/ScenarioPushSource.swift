@@ -83,13 +83,7 @@ public struct ScenarioPushSource {
             tokens(for: event).appendHex(at: event.tokenIndex, to: &path)
         }
         payload.timestamp = now
-        payload.staleDate = nil
-        payload.dismissalDate = nil
-        payload.alert = nil
-        payload.attributesType = nil
-        payload.attributes = nil
-        payload.inputPushToken = false
-        payload.inputPushChannel = nil
+        payload.clearOptionalMembers()
         switch event.phase {
         case .start:
             payload.event = .start

@@ -78,4 +78,19 @@ public struct LiveActivityPayload: Sendable, Equatable {
         self.inputPushToken = inputPushToken
         self.inputPushChannel = inputPushChannel
     }
+
+    /// Clears every member a push may leave out, keeping `event`, `timestamp` and
+    /// `contentState`: a sender that reuses one payload for every push starts each from this,
+    /// rather than building and destroying a payload a push. Beside the members, so that a new
+    /// one is cleared too.
+    public mutating func clearOptionalMembers() {
+        staleDate = nil
+        dismissalDate = nil
+        relevanceScore = nil
+        alert = nil
+        attributesType = nil
+        attributes = nil
+        inputPushToken = false
+        inputPushChannel = nil
+    }
 }
