@@ -37,8 +37,10 @@ struct BackoffGate {
     private(set) var holdUntil: UInt64 = 0
     /// Connection failures in a row with no answer between them.
     private(set) var failedRounds = 0
-    /// The last connection failure, which pushes not sent because of the hold fail with.
-    private(set) var lastFailure: (kind: FailureClass, message: String)?
+    /// The failure that started the current hold, which the pushes it keeps from being sent, and
+    /// those it takes back from the client, fail with: later failures within the hold (a GOAWAY's
+    /// connection then closing, say) are its consequences, not its cause.
+    private(set) var holdCause: (kind: FailureClass, message: String)?
     private var answeredSinceFailure = false
 
     init(policy: ReconnectBackoff) {
@@ -70,7 +72,6 @@ struct BackoffGate {
     @discardableResult
     mutating func failed(_ kind: FailureClass, message: String, now: UInt64, random: inout SplitMix64) -> Bool {
         guard kind.isConnectionLevel else { return false }
-        lastFailure = (kind, message)
         if answeredSinceFailure {
             answeredSinceFailure = false
             return false
@@ -79,6 +80,7 @@ struct BackoffGate {
         failedRounds += 1
         let bound = min(policy.capSeconds, policy.baseSeconds * Double(1 << min(failedRounds - 1, 30)))
         holdUntil = now + UInt64((bound / 2 + random.nextUnit() * bound / 2) * 1e9)
+        holdCause = (kind, message)
         return true
     }
 }

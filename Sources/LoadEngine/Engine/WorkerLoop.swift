@@ -217,7 +217,7 @@ struct WorkerLoop {
     /// Fills free streams with pushes that are due: retries first, then the scenario's next. In
     /// closed loop, new pushes wait for a batch of free streams (`SubmitBatch`) unless a retry is
     /// due. While the target is being backed off from, closed loop waits; open loop counts each push
-    /// as it falls due, failed with the connection's last failure, so the schedule is kept and
+    /// as it falls due, failed with the failure that started the hold, so the schedule is kept and
     /// nothing is hidden (no coordinated omission).
     ///
     /// The clock is read as few times a push as the stages need: each stage ends where the next
@@ -316,11 +316,11 @@ struct WorkerLoop {
     private mutating func failUnsent(_ event: WorkloadEvent, intendedAt: UInt64) {
         let now = monotonicNanos()
         let warmup = metrics.recordSent(now: now, intendedAt: intendedAt, broadcast: event.isBroadcast)
-        let last = backoff.lastFailure ?? (.connectionLost, "no connection")
+        let cause = backoff.holdCause ?? (.connectionLost, "no connection")
         let completion = PushCompletion(
             tag: -1,
             intendedAt: intendedAt,
-            outcome: .failed(last.kind, message: "not sent while connecting again after a backoff: \(last.message)"),
+            outcome: .failed(cause.kind, message: "not sent while connecting again after a backoff: \(cause.message)"),
             apnsIDEchoed: false,
             localPort: 0
         )
@@ -364,10 +364,10 @@ struct WorkerLoop {
         let now = monotonicNanos()
         stages.add(.transport, from: performing &+ handling, to: now)
         stages.add(.responses, from: 0, to: handling)
-        if abandonsInFlight, let last = backoff.lastFailure, client.inFlight > 0 {
+        if abandonsInFlight, let cause = backoff.holdCause, client.inFlight > 0 {
             client.abandonInFlight(
-                last.kind,
-                message: "abandoned when the target's connections failed: \(last.message)"
+                cause.kind,
+                message: "abandoned when the target's connections failed: \(cause.message)"
             )
         }
         abandonsInFlight = false
