@@ -30,6 +30,13 @@ static inline CURLcode pb_easy_setopt_data_callback(CURL *handle, CURLoption opt
     return curl_easy_setopt(handle, option, callback);
 }
 
+typedef int (*pb_prereq_callback)(void *userdata, char *primary_ip, char *local_ip, int primary_port, int local_port);
+
+/// Sets `CURLOPT_PREREQFUNCTION`, called before each request is written on its connection.
+static inline CURLcode pb_easy_setopt_prereq_callback(CURL *handle, pb_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
 static inline CURLcode pb_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

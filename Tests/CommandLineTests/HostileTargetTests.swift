@@ -94,21 +94,31 @@ final class HostileTargetTests: PushbenchTestCase {
     }
 
     /// Issue 29's targets, which fail connections or streams in the ways APNs senders are judged
-    /// by: the run keeps its `--duration`, reconnects after a backoff instead of in a storm,
-    /// fails with one class, and exits 3 when nothing succeeded.
+    /// by: the run keeps its `--duration`, reconnects after a backoff instead of in a storm (at
+    /// most 10 connections a second on either transport), fails with the class of the cause, and
+    /// exits 3 when nothing succeeded.
     func testConnectionTroubleKeepsTheRunsLengthAndBacksOff() throws {
         let (certificate, key) = try makeCertificate()
-        // The classes each transport may report; libcurl 7.88 does not say GOAWAY or
-        // REFUSED_STREAM (a GOAWAY then close reads as a lost connection or an HTTP/2 error), and
-        // retries refused streams itself on new connections ("Connection died, tried 5 times").
-        let cases: [(mode: String, nghttp2: Set<String>, curl: Set<String>, attemptsPerSecond: [String: Double])] = [
-            ("goaway", ["goaway"], ["connection_lost", "protocol_error"], ["nghttp2": 5, "curl": 7]),
-            ("zero-streams", [], [], ["nghttp2": 2, "curl": 2]),
-            ("alpn-http1", ["tls_handshake"], ["tls_handshake"], ["nghttp2": 5, "curl": 5]),
-            ("refuse", ["refused_stream"], ["connection_lost"], ["nghttp2": 5, "curl": 25]),
-            ("huge-body", ["response_too_large"], ["response_too_large"], ["nghttp2": 2, "curl": 2]),
+        // The classes each transport may report, and the one that must be at least 90% of the
+        // failures where the transport can tell the cause. libcurl 7.88 never says GOAWAY: the
+        // streams past its last stream ID read as refused (nghttp2 inside libcurl closes them
+        // with REFUSED_STREAM), the closed connection as lost or, depending on what libcurl was
+        // doing when it came, as an HTTP/2 framing error. Nor does it show the server's
+        // SETTINGS, so pushes a server allows no stream for time out.
+        let cases: [(mode: String, nghttp2: Set<String>, curl: Set<String>, cause: [String: String])] = [
+            ("goaway", ["goaway"], ["refused_stream", "connection_lost", "protocol_error"], ["nghttp2": "goaway"]),
+            ("zero-streams", ["no_streams"], [], ["nghttp2": "no_streams"]),
+            (
+                "alpn-http1", ["tls_handshake"], ["tls_handshake"],
+                ["nghttp2": "tls_handshake", "curl": "tls_handshake"]
+            ),
+            (
+                "refuse", ["refused_stream"], ["refused_stream"],
+                ["nghttp2": "refused_stream", "curl": "refused_stream"]
+            ),
+            ("huge-body", ["response_too_large"], ["response_too_large"], [:]),
         ]
-        for (mode, nghttp2Classes, curlClasses, attemptBounds) in cases {
+        for (mode, nghttp2Classes, curlClasses, cause) in cases {
             let target = try startTarget(mode, certificate: certificate, key: key)
             for transport in ["nghttp2", "curl"] {
                 let label = "\(mode), \(transport)"
@@ -135,8 +145,20 @@ final class HostileTargetTests: PushbenchTestCase {
                 let expected = transport == "nghttp2" ? nghttp2Classes : curlClasses
                 XCTAssertTrue(classes.isSubset(of: expected), "\(label): \(classes)")
                 XCTAssertEqual(classes.isEmpty, expected.isEmpty, "\(label): \(classes)")
+                if let cause = cause[transport] {
+                    let byKind = summary["errored_by_kind"] as? [String: Int] ?? [:]
+                    XCTAssertGreaterThanOrEqual(
+                        Double(byKind[cause] ?? 0),
+                        0.9 * Double(counts["errored"] ?? 0),
+                        "\(label): the cause names the failures, \(byKind)"
+                    )
+                }
                 let accepted = target.program.output.components(separatedBy: "accepted").count - 1
-                XCTAssertLessThanOrEqual(Double(accepted) / wall, attemptBounds[transport]!, "\(label): \(accepted)")
+                XCTAssertLessThanOrEqual(Double(accepted) / wall, 10, "\(label): \(accepted) connections")
+                XCTAssertFalse(
+                    target.program.output.contains("request over HTTP/1.1: POST"),
+                    "\(label): no push is sent to a server that did not agree to HTTP/2"
+                )
                 print(
                     "trouble \(label): \(String(format: "%.2f", wall)) s, exit \(output.status), \(counts), "
                         + "\(classes.sorted()), \(accepted) connections accepted"

@@ -15,11 +15,13 @@ and serves until killed. MODE:
   no-close-notify answers 5 requests of a connection, then drops TCP without TLS close_notify
   goaway          sends SETTINGS, then GOAWAY(last_stream_id 0, {"reason":"Shutdown"}) and closes
   zero-streams    allows no streams at all (SETTINGS_MAX_CONCURRENT_STREAMS 0), and answers nothing
-  alpn-http1      agrees to HTTP/1.1 only (ALPN), and answers every request 400 over HTTP/1.1
+  alpn-http1      agrees to HTTP/1.1 only (ALPN), and answers every request 400 over HTTP/1.1,
+                  printing "request over HTTP/1.1: METHOD PATH" for each
   refuse          answers every request with RST_STREAM(REFUSED_STREAM)
   huge-body       answers 200 with a body of up to 64 MiB, as fast as flow control lets it
 """
 import os
+import re
 import socket
 import ssl
 import sys
@@ -107,7 +109,8 @@ def answer_http1(tls):
             data = tls.recv(65536)
             if not data:
                 return
-            for _ in range(data.count(b"HTTP/1.1\r\n")):
+            for method, path in re.findall(rb"^([A-Z]+) (\S+) HTTP/1\.1\r$", data, re.MULTILINE):
+                print(f"request over HTTP/1.1: {method.decode()} {path.decode()}", flush=True)
                 tls.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
     except (ssl.SSLError, OSError):
         pass

@@ -1,4 +1,5 @@
 import CCurl
+import CNGHTTP2
 import Wire
 
 /// One reusable libcurl easy handle with the memory its request needs while in flight.
@@ -12,12 +13,22 @@ import Wire
 /// with NO_ERROR, as RFC 9113 §8.1 allows and nginx does, libcurl either reports
 /// `CURLE_HTTP2_STREAM` or leaves the transfer running until its deadline (fixed in libcurl 8.1,
 /// curl/curl#11165).
+///
+/// Before libcurl writes the request (`CURLOPT_PREREQFUNCTION`), the slot checks that the
+/// connection speaks HTTP/2 and that libcurl is not sending the request anew on its own while
+/// `LibcurlResends` forbids it; either stops the transfer with the cause as its failure class.
 final class TransferSlot {
     let easy: UnsafeMutableRawPointer
     /// Whether the handle is in the multi handle (between a successful add and `finish`).
     var isInFlight = false
     /// Where the slot reports itself once its answer is whole, for the client to end it.
     private let completeAnswers: CompleteAnswers
+    private let resends: LibcurlResends
+    /// How many times libcurl has set out to write the current request (more than once when it
+    /// sends it anew itself).
+    private var attempts = 0
+    /// Why the slot stopped the current transfer before its request was written, if it did.
+    private var refusal: (kind: FailureClass, message: String)?
     private var bodyStorage: UnsafeMutableRawBufferPointer
     private let idLine: UnsafeMutablePointer<CChar>
     private let idNode: UnsafeMutablePointer<curl_slist>
@@ -42,10 +53,15 @@ final class TransferSlot {
 
     private static let idPrefix: [UInt8] = Array("apns-id: ".utf8)
 
-    init(configuration: TransportConfiguration, completeAnswers: CompleteAnswers) throws(TransportError) {
+    init(
+        configuration: TransportConfiguration,
+        completeAnswers: CompleteAnswers,
+        resends: LibcurlResends
+    ) throws(TransportError) {
         guard let easy = curl_easy_init() else { throw TransportError.setup("curl_easy_init failed") }
         self.easy = easy
         self.completeAnswers = completeAnswers
+        self.resends = resends
         bodyStorage = .allocate(byteCount: 0, alignment: 1)
         let lineLength = Self.idPrefix.count + APNsID.length + 1
         idLine = .allocate(capacity: lineLength)
@@ -76,6 +92,8 @@ final class TransferSlot {
         try check(pb_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, transferSlotWrite), "WRITEFUNCTION")
         try check(pb_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), "HEADERDATA")
         try check(pb_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, transferSlotHeader), "HEADERFUNCTION")
+        try check(pb_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, me), "PREREQDATA")
+        try check(pb_easy_setopt_prereq_callback(easy, transferSlotBeforeRequest), "PREREQFUNCTION")
         if let pem = configuration.trustedCertificatesPEM {
             let code = pem.withUnsafeBytes { pb_easy_setopt_blob(easy, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }
             try check(code, "CAINFO_BLOB")
@@ -101,6 +119,8 @@ final class TransferSlot {
         answerStatus = 0
         answerHeadersEnded = false
         answerLength = nil
+        attempts = 0
+        refusal = nil
         if body.count > bodyStorage.count {  // grows to the largest body this slot has carried
             bodyStorage.deallocate()
             bodyStorage = .allocate(byteCount: max(body.count, 512), alignment: 1)
@@ -145,6 +165,8 @@ final class TransferSlot {
         _ = pb_easy_getinfo_long(easy, CURLINFO_LOCAL_PORT, &port)
         let outcome: TransferOutcome
         switch result {
+        case CURLE_ABORTED_BY_CALLBACK where refusal != nil:
+            outcome = .failed(refusal!.kind, message: refusal!.message)
         case CURLE_OK:
             outcome = answer
         case CURLE_HTTP2_STREAM where answerIsWhole(lengthRequired: false):
@@ -188,6 +210,40 @@ final class TransferSlot {
             return .failed(.tlsHandshake, message: "the server answered without HTTP/2 (no ALPN h2)")
         }
         return .response(status: status, body: responseBody)
+    }
+
+    /// Decides, as libcurl is about to write the request on its connection, whether it may: the
+    /// connection must have agreed to HTTP/2 (an HTTP/1.1 server would otherwise be sent the push
+    /// and leave it to time out), and a request libcurl sends anew must be allowed a resend.
+    fileprivate func beforeRequest() -> Int32 {
+        attempts += 1
+        if !connectionSpeaksHTTP2 {
+            refusal = (.tlsHandshake, "the server did not agree to HTTP/2 (ALPN h2); nothing was sent over HTTP/1.1")
+            return CURL_PREREQFUNC_ABORT
+        }
+        guard attempts > 1, !resends.allowed else { return CURL_PREREQFUNC_OK }
+        // libcurl's one silent path to a resend is a refused stream: every other failure it
+        // resends after has left its words in the error buffer.
+        refusal =
+            errorBuffer.pointee == 0
+            ? (.refusedStream, "the server refused the stream unprocessed (REFUSED_STREAM)")
+            : (.connectionLost, "curl: \(String(cString: errorBuffer)), before any answer")
+        return CURL_PREREQFUNC_ABORT
+    }
+
+    /// Whether the transfer's connection chose `h2` by ALPN; `true` where the TLS backend is not
+    /// OpenSSL, which the slot cannot ask.
+    private var connectionSpeaksHTTP2: Bool {
+        var info: UnsafeMutablePointer<CChar>? = nil
+        _ = pb_easy_getinfo_ptr(easy, CURLINFO_TLS_SSL_PTR, &info)
+        guard let session = UnsafeRawPointer(info)?.load(as: curl_tlssessioninfo.self),
+            session.backend == CURLSSLBACKEND_OPENSSL, let ssl = session.internals
+        else { return true }
+        var name: UnsafePointer<UInt8>? = nil
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(OpaquePointer(ssl), &name, &length)
+        guard let name else { return false }
+        return UnsafeBufferPointer(start: name, count: Int(length)).elementsEqual("h2".utf8)
     }
 
     /// Whether a timeout was the request's own: it began (its connection was up), or its own
@@ -305,6 +361,17 @@ private func check(_ code: CURLcode, _ option: String) throws(TransportError) {
 
 private func asciiLower(_ byte: UInt8) -> UInt8 {
     byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+}
+
+private func transferSlotBeforeRequest(
+    _ userdata: UnsafeMutableRawPointer?,
+    _ primaryIP: UnsafeMutablePointer<CChar>?,
+    _ localIP: UnsafeMutablePointer<CChar>?,
+    _ primaryPort: Int32,
+    _ localPort: Int32
+) -> Int32 {
+    guard let userdata else { return CURL_PREREQFUNC_OK }
+    return Unmanaged<TransferSlot>.fromOpaque(userdata).takeUnretainedValue().beforeRequest()
 }
 
 private func transferSlotWrite(

@@ -25,6 +25,7 @@ public final class CurlPushClient: PushTransport {
     private var idle: [TransferSlot] = []
     private var urlScratch: [UInt8] = []
     private let completeAnswers = CompleteAnswers()
+    private let resends = LibcurlResends()
 
     /// Requests submitted and not yet completed.
     public var inFlight: Int { slots.count - idle.count }
@@ -55,7 +56,11 @@ public final class CurlPushClient: PushTransport {
         _ = pb_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, configuration.streamsPerConnection)
         let count = configuration.connections * configuration.streamsPerConnection
         for _ in 0..<count {
-            let slot = try TransferSlot(configuration: configuration, completeAnswers: completeAnswers)
+            let slot = try TransferSlot(
+                configuration: configuration,
+                completeAnswers: completeAnswers,
+                resends: resends
+            )
             slots.append(slot)
         }
         idle = slots
@@ -147,6 +152,7 @@ public final class CurlPushClient: PushTransport {
         curl_multi_remove_handle(multi, slot.easy)
         connectionAttempts += slot.connectsMade
         let completion = slot.finish(result: result)
+        resends.note(completion.outcome)
         idle.append(slot)
         onCompletion(completion)
     }

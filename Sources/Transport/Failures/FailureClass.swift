@@ -22,6 +22,9 @@ public enum FailureClass: String, Sendable, CaseIterable, Codable, Comparable {
     case refusedStream = "refused_stream"
     /// The server sent GOAWAY and the request was not processed or not answered.
     case goaway
+    /// The server allowed no streams (`SETTINGS_MAX_CONCURRENT_STREAMS` 0) for the whole of the
+    /// request's deadline, so it was never sent.
+    case noStreams = "no_streams"
     /// The connection closed or went silent (no answer to PING) with the request open.
     case connectionLost = "connection_lost"
     /// The answer's body was larger than APNs ever sends (`maxResponseBodyBytes`), so it was cut.
@@ -38,7 +41,7 @@ public enum FailureClass: String, Sendable, CaseIterable, Codable, Comparable {
     public var isConnectionLevel: Bool {
         switch self {
         case .nameUnresolved, .connectRefused, .connectTimeout, .tlsHandshake, .certificateUntrusted, .protocolError,
-            .refusedStream, .goaway, .connectionLost:
+            .refusedStream, .goaway, .noStreams, .connectionLost:
             true
         case .streamReset, .responseTooLarge, .clientError: false
         }
@@ -56,6 +59,8 @@ public enum FailureClass: String, Sendable, CaseIterable, Codable, Comparable {
             "trust the target's certificate with --ca-file FILE, or skip the check with --insecure (test servers only)"
         case .refusedStream:
             "the server refused every attempt unprocessed: is it over its stream limit, or shutting down?"
+        case .noStreams:
+            "the server allows no streams at all (SETTINGS_MAX_CONCURRENT_STREAMS 0): is it overloaded, or draining?"
         case .protocolError, .streamReset, .goaway, .connectionLost, .responseTooLarge, .clientError: nil
         }
     }

@@ -234,14 +234,24 @@ final class HTTP2Connection {
     }
 
     /// Cancels `slot`'s request (its deadline passed); it finishes as timed out. One still
-    /// waiting finishes at once; one on the wire when nghttp2 has sent RST_STREAM(CANCEL).
+    /// waiting finishes at once; one on the wire when nghttp2 has sent RST_STREAM(CANCEL). One
+    /// that waited on a ready connection whose server allows no streams at all was never sent, for
+    /// a reason the server gave: it fails as `noStreams`, so the report names the cause.
     func cancel(_ slot: StreamSlot) {
-        slot.timedOut = true
         if let index = waiting.firstIndex(where: { $0 === slot }) {
             waiting.remove(at: index)
+            if phase == .ready && peerStreamLimit == 0 {
+                slot.failure = ConnectionFailure(
+                    .noStreams,
+                    "the server allowed no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0) for the request's whole deadline"
+                )
+            } else {
+                slot.timedOut = true
+            }
             finished.append(slot)
             return
         }
+        slot.timedOut = true
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), slot.streamID, NGHTTP2_CANCEL.rawValue)
     }
 
