@@ -116,7 +116,10 @@ final class HostileTargetTests: PushbenchTestCase {
                 "refuse", ["refused_stream"], ["refused_stream"],
                 ["nghttp2": "refused_stream", "curl": "refused_stream"]
             ),
-            ("huge-body", ["response_too_large"], ["response_too_large"], [:]),
+            (
+                "huge-body", ["response_too_large"], ["response_too_large"],
+                ["nghttp2": "response_too_large", "curl": "response_too_large"]
+            ),
         ]
         for (mode, nghttp2Classes, curlClasses, cause) in cases {
             let target = try startTarget(mode, certificate: certificate, key: key)

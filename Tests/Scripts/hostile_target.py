@@ -134,6 +134,7 @@ def speak_h2(mode, tls):
         tls.close()
         return
     answered = 0
+    bodies = {}  # huge-body: stream -> bytes of its body still to send
     while True:
         data = tls.recv(65536)
         if not data:
@@ -143,6 +144,8 @@ def speak_h2(mode, tls):
         except h2.exceptions.TooManyStreamsError:
             events = []  # a stream over the limit of 0: left unanswered, as the client must wait
         for event in events:
+            if isinstance(event, h2.events.StreamReset):
+                bodies.pop(event.stream_id, None)
             if isinstance(event, h2.events.DataReceived) and mode != "stop-reading":
                 # Give the window back, as a server that reads does.
                 h2conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
@@ -155,15 +158,12 @@ def speak_h2(mode, tls):
                 h2conn.reset_stream(stream, error_code=h2.errors.ErrorCodes.REFUSED_STREAM)
             elif mode == "huge-body":
                 h2conn.send_headers(stream, [(":status", "200")])
-                size = min(64 << 20, h2conn.local_flow_control_window(stream))
-                while size > 0:
-                    chunk = min(size, h2conn.max_outbound_frame_size)
-                    h2conn.send_data(stream, b"x" * chunk)
-                    size -= chunk
+                bodies[stream] = 64 << 20
             elif mode in ("stop-reading", "no-close-notify") and answered < 5:
                 h2conn.send_headers(stream, [(":status", "200"), ("apns-id", "00000000-0000-0000-0000-000000000000")],
                                     end_stream=True)
                 answered += 1
+        send_bodies(h2conn, bodies)
         tls.sendall(h2conn.data_to_send())
         if answered >= 5 and mode == "stop-reading":
             held.append(tls)  # never read again: the client's window and our socket buffer fill
@@ -171,6 +171,18 @@ def speak_h2(mode, tls):
         if answered >= 5 and mode == "no-close-notify":
             os.close(tls.detach())  # the TCP socket under TLS goes, with no close_notify
             return
+
+
+def send_bodies(h2conn, bodies):
+    """Sends what flow control allows of each body still owed, now and again as windows open."""
+    for stream, left in list(bodies.items()):
+        size = min(left, h2conn.local_flow_control_window(stream))
+        while size > 0:
+            chunk = min(size, h2conn.max_outbound_frame_size)
+            h2conn.send_data(stream, b"x" * chunk)
+            size -= chunk
+            left -= chunk
+        bodies[stream] = left
 
 
 if __name__ == "__main__":
