@@ -349,6 +349,8 @@ public struct RunSummary: Codable, Sendable {
             case requestTimeoutMs = "request_timeout_ms"
             case connectTimeoutMs = "connect_timeout_ms"
             case pingIntervalMs = "ping_interval_ms"
+            case reconnectBackoffMs = "reconnect_backoff_ms"
+            case reconnectBackoffMaxMs = "reconnect_backoff_max_ms"
             case bundleID = "bundle_id"
             case topic
             case priorityOverride = "priority_override"

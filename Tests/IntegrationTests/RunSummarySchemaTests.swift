@@ -1,0 +1,154 @@
+import Foundation
+import LoadEngine
+import XCTest
+
+@testable import Reports
+
+/// `summary.json` is the one schema every downstream command reads (`merge`, `compare`, `plan`,
+/// the baselines), so no stored property of `RunSummary` may go unwritten: a property left out
+/// of its `CodingKeys` compiles, encodes nothing and decodes as nil, and every reader then falls
+/// back to a default without a word.
+final class RunSummarySchemaTests: XCTestCase {
+    /// A summary with every optional set, at every depth: each stored property must appear in the
+    /// encoded JSON, and the JSON must decode to a summary that encodes to the same bytes.
+    func testEveryStoredPropertyIsWrittenAndReadBack() throws {
+        let summary = try Self.fullSummary()
+        XCTAssertEqual(
+            Self.unsetOptionals(in: summary, path: "summary"),
+            [],
+            "fill these in fullSummary(), so the schema test covers them"
+        )
+        let encoded = try summary.encoded()
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        XCTAssertEqual(Self.unwritten(summary, json: json, path: "summary"), [])
+        let decoded = try RunSummary.decode(encoded)
+        XCTAssertEqual(
+            String(decoding: try decoded.encoded(), as: UTF8.self),
+            String(decoding: encoded, as: UTF8.self),
+            "what is read back is what was written"
+        )
+    }
+
+    /// The reconnect backoff a run used comes back from its summary, so `merge` and `compare`
+    /// judge the run that was made, not the defaults (they read 100 ms and 5 s while the keys
+    /// were never written).
+    func testASummaryRestoresTheReconnectBackoffTheRunUsed() throws {
+        let mock = try MockFixture()
+        var configuration = try mock.load(requests: 20)
+        configuration.reconnectBackoff = ReconnectBackoff(baseSeconds: 0.25, capSeconds: 2)
+        let result = try LoadTest.run(configuration, tokens: mock.tokens())
+        let summary = RunSummary(result, context: RunContext(runID: "r", commandLine: "", targetDescription: "mock"))
+        let restored = try RunSummary.decode(try summary.encoded()).runResult()
+        XCTAssertEqual(restored.configuration.reconnectBackoff, configuration.reconnectBackoff)
+    }
+
+    /// A real run's summary (a few pushes to the embedded mock), with the optionals such a run
+    /// leaves unset given values.
+    private static func fullSummary() throws -> RunSummary {
+        let mock = try MockFixture()
+        let result = try LoadTest.run(mock.load(requests: 40), tokens: mock.tokens())
+        let context = RunContext(
+            runID: "schema",
+            commandLine: "pushbench run --requests 40",
+            targetDescription: "embedded mock",
+            serverCounts: ServerCounts(pushes: 40, accepted: 40, rejectedByReason: [:], connections: 4),
+            build: BuildDescription(version: "0", commit: "c", swiftNIO: "2")
+        )
+        var summary = RunSummary(result, context: context)
+        summary.erroredSamples = ["connection_lost": "closed"]
+        summary.nothingSucceeded = false
+        summary.successesPerS = 1
+        summary.scheduleLagUs = summary.latencyUs
+        summary.connectionAttempts = 4
+        summary.gaveUpOnTarget = false
+        summary.tookEveryEvent = true
+        summary.reconnections = 0
+        summary.resentRefused = 0
+        summary.broadcasts = RunSummary.Broadcasts(
+            counts: summary.counts,
+            latencyUs: summary.latencyUs,
+            latencyHistogramUs: summary.latencyHistogramUs,
+            devicesReached: 1
+        )
+        summary.channelRequests = RunSummary.ChannelRequests(
+            created: 1,
+            deleted: 1,
+            failedByReason: [:],
+            latencyUs: summary.latencyUs,
+            latencyHistogramUs: summary.latencyHistogramUs
+        )
+        summary.deviceReachUs = summary.latencyUs
+        summary.deviceReachHistogramUs = summary.latencyHistogramUs
+        summary.parameters.requestsCap = 40
+        summary.parameters.durationCapS = 1
+        summary.parameters.connectTimeoutMs = 5000
+        summary.parameters.pingIntervalMs = 5000
+        summary.parameters.reconnectBackoffMs = 100
+        summary.parameters.reconnectBackoffMaxMs = 5000
+        summary.parameters.priorityOverride = 5
+        summary.parameters.practices = ["refresh:60"]
+        summary.parameters.startAtUnixS = 1
+        // Every kind's fields at once: no run has them all, but the schema must carry each.
+        summary.parameters.pacing.ratePerS = 100
+        summary.parameters.pacing.points = [[0, 100], [10, 200]]
+        summary.parameters.pacing.timeScale = 60
+        summary.parameters.pacing.event = "goal"
+        return summary
+    }
+
+    /// The paths of optionals that hold nil, at every depth of `value`.
+    private static func unsetOptionals(in value: Any, path: String) -> [String] {
+        Mirror(reflecting: value).children.flatMap { child -> [String] in
+            let childPath = "\(path).\(child.label ?? "?")"
+            let mirror = Mirror(reflecting: child.value)
+            if mirror.displayStyle == .optional {
+                guard let wrapped = mirror.children.first else { return [childPath] }
+                return unsetOptionals(in: wrapped.value, path: childPath)
+            }
+            return mirror.displayStyle == .struct ? unsetOptionals(in: child.value, path: childPath) : []
+        }
+    }
+
+    /// The stored properties of `value`, at every depth of its structs, that `json` (its
+    /// encoding) has no key for: a struct's set properties and its JSON object's keys must be as
+    /// many. Arrays of structs are checked through their first element.
+    private static func unwritten(_ value: Any, json: [String: Any], path: String) -> [String] {
+        let children = Mirror(reflecting: value).children.compactMap { child -> (String, Any)? in
+            let mirror = Mirror(reflecting: child.value)
+            guard mirror.displayStyle == .optional else { return (child.label ?? "?", child.value) }
+            return mirror.children.first.map { (child.label ?? "?", $0.value) }
+        }
+        var missing: [String] = []
+        if children.count != json.count {
+            missing.append(
+                "\(path): \(children.count) properties (\(children.map(\.0).sorted().joined(separator: ", "))) but "
+                    + "\(json.count) keys (\(json.keys.sorted().joined(separator: ", ")))"
+            )
+        }
+        for (label, child) in children {
+            guard let key = json.keys.first(where: { snakeCase(label) == $0 }) else { continue }
+            if Mirror(reflecting: child).displayStyle == .struct, let object = json[key] as? [String: Any] {
+                missing += unwritten(child, json: object, path: "\(path).\(key)")
+            } else if let elements = child as? [Any], let first = elements.first,
+                Mirror(reflecting: first).displayStyle == .struct,
+                let object = (json[key] as? [Any])?.first as? [String: Any]
+            {
+                missing += unwritten(first, json: object, path: "\(path).\(key)[0]")
+            }
+        }
+        return missing
+    }
+
+    /// A property's name as the summary's keys spell most of them: `startedAtUnixS` is
+    /// `started_at_unix_s`, `runID` is `run_id`.
+    private static func snakeCase(_ name: String) -> String {
+        var key = ""
+        var previousWasUpper = true
+        for character in name {
+            if character.isUppercase && !previousWasUpper { key += "_" }
+            previousWasUpper = character.isUppercase
+            key += character.lowercased()
+        }
+        return key
+    }
+}
