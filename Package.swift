@@ -65,11 +65,7 @@ let package = Package(
         .target(name: "HotPath", dependencies: ["Wire", "Workload"], swiftSettings: strict),
         .target(
             name: "Budget",
-            dependencies: [
-                "Workload",
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-                .product(name: "HeapModule", package: "swift-collections"),
-            ],
+            dependencies: ["Workload", .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: strict
         ),
         .target(name: "Transport", dependencies: ["CCurl", "CNGHTTP2", "Wire"], swiftSettings: hotPath),
@@ -97,7 +93,7 @@ let package = Package(
         .target(
             name: "Reports",
             dependencies: [
-                "LoadEngine", "Budget", "Transport",
+                "Workload", "Wire", "Transport", "LoadEngine", "Budget",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
