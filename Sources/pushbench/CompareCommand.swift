@@ -125,51 +125,47 @@ struct CompareCommand: ParsableCommand {
             try OutputPath.ensureFile(path, flag: flag)
         }
         let comparison: RunComparison
-        do {
-            let (baseline, current) = try sides()
-            var thresholds = try thresholds()
-            if mode == nil, (baseline + current).allSatisfy(InstructionCounts.isInstructionCount) {
-                thresholds.mode = .instructions
-            }
-            if mode == nil, (baseline + current).allSatisfy(BudgetFigures.isBudgetSummary) {
-                thresholds.mode = .budget
-            }
-            switch thresholds.mode {
-            case .budget:
-                let (before, after) = try oneASide(
-                    baseline,
-                    current,
-                    .budget,
-                    "analysis",
-                    why: "the model is deterministic"
-                )
-                comparison = try RunComparison(
-                    baseline: BudgetFigures(contentsOf: before),
-                    current: BudgetFigures(contentsOf: after),
-                    thresholds: thresholds
-                )
-            case .instructions:
-                let (before, after) = try oneASide(
-                    baseline,
-                    current,
-                    .instructions,
-                    "count",
-                    why: "a count does not vary run to run"
-                )
-                comparison = try RunComparison(
-                    baseline: InstructionCounts(contentsOf: before),
-                    current: InstructionCounts(contentsOf: after),
-                    thresholds: thresholds
-                )
-            case .speed, .counts:
-                comparison = RunComparison(
-                    baseline: try baseline.map(RunFigures.init(contentsOf:)),
-                    current: try current.map(RunFigures.init(contentsOf:)),
-                    thresholds: thresholds
-                )
-            }
-        } catch {
-            throw CommandLineError("\(error)")
+        let (baseline, current) = try sides()
+        var thresholds = try thresholds()
+        if mode == nil, (baseline + current).allSatisfy(InstructionCounts.isInstructionCount) {
+            thresholds.mode = .instructions
+        }
+        if mode == nil, (baseline + current).allSatisfy(BudgetFigures.isBudgetSummary) {
+            thresholds.mode = .budget
+        }
+        switch thresholds.mode {
+        case .budget:
+            let (before, after) = try oneASide(
+                baseline,
+                current,
+                .budget,
+                "analysis",
+                why: "the model is deterministic"
+            )
+            comparison = try RunComparison(
+                baseline: BudgetFigures(contentsOf: before),
+                current: BudgetFigures(contentsOf: after),
+                thresholds: thresholds
+            )
+        case .instructions:
+            let (before, after) = try oneASide(
+                baseline,
+                current,
+                .instructions,
+                "count",
+                why: "a count does not vary run to run"
+            )
+            comparison = try RunComparison(
+                baseline: InstructionCounts(contentsOf: before),
+                current: InstructionCounts(contentsOf: after),
+                thresholds: thresholds
+            )
+        case .speed, .counts:
+            comparison = RunComparison(
+                baseline: try baseline.map(RunFigures.init(contentsOf:)),
+                current: try current.map(RunFigures.init(contentsOf:)),
+                thresholds: thresholds
+            )
         }
         for (path, text) in [(markdown, comparison.markdown), (junit, comparison.junitXML)] {
             guard let path else { continue }

@@ -57,25 +57,16 @@ struct MergeCommand: ParsableCommand {
         var shards: [RunResult] = []
         var firstContext: RunContext? = nil
         for path in results {
+            let summary = try RunSummary.read(contentsOf: path)
             do {
-                let summary = try RunSummary.read(contentsOf: path)
-                do {
-                    shards.append(try summary.runResult())
-                } catch {
-                    throw SummaryError("\(path): \(error)")
-                }
-                if firstContext == nil { firstContext = summary.runContext }
+                shards.append(try summary.runResult())
             } catch {
-                throw CommandLineError("\(error)")
+                throw SummaryError("\(path): \(error)")
             }
+            if firstContext == nil { firstContext = summary.runContext }
         }
-        let merged: RunResult
-        do {
-            try RunResult.checkSynchronizedStart(shards, maxSeconds: maxStartSkew.seconds)
-            merged = try RunResult.merged(shards)
-        } catch {
-            throw CommandLineError("\(error)")
-        }
+        try RunResult.checkSynchronizedStart(shards, maxSeconds: maxStartSkew.seconds)
+        let merged = try RunResult.merged(shards)
         let skew = RunResult.startSkew(of: shards)
         Console.out(
             "start skew: \(String(format: "%.3f", skew.seconds * 1000)) ms between the shards' schedules "

@@ -336,29 +336,21 @@ struct MockCommand: ParsableCommand {
 
     /// The `--token-rule` flags as rules.
     func parsedTokenRules() throws -> [TokenRule] {
-        do {
-            return try tokenRules.map(TokenRule.init(parsing:))
-        } catch {
-            throw CommandLineError("\(error)")
-        }
+        try tokenRules.map(TokenRule.init(parsing:))
     }
 
     /// The fault scenario of `--faults`, if any, with the single fault flags on top.
     func faultPlan() throws -> FaultPlan {
-        do {
-            var plan = try faults.map(FaultPlan.load) ?? FaultPlan()
-            if let latency { plan.latency = try InjectedLatency(parsing: latency) }
-            for (reason, rate) in try errorRates.map(FaultPlan.errorRate(parsing:)) { plan.errorRates[reason] = rate }
-            if let stall { plan.stall = try FaultPlan.stall(parsing: stall) }
-            plan.goAwayAfter = goAwayAfter ?? plan.goAwayAfter
-            plan.resetAfter = resetAfter ?? plan.resetAfter
-            plan.retryAfterSeconds = retryAfter ?? plan.retryAfterSeconds
-            if let tokenRateLimit { plan.tokenRateLimit = try FaultPlan.tokenRateLimit(parsing: tokenRateLimit) }
-            plan.seed = faultSeed ?? plan.seed
-            return plan
-        } catch {
-            throw CommandLineError("\(error)")
-        }
+        var plan = try faults.map(FaultPlan.load) ?? FaultPlan()
+        if let latency { plan.latency = try InjectedLatency(parsing: latency) }
+        for (reason, rate) in try errorRates.map(FaultPlan.errorRate(parsing:)) { plan.errorRates[reason] = rate }
+        if let stall { plan.stall = try FaultPlan.stall(parsing: stall) }
+        plan.goAwayAfter = goAwayAfter ?? plan.goAwayAfter
+        plan.resetAfter = resetAfter ?? plan.resetAfter
+        plan.retryAfterSeconds = retryAfter ?? plan.retryAfterSeconds
+        if let tokenRateLimit { plan.tokenRateLimit = try FaultPlan.tokenRateLimit(parsing: tokenRateLimit) }
+        plan.seed = faultSeed ?? plan.seed
+        return plan
     }
 
     func run() throws {
@@ -373,13 +365,7 @@ struct MockCommand: ParsableCommand {
         if let authKey, let keyID, let teamID {
             keys.append(ProviderKey(keyID: keyID, teamID: teamID, publicKey: try KeyFile.verificationKey(authKey)))
         }
-        if let path = self.keys {
-            do {
-                keys += try ProviderKeyFile.load(path)
-            } catch {
-                throw CommandLineError("\(error)")
-            }
-        }
+        if let path = self.keys { keys += try ProviderKeyFile.load(path) }
         var identity: TLSIdentity? = nil
         if let cert, let tlsKey {
             identity = TLSIdentity(
@@ -511,11 +497,7 @@ struct MockCommand: ParsableCommand {
             )
         }
         if let recorder, let recording {
-            do {
-                Console.out("recorded \(try recorder.close()) answered pushes to \(recording)")
-            } catch {
-                throw CommandLineError("\(error)")
-            }
+            Console.out("recorded \(try recorder.close()) answered pushes to \(recording)")
         }
         if let report, let recording {
             do {

@@ -99,12 +99,7 @@ struct PlanCommand: ParsableCommand {
     }
 
     func run() throws {
-        let measured: RunResult
-        do {
-            measured = try RunSummary.read(contentsOf: result).runResult()
-        } catch {
-            throw CommandLineError("\(error)")
-        }
+        let measured = try RunSummary.read(contentsOf: result).runResult()
         guard measured.counts.succeeded > 0, measured.engineCPUSeconds > 0, measured.latency.totalCount > 0 else {
             throw CommandLineError("\(result): the run answered no pushes, so it measured nothing to plan from")
         }
@@ -157,11 +152,7 @@ struct PlanCommand: ParsableCommand {
         }
         if let json {
             let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
-            do {
-                try ReportWriter.save(data, toPath: json)
-            } catch {
-                throw CommandLineError("\(error)")
-            }
+            try ReportWriter.save(data, toPath: json)
         }
     }
 

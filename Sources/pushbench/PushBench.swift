@@ -21,7 +21,7 @@ struct PushBench: ParsableCommand {
             Exit statuses, the same for every command: 0 success; 1 a gate failed (compare); \
             2 bad input (a missing, folder or malformed file, an unwritable output path, a count too large for \
             memory); 3 a run in which no push succeeded; 4 a failure while working (the mock could not start, a \
-            report could not be written); 64 a malformed command line; 130 and 143 after Ctrl-C and SIGTERM.
+            report could not be written, or an error no check foresaw); 64 a malformed command line; 130 and 143 after Ctrl-C and SIGTERM.
             """,
         version: build.text,
         subcommands: [
@@ -72,14 +72,14 @@ struct PushBench: ParsableCommand {
         }
     }
 
-    /// The exit status of a failure: its own when it has one, usage for the parser's complaints,
-    /// and bad input for the library's errors (a malformed scenario, a bad key).
+    /// The exit status of a failure: its own when it carries one, usage for the parser's
+    /// complaints, and a failure while working for anything else: an error no one foresaw is not
+    /// the user's bad input.
     private static func status(of error: Error, parserCode: Int32) -> Int32 {
         switch error {
-        case let error as CommandLineError: error.status
-        case is InputFileError: ExitStatus.badInput
+        case let error as StatusCarryingError: error.exitStatus
         case let error as ExitCode: error.rawValue
-        default: parserCode == ExitCode.validationFailure.rawValue ? ExitStatus.usage : ExitStatus.badInput
+        default: parserCode == ExitCode.validationFailure.rawValue ? ExitStatus.usage : ExitStatus.runtimeFailure
         }
     }
 }

@@ -279,8 +279,33 @@ final class CommandLineTests: PushbenchTestCase {
             (["mock", "--unregistered-tokens", "/nonexistent/tokens.txt"], "/nonexistent/tokens.txt: no such file"),
         ]
         for (arguments, message) in cases {
-            assertCleanFailure(try pushbench.run(arguments), mentions: message)
+            let output = try pushbench.run(arguments)
+            assertCleanFailure(output, mentions: message)
+            XCTAssertEqual(output.status, 2, "\(arguments): bad input, \(output.stderr)")
         }
+    }
+
+    /// A recording that the disk refuses mid-run fails while working (exit 4), not as the user's
+    /// bad input: the path was good when the mock started.
+    func testARecordingThatFillsTheDiskIsAFailureWhileWorking() throws {
+        let curl = try XCTUnwrap(ExternalProgram.onPath("curl"))
+        let certificate = directory.file("mock.pem")
+        let mock = try RunningProgram(
+            pushbench,
+            ["mock", "--port", "0", "--cert-out", certificate, "--record", "/dev/full"],
+            captureStderr: true
+        )
+        let listening = try XCTUnwrap(mock.waitForLine(containing: "listening on https://"), mock.output)
+        let origin = try XCTUnwrap(listening.split(separator: " ").first { $0.hasPrefix("https://") })
+        let push = try curl.run([
+            "-sS", "--http2", "--cacert", certificate, "-o", "/dev/null", "-w", "%{http_code}", "-H",
+            "apns-topic: a.push-type.liveactivity", "-H", "apns-push-type: liveactivity", "--data", "{}",
+            "\(origin)/3/device/" + String(repeating: "a", count: 64),
+        ])
+        XCTAssertEqual(push.stdout, "403", push.stderr)
+        mock.interrupt()
+        XCTAssertEqual(mock.waitForExit(), 4, mock.output)
+        XCTAssertTrue(mock.output.contains("cannot record traffic: recording stopped after"), mock.output)
     }
 
     func testHelpExplainsTheDefaults() throws {
