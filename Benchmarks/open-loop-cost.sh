@@ -23,7 +23,7 @@ for round in $(seq 1 "$rounds"); do
     for rate in ${rates//,/ }; do
         for index in "${!binaries[@]}"; do
             out="$work/$index-$rate-$round"
-            "${binaries[$index]}" run --rate "$rate" --duration "$seconds" --activities 2000 --no-budget \
+            "${binaries[$index]}" run --rate "$rate" --duration "${seconds}s" --activities 2000 --no-budget \
                 --reports-dir "$out" >/dev/null 2>&1
             echo "round $round, rate $rate, binary $index: done" >&2
         done

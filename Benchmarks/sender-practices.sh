@@ -48,7 +48,7 @@ print("\t".join([
 PYTHON
 }
 
-faults="--error-rate ServiceUnavailable=0.05 --retry-after 1"
+faults="--error-rate ServiceUnavailable=0.05 --retry-after 1s"
 {
     row careful ""
     row per-worker-tokens "" --practice per-worker-tokens

@@ -58,8 +58,8 @@ start_signed_mock --faults "$work/soak-faults.json"
 echo "mock $origin with $(wc -l <"$work/incidents.txt") incidents; soaking $minutes min at $rate pushes/s into $out" >&2
 # The football scenario sends 107 pushes per activity: enough activities for the whole soak.
 "$binary" run --endpoint "$origin" --ca-file "$work/mock.pem" --key "$work/key.p8" --key-id "$key_id" \
-    --team-id "$team_id" --rate "$rate" --duration "$seconds" --activities $((rate * seconds / 100 + 1000)) \
-    --connections 4 --retries 2 --timeout-ms 5000 --no-budget --reports-dir "$work/runs" \
+    --team-id "$team_id" --rate "$rate" --duration "${seconds}s" --activities $((rate * seconds / 100 + 1000)) \
+    --connections 4 --retries 2 --timeout 5s --no-budget --reports-dir "$work/runs" \
     >"$out/run-stdout.txt" 2>"$work/run-stderr.txt" &
 run_pid=$!
 

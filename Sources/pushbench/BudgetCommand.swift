@@ -14,7 +14,7 @@ struct BudgetCommand: ParsableCommand {
             APNs answers 200 whether or not a device will show an update: iOS spends a per-activity budget on \
             priority-10 updates and silently throttles the rest. This runs every push of the scenario through \
             the device-side model of docs/budget-model.md in simulated time, as if APNs accepted \
-            all of them: a priority-10 token bucket per activity (--burst, --per-hour), low-priority windows that \
+            all of them: a priority-10 token bucket per activity (--bucket, --per-hour), low-priority windows that \
             show only their latest update (--low-priority-interval), frequent updates, a push-to-start bucket per \
             device, the 8-hour active limit, ends and stale timestamps.
 
@@ -84,16 +84,13 @@ struct BudgetCommand: ParsableCommand {
     @Option(help: "Priority-10 bucket capacity, updates (overrides the preset).")
     var bucket: Double?
 
-    @Option(help: ArgumentHelp("The old spelling of --bucket.", visibility: .hidden))
-    var burst: Double?
-
     @Option(name: .customLong("per-hour"), help: "Priority-10 refill, updates per hour (overrides the preset).")
     var perHour: Double?
 
     @Option(
         name: .customLong("low-priority-interval"),
         help:
-            "A low-priority window (30s; a bare number is seconds); one update shown per window (overrides the preset)."
+            "A low-priority window (30s); one update shown per window (overrides the preset)."
     )
     var lowPriorityInterval: TimeSpan?
 
@@ -115,7 +112,10 @@ struct BudgetCommand: ParsableCommand {
     @Option(name: .customLong("start-per-hour"), help: "Push-to-start refill per device, starts per hour.")
     var startPerHour: Double?
 
-    @Option(name: .customLong("active-limit"), help: "How long an activity stays live (8h; a bare number is seconds).")
+    @Option(
+        name: .customLong("active-limit"),
+        help: "How long an activity stays live (8h)."
+    )
     var activeLimit: TimeSpan?
 
     @Option(
@@ -138,7 +138,7 @@ struct BudgetCommand: ParsableCommand {
 
     @Option(
         name: .customLong("key-lag-target"),
-        help: "How soon key events (goals, whistles, status changes) should be shown (15s; a bare number is seconds)."
+        help: "How soon key events (goals, whistles, status changes) should be shown (15s)."
     )
     var keyLagTarget = TimeSpan(seconds: 15)
 
@@ -176,7 +176,7 @@ struct BudgetCommand: ParsableCommand {
         let preset = try BudgetParameters.preset(named: preset)
         var parameters = preset.parameters
         let overrides: [(WritableKeyPath<BudgetParameters, Double>, Double?)] = [
-            (\.burst, bucket ?? burst), (\.perHour, perHour),
+            (\.burst, bucket), (\.perHour, perHour),
             (\.lowPriorityIntervalSeconds, lowPriorityInterval?.seconds),
             (\.frequentFactor, frequentFactor), (\.frequentOffFraction, frequentOff), (\.startBurst, startBurst),
             (\.startPerHour, startPerHour), (\.activeLimitSeconds, activeLimit?.seconds),

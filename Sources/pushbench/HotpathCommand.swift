@@ -39,13 +39,13 @@ struct HotpathCommand: ParsableCommand {
 
     @Option(
         name: .customLong("seconds"),
-        help: "How long each figure is measured, per thread count (500ms, 2s; a bare number is seconds)."
+        help: "How long each figure is measured, per thread count (500ms, 2s)."
     )
     var measuredFor = TimeSpan(seconds: 1)
 
     @Option(
         name: .customLong("openssl-seconds"),
-        help: "How long openssl speed runs per thread count, whole seconds (2s; a bare number is seconds); 0 skips it."
+        help: "How long openssl speed runs per thread count, whole seconds (2s); 0 skips it."
     )
     var opensslFor = TimeSpan(seconds: 1)
 
@@ -199,7 +199,7 @@ struct HotpathCommand: ParsableCommand {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         child.arguments = [
-            "hotpath", "--threads", "\(threads)", "--seconds", "\(seconds)", "--openssl-seconds", "0",
+            "hotpath", "--threads", "\(threads)", "--seconds", "\(seconds)s", "--openssl-seconds", "0",
             "--allocator", allocator.rawValue, "--json", output,
         ]
         if let only { child.arguments? += ["--only", only.sorted().joined(separator: ",")] }

@@ -49,19 +49,7 @@ struct MockCommand: ParsableCommand {
     var tlsCert: String?
 
     @Option(name: .customLong("tls-key"), help: "TLS private key (PEM) for --tls-cert.")
-    var tlsKeyFile: String?
-
-    @Option(name: .customLong("cert"), help: ArgumentHelp("The old spelling of --tls-cert.", visibility: .hidden))
-    var oldCert: String?
-
-    @Option(name: .customLong("key"), help: ArgumentHelp("The old spelling of --tls-key.", visibility: .hidden))
-    var oldKey: String?
-
-    /// `--tls-cert`, or its old spelling `--cert`.
-    private var cert: String? { tlsCert ?? oldCert }
-
-    /// `--tls-key`, or its old spelling `--key`.
-    private var tlsKey: String? { tlsKeyFile ?? oldKey }
+    var tlsKey: String?
 
     @Option(
         name: .customLong("channel-port"),
@@ -165,7 +153,7 @@ struct MockCommand: ParsableCommand {
     @Option(
         name: .customLong("handshake-timeout"),
         help:
-            "How long a new connection may take to finish TLS and ALPN before it is closed, half-open TLS (2s; a bare number is seconds)."
+            "How long a new connection may take to finish TLS and ALPN before it is closed, half-open TLS (2s)."
     )
     var handshakeTimeout = TimeSpan(seconds: 10)
 
@@ -225,9 +213,9 @@ struct MockCommand: ParsableCommand {
     @Option(
         name: .customLong("retry-after"),
         help:
-            "Answer injected 429 and 503 errors with Retry-After: SECONDS (APNs does not document sending it), so mock --report can tell whether the sender waits as asked."
+            "Answer injected 429 and 503 errors with Retry-After, whole seconds (30s, 2m) (APNs does not document sending it), so mock --report can tell whether the sender waits as asked."
     )
-    var retryAfter: Int?
+    var retryAfter: TimeSpan?
 
     @Flag(
         name: .customLong("strict-content"),
@@ -286,7 +274,7 @@ struct MockCommand: ParsableCommand {
     var report: String?
 
     func validate() throws {
-        if (cert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if authKey != nil && (keyID == nil || teamID == nil) {
             throw ValidationError("--auth-key needs --key-id and --team-id")
         }
@@ -308,7 +296,9 @@ struct MockCommand: ParsableCommand {
         }
         guard threads <= 256 else { throw ValidationError("--threads may be at most 256") }
         if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1") }
-        if let retryAfter, retryAfter < 0 { throw ValidationError("--retry-after must be 0 or more seconds") }
+        if let retryAfter, retryAfter.nanoseconds % 1_000_000_000 != 0 {
+            throw ValidationError("--retry-after \(retryAfter): Retry-After carries whole seconds")
+        }
         if let resetAfter, resetAfter < 1 { throw ValidationError("--reset-after must be at least 1") }
         guard maxConnections >= 1, handshakeTimeout.nanoseconds > 0, handshakeTimeout.seconds <= 3600 else {
             throw ValidationError(
@@ -347,7 +337,7 @@ struct MockCommand: ParsableCommand {
         if let stall { plan.stall = try FaultPlan.stall(parsing: stall) }
         plan.goAwayAfter = goAwayAfter ?? plan.goAwayAfter
         plan.resetAfter = resetAfter ?? plan.resetAfter
-        plan.retryAfterSeconds = retryAfter ?? plan.retryAfterSeconds
+        plan.retryAfterSeconds = retryAfter.map { Int($0.seconds) } ?? plan.retryAfterSeconds
         if let tokenRateLimit { plan.tokenRateLimit = try FaultPlan.tokenRateLimit(parsing: tokenRateLimit) }
         plan.seed = faultSeed ?? plan.seed
         return plan
@@ -367,9 +357,9 @@ struct MockCommand: ParsableCommand {
         }
         if let path = self.keys { keys += try ProviderKeyFile.load(path) }
         var identity: TLSIdentity? = nil
-        if let cert, let tlsKey {
+        if let tlsCert, let tlsKey {
             identity = TLSIdentity(
-                certificatePEM: try InputFile.bytes(cert, what: "certificate"),
+                certificatePEM: try InputFile.bytes(tlsCert, what: "certificate"),
                 privateKeyPEM: try InputFile.bytes(tlsKey, what: "TLS key")
             )
         }

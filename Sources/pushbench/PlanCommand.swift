@@ -15,9 +15,9 @@ struct PlanCommand: ParsableCommand {
             cores and connections a host has, each at --headroom; then the constraint that sets the number of \
             hosts, and the p99 to expect.
 
-              pushbench plan Reports/<run>/ --peak 10000000 --within 10 --rtt 40 --streams 1000
+              pushbench plan Reports/<run>/ --peak 10000000 --within 10s --rtt 40ms --streams 1000
               pushbench plan Reports/<run>/ --peak 1000000 --within 10 --channels 1
-              pushbench plan Reports/<run>/ --rate 50000 --p99 250 --cores-per-host 16 --json plan.json
+              pushbench plan Reports/<run>/ --rate 50000 --p99 250ms --cores-per-host 16 --json plan.json
               pushbench plan Reports/<run>/ --predict-connections 2,4
 
             Plan from a closed-loop run against a target like the real one: its latency and CPU per push are \
@@ -34,23 +34,26 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Pushes of a peak to deliver (with --within), such as 10000000 for a goal in a final.")
     var peak: Int?
 
-    @Option(help: "How soon the --peak must be sent (10s, 1m; a bare number is seconds).")
+    @Option(
+        help: "How soon the --peak must be sent (10s, 1m)."
+    )
     var within: TimeSpan?
 
     @Option(help: "A sustained rate to plan for, pushes per second (instead of --peak and --within).")
     var rate: Double?
 
     @Option(
-        help:
-            "Mean latency per push at the target (40ms, 0.1s; a bare number is milliseconds) (default: the measured run's mean)."
+        help: "Mean latency per push at the target (40ms, 0.1s) (default: the measured run's mean)."
     )
-    var rtt: MillisecondSpan?
+    var rtt: TimeSpan?
 
     @Option(help: "Streams per connection (default: the measured run's; APNs has allowed 1000).")
     var streams: Int?
 
-    @Option(help: "A p99 latency target (250ms; a bare number is milliseconds), checked against the expected p99.")
-    var p99: MillisecondSpan?
+    @Option(
+        help: "A p99 latency target (250ms), checked against the expected p99."
+    )
+    var p99: TimeSpan?
 
     @Option(help: "The share of each core's and connection's capacity to plan for, 0 to 1.")
     var headroom = 0.7
@@ -87,7 +90,7 @@ struct PlanCommand: ParsableCommand {
             guard peak != nil else { throw ValidationError("--channels plans a --peak (with --within) by broadcast") }
         }
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate \(rate): must be positive") }
-        for (name, value) in [("--within", within), ("--rtt", rtt?.span), ("--p99", p99?.span)] {
+        for (name, value) in [("--within", within), ("--rtt", rtt), ("--p99", p99)] {
             if let value, value.nanoseconds == 0 { throw ValidationError("\(name) 0: must be longer than 0") }
         }
         if let streams, streams < 1 { throw ValidationError("--streams must be at least 1") }
@@ -109,9 +112,9 @@ struct PlanCommand: ParsableCommand {
             target: FleetPlan.Target(
                 ratePerSecond: targetRate,
                 peak: peak.map { ($0, within!.seconds) },
-                latencySeconds: rtt.map { $0.span.seconds },
+                latencySeconds: rtt.map(\.seconds),
                 streamsPerConnection: streams,
-                p99Seconds: p99.map { $0.span.seconds },
+                p99Seconds: p99.map(\.seconds),
                 headroom: headroom,
                 coresPerHost: coresPerHost,
                 connectionsPerHost: connectionsPerHost

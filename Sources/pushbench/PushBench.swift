@@ -49,7 +49,7 @@ struct PushBench: ParsableCommand {
             try command.run()
         } catch {
             let code = exitCode(for: error)
-            let message = message(for: error)
+            let message = TimeSpan.explain(message(for: error))
             if code == .success || message.isEmpty {
                 exit(withError: error)  // --help, --version, or an exit status with nothing to say
             }

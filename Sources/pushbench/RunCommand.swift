@@ -97,7 +97,7 @@ struct RunCommand: ParsableCommand {
     var startAt: String?
 
     @Option(
-        help: "Stop sending after this long (30s, 5m; a bare number is seconds); answers in flight are still awaited."
+        help: "Stop sending after this long (30s, 5m); answers in flight are still awaited."
     )
     var duration: TimeSpan?
 
@@ -115,19 +115,13 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         name: .customLong("retry-backoff"),
-        help: "The first retry's backoff bound (100ms, 1s; a bare number is seconds)."
+        help: "The first retry's backoff bound (100ms, 1s)."
     )
     var retryBackoff = TimeSpan(seconds: 0.1)
 
     @Option(
-        name: .customLong("retry-backoff-ms"),
-        help: ArgumentHelp("The old spelling of --retry-backoff, a bare number in milliseconds.", visibility: .hidden)
-    )
-    var retryBackoffMs: MillisecondSpan?
-
-    @Option(
         help:
-            "How long at the start pushes are sent but kept out of the figures, counted apart as the warmup (10s; a bare number is seconds)."
+            "How long at the start pushes are sent but kept out of the figures, counted apart as the warmup (10s)."
     )
     var warmup = TimeSpan(seconds: 0)
 
@@ -189,7 +183,7 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Per-request deadline (500ms, 10s; a bare number is seconds), from the instant the push's latency runs from.",
+            "Per-request deadline (500ms, 10s), from the instant the push's latency runs from.",
             discussion: """
                 In open loop that is the push's intended send time, so a push that waited for a stream has less \
                 time left. A push past its deadline is cancelled (RST_STREAM CANCEL) and counted as timed out; an \
@@ -200,15 +194,9 @@ struct RunCommand: ParsableCommand {
     var timeout = TimeSpan(seconds: 10)
 
     @Option(
-        name: .customLong("timeout-ms"),
-        help: ArgumentHelp("The old spelling of --timeout, a bare number in milliseconds.", visibility: .hidden)
-    )
-    var timeoutMs: MillisecondSpan?
-
-    @Option(
         name: .customLong("connect-timeout"),
         help:
-            "Deadline for a TCP connect, and again for the TLS handshake after it (250ms, 5s; a bare number is seconds)."
+            "Deadline for a TCP connect, and again for the TLS handshake after it (250ms, 5s)."
     )
     var connectTimeout = TimeSpan(seconds: 5)
 
@@ -239,7 +227,10 @@ struct RunCommand: ParsableCommand {
     )
     var reconnectBackoff = TimeSpan(seconds: 0.1)
 
-    @Option(name: .customLong("reconnect-backoff-max"), help: "The longest wait between connection attempts.")
+    @Option(
+        name: .customLong("reconnect-backoff-max"),
+        help: "The longest wait between connection attempts."
+    )
     var reconnectBackoffMax = TimeSpan(seconds: 5)
 
     @Option(help: "Override the scenario's seed (its tokens and events).")
@@ -325,9 +316,6 @@ struct RunCommand: ParsableCommand {
     )
     var authKey: String?
 
-    @Option(name: .customLong("key"), help: ArgumentHelp("The old spelling of --auth-key.", visibility: .hidden))
-    var oldKey: String?
-
     @Option(name: .customLong("key-id"), help: "Key ID (kid) of --auth-key.")
     var keyID: String?
 
@@ -392,7 +380,7 @@ struct RunCommand: ParsableCommand {
     @Option(
         name: .customLong("metrics-hold"),
         help:
-            "Keep serving /metrics this long after the run, so the next scrape sees its final figures (30s; a bare number is seconds)."
+            "Keep serving /metrics this long after the run, so the next scrape sees its final figures (30s)."
     )
     var metricsHold = TimeSpan(seconds: 0)
 
@@ -435,7 +423,7 @@ struct RunCommand: ParsableCommand {
         if let activities, activities < 1 { throw ValidationError("--activities must be at least 1") }
         if let duration, duration.nanoseconds == 0 { throw ValidationError("--duration 0: must be longer than 0") }
         guard (0...10).contains(retries) else { throw ValidationError("--retries must be 0 to 10") }
-        guard requestTimeout.nanoseconds > 0, retryBackoffBound.nanoseconds > 0 else {
+        guard timeout.nanoseconds > 0, retryBackoff.nanoseconds > 0 else {
             throw ValidationError("--timeout and --retry-backoff must be longer than 0")
         }
         guard connectTimeout.nanoseconds > 0, pingInterval.nanoseconds > 0, reconnectBackoff.nanoseconds > 0 else {
@@ -481,7 +469,7 @@ struct RunCommand: ParsableCommand {
         } catch {
             throw ValidationError("--budget-preset: \(error)")
         }
-        if key != nil && (keyID == nil || teamID == nil) {
+        if authKey != nil && (keyID == nil || teamID == nil) {
             throw ValidationError("--auth-key needs --key-id and --team-id")
         }
         if endpoint != nil && tokenHygiene.isSet {
@@ -491,7 +479,7 @@ struct RunCommand: ParsableCommand {
         }
         try RunTarget(parsing: endpoint).checkAppleRules(
             tokensFile: tokensFile,
-            key: key,
+            key: authKey,
             bundleID: bundleID,
             paced: (rate, rateProfile != nil || timeScale != nil || burst != nil),
             noRateCap: noRateCap,
@@ -504,7 +492,7 @@ struct RunCommand: ParsableCommand {
         let stop = StopFlag()
         let trap = InterruptTrap { stop.set() }
         defer { _ = trap }
-        let signingKey = try key.map(KeyFile.signingKey) ?? ES256PrivateKey()
+        let signingKey = try authKey.map(KeyFile.signingKey) ?? ES256PrivateKey()
         let kid = keyID ?? Self.generatedKeyID
         let team = teamID ?? Self.generatedTeamID
         let tokens = ProviderTokenCache(key: signingKey, keyID: kid, teamID: team)
@@ -533,7 +521,7 @@ struct RunCommand: ParsableCommand {
                 origin: endpoint ?? "",
                 connections: connections,
                 streamsPerConnection: streams,
-                requestTimeoutMs: requestTimeout.milliseconds,
+                requestTimeoutMs: timeout.milliseconds,
                 connectTimeoutMs: connectTimeout.milliseconds,
                 pingIntervalMs: pingInterval.milliseconds,
                 verifyPeer: !insecure
@@ -549,7 +537,7 @@ struct RunCommand: ParsableCommand {
             bundleID: bundleID,
             priorityOverride: priority,
             tokenPolicy: jwtMode,
-            retryPolicy: RetryPolicy(maxRetries: retries, baseSeconds: retryBackoffBound.seconds),
+            retryPolicy: RetryPolicy(maxRetries: retries, baseSeconds: retryBackoff.seconds),
             reconnectBackoff: ReconnectBackoff(
                 baseSeconds: Double(reconnectBackoff.nanoseconds) / 1e9,
                 capSeconds: Double(max(reconnectBackoffMax.nanoseconds, reconnectBackoff.nanoseconds)) / 1e9
@@ -573,7 +561,7 @@ struct RunCommand: ParsableCommand {
             }
             do {
                 let parsed = try practices.map {
-                    try SenderPractice(parsing: $0) { TimeSpan.parse($0, bareUnitSeconds: 1)?.seconds }
+                    try SenderPractice(parsing: $0) { try? TimeSpan(parsing: $0).seconds }
                 }
                 try SenderPractice.apply(parsed, to: &load)
             } catch {
@@ -723,15 +711,6 @@ struct RunCommand: ParsableCommand {
         let until = Date().addingTimeInterval(metricsHold.seconds)
         while Date() < until, !stop.isSet { Thread.sleep(forTimeInterval: min(0.1, until.timeIntervalSinceNow)) }
     }
-
-    /// `--auth-key`, or its old spelling `--key`.
-    private var key: String? { authKey ?? oldKey }
-
-    /// `--timeout`, or its old spelling `--timeout-ms`.
-    private var requestTimeout: TimeSpan { timeoutMs?.span ?? timeout }
-
-    /// `--retry-backoff`, or its old spelling `--retry-backoff-ms`.
-    private var retryBackoffBound: TimeSpan { retryBackoffMs?.span ?? retryBackoff }
 
     /// Whether any pacing option was given.
     private var isPaced: Bool { rate != nil || rateProfile != nil || timeScale != nil || burst != nil }

@@ -1,8 +1,13 @@
 import ArgumentParser
+import Synchronization
 
-/// A length of time on the command line, with its unit: `500us`, `250ms`, `5s`, `1.5m`, `1h`,
-/// as k6, vegeta and Go's flags write durations. A bare number is in seconds; a flag whose
-/// documented unit is milliseconds reads its values as `MillisecondSpan`.
+/// A length of time on the command line, with its unit: `500us`, `250ms`, `5s`, `1.5m`, `1h`.
+///
+/// One rule for every flag of every command, Go's and k6's: a unit is required, except for `0`,
+/// and a bare number is refused with the fix (`--p99 250: a duration needs a unit, such as 250ms
+/// or 250s`), since whether it meant seconds or milliseconds is exactly what a reader cannot
+/// tell. The parser reports a value it refused only as invalid, so the refusal is kept
+/// (`explain`) to say what is wrong with it.
 struct TimeSpan: ExpressibleByArgument, CustomStringConvertible, Equatable {
     /// The length in nanoseconds.
     let nanoseconds: UInt64
@@ -11,22 +16,46 @@ struct TimeSpan: ExpressibleByArgument, CustomStringConvertible, Equatable {
         nanoseconds = UInt64(seconds * 1e9)
     }
 
-    init?(argument: String) {
-        guard let span = Self.parse(argument, bareUnitSeconds: 1) else { return nil }
-        self = span
-    }
-
-    /// `argument` with its unit, or a bare number of `bareUnitSeconds` each; `nil` unless it is
-    /// a finite length from 0 up to a year.
-    static func parse(_ argument: String, bareUnitSeconds: Double) -> TimeSpan? {
+    /// Reads `argument`.
+    /// - Throws: `DurationError` saying what is wrong and how to write it.
+    init(parsing argument: String) throws(DurationError) {
         let units: [(suffix: String, seconds: Double)] = [
             ("us", 1e-6), ("ms", 1e-3), ("s", 1), ("m", 60), ("h", 3600),
         ]
-        let unit = units.first { argument.hasSuffix($0.suffix) } ?? ("", bareUnitSeconds)
+        guard let unit = units.first(where: { argument.hasSuffix($0.suffix) }) else {
+            guard let number = Double(argument) else { throw DurationError(argument, .notADuration) }
+            guard number == 0 else { throw DurationError(argument, .noUnit) }
+            self.init(seconds: 0)
+            return
+        }
         guard let number = Double(argument.dropLast(unit.suffix.count)), number >= 0, number.isFinite,
             number * unit.seconds <= 86_400 * 365
-        else { return nil }
-        return TimeSpan(seconds: number * unit.seconds)
+        else { throw DurationError(argument, .notADuration) }
+        self.init(seconds: number * unit.seconds)
+    }
+
+    init?(argument: String) {
+        do {
+            try self.init(parsing: argument)
+        } catch {
+            Self.lastRefusal.withLock { $0 = error }
+            return nil
+        }
+    }
+
+    /// The last value refused as a duration: the parser stops at the first bad value, so this is
+    /// the one its message names, if that message is about a duration.
+    private static let lastRefusal = Mutex<DurationError?>(nil)
+
+    /// The parser's message about a value it could not read ("The value '250' is invalid for
+    /// '--p99 <p99>'"), said as PushBench says bad input, with the fix, when the value was
+    /// refused as a duration: `--p99 250: a duration needs a unit, such as 250ms or 250s`.
+    static func explain(_ message: String) -> String {
+        guard let refusal = lastRefusal.withLock({ $0 }),
+            let match = message.firstMatch(of: /^The value '(.*)' is invalid for '(-[^ ']+)[^']*'/),
+            match.1 == refusal.value
+        else { return message }
+        return "\(match.2) \(refusal.value): \(refusal)"
     }
 
     /// The length in seconds.
@@ -42,24 +71,29 @@ struct TimeSpan: ExpressibleByArgument, CustomStringConvertible, Equatable {
     static var defaultCompletionKind: CompletionKind { .default }
 }
 
-/// A duration flag whose bare number is milliseconds, as its name or help documents
-/// (`--timeout-ms 500`, `--rtt 40`); units are read as anywhere else (`--rtt 0.04s`).
-struct MillisecondSpan: ExpressibleByArgument, CustomStringConvertible, Equatable {
-    let span: TimeSpan
-
-    init(milliseconds: Double) {
-        span = TimeSpan(seconds: milliseconds / 1000)
+/// Why a command-line value is not a duration, in words that show how to write one.
+struct DurationError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong with a value.
+    enum Problem: Sendable {
+        /// A bare number other than 0.
+        case noUnit
+        /// Not a number with a unit, negative, or longer than a year.
+        case notADuration
     }
 
-    init?(argument: String) {
-        guard let span = TimeSpan.parse(argument, bareUnitSeconds: 1e-3) else { return nil }
-        self.span = span
+    /// The value as given.
+    let value: String
+    let problem: Problem
+
+    init(_ value: String, _ problem: Problem) {
+        self.value = value
+        self.problem = problem
     }
 
-    /// The length in milliseconds.
-    var milliseconds: Double { Double(span.nanoseconds) / 1e6 }
-
-    var description: String { span.description }
-
-    static var defaultCompletionKind: CompletionKind { .default }
+    var description: String {
+        switch problem {
+        case .noUnit: "a duration needs a unit, such as \(value)ms or \(value)s"
+        case .notADuration: "not a duration such as 500us, 250ms, 30s, 5m or 1h (up to a year)"
+        }
+    }
 }

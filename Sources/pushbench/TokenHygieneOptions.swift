@@ -14,9 +14,9 @@ struct TokenHygieneOptions: ParsableArguments {
 
     @Option(
         name: .customLong("expiry-window"),
-        help: "Seconds after the mock starts over which the --expiring tokens die, spread evenly."
+        help: "How long after the mock starts the --expiring tokens die, spread evenly over it (90s, 10m)."
     )
-    var expiryWindow: Int64 = 60
+    var expiryWindow = TimeSpan(seconds: 60)
 
     /// Whether any knob was set.
     var isSet: Bool { unregistered != 0 || expiring != 0 || otherTopic != 0 }
@@ -32,7 +32,7 @@ struct TokenHygieneOptions: ParsableArguments {
                 unregisteredFraction: unregistered,
                 expiringFraction: expiring,
                 otherTopicFraction: otherTopic,
-                expiryWindowSeconds: expiryWindow
+                expiryWindowSeconds: Int64(expiryWindow.seconds.rounded(.up))
             )
         } catch {
             throw ValidationError("token hygiene: \(error)")

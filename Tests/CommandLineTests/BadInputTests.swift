@@ -89,7 +89,7 @@ final class BadInputTests: PushbenchTestCase {
             Case(arguments: ["run", "--duration", "0"], status: 64, message: "--duration 0: must be longer than 0"),
             Case(arguments: ["run", "--duration", "ten"], status: 64, message: "--duration"),
             Case(
-                arguments: ["run", "--key", folder, "--key-id", "ABC1234567", "--team-id", "TEAM123456"],
+                arguments: ["run", "--auth-key", folder, "--key-id", "ABC1234567", "--team-id", "TEAM123456"],
                 status: 2,
                 message: "signing key \(folder) is a folder, not a file"
             ),
@@ -104,30 +104,48 @@ final class BadInputTests: PushbenchTestCase {
         }
     }
 
-    /// Durations take units everywhere, a bare number keeps its flag's unit, and the old
-    /// spellings still work for one release.
-    func testDurationsTakeUnitsAndOldSpellingsStillWork() throws {
-        func parameters(_ arguments: [String]) throws -> [String: Any] {
-            let reports = directory.file("runs-\(arguments.count)-\(arguments.last!)")
-            let run = try pushbench.run(
-                ["run", "--requests", "20", "--no-budget", "--reports-dir", reports] + arguments
-            )
-            XCTAssertEqual(run.status, 0, "\(arguments): \(run.stderr)")
-            let folder = reports + "/" + (try FileManager.default.contentsOfDirectory(atPath: reports).first!)
-            let summary = try JSONSerialization.jsonObject(
-                with: Data(contentsOf: URL(fileURLWithPath: folder + "/summary.json"))
-            )
-            return try XCTUnwrap((summary as? [String: Any])?["parameters"] as? [String: Any])
+    /// Durations take units everywhere; a bare number other than 0 is refused with the fix, on
+    /// every command, and the old spellings are gone.
+    func testDurationsTakeUnitsAndABareNumberIsRefusedWithTheFix() throws {
+        let reports = directory.file("runs")
+        let run = try pushbench.run(
+            [
+                "run", "--requests", "20", "--no-budget", "--reports-dir", reports, "--timeout", "2.5s", "--duration",
+                "1m", "--connect-timeout", "750ms", "--warmup", "0",
+            ]
+        )
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let folder = reports + "/" + (try FileManager.default.contentsOfDirectory(atPath: reports).first!)
+        let summary = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: folder + "/summary.json"))
+        )
+        let parameters = try XCTUnwrap((summary as? [String: Any])?["parameters"] as? [String: Any])
+        XCTAssertEqual(parameters["request_timeout_ms"] as? Int, 2500)
+        XCTAssertEqual(parameters["duration_cap_s"] as? Double, 60)
+        XCTAssertEqual(parameters["connect_timeout_ms"] as? Int, 750)
+
+        let bare: [(arguments: [String], message: String)] = [
+            (["run", "--timeout", "3"], "--timeout 3: a duration needs a unit, such as 3ms or 3s"),
+            (["plan", folder, "--p99", "250"], "--p99 250: a duration needs a unit, such as 250ms or 250s"),
+            (["mock", "--handshake-timeout", "2"], "--handshake-timeout 2: a duration needs a unit"),
+            (["budget", "--key-lag-target", "15"], "--key-lag-target 15: a duration needs a unit"),
+            (["merge", folder, "--max-start-skew", "1"], "--max-start-skew 1: a duration needs a unit"),
+            (["hotpath", "--seconds", "1"], "--seconds 1: a duration needs a unit"),
+            (["run", "--duration", "ten"], "--duration ten: not a duration such as 500us, 250ms, 30s, 5m or 1h"),
+        ]
+        for (arguments, message) in bare {
+            let output = try pushbench.run(arguments)
+            XCTAssertEqual(output.status, 64, "\(arguments): \(output.stderr)")
+            assertCleanFailure(output, mentions: message)
         }
-        let units = try parameters(["--timeout", "2.5s", "--duration", "1m", "--connect-timeout", "750ms"])
-        XCTAssertEqual(units["request_timeout_ms"] as? Int, 2500)
-        XCTAssertEqual(units["duration_cap_s"] as? Double, 60)
-        XCTAssertEqual(units["connect_timeout_ms"] as? Int, 750)
-        let bare = try parameters(["--timeout", "3", "--duration", "90"])
-        XCTAssertEqual(bare["request_timeout_ms"] as? Int, 3000, "a bare --timeout is seconds")
-        XCTAssertEqual(bare["duration_cap_s"] as? Double, 90)
-        let old = try parameters(["--timeout-ms", "1500"])
-        XCTAssertEqual(old["request_timeout_ms"] as? Int, 1500, "the old spelling's bare number is milliseconds")
+        for old in [
+            ["run", "--timeout-ms", "1500"], ["run", "--retry-backoff-ms", "100"], ["run", "--key", "AuthKey.p8"],
+            ["mock", "--cert", "c.pem"], ["mock", "--key", "k.pem"], ["budget", "--burst", "5"],
+        ] {
+            let output = try pushbench.run(old)
+            XCTAssertEqual(output.status, 64, "\(old): \(output.stderr)")
+            assertCleanFailure(output, mentions: "Unknown option '\(old[1])'")
+        }
     }
 
     func testMergingTwoWholeRunsSaysTheyAreNotShards() throws {

@@ -40,7 +40,7 @@ final class BudgetCommandTests: PushbenchTestCase {
     func testWritesAConsistentReport() throws {
         let output = try pushbench.run([
             "budget", "--activities", "300", "--preset", "conservative", "--bucket", "2", "--threads", "2",
-            "--activities-csv", "all", "--policy-sample", "60", "--key-lag-target", "5",
+            "--activities-csv", "all", "--policy-sample", "60", "--key-lag-target", "5s",
             "--reports-dir", directory.path,
         ])
         XCTAssertEqual(output.status, 0, output.stderr)
@@ -107,7 +107,7 @@ final class BudgetCommandTests: PushbenchTestCase {
             mentions: "no budget preset 'lenient'; presets: conservative, community, frequent"
         )
         assertCleanFailure(
-            try pushbench.run(["budget", "--burst", "0", "--reports-dir", directory.path]),
+            try pushbench.run(["budget", "--bucket", "0", "--reports-dir", directory.path]),
             mentions: "burst must be a positive number"
         )
         assertCleanFailure(
@@ -154,7 +154,7 @@ final class BudgetCommandTests: PushbenchTestCase {
 
         let reports = directory.file("budget")
         let output = try pushbench.run([
-            "budget", "--traffic", traffic, "--burst", "1", "--per-hour", "1", "--reports-dir", reports,
+            "budget", "--traffic", traffic, "--bucket", "1", "--per-hour", "1", "--reports-dir", reports,
         ])
         XCTAssertEqual(output.status, 0, output.stderr)
         // Each start begins a new activity (replay cannot link it to its update token): 200 of
@@ -288,7 +288,7 @@ final class BudgetCommandTests: PushbenchTestCase {
             0
         )
 
-        let otherTarget = try analyse("other-target", ["--key-lag-target", "5"])
+        let otherTarget = try analyse("other-target", ["--key-lag-target", "5s"])
         assertCleanFailure(
             try pushbench.run(["compare", baseline, otherTarget]),
             mentions: "analyse both with the same --key-lag-target"

@@ -67,7 +67,7 @@ final class CommandLineTests: PushbenchTestCase {
 
     func testAMissingKeyFileIsOneClearLine() throws {
         let output = try pushbench.run([
-            "run", "--key", directory.file("AuthKey_NOPE.p8"), "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ",
+            "run", "--auth-key", directory.file("AuthKey_NOPE.p8"), "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ",
         ])
         assertCleanFailure(output, mentions: "AuthKey_NOPE.p8")
         XCTAssertEqual(output.stderr.split(separator: "\n").count, 1, output.stderr)
@@ -78,7 +78,7 @@ final class CommandLineTests: PushbenchTestCase {
             "AuthKey_BAD.p8",
             Array("-----BEGIN PRIVATE KEY-----\nc2VjcmV0\n-----END PRIVATE KEY-----\n".utf8)
         )
-        let output = try pushbench.run(["run", "--key", path, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"])
+        let output = try pushbench.run(["run", "--auth-key", path, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"])
         assertCleanFailure(output, mentions: "unusable")
         XCTAssertFalse(output.stderr.contains("c2VjcmV0"), "the key file's contents are never printed")
     }
@@ -255,7 +255,7 @@ final class CommandLineTests: PushbenchTestCase {
             ),
             (["run", "--rate", "100", "--time-scale", "60"], "are ways to pace a run; give one"),
             (["run", "--burst", "penalty"], "--burst: no event kind 'penalty'; the kinds are start, kick-off"),
-            (["run", "--burst", "goal", "--warmup", "2"], "--warmup does not apply to --burst"),
+            (["run", "--burst", "goal", "--warmup", "2s"], "--warmup does not apply to --burst"),
             (["run", "--threads", "4", "--connections", "2"], "--connections must be at least --threads"),
         ]
         for (arguments, message) in cases {

@@ -60,7 +60,7 @@ final class HostileTargetTests: PushbenchTestCase {
                 let reports = directory.file("reports-\(expectation.mode)-\(transport)")
                 let started = Date()
                 let output = try pushbench.run(
-                    runArguments(target.origin, certificate, transport, reports) + ["--duration", "2"],
+                    runArguments(target.origin, certificate, transport, reports) + ["--duration", "2s"],
                     timeout: 30
                 )
                 let wall = Date().timeIntervalSince(started)
@@ -129,7 +129,7 @@ final class HostileTargetTests: PushbenchTestCase {
                 target.program.clearOutput()
                 let started = Date()
                 let output = try pushbench.run(
-                    runArguments(target.origin, certificate, transport, reports) + ["--duration", "3"],
+                    runArguments(target.origin, certificate, transport, reports) + ["--duration", "3s"],
                     timeout: 30
                 )
                 let wall = Date().timeIntervalSince(started)
@@ -182,7 +182,7 @@ final class HostileTargetTests: PushbenchTestCase {
                 let reports = directory.file("signal-\(mode)-\(transport)")
                 let run = try RunningProgram(
                     pushbench,
-                    runArguments(target.origin, certificate, transport, reports) + ["--timeout-ms", "60000"]
+                    runArguments(target.origin, certificate, transport, reports) + ["--timeout", "60s"]
                 )
                 // The state to wait for: the run's own two connections have reached the target
                 // (the first connection is the probe for a mock's /stats, before the run starts).
@@ -217,7 +217,7 @@ final class HostileTargetTests: PushbenchTestCase {
         [
             "run", "--endpoint", origin, "--ca-file", certificate, "--transport", transport, "--activities", "100",
             "--connections", "2", "--streams", "10", "--connect-timeout", "1s", "--ping-interval", "500ms",
-            "--timeout-ms", "1000", "--no-budget", "--reports-dir", reports,
+            "--timeout", "1s", "--no-budget", "--reports-dir", reports,
         ]
     }
 

@@ -8,7 +8,7 @@ final class HotpathCommandTests: PushbenchTestCase {
         let json = directory.path + "/hotpath.json"
         let csv = directory.path + "/hotpath.csv"
         let output = try pushbench.run([
-            "hotpath", "--threads", "2", "--seconds", "0.05", "--openssl-seconds", "1", "--allocator", "glibc",
+            "hotpath", "--threads", "2", "--seconds", "50ms", "--openssl-seconds", "1s", "--allocator", "glibc",
             "--only", "es256_sign,bearer_cached,encode_typical,jsonencoder_typical", "--json", json, "--csv", csv,
         ])
         XCTAssertEqual(output.status, 0, output.stderr)
@@ -44,7 +44,7 @@ final class HotpathCommandTests: PushbenchTestCase {
         else { throw XCTSkip("libjemalloc2 is not installed") }
         let json = directory.path + "/hotpath.json"
         let output = try pushbench.run([
-            "hotpath", "--threads", "1", "--seconds", "0.05", "--openssl-seconds", "0", "--allocator", "both",
+            "hotpath", "--threads", "1", "--seconds", "50ms", "--openssl-seconds", "0", "--allocator", "both",
             "--only", "encode_small", "--json", json,
         ])
         XCTAssertEqual(output.status, 0, output.stderr)

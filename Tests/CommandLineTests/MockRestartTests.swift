@@ -16,7 +16,10 @@ final class MockRestartTests: PushbenchTestCase {
         ])
         XCTAssertEqual(made.status, 0, made.stderr)
         let startMock = { [pushbench] (port: String) throws -> (RunningProgram, String) in
-            let mock = try RunningProgram(pushbench, ["mock", "--port", port, "--cert", certificate, "--key", key])
+            let mock = try RunningProgram(
+                pushbench,
+                ["mock", "--port", port, "--tls-cert", certificate, "--tls-key", key]
+            )
             let listening = try XCTUnwrap(mock.waitForLine(containing: "listening on https://"), mock.output)
             return (mock, String(try XCTUnwrap(listening.split(separator: " ").first { $0.hasPrefix("https://") })))
         }
@@ -26,7 +29,7 @@ final class MockRestartTests: PushbenchTestCase {
         let run = try RunningProgram(
             pushbench,
             [
-                "run", "--endpoint", origin, "--ca-file", certificate, "--rate", "400", "--duration", "9",
+                "run", "--endpoint", origin, "--ca-file", certificate, "--rate", "400", "--duration", "9s",
                 "--activities", "200", "--connections", "2", "--no-budget", "--reports-dir", directory.path,
             ],
             captureStderr: true

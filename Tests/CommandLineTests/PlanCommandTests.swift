@@ -13,7 +13,7 @@ final class PlanCommandTests: PushbenchTestCase {
 
         let json = directory.file("plan.json")
         let plan = try pushbench.run([
-            "plan", folder, "--peak", "10000000", "--within", "10", "--rtt", "40", "--streams", "1000",
+            "plan", folder, "--peak", "10000000", "--within", "10s", "--rtt", "40ms", "--streams", "1000",
             "--predict-connections", "2,4", "--json", json,
         ])
         XCTAssertEqual(plan.status, 0, plan.stderr)
@@ -31,7 +31,7 @@ final class PlanCommandTests: PushbenchTestCase {
         XCTAssertEqual((document["predictions"] as? [Any])?.count, 2)
 
         let broadcast = try pushbench.run([
-            "plan", folder, "--peak", "10000000", "--within", "10", "--rtt", "40", "--streams", "1000", "--channels",
+            "plan", folder, "--peak", "10000000", "--within", "10s", "--rtt", "40ms", "--streams", "1000", "--channels",
             "20",
         ])
         XCTAssertEqual(broadcast.status, 0, broadcast.stderr)

@@ -39,7 +39,7 @@ final class ReadmeExamplesTests: PushbenchTestCase {
     func testTheOfflineExamplesRunAsWritten() throws {
         let quick: Set<String> = [
             "tokens -n 1000 --kind channel --format base64", "scenarios", "scenarios show football",
-            "budget --scenario delivery --preset conservative --per-hour 6 --key-lag-target 30",
+            "budget --scenario delivery --preset conservative --per-hour 6 --key-lag-target 30s",
         ]
         let chosen = try examples().filter { quick.contains($0.arguments.joined(separator: " ")) }
         XCTAssertEqual(chosen.count, quick.count, "\(chosen.map(\.line))")

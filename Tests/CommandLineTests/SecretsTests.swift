@@ -41,19 +41,19 @@ final class SecretsTests: PushbenchTestCase {
         )
         var outputs: [String: String] = [:]
         let external = try pushbench.run(
-            ["run", "--endpoint", origin, "--ca-file", certificate, "--key", p8, "--requests", "200"]
+            ["run", "--endpoint", origin, "--ca-file", certificate, "--auth-key", p8, "--requests", "200"]
                 + ["--reports-dir", directory.file("runs")] + identity
         )
         XCTAssertEqual(external.status, 0, external.stderr)
         outputs["run against the mock"] = external.stdout + external.stderr
         let dryRun = try pushbench.run(
-            ["run", "--endpoint", origin, "--ca-file", certificate, "--key", p8, "--dry-run"] + identity
+            ["run", "--endpoint", origin, "--ca-file", certificate, "--auth-key", p8, "--dry-run"] + identity
         )
         XCTAssertEqual(dryRun.status, 0, dryRun.stderr)
         XCTAssertTrue(dryRun.stdout.contains("authorization: bearer "), dryRun.stdout)
         outputs["dry run"] = dryRun.stdout + dryRun.stderr
         let embedded = try pushbench.run(
-            ["run", "--key", p8, "--requests", "200", "--reports-dir", directory.file("runs")] + identity
+            ["run", "--auth-key", p8, "--requests", "200", "--reports-dir", directory.file("runs")] + identity
         )
         XCTAssertEqual(embedded.status, 0, embedded.stderr)
         outputs["run with the embedded mock"] = embedded.stdout + embedded.stderr
@@ -77,12 +77,12 @@ final class SecretsTests: PushbenchTestCase {
     func testAKeyEveryoneCanReadIsWarnedAboutAndTheCertificateIsPrivate() throws {
         let (p8, _) = try makeKey()
         let identity = ["--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"]
-        let quiet = try pushbench.run(["run", "--key", p8, "--dry-run"] + identity)
+        let quiet = try pushbench.run(["run", "--auth-key", p8, "--dry-run"] + identity)
         XCTAssertEqual(quiet.status, 0, quiet.stderr)
         XCTAssertFalse(quiet.stderr.contains("warning"), quiet.stderr)
 
         XCTAssertEqual(chmod(p8, 0o644), 0)
-        let warned = try pushbench.run(["run", "--key", p8, "--dry-run"] + identity)
+        let warned = try pushbench.run(["run", "--auth-key", p8, "--dry-run"] + identity)
         XCTAssertEqual(warned.status, 0, warned.stderr)
         XCTAssertTrue(
             warned.stderr.contains("warning: signing key \(p8) is readable by every user (mode 644): chmod 600 it"),

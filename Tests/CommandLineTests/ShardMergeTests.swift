@@ -23,7 +23,7 @@ final class ShardMergeTests: PushbenchTestCase {
         }
         let key = ["--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"]
         let (mock, origin, certificate) = try startMock(["--auth-key", p8, "--other-topic", "0.1"] + key)
-        return (["--key", p8] + key, mock, origin, certificate)
+        return (["--auth-key", p8] + key, mock, origin, certificate)
     }
 
     private func summary(_ folder: String) throws -> [String: Any] {
@@ -131,7 +131,7 @@ final class ShardMergeTests: PushbenchTestCase {
             try openssl.run(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", p8]).status,
             0
         )
-        let key = ["--key", p8, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"]
+        let key = ["--auth-key", p8, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"]
         let received = directory.file("received")
         let (mock, origin, certificate) = try startMock(
             ["--auth-key", p8, "--channel-port", "0", "--report", received] + key.dropFirst(2)

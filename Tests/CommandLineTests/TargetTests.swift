@@ -27,7 +27,7 @@ final class TargetTests: PushbenchTestCase {
         )
         let tokens = try writeTokens(3)
         let key = try writeKey()
-        let signed = ["--tokens", tokens, "--key", key, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"]
+        let signed = ["--tokens", tokens, "--auth-key", key, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ"]
         assertCleanFailure(
             try pushbench.run(["run", "--endpoint", "sandbox"] + signed),
             mentions: "give --bundle-id: the topic must be your app's"
@@ -56,7 +56,8 @@ final class TargetTests: PushbenchTestCase {
         let tokens = try writeTokens(3)
         let key = try writeKey()
         let output = try pushbench.run([
-            "run", "--endpoint", "production", "--tokens", tokens, "--key", key, "--key-id", "ABC123DEFG", "--team-id",
+            "run", "--endpoint", "production", "--tokens", tokens, "--auth-key", key, "--key-id", "ABC123DEFG",
+            "--team-id",
             "DEF123GHIJ", "--bundle-id", "com.acme.app", "--dry-run",
         ])
         XCTAssertEqual(output.status, 0, output.stderr)

@@ -131,7 +131,7 @@ final class WorkerLoopTests: XCTestCase {
         XCTAssertLessThanOrEqual(
             result.latency.max,
             10_000 + 10,
-            "no success is slower than --timeout-ms (µs, 3 digits)"
+            "no success is slower than --timeout (µs, 3 digits)"
         )
     }
 

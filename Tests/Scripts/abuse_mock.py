@@ -12,7 +12,7 @@ client that is not ours.
 The script starts the mock itself (no --auth-key, so tokens are checked for form only; an admin
 port; --max-connections IDLE + 100; a short --handshake-timeout) and stops it with Ctrl-C at the
 end, which must end it cleanly.
-Usage: abuse_mock.py PUSHBENCH [--idle N] [--handshake-timeout S] [--summary FILE]
+Usage: abuse_mock.py PUSHBENCH [--idle N] [--handshake-timeout SECONDS] [--summary FILE]
 Prints a line per attack and a JSON summary; exits 0 when every check held, 1 otherwise.
 """
 import argparse
@@ -78,7 +78,7 @@ class Mock:
         certificate = os.path.join(folder, "mock.pem")
         self.process = subprocess.Popen(
             [pushbench, "mock", "--port", "0", "--admin-port", "0", "--cert-out", certificate]
-            + ["--max-connections", str(max_connections), "--handshake-timeout", str(handshake_timeout)],
+            + ["--max-connections", str(max_connections), "--handshake-timeout", f"{handshake_timeout}s"],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
