@@ -255,9 +255,13 @@ final class TransferSlot {
     }
 
     /// The class both transports share for a libcurl error; `detail` (libcurl's error buffer)
-    /// tells a GOAWAY or a refused stream from other lost connections.
+    /// tells a GOAWAY or a refused stream from other lost connections. libcurl keeps the first
+    /// error of a transfer there and records none for a refused stream, so its giving up on
+    /// resends ("Connection died, tried 5 times before giving up") is the first words only
+    /// when every attempt was refused: its count of resends spans the handle's transfers, so it
+    /// can give up at a transfer's first refusal.
     static func failureClass(of code: CURLcode, detail: String) -> FailureClass {
-        if detail.contains("REFUSED_STREAM") { return .refusedStream }
+        if detail.contains("REFUSED_STREAM") || detail.hasPrefix("Connection died, tried") { return .refusedStream }
         if detail.contains("GOAWAY") { return .goaway }
         return switch code {
         case CURLE_COULDNT_RESOLVE_HOST: .nameUnresolved
