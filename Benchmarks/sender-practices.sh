@@ -55,7 +55,7 @@ faults="--error-rate ServiceUnavailable=0.05 --retry-after 1s"
     row token-per-connection "" --practice token-per-connection
     row token-per-push "" --practice token-per-push
     row refresh=50ms "" --practice refresh=50ms
-    row clock-skew=-600 "" --practice clock-skew=-600
+    row clock-skew=-10m "" --practice clock-skew=-10m
     row connection-per-push "" --practice connection-per-push
     row one-stream "" --practice one-stream
     row all-priority-10 "" --practice all-priority-10

@@ -342,8 +342,8 @@ struct RunCommand: ParsableCommand {
             discussion: """
                 per-worker-tokens: each --threads worker signs its own provider token. token-per-connection: each \
                 connection signs its own. token-per-push: a new token per push (--jwt-mode per-request). \
-                refresh=DURATION: each worker signs a new token every DURATION (APNs allows one per 20 minutes). clock-skew=SECONDS: \
-                the clock is SECONDS ahead (or behind, -SECONDS), for tokens, timestamps and apns-expiration. \
+                refresh=DURATION: each worker signs a new token every DURATION (APNs allows one per 20 minutes). clock-skew=DURATION: \
+                the clock is DURATION ahead (or behind, -DURATION), for tokens, timestamps and apns-expiration. \
                 connection-per-push: a new connection per push. one-stream: one stream per connection. \
                 retry-without-backoff: refused pushes (429, 500, 503) go again at once, 3 times, whatever \
                 Retry-After says. all-priority-10: every event at priority 10. The report shows the practices \

@@ -29,11 +29,11 @@ public enum SenderPractice: Sendable, Equatable, Hashable {
 
     /// The names `--practice` takes, with their argument where they have one.
     public static let names = [
-        "per-worker-tokens", "token-per-connection", "token-per-push", "refresh=DURATION", "clock-skew=SECONDS",
+        "per-worker-tokens", "token-per-connection", "token-per-push", "refresh=DURATION", "clock-skew=DURATION",
         "connection-per-push", "one-stream", "retry-without-backoff", "all-priority-10",
     ]
 
-    /// Parses `per-worker-tokens`, `refresh=90s`, `clock-skew=-600`, …; `seconds` reads a
+    /// Parses `per-worker-tokens`, `refresh=90s`, `clock-skew=-10m`, …; `seconds` reads a
     /// duration.
     /// - Throws: `PracticeError` naming the accepted spellings.
     public init(parsing text: String, seconds: (String) -> Double?) throws(PracticeError) {
