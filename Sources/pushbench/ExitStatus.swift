@@ -1,4 +1,4 @@
-/// The exit statuses of every `pushbench` command, one table for all of them (README, "Exit
+/// The exit statuses of every `pushbench` command, one table for all of them (docs/cli.md, "Exit
 /// statuses"), so a script or CI job can branch the same way whatever it ran.
 enum ExitStatus {
     /// A gate failed: `compare`, or `run --baseline`, found a regression.

@@ -16,7 +16,7 @@ struct MockCommand: ParsableCommand {
         commandName: "mock",
         abstract: "Run the mock APNs server (HTTP/2 over TLS, ALPN h2) until Ctrl-C.",
         discussion: """
-            Answers `POST /3/device/<token>` as APNs does (the README lists the checks and their order) and `GET /stats` with its counters as JSON; --admin-port serves them over plain HTTP too, with `GET /metrics` for Prometheus. Without --tls-cert/--tls-key it makes a self-signed \
+            Answers `POST /3/device/<token>` as APNs does (docs/mock.md lists the checks and their order) and `GET /stats` with its counters as JSON; --admin-port serves them over plain HTTP too, with `GET /metrics` for Prometheus. Without --tls-cert/--tls-key it makes a self-signed \
             certificate for localhost, 127.0.0.1 and ::1 in memory; --cert-out writes that certificate (public, \
             no key) so clients can trust it:
 
@@ -171,7 +171,7 @@ struct MockCommand: ParsableCommand {
                 {"kind": "hang", "at": "30s", "for": "3s"}, {"kind": "goaway", "at": "40s"}, \
                 {"kind": "slow_tls_accept", "at": "60s", "for": "10s", "delay": "2s"}]}. \
                 Times count from the mock's start; an incident without "for" lasts until the mock stops. \
-                README.md describes each kind; Benchmarks/faults/ has examples.
+                docs/mock.md describes each kind; Benchmarks/faults/ has examples.
                 """
         )
     )
