@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import Harness
 import MockAPNs
 import Reports
-import Synchronization
 import Wire
 import Workload
 
@@ -94,14 +94,8 @@ struct MockCommand: ParsableCommand {
     @Option(name: .customLong("cert-out"), help: "Write the generated certificate (no key) here, mode 0600.")
     var certOut: String?
 
-    @Option(name: .customLong("auth-key"), help: "Public key (PEM) or Apple .p8 whose provider tokens are accepted.")
-    var authKey: String?
-
-    @Option(name: .customLong("key-id"), help: "Key ID (kid) of --auth-key.")
-    var keyID: String?
-
-    @Option(name: .customLong("team-id"), help: "Team ID (iss) of --auth-key.")
-    var teamID: String?
+    @OptionGroup(title: "Provider key (default: tokens checked for form only)")
+    var key: ProviderKeyOptions
 
     @Option(
         help: ArgumentHelp(
@@ -160,63 +154,6 @@ struct MockCommand: ParsableCommand {
     @OptionGroup(title: "Token hygiene")
     var tokenHygiene: TokenHygieneOptions
 
-    @Option(
-        help: ArgumentHelp(
-            "A JSON fault scenario to replay: latency (also per push type), error rates, per-token throttling and incidents on a timeline (errors, stall, hang, goaway, reset, slow_tls_accept). The single fault flags below override its values.",
-            discussion: """
-                {"name": "storm", "seed": 7, "latency": "lognormal:20ms,0.5", \
-                "latency_by_push_type": {"liveactivity": "empirical:50=8ms,99=40ms,100=120ms"}, \
-                "error_rates": {"ServiceUnavailable": 0.01}, "token_rate_limit": {"pushes": 10, "window": "60s"}, \
-                "incidents": [{"kind": "errors", "at": "10s", "for": "5s", "reason": "ServiceUnavailable", "share": 0.5}, \
-                {"kind": "hang", "at": "30s", "for": "3s"}, {"kind": "goaway", "at": "40s"}, \
-                {"kind": "slow_tls_accept", "at": "60s", "for": "10s", "delay": "2s"}]}. \
-                Times count from the mock's start; an incident without "for" lasts until the mock stops. \
-                docs/mock.md describes each kind; Benchmarks/faults/ has examples.
-                """
-        )
-    )
-    var faults: String?
-
-    @Option(
-        help:
-            "Latency added to every answer: none, fixed:20ms, uniform:10ms-30ms, normal:20ms,5ms, lognormal:20ms,0.5, empirical:50=8ms,99=40ms,100=120ms (percentiles rising to 100)."
-    )
-    var latency: String?
-
-    @Option(
-        name: .customLong("error-rate"),
-        help:
-            "Answer this share of valid pushes with an error instead, REASON=SHARE (TooManyRequests, InternalServerError, ServiceUnavailable, Shutdown); repeatable."
-    )
-    var errorRates: [String] = []
-
-    @Option(
-        help:
-            "Stall FOR/EVERY, such as 1s/10s: nothing is answered in the last FOR of every EVERY; held answers go out at its end."
-    )
-    var stall: String?
-
-    @Option(
-        name: .customLong("goaway-after"),
-        help:
-            "Send each connection GOAWAY {\"reason\":\"Shutdown\"} after this many answers, and close it a second later."
-    )
-    var goAwayAfter: Int?
-
-    @Option(
-        name: .customLong("reset-after"),
-        help:
-            "Reset each connection (TCP RST, no GOAWAY) after this many answers; the streams still open are never answered."
-    )
-    var resetAfter: Int?
-
-    @Option(
-        name: .customLong("retry-after"),
-        help:
-            "Answer injected 429 and 503 errors with Retry-After, whole seconds (30s, 2m) (APNs does not document sending it), so mock --report can tell whether the sender waits as asked."
-    )
-    var retryAfter: TimeSpan?
-
     @Flag(
         name: .customLong("strict-content"),
         help:
@@ -224,37 +161,8 @@ struct MockCommand: ParsableCommand {
     )
     var strictContent = false
 
-    @Option(
-        name: .customLong("token-rule"),
-        help: ArgumentHelp(
-            "PREFIX=REASON: pushes to device tokens starting with PREFIX (lowercase hex) get REASON once every other check passed, such as 410=Unregistered (repeatable; the first match wins).",
-            discussion: "REASON is one of " + TokenRule.reasons.map(\.rawValue).joined(separator: ", ") + "."
-        )
-    )
-    var tokenRules: [String] = []
-
-    @Option(
-        name: .customLong("token-rate-limit"),
-        help:
-            "PUSHES/WINDOW, such as 10/60s: a device token's pushes beyond PUSHES in one window get 429 TooManyRequests (windows count from the mock's start)."
-    )
-    var tokenRateLimit: String?
-
-    @Option(
-        name: .customLong("unregistered-tokens"),
-        help:
-            "A file of device tokens (hex, one per line) that get 410 Unregistered, with the mock's start as the 410's timestamp, once every other check passed."
-    )
-    var unregisteredTokens: String?
-
-    @Option(
-        name: .customLong("disallowed-topic"),
-        help: "An app (bundle ID) whose device pushes get 400 TopicDisallowed, whatever their push type (repeatable)."
-    )
-    var disallowedTopics: [String] = []
-
-    @Option(name: .customLong("fault-seed"), help: "Seed of the injected latency and errors (default 1).")
-    var faultSeed: UInt64?
+    @OptionGroup(title: "Faults and answer rules")
+    var faults: MockFaultOptions
 
     @Option(
         help: ArgumentHelp(
@@ -275,9 +183,6 @@ struct MockCommand: ParsableCommand {
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-        if authKey != nil && (keyID == nil || teamID == nil) {
-            throw ValidationError("--auth-key needs --key-id and --team-id")
-        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         if let adminPort, !(0...65535).contains(adminPort) {
             throw ValidationError("--admin-port must be 0 to 65535")
@@ -295,52 +200,11 @@ struct MockCommand: ParsableCommand {
             throw ValidationError("--streams, --streams-before-token and --threads must be at least 1")
         }
         guard threads <= 256 else { throw ValidationError("--threads may be at most 256") }
-        if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1") }
-        if let retryAfter, retryAfter.nanoseconds % 1_000_000_000 != 0 {
-            throw ValidationError("--retry-after \(retryAfter): Retry-After carries whole seconds")
-        }
-        if let resetAfter, resetAfter < 1 { throw ValidationError("--reset-after must be at least 1") }
         guard maxConnections >= 1, handshakeTimeout.nanoseconds > 0, handshakeTimeout.seconds <= 3600 else {
             throw ValidationError(
                 "--max-connections must be at least 1, and --handshake-timeout above 0 and at most 3600"
             )
         }
-    }
-
-    /// `--max-connections`, lowered to what the open-file limit allows once raised as far as
-    /// the system lets it (a connection takes a file descriptor; 64 are kept for the rest).
-    func connectionLimits() -> ConnectionLimits {
-        let files = OpenFileLimit.raise()
-        var limits = ConnectionLimits(
-            maxConnections: maxConnections,
-            handshakeTimeout: .nanoseconds(Int64(handshakeTimeout.nanoseconds))
-        )
-        if files - 64 < maxConnections {
-            limits.maxConnections = max(1, files - 64)
-            Console.err(
-                "warning: the open-file limit is \(files), so at most \(limits.maxConnections) connections (not \(maxConnections))"
-            )
-        }
-        return limits
-    }
-
-    /// The `--token-rule` flags as rules.
-    func parsedTokenRules() throws -> [TokenRule] {
-        try tokenRules.map(TokenRule.init(parsing:))
-    }
-
-    /// The fault scenario of `--faults`, if any, with the single fault flags on top.
-    func faultPlan() throws -> FaultPlan {
-        var plan = try faults.map(FaultPlan.load) ?? FaultPlan()
-        if let latency { plan.latency = try InjectedLatency(parsing: latency) }
-        for (reason, rate) in try errorRates.map(FaultPlan.errorRate(parsing:)) { plan.errorRates[reason] = rate }
-        if let stall { plan.stall = try FaultPlan.stall(parsing: stall) }
-        plan.goAwayAfter = goAwayAfter ?? plan.goAwayAfter
-        plan.resetAfter = resetAfter ?? plan.resetAfter
-        plan.retryAfterSeconds = retryAfter.map { Int($0.seconds) } ?? plan.retryAfterSeconds
-        if let tokenRateLimit { plan.tokenRateLimit = try FaultPlan.tokenRateLimit(parsing: tokenRateLimit) }
-        plan.seed = faultSeed ?? plan.seed
-        return plan
     }
 
     func run() throws {
@@ -350,66 +214,10 @@ struct MockCommand: ParsableCommand {
         let running = RunningServer()
         let trap = InterruptTrap { running.shutdown() }
         defer { _ = trap }
-        let faults = try faultPlan()
-        var keys: [ProviderKey] = []
-        if let authKey, let keyID, let teamID {
-            keys.append(ProviderKey(keyID: keyID, teamID: teamID, publicKey: try KeyFile.verificationKey(authKey)))
-        }
-        if let path = self.keys { keys += try ProviderKeyFile.load(path) }
-        var identity: TLSIdentity? = nil
-        if let tlsCert, let tlsKey {
-            identity = TLSIdentity(
-                certificatePEM: try InputFile.bytes(tlsCert, what: "certificate"),
-                privateKeyPEM: try InputFile.bytes(tlsKey, what: "TLS key")
-            )
-        }
         if let report { try OutputPath.ensureFolder(report, flag: "--report") }
         if let record { try OutputPath.ensureFile(record, flag: "--record") }
         if let certOut { try OutputPath.ensureFile(certOut, flag: "--cert-out") }
-        let recording = record ?? report.map { ($0 as NSString).appendingPathComponent("traffic.csv") }
-        let recorder = try recording.map { path in
-            do {
-                return try PushRecorder(path: path)
-            } catch {
-                throw CommandLineError("\(error)")
-            }
-        }
-        let rules = try parsedTokenRules()
-        let unregistered = try unregisteredTokens.map { path in
-            Set(try RealTokensFile.read(path).map { String(decoding: $0, as: UTF8.self) })
-        }
-        let limits = connectionLimits()
-        var configuration = MockAPNsConfiguration(
-            host: host,
-            port: port,
-            adminPort: adminPort,
-            channelPort: channelPort,
-            channelLimit: channelLimit,
-            subscribersPerChannel: subscribersPerChannel,
-            identity: identity,
-            keys: keys,
-            maxConcurrentStreams: streams,
-            streamsBeforeToken: streamsBeforeToken,
-            dropStreamsAfterRejection: dropStreamsAfterRejection,
-            environment: environment,
-            tokenHygiene: try tokenHygiene.hygiene(),
-            tokenRules: rules,
-            unregisteredTokens: unregistered ?? [],
-            disallowedTopics: Set(disallowedTopics),
-            threads: threads,
-            recorder: recorder,
-            faults: faults,
-            strictLiveActivityContent: strictContent,
-            limits: limits
-        )
-        configuration.channelBroadcastsPerSecond = channelRate
-        if let fanoutLatency {
-            do {
-                configuration.broadcastFanout = try InjectedLatency(parsing: fanoutLatency)
-            } catch {
-                throw CommandLineError("--fanout-latency \(fanoutLatency): \(error)")
-            }
-        }
+        let configuration = try serverConfiguration()
         let server: MockAPNsServer
         do {
             server = try MockAPNsServer.start(configuration)
@@ -424,127 +232,10 @@ struct MockCommand: ParsableCommand {
                 throw CommandLineError("cannot write the certificate to \(certOut): \(error.localizedDescription)")
             }
         }
-        Console.out(
-            "mock APNs listening on https://\(host):\(server.port) (HTTP/2 over TLS 1.2+: ALPN h2, or prior knowledge without ALPN)"
-        )
-        if let channels = server.channelPort {
-            Console.out(
-                "broadcast channels: https://\(host):\(channels)/1/apps/<bundle>/channels; broadcasts: POST /4/broadcasts/apps/<bundle> on the push port"
-            )
-        }
-        if let admin = server.adminPort {
-            Console.out("admin: http://\(host):\(admin)/stats (JSON) and http://\(host):\(admin)/metrics (Prometheus)")
-        }
-        if keys.isEmpty {
-            Console.out(
-                "provider tokens: NOT verified (no --auth-key or --keys); any well-formed ES256 token is accepted"
-            )
-        }
-        for key in keys {
-            Console.out(
-                "provider tokens: verifying ES256 signatures of key \(key.keyID) for team \(key.teamID), \(key.scope)"
-            )
-        }
-        if let certOut { Console.out("certificate written to \(certOut) (use curl --cacert \(certOut))") }
-        if let recording { Console.out("recording answered pushes to \(recording)") }
-        if !faults.isEmpty {
-            Console.out("injecting faults" + (faults.name.map { " '\($0)'" } ?? "") + " (seed \(faults.seed)):")
-            for line in faults.summary { Console.out("  " + line) }
-        }
-        Console.out(
-            "limits: \(limits.maxConnections) connections, TLS and ALPN within \(handshakeTimeout), \(streams) streams a connection, \(ConnectionLimits.maxHeaderListBytes)-byte header lists, \(ConnectionLimits.keptBodyBytes) body bytes kept a stream"
-        )
-        Console.out("counters: GET /stats · stop with Ctrl-C")
-
+        announce(server, configuration)
         running.started(server)
         try server.waitUntilClosed()
-        let stats = server.stats.snapshot()
-        Console.out(
-            "stopped: \(stats.pushes) pushes answered, \(stats.accepted) accepted, \(stats.connectionsAccepted) connections"
-        )
-        if stats.broadcasts > 0 {
-            let accepted = max(stats.broadcastsAccepted, 1)
-            Console.out(
-                "broadcasts: \(stats.broadcastsAccepted) of \(stats.broadcasts) accepted, \(stats.broadcastDeliveries) deliveries; "
-                    + String(
-                        format: "last subscriber after %.1f ms on average, %.1f ms at most (fan-out model)",
-                        Double(stats.broadcastLastDeliveryMicros) / Double(accepted) / 1000,
-                        Double(stats.broadcastLastDeliveryMicrosMax) / 1000
-                    )
-            )
-        }
-        if stats.connectionsWithoutALPN > 0 {
-            Console.out(
-                "served HTTP/2 by prior knowledge to \(stats.connectionsWithoutALPN) connections that offered no ALPN, as APNs does"
-            )
-        }
-        for (title, counts) in [
-            ("accepted although irregular (docs/mock-conformance.md)", stats.acceptedIrregular),
-            ("accepted, but a device would drop them", stats.liveActivityWouldDrop),
-        ] where !counts.isEmpty {
-            Console.out(
-                "\(title): " + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            )
-        }
-        if let recorder, let recording {
-            Console.out("recorded \(try recorder.close()) answered pushes to \(recording)")
-        }
-        if let report, let recording {
-            do {
-                let irregular = [
-                    ("accepted_irregular", stats.acceptedIrregular),
-                    ("live_activity_would_drop", stats.liveActivityWouldDrop),
-                ].flatMap { counter, counts in
-                    counts.sorted { $0.key < $1.key }.map {
-                        TrafficReport.Irregular(counter: counter, kind: $0.key, pushes: $0.value)
-                    }
-                }
-                let records = try TrafficFile.read(recording)
-                var traffic = TrafficReport(records: records, source: recording, irregular: irregular)
-                let practices = SenderPractices(
-                    records: records,
-                    streamsAdvertised: streams,
-                    connectionsAccepted: stats.connectionsAccepted
-                )
-                traffic.practices = practices
-                if stats.broadcasts > 0 {
-                    traffic.broadcasts = TrafficReport.Broadcasts(
-                        answered: stats.broadcasts,
-                        accepted: stats.broadcastsAccepted,
-                        deliveries: stats.broadcastDeliveries,
-                        lastDeliveryMicrosTotal: stats.broadcastLastDeliveryMicros,
-                        lastDeliveryMicrosMax: stats.broadcastLastDeliveryMicrosMax
-                    )
-                }
-                Console.out("traffic report: \(try traffic.write(to: report))")
-                Console.out("sender doctor: \(practices.verdict) (practices.json)")
-            } catch {
-                throw CommandLineError.runtime("the traffic report could not be written: \(error)")
-            }
-        }
-    }
-}
-
-/// The mock server once it has started, for a signal handler that may run before it has.
-private final class RunningServer: Sendable {
-    private let state = Mutex<(server: MockAPNsServer?, stopRequested: Bool)>((nil, false))
-
-    /// Records the started server, and stops it at once if a stop came first.
-    func started(_ server: MockAPNsServer) {
-        let stopNow = state.withLock { state in
-            state.server = server
-            return state.stopRequested
-        }
-        if stopNow { server.shutdown() }
-    }
-
-    /// Stops the server, or has it stopped as soon as it starts.
-    func shutdown() {
-        let server = state.withLock { state in
-            state.stopRequested = true
-            return state.server
-        }
-        server?.shutdown()
+        try reportStop(server.stats.snapshot(), recorder: configuration.recorder)
     }
 }
 

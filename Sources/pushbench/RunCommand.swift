@@ -310,17 +310,8 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Do not verify the --endpoint certificate (test servers only).")
     var insecure = false
 
-    @Option(
-        name: .customLong("auth-key"),
-        help: "Apple .p8 signing key (PKCS#8 PEM) (default: a P-256 key generated for this run)."
-    )
-    var authKey: String?
-
-    @Option(name: .customLong("key-id"), help: "Key ID (kid) of --auth-key.")
-    var keyID: String?
-
-    @Option(name: .customLong("team-id"), help: "Team ID (iss) of --auth-key.")
-    var teamID: String?
+    @OptionGroup(title: "Provider key (default: a P-256 key generated for this run)")
+    var key: ProviderKeyOptions
 
     @Option(
         name: .customLong("jwt-mode"),
@@ -469,9 +460,6 @@ struct RunCommand: ParsableCommand {
         } catch {
             throw ValidationError("--budget-preset: \(error)")
         }
-        if authKey != nil && (keyID == nil || teamID == nil) {
-            throw ValidationError("--auth-key needs --key-id and --team-id")
-        }
         if endpoint != nil && tokenHygiene.isSet {
             throw ValidationError(
                 "--unregistered, --expiring and --other-topic shape the embedded mock; give them to `pushbench mock` instead"
@@ -479,7 +467,7 @@ struct RunCommand: ParsableCommand {
         }
         try RunTarget(parsing: endpoint).checkAppleRules(
             tokensFile: tokensFile,
-            key: authKey,
+            key: key.authKey,
             bundleID: bundleID,
             paced: (rate, rateProfile != nil || timeScale != nil || burst != nil),
             noRateCap: noRateCap,
@@ -492,10 +480,8 @@ struct RunCommand: ParsableCommand {
         let stop = StopFlag()
         let trap = InterruptTrap { stop.set() }
         defer { _ = trap }
-        let signingKey = try authKey.map(KeyFile.signingKey) ?? ES256PrivateKey()
-        let kid = keyID ?? Self.generatedKeyID
-        let team = teamID ?? Self.generatedTeamID
-        let tokens = ProviderTokenCache(key: signingKey, keyID: kid, teamID: team)
+        let tokens = try key.signing(generatedKeyID: Self.generatedKeyID, generatedTeamID: Self.generatedTeamID)
+        let (kid, team) = (tokens.keyID, tokens.teamID)
         let preset = try BudgetParameters.preset(named: budgetPreset)
         let target = try RunTarget(parsing: endpoint)
         let realTokens = try tokensFile.map(RealTokensFile.read)
