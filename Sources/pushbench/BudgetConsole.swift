@@ -61,43 +61,48 @@ enum BudgetConsole {
                 + "key events p99 \(seconds(tally.lagMs(atPercentile: 99, keyEventsOnly: true))); "
                 + "never shown \(tally.neverShown) (key \(tally.keyNeverShown))"
         )
-        if let recommendations = report.recommendations {
-            lines.append("recommendations (computed by the model):")
-            for rate in recommendations.steadyRates {
-                lines.append(
-                    String(
-                        format: "  steady priority 10, %.0f h activity, frequent %@: at most one every %d s (%.1f/h)",
-                        Double(rate.durationSeconds) / 3600,
-                        rate.frequent ? "on" : "off",
-                        rate.intervalSeconds,
-                        rate.perHour
-                    )
-                )
-            }
-            guard let search = recommendations.policy else { return lines + [footer(result)] }
-            let goal = String(
-                format: "%.0f%% of key events within %g s",
-                recommendations.requiredShare * 100,
-                recommendations.keyLagTargetSeconds
-            )
-            if let recommended = search.recommended {
-                lines.append(
-                    "  cheapest policy for \(goal): \(recommended.summary) "
-                        + String(format: "(%.1f p10 updates/activity)", recommended.p10PerActivity)
-                )
-            } else {
-                lines.append("  no policy reaches \(goal); best " + String(format: "%.1f%%", search.bestShare * 100))
-            }
+        if let recommendations = report.recommendations { lines += recommendationLines(recommendations) }
+        return lines + [footer(result)]
+    }
+
+    /// The model's recommendations: the steady rates that never throttle, and the cheapest
+    /// priority policy that meets the key-event goal, beside the scenario's own.
+    private static func recommendationLines(_ recommendations: BudgetRecommendations) -> [String] {
+        var lines = ["recommendations (computed by the model):"]
+        for rate in recommendations.steadyRates {
             lines.append(
-                "  the scenario's policy: \(search.current.summary) "
-                    + String(
-                        format: "(%.1f p10 updates/activity, %.1f%% of key events within target)",
-                        search.current.p10PerActivity,
-                        search.current.keyShareWithinTarget * 100
-                    )
+                String(
+                    format: "  steady priority 10, %.0f h activity, frequent %@: at most one every %d s (%.1f/h)",
+                    Double(rate.durationSeconds) / 3600,
+                    rate.frequent ? "on" : "off",
+                    rate.intervalSeconds,
+                    rate.perHour
+                )
             )
         }
-        return lines + [footer(result)]
+        guard let search = recommendations.policy else { return lines }
+        let goal = String(
+            format: "%.0f%% of key events within %g s",
+            recommendations.requiredShare * 100,
+            recommendations.keyLagTargetSeconds
+        )
+        if let recommended = search.recommended {
+            lines.append(
+                "  cheapest policy for \(goal): \(recommended.summary) "
+                    + String(format: "(%.1f p10 updates/activity)", recommended.p10PerActivity)
+            )
+        } else {
+            lines.append("  no policy reaches \(goal); best " + String(format: "%.1f%%", search.bestShare * 100))
+        }
+        lines.append(
+            "  the scenario's policy: \(search.current.summary) "
+                + String(
+                    format: "(%.1f p10 updates/activity, %.1f%% of key events within target)",
+                    search.current.p10PerActivity,
+                    search.current.keyShareWithinTarget * 100
+                )
+        )
+        return lines
     }
 
     private static func footer(_ result: BudgetResult) -> String {
