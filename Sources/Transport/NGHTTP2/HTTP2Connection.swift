@@ -492,6 +492,18 @@ final class HTTP2Connection {
         flush()
     }
 
+    /// Reads what a server that is going away sent before it went, when a write found it gone:
+    /// a GOAWAY there says why, and `fail` then names it rather than the lost connection. Every
+    /// error is ignored; the connection fails next whatever is read.
+    private func readLastWords() {
+        while true {
+            let count = input.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            guard count > 0 else { return }
+            let used = input.withUnsafeBytes { nghttp2_session_mem_recv(session, $0.baseAddress, Int(count)) }
+            guard used >= 0 else { return }
+        }
+    }
+
     /// Writes what nghttp2 has queued, as one buffer; nothing before the connection is ready.
     func flush() {
         guard phase == .ready else { return }
@@ -523,7 +535,9 @@ final class HTTP2Connection {
             }
             let error = SSL_get_error(ssl, written)
             if error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ { break }
-            return fail(ConnectionFailure(.connectionLost, "TLS write failed: \(TLSClientContext.lastError())"))
+            let detail = "TLS write failed: \(TLSClientContext.lastError())"
+            readLastWords()
+            return fail(ConnectionFailure(.connectionLost, detail))
         }
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 && !hasPendingOutput {
             fail(goaway ?? ConnectionFailure(.goaway, "the server ended the connection"))
