@@ -67,7 +67,7 @@ struct ConnectionOptions: ParsableArguments {
                 Each such failure in a row doubles the wait (with jitter: half to all of it), up to \
                 --reconnect-backoff-max; then one push goes alone as a probe, and any answer ends the backoff. \
                 Meanwhile closed loop waits, and open loop counts each push as it falls due, failed with the \
-                connection's failure. A connection that completed pushes before it closed reconnects at once.
+                failure that started the hold. A connection that completed pushes before it closed reconnects at once.
                 """
         )
     )

@@ -9,7 +9,8 @@ struct TargetOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "production, sandbox, or https://host:port (e.g. a `pushbench mock`) (default: an embedded mock).",
-            discussion: "Toward Apple's servers a run needs --tokens, --key, --bundle-id, and keeps to 50 pushes/s."
+            discussion:
+                "Toward Apple's servers a run needs --tokens, --auth-key, --bundle-id, and keeps to 50 pushes/s."
         )
     )
     var endpoint: String?
