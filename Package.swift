@@ -3,7 +3,7 @@
 // PushBench: a load and budget harness for the sender side of iOS Live Activity pushes.
 // Module layout and the direction of dependencies follow docs/design.md: each target has
 // one job, and dependencies point down the table (C wrappers, Encodings → Workload/Wire → Transport →
-// LoadEngine → Reports → Harness → pushbench; MockAPNs sits beside Transport on top of Wire, and
+// LoadEngine → Reports → Harness, Profiling → pushbench; MockAPNs sits beside Transport on top of Wire, and
 // Telemetry, Prometheus' format and a plain-HTTP listener, serves both the mock and a run).
 
 import PackageDescription
@@ -55,6 +55,8 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev", "libssl-dev"])]
         ),
+        // prctl for profile's child subreaper; part of libc, so nothing to link.
+        .systemLibrary(name: "CProcess"),
         .target(name: "Encodings", swiftSettings: strict),
         .target(
             name: "Workload",
@@ -121,11 +123,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "Profiling",
+            dependencies: [
+                "CProcess", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "pushbench",
             dependencies: [
                 "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
-                "Telemetry",
+                "Telemetry", "Profiling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict,
@@ -155,7 +165,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Encodings", "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
-                "TestSupport",
+                "Profiling", "TestSupport",
             ],
             swiftSettings: strict
         ),

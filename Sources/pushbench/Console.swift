@@ -50,10 +50,15 @@ struct ProgressDisplay {
                 Double(snapshot.p99Us) / 1000,
                 failures
             )
+        show(line, at: snapshot.elapsedSeconds)
+    }
+
+    /// Shows `line`, a figure of `elapsedSeconds` into the work.
+    mutating func show(_ line: String, at elapsedSeconds: Double) {
         if isTerminal {
             Console.write(STDERR_FILENO, "\r\u{1B}[2K" + line)
-        } else if snapshot.elapsedSeconds - lastPlainLine >= 5 {
-            lastPlainLine = snapshot.elapsedSeconds
+        } else if elapsedSeconds - lastPlainLine >= 5 {
+            lastPlainLine = elapsedSeconds
             Console.err(line)
         }
     }

@@ -7,23 +7,6 @@ import Workload
 /// `pushbench mock`'s server: the configuration its flags describe, what it announces when it
 /// starts, and what it reports when it stops.
 extension MockCommand {
-    /// `--max-connections`, lowered to what the open-file limit allows once raised as far as
-    /// the system lets it (a connection takes a file descriptor; 64 are kept for the rest).
-    func connectionLimits() -> ConnectionLimits {
-        let files = OpenFileLimit.raise()
-        var limits = ConnectionLimits(
-            maxConnections: maxConnections,
-            handshakeTimeout: .nanoseconds(Int64(handshakeTimeout.nanoseconds))
-        )
-        if files - 64 < maxConnections {
-            limits.maxConnections = max(1, files - 64)
-            Console.err(
-                "warning: the open-file limit is \(files), so at most \(limits.maxConnections) connections (not \(maxConnections))"
-            )
-        }
-        return limits
-    }
-
     /// Where answered pushes are recorded: `--record`, or the traffic file of `--report`.
     var recording: String? {
         record ?? report.map { ($0 as NSString).appendingPathComponent("traffic.csv") }
@@ -31,9 +14,6 @@ extension MockCommand {
 
     /// The server the flags describe, with its keys, certificate, recorder and faults read.
     func serverConfiguration() throws -> MockAPNsConfiguration {
-        var keys: [ProviderKey] = []
-        if let verification = try key.verification() { keys.append(verification) }
-        if let path = self.keys { keys += try ProviderKeyFile.load(path) }
         var identity: TLSIdentity? = nil
         if let tlsCert, let tlsKey {
             identity = TLSIdentity(
@@ -49,30 +29,17 @@ extension MockCommand {
                 throw CommandLineError("\(error)")
             }
         }
-        let answers = try faults.answerRules()
-        var configuration = MockAPNsConfiguration(
+        var configuration = try server.configuration(
             host: host,
             port: port,
-            adminPort: adminPort,
-            channelPort: channelPort,
-            channelLimit: channelLimit,
-            subscribersPerChannel: subscribersPerChannel,
+            key: try key.verification(),
             identity: identity,
-            keys: keys,
-            maxConcurrentStreams: streams,
-            streamsBeforeToken: streamsBeforeToken,
-            dropStreamsAfterRejection: dropStreamsAfterRejection,
-            environment: environment,
-            tokenHygiene: try tokenHygiene.hygiene(),
-            tokenRules: answers.tokenRules,
-            unregisteredTokens: answers.unregisteredTokens,
-            disallowedTopics: answers.disallowedTopics,
-            threads: threads,
-            recorder: recorder,
-            faults: try faults.plan(),
-            strictLiveActivityContent: strictContent,
-            limits: connectionLimits()
+            recorder: recorder
         )
+        configuration.adminPort = adminPort
+        configuration.channelPort = channelPort
+        configuration.channelLimit = channelLimit
+        configuration.subscribersPerChannel = subscribersPerChannel
         configuration.channelBroadcastsPerSecond = channelRate
         if let fanoutLatency {
             do {
@@ -117,7 +84,7 @@ extension MockCommand {
         }
         let limits = configuration.limits
         Console.out(
-            "limits: \(limits.maxConnections) connections, TLS and ALPN within \(handshakeTimeout), \(streams) streams a connection, \(ConnectionLimits.maxHeaderListBytes)-byte header lists, \(ConnectionLimits.keptBodyBytes) body bytes kept a stream"
+            "limits: \(limits.maxConnections) connections, TLS and ALPN within \(self.server.handshakeTimeout), \(self.server.streams) streams a connection, \(ConnectionLimits.maxHeaderListBytes)-byte header lists, \(ConnectionLimits.keptBodyBytes) body bytes kept a stream"
         )
         Console.out("counters: GET /stats · stop with Ctrl-C")
     }
@@ -132,7 +99,7 @@ extension MockCommand {
             let written = try MockStopReport.writeTraffic(
                 of: recording,
                 stats: stats,
-                streamsAdvertised: streams,
+                streamsAdvertised: server.streams,
                 to: report
             )
             Console.out("traffic report: \(written.page)")

@@ -29,8 +29,7 @@ enum OutputPath {
             guard access(path, W_OK) == 0 else { throw CommandLineError("\(flag) \(path): cannot write it") }
             return
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        try ensureFolder(folder.isEmpty ? "." : folder, flag: flag)
+        try ensureFolder(parent(of: path) ?? ".", flag: flag)
     }
 
     /// Why `folder` cannot be made, in words, or `nil` when it exists as a writable folder or
@@ -45,9 +44,16 @@ enum OutputPath {
                 }
                 return access(path, W_OK) == 0 ? nil : "cannot write in \(path) (permission denied)"
             }
-            let parent = (path as NSString).deletingLastPathComponent
-            if parent.isEmpty || parent == path { return nil }
+            guard let parent = parent(of: path), parent != path else { return nil }
             path = parent
         }
+    }
+
+    /// The folder `path` is in, or `nil` for a name in the current folder. Not
+    /// `NSString.deletingLastPathComponent`: Foundation traps on a one-letter relative path
+    /// (`--reports-dir R`).
+    private static func parent(of path: String) -> String? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

@@ -25,7 +25,8 @@ struct PushBench: ParsableCommand {
             """,
         version: build.text,
         subcommands: [
-            RunCommand.self, MockCommand.self, TokensCommand.self, ScenariosCommand.self, BudgetCommand.self,
+            RunCommand.self, ProfileCommand.self, MockCommand.self, TokensCommand.self, ScenariosCommand.self,
+            BudgetCommand.self,
             HotpathCommand.self, CompareCommand.self, MergeCommand.self, PlanCommand.self,
         ]
     )

@@ -93,6 +93,25 @@ final class RunSummarySchemaTests: XCTestCase {
         summary.parameters.pacing.points = [[0, 100], [10, 200]]
         summary.parameters.pacing.timeScale = 60
         summary.parameters.pacing.event = "goal"
+        summary.sender = RunSummary.Sender(
+            command: "python3 sender.py",
+            exitStatus: 0,
+            stop: "exited",
+            stopS: 0.1,
+            failure: "the sender exited with status 1",
+            pushes: 40,
+            accepted: 40,
+            cpuUserS: 0.2,
+            cpuSystemS: 0.1,
+            peakRSSBytes: 1 << 20,
+            largestProcessPeakRSSBytes: 1 << 20,
+            processes: 2,
+            pushesPerS: 400,
+            mockCPUS: 0.05,
+            mockPeakCPUPercent: 12
+        )
+        summary.lag = RunSummary.Lag(result.latency, early: 1)
+        summary.events = RunSummary.Events(total: 40, received: 39, missing: 1, extra: 2)
         return summary
     }
 

@@ -22,19 +22,26 @@ public final class PushRecorder: Sendable {
         var failure: String?
     }
 
+    /// Called with each push as it is recorded and when it arrived (UNIX nanoseconds), on the
+    /// thread that answered it: `pushbench profile` matches arrivals to its schedule live, at a
+    /// finer resolution than the file's milliseconds.
+    public typealias Observer = @Sendable (TrafficRecord, _ receivedNs: Int64) -> Void
+
     /// The file being written.
     public let path: String
     private let state: Mutex<State>
+    private let observer: Observer?
     private static let blockBytes = 64 * 1024
 
-    /// Creates (or truncates) `path` and writes the header line.
+    /// Creates (or truncates) `path` and writes the header line; `observer` sees every push.
     /// - Throws: `MockAPNsStartError.unusableRecording` with the system's reason.
-    public init(path: String) throws {
+    public init(path: String, observer: Observer? = nil) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw MockAPNsStartError.unusableRecording("\(path): \(String(cString: strerror(errno)))")
         }
         self.path = path
+        self.observer = observer
         state = Mutex(State(descriptor: descriptor, buffer: Array((TrafficRecord.header + "\n").utf8)))
     }
 
@@ -84,6 +91,7 @@ public final class PushRecorder: Sendable {
             state.recorded += 1
             if state.buffer.count >= Self.blockBytes { Self.flush(&state) }
         }
+        observer?(record, Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
     }
 
     /// Writes what is buffered and closes the file.

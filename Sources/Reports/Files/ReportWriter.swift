@@ -53,12 +53,15 @@ public enum ReportWriter {
         }
         try save(try RunSummary(result, context: context).encoded(), as: "summary.json", in: directory)
         try save(Data(percentileTable(result.latency).text.utf8), as: "latency_percentiles.csv", in: directory)
-        try save(Data(timeseriesTable(result.timeline).text.utf8), as: "timeseries.csv", in: directory)
+        let timeseries = context.profile?.timeseriesTable ?? timeseriesTable(result.timeline)
+        try save(Data(timeseries.text.utf8), as: "timeseries.csv", in: directory)
         try save(Data(hgrm(result.latency).utf8), as: "latency.hgrm", in: directory)
         try save(Data(outcomesTable(result).text.utf8), as: "outcomes.csv", in: directory)
         try save(Data(connectionsTable(result.perConnection).text.utf8), as: "connections.csv", in: directory)
         if let budget { _ = try budget.write(root: (directory as NSString).deletingLastPathComponent) }
-        let html = HTMLReport(result: result, context: context, budget: budget, comparison: comparison).render()
+        let html =
+            context.profile.map { ProfilePage(result: result, context: context, profile: $0).render() }
+            ?? HTMLReport(result: result, context: context, budget: budget, comparison: comparison).render()
         try save(Data(html.utf8), as: "report.html", in: directory)
         return Written(directory: directory, htmlPath: (directory as NSString).appendingPathComponent("report.html"))
     }

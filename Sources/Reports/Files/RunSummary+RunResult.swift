@@ -67,6 +67,9 @@ extension RunSummary {
             ) : nil
         deviceReachUs = Percentiles(books.deviceReach)
         deviceReachHistogramUs = SerializedHistogram(books.deviceReach)
+        sender = context.profile?.sender
+        lag = context.profile?.lag
+        events = context.profile?.events
         let channels = result.channels
         channelRequests =
             channels.requests > 0

@@ -73,6 +73,11 @@ public struct RunSummary: Codable, Sendable {
     /// Until APNs accepted each push, counted once per device it reaches (absent before 0.3).
     public var deviceReachUs: Percentiles?
     public var deviceReachHistogramUs: SerializedHistogram?
+    /// The profiled sender, when `pushbench profile` measured one (absent before 0.4).
+    public var sender: Sender?
+    /// Its lag behind its schedule, and its events against its pushes (absent before 0.4).
+    public var lag: Lag?
+    public var events: Events?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version"
@@ -112,6 +117,7 @@ public struct RunSummary: Codable, Sendable {
         case channelRequests = "channel_requests"
         case deviceReachUs = "device_reach_us"
         case deviceReachHistogramUs = "device_reach_histogram_us"
+        case sender, lag, events
     }
 
     /// A run's broadcasts, apart from its pushes to tokens.

@@ -1,0 +1,45 @@
+import Foundation
+
+/// What a profiled sender is handed: the mock to send to and how to trust it, the key to sign
+/// with, and its work, as files in the run's folder and `PUSHBENCH_*` variables naming them.
+///
+/// The names are a public interface (docs/profile.md); they do not change.
+public struct SenderContract: Sendable {
+    /// The mock's port on 127.0.0.1.
+    public var port: Int
+    /// The mock's certificate (PEM), the provider key (`.p8`), the tokens and the events.
+    public var caFile: String
+    public var authKey: String
+    public var tokensFile: String
+    public var eventsFile: String
+    /// The key's `kid` and `iss`.
+    public var keyID: String
+    public var teamID: String
+    /// The app whose activities are updated.
+    public var bundleID: String
+    /// UNIX seconds of `at_s` 0.
+    public var startAt: Double
+
+    /// The variables, added to the environment the sender inherits.
+    public var environment: [String: String] {
+        [
+            "PUSHBENCH_APNS_URL": "https://127.0.0.1:\(port)",
+            "PUSHBENCH_APNS_HOST": "127.0.0.1",
+            "PUSHBENCH_APNS_PORT": String(port),
+            "PUSHBENCH_CA_FILE": caFile,
+            "PUSHBENCH_AUTH_KEY": authKey,
+            "PUSHBENCH_KEY_ID": keyID,
+            "PUSHBENCH_TEAM_ID": teamID,
+            "PUSHBENCH_BUNDLE_ID": bundleID,
+            "PUSHBENCH_TOPIC": "\(bundleID).push-type.liveactivity",
+            "PUSHBENCH_TOKENS": tokensFile,
+            "PUSHBENCH_EVENTS": eventsFile,
+            "PUSHBENCH_START_AT": String(format: "%.3f", startAt),
+        ]
+    }
+
+    /// The sender's whole environment: this process's, with the contract's variables over it.
+    public var inheritedEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.merging(environment) { _, contract in contract }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sender's processes as `/proc` shows them at one moment: every descendant of this
+/// process (a child subreaper, so orphans stay in the tree), with the CPU time and memory each
+/// holds.
+///
+/// Sampled a few times a second for the series and the peak memory; the exact CPU total comes
+/// from the kernel's accounting of reaped processes (`SenderProcess`), which a sample cannot
+/// miss between two looks.
+struct ProcessTree {
+    /// One process of the tree.
+    struct Member {
+        let pid: pid_t
+        /// User and system time of the process and of the children it has waited for, seconds.
+        let cpuSeconds: Double
+        /// Resident memory, bytes.
+        let rssBytes: Int
+    }
+
+    /// The processes.
+    let members: [Member]
+
+    /// CPU seconds held by the live processes (their own and their reaped children's).
+    var cpuSeconds: Double { members.reduce(0) { $0 + $1.cpuSeconds } }
+    /// Resident memory of all of them together, bytes.
+    var rssBytes: Int { members.reduce(0) { $0 + $1.rssBytes } }
+    /// Their process IDs.
+    var pids: [pid_t] { members.map(\.pid) }
+
+    private static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+    private static let pageBytes = sysconf(Int32(_SC_PAGESIZE))
+
+    /// The descendants of process `root` (by default this one) now.
+    static func sample(root: pid_t = getpid()) -> ProcessTree {
+        var children: [pid_t: [Member]] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(name), let (parent, member) = read(pid) else { continue }
+            children[parent, default: []].append(member)
+        }
+        var members: [Member] = []
+        var queue = children[root] ?? []
+        while let next = queue.popLast() {
+            members.append(next)
+            queue += children[next.pid] ?? []
+        }
+        return ProcessTree(members: members)
+    }
+
+    /// The parent and figures of process `pid`, from `/proc/PID/stat`; `nil` if it is gone.
+    private static func read(_ pid: pid_t) -> (parent: pid_t, member: Member)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        // After the command's closing parenthesis: state, ppid, ..., utime (the 12th field
+        // after it), stime, cutime, cstime, ..., rss (the 22nd); proc(5).
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 21, let parent = pid_t(fields[1]) else { return nil }
+        let ticks = (11...14).reduce(0) { $0 + (Int(fields[$1]) ?? 0) }
+        let pages = Int(fields[21]) ?? 0
+        return (parent, Member(pid: pid, cpuSeconds: Double(ticks) / ticksPerSecond, rssBytes: pages * pageBytes))
+    }
+}

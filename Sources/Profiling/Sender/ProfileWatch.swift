@@ -1,0 +1,184 @@
+import Foundation
+import MockAPNs
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The figures of a profile so far, for the console's progress line.
+public struct ProfileProgress: Sendable {
+    /// Seconds since the sender started.
+    public var elapsedSeconds: Double
+    /// Events handed to the sender, pushes the mock received and accepted.
+    public var events: Int
+    public var pushes: Int
+    public var accepted: Int
+    /// The sender's CPU over the last second, percent of one core, and its processes' memory.
+    public var cpuPercent: Double
+    public var rssBytes: Int
+    /// Whether the sender is being ended.
+    public var ending: Bool
+}
+
+/// Watches a running sender tick by tick: samples its processes, keeps the series, and ends it
+/// when it should stop, SIGTERM first and SIGKILL after the grace.
+struct ProfileWatch {
+    private enum Phase {
+        case watching
+        case terminating(since: Double)
+        case killing(since: Double)
+        case finished
+    }
+
+    /// How long a tick sleeps.
+    static let tickMicroseconds: useconds_t = 200_000
+    /// How long after SIGKILL watching gives up on what remains.
+    private static let killWaitSeconds = 5.0
+
+    let sender: SenderProcess
+    let book: LagBook
+    let durationSeconds: Double?
+    let graceSeconds: Double
+    /// UNIX seconds when the sender started.
+    let startedAt = Date().timeIntervalSince1970
+    private let clockStart = DispatchTime.now().uptimeNanoseconds
+    private let mockCPUStart = Self.processCPUSeconds()
+    private var phase = Phase.watching
+    private var stop = SenderProfile.Stop.exited
+    private var stopBeganAt: Double?
+    private var stopEndedAt: Double?
+    private var survivors = 0
+    private var peakRSS = 0
+    private var samples: [SenderProfile.Sample] = []
+    private var lastSample = (at: 0.0, cpu: 0.0, mockCPU: 0.0)
+    private var lastRSS = 0
+    private var nextProgressAt = 1.0
+
+    init(sender: SenderProcess, book: LagBook, durationSeconds: Double?, graceSeconds: Double) {
+        self.sender = sender
+        self.book = book
+        book.beginIntervals(atNs: Int64(startedAt * 1e9))
+        self.durationSeconds = durationSeconds
+        self.graceSeconds = graceSeconds
+        lastSample.mockCPU = mockCPUStart
+    }
+
+    /// Whether the sender and every descendant are gone, or watching gave up on them.
+    var finished: Bool {
+        if case .finished = phase { true } else { false }
+    }
+
+    /// One look: samples the processes, and moves towards the stop when one is due.
+    mutating func tick(stopRequested: Bool) {
+        let now = elapsed
+        let tree = ProcessTree.sample()
+        lastRSS = tree.rssBytes
+        peakRSS = max(peakRSS, tree.rssBytes)
+        if Int(now) > Int(lastSample.at) { addSample(now: now, tree: tree) }
+        if sender.allReaped {
+            finish(now: now, tree: tree)
+            return
+        }
+        switch phase {
+        case .watching:
+            if stopRequested {
+                terminate(.interrupted, now: now, tree: tree)
+            } else if let durationSeconds, now >= durationSeconds {
+                terminate(.duration, now: now, tree: tree)
+            } else if sender.ending != nil {
+                terminate(.exited, now: now, tree: tree)
+            }
+        case .terminating(let since) where now - since >= graceSeconds:
+            sender.send(SIGKILL, to: tree)
+            phase = .killing(since: now)
+        case .killing(let since) where now - since >= Self.killWaitSeconds:
+            survivors = tree.members.count
+            finish(now: now, tree: tree)
+        default: break
+        }
+    }
+
+    /// The progress figures, once a second.
+    mutating func progressDue() -> ProfileProgress? {
+        let now = elapsed
+        guard now >= nextProgressAt else { return nil }
+        nextProgressAt = now.rounded(.down) + 1
+        let figures = book.figures
+        let ending: Bool
+        if case .watching = phase { ending = false } else { ending = true }
+        return ProfileProgress(
+            elapsedSeconds: now,
+            events: figures.events,
+            pushes: figures.pushes,
+            accepted: figures.accepted,
+            cpuPercent: samples.last?.cpuPercent ?? 0,
+            rssBytes: lastRSS,
+            ending: ending
+        )
+    }
+
+    /// What was measured, once finished.
+    func profile(command: [String], startAt: Double, mock: MockStats.Snapshot) -> SenderProfile {
+        SenderProfile(
+            command: command,
+            ending: sender.ending,
+            stop: stop,
+            stopSeconds: stopBeganAt.map { (stopEndedAt ?? elapsed) - $0 } ?? 0,
+            survivors: survivors,
+            accounting: sender.accounting,
+            peakRSSBytes: peakRSS,
+            mockCPUSeconds: Self.processCPUSeconds() - mockCPUStart,
+            startedAtUnix: startedAt,
+            startAtUnix: startAt,
+            wallSeconds: stopEndedAt ?? elapsed,
+            lag: book.figures,
+            mock: mock,
+            samples: samples,
+            stderrTail: [],
+            outputPath: "",
+            errorPath: "",
+            signalsSent: Set([SIGTERM, SIGKILL].filter { sender.sent($0) })
+        )
+    }
+
+    private var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9 }
+
+    private mutating func terminate(_ cause: SenderProfile.Stop, now: Double, tree: ProcessTree) {
+        stop = cause
+        stopBeganAt = now
+        sender.send(SIGTERM, to: tree)
+        phase = .terminating(since: now)
+    }
+
+    private mutating func finish(now: Double, tree: ProcessTree) {
+        if now > lastSample.at { addSample(now: now, tree: tree) }
+        stopEndedAt = now
+        phase = .finished
+    }
+
+    /// Closes the interval since the last sample: CPU is what the live processes hold plus what
+    /// the kernel accounted for the reaped ones, so a process that exits between two looks still
+    /// counts.
+    private mutating func addSample(now: Double, tree: ProcessTree) {
+        let accounting = sender.accounting
+        let cpu = tree.cpuSeconds + accounting.userSeconds + accounting.systemSeconds
+        let mockCPU = Self.processCPUSeconds()
+        let seconds = now - lastSample.at
+        samples.append(
+            SenderProfile.Sample(
+                startSeconds: lastSample.at,
+                intervalSeconds: seconds,
+                cpuPercent: max(0, cpu - lastSample.cpu) / seconds * 100,
+                rssBytes: tree.rssBytes,
+                mockCPUPercent: (mockCPU - lastSample.mockCPU) / seconds * 100
+            )
+        )
+        lastSample = (now, max(cpu, lastSample.cpu), mockCPU)
+    }
+
+    private static func processCPUSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,140 @@
+import CProcess
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sender `profile` runs: a child process in a process group of its own, its output in
+/// files, and every descendant reaped by this process, which is made a child subreaper first,
+/// so the CPU time of a grandchild that outlives its parent is counted too.
+///
+/// A thread waits for every descendant (`wait4`) and adds up what the kernel accounts for each
+/// one it reaps: user and system time (each process's own and its waited-for children's) and
+/// the largest peak RSS. Nothing else in the process may wait for children while one runs.
+public final class SenderProcess: Sendable {
+    /// How the sender ended.
+    public enum Ending: Sendable, Equatable {
+        /// It exited with this status.
+        case exited(Int32)
+        /// A signal killed it.
+        case signalled(Int32)
+
+        /// The shell's number for it: the status, or 128 + the signal.
+        public var shellStatus: Int32 {
+            switch self {
+            case .exited(let status): status
+            case .signalled(let signal): 128 + signal
+            }
+        }
+    }
+
+    /// What the kernel accounted for the reaped processes.
+    public struct Accounting: Sendable, Equatable {
+        /// User and system CPU seconds of every reaped descendant.
+        public var userSeconds = 0.0
+        public var systemSeconds = 0.0
+        /// The largest peak RSS of any one of them, bytes.
+        public var largestPeakRSSBytes = 0
+        /// Processes reaped.
+        public var reaped = 0
+    }
+
+    private struct State {
+        var ending: Ending?
+        var accounting = Accounting()
+        var allReaped = false
+        var signalsSent: Set<Int32> = []
+    }
+
+    /// The sender's process ID, which is also its process group's.
+    public let pid: pid_t
+    private let state = Mutex(State())
+
+    /// Starts `command` (its first element found on `PATH`) with `environment`, its standard
+    /// input empty and its output appended to `outputPath` and `errorPath`.
+    ///
+    /// Signals this process ignores (SIGINT and SIGTERM while a trap is set, SIGPIPE) get their
+    /// default action back in the child, and it starts with no signal blocked.
+    /// - Throws: `ProfileError.systemCall` when this process cannot become a subreaper or the
+    ///   command cannot be started.
+    public init(command: [String], environment: [String: String], outputPath: String, errorPath: String) throws {
+        guard pb_become_child_subreaper() == 0 else { throw ProfileError.failure("cannot become a child subreaper") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP, SIGQUIT] { sigaddset(&defaults, number) }
+        var noneBlocked = sigset_t()
+        sigemptyset(&noneBlocked)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &noneBlocked)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        )
+        let argv = command.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var pid: pid_t = 0
+        let failure = posix_spawnp(&pid, command[0], &actions, &attributes, argv, envp)
+        guard failure == 0 else { throw ProfileError.failure("cannot start \(command[0])", errno: failure) }
+        self.pid = pid
+        Thread.detachNewThread { [self] in reapAll() }
+    }
+
+    /// How the sender ended, once it has.
+    public var ending: Ending? { state.withLock { $0.ending } }
+    /// Whether the sender and every descendant have been reaped.
+    public var allReaped: Bool { state.withLock { $0.allReaped } }
+    /// What the kernel accounted for the processes reaped so far.
+    public var accounting: Accounting { state.withLock { $0.accounting } }
+    /// Whether `signal` was sent to the sender's processes by `send`.
+    public func sent(_ signal: Int32) -> Bool { state.withLock { $0.signalsSent.contains(signal) } }
+
+    /// Sends `signal` to the sender's process group and to every descendant in `tree` (which
+    /// may have left the group); returns how many processes it went to.
+    @discardableResult
+    func send(_ signal: Int32, to tree: ProcessTree) -> Int {
+        state.withLock { _ = $0.signalsSent.insert(signal) }
+        kill(-pid, signal)
+        for member in tree.members { kill(member.pid, signal) }
+        return tree.members.count
+    }
+
+    /// Waits for descendants until none is left, adding up the kernel's accounting of each.
+    private func reapAll() {
+        while true {
+            var status: Int32 = 0
+            var usage = rusage()
+            let reaped = wait4(-1, &status, 0, &usage)
+            if reaped < 0 {
+                if errno == EINTR { continue }
+                state.withLock { $0.allReaped = true }
+                return
+            }
+            state.withLock { state in
+                state.accounting.userSeconds += Self.seconds(usage.ru_utime)
+                state.accounting.systemSeconds += Self.seconds(usage.ru_stime)
+                state.accounting.largestPeakRSSBytes = max(state.accounting.largestPeakRSSBytes, usage.ru_maxrss * 1024)
+                state.accounting.reaped += 1
+                guard reaped == pid else { return }
+                // WIFEXITED and friends are macros Swift cannot import: the low 7 bits are the
+                // killing signal, 0 for a normal exit, whose status is the next 8 bits.
+                let signal = status & 0x7f
+                state.ending = signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
+            }
+        }
+    }
+
+    private static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+}

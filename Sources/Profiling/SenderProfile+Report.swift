@@ -1,0 +1,107 @@
+import Histogram
+import LoadEngine
+import Reports
+import Transport
+import Workload
+
+extension SenderProfile {
+    /// The profile as `run`'s report files take it: a `RunResult` of what the mock received
+    /// (sent = received; succeeded = accepted; the rest rejected, by reason), with the sender's
+    /// CPU as the engine's, so `compare` and `plan` read a profile as they read a run; and the
+    /// figures only a profile has.
+    public func report(scenario: Scenario, requests: Int?, timing: EventTiming) -> (RunResult, ProfileFigures) {
+        var counts = OutcomeCounts()
+        counts.sent = lag.pushes
+        counts.succeeded = lag.accepted
+        counts.rejected = lag.pushes - lag.accepted
+        let configuration = LoadConfiguration(
+            transport: TransportConfiguration(origin: "https://127.0.0.1"),
+            scenario: scenario,
+            requests: requests,
+            pacing: timing.pacing
+        )
+        var result = RunResult(
+            configuration: configuration,
+            mode: timing == .allAtOnce ? .closedLoop : .openLoop,
+            startedAtUnix: startedAtUnix,
+            durationSeconds: wallSeconds,
+            counts: counts,
+            warmupCounts: OutcomeCounts(),
+            warmupRejectedByReason: [:],
+            latency: Histogram<UInt64>.latency(digits: .three),
+            rejectedByReason: mock.rejectedByReason,
+            erroredByKind: [:],
+            perConnection: mock.pushesByConnection,
+            apnsIDMismatches: 0,
+            timeline: [],
+            scheduleLag: lag.lag,
+            skippedForGoneTokens: 0,
+            startsNotSent: 0,
+            retries: RetryCounts(),
+            recoveries: nil,
+            stageTimes: StageTimes(),
+            engineCPUSeconds: cpuSeconds,
+            interrupted: stop == .interrupted
+        )
+        result.tookEveryEvent = lag.missing == 0
+        result.connectionAttempts = mock.connectionsAccepted
+        return (result, figures)
+    }
+
+    private var figures: ProfileFigures {
+        ProfileFigures(
+            sender: RunSummary.Sender(
+                command: command.joined(separator: " "),
+                exitStatus: ending.map { Int($0.shellStatus) },
+                stop: stop.rawValue,
+                stopS: stopSeconds,
+                failure: failure,
+                pushes: lag.pushes,
+                accepted: lag.accepted,
+                cpuUserS: accounting.userSeconds,
+                cpuSystemS: accounting.systemSeconds,
+                peakRSSBytes: peakRSSBytes,
+                largestProcessPeakRSSBytes: accounting.largestPeakRSSBytes,
+                processes: accounting.reaped,
+                pushesPerS: pushesPerSecond,
+                mockCPUS: mockCPUSeconds,
+                mockPeakCPUPercent: samples.map(\.mockCPUPercent).max() ?? 0
+            ),
+            lag: RunSummary.Lag(lag.lag, early: lag.early),
+            events: RunSummary.Events(total: lag.events, received: lag.matched, missing: lag.missing, extra: lag.extra),
+            rows: rows,
+            stderrTail: stderrTail
+        )
+    }
+
+    /// One row a second: the CPU and memory sample taken in it, and the pushes that arrived in it.
+    private var rows: [ProfileFigures.Row] {
+        samples.map { sample in
+            let second = Int(sample.startSeconds)
+            let arrivals = second < lag.intervals.count ? lag.intervals[second] : LagBook.Interval()
+            let length = max(sample.intervalSeconds, 0.001)
+            return ProfileFigures.Row(
+                startS: sample.startSeconds,
+                intervalS: sample.intervalSeconds,
+                pushesPerS: Double(arrivals.pushes) / length,
+                acceptedPerS: Double(arrivals.accepted) / length,
+                cpuPercent: sample.cpuPercent,
+                rssBytes: sample.rssBytes,
+                mockCPUPercent: sample.mockCPUPercent,
+                lagP50Ms: Double(arrivals.lag.valueAtPercentile(50)) / 1000,
+                lagP99Ms: Double(arrivals.lag.valueAtPercentile(99)) / 1000
+            )
+        }
+    }
+}
+
+extension EventTiming {
+    /// The pacing a run with the same schedule has.
+    var pacing: Pacing {
+        switch self {
+        case .allAtOnce: .closedLoop
+        case .scenarioTime(let scale): .scenarioTime(scale: scale)
+        case .constantRate(let perSecond): (try? .constantRate(perSecond: perSecond)) ?? .closedLoop
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import MockAPNs
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `profile` measured of a sender, from outside: its CPU and memory, its pushes matched
+/// against its schedule, the mock's answers and its own CPU, and how the sender stopped.
+public struct SenderProfile: Sendable {
+    /// Why the profile stopped watching.
+    public enum Stop: String, Sendable {
+        /// The sender exited by itself.
+        case exited
+        /// `--duration` passed and the sender was ended.
+        case duration
+        /// Ctrl-C or SIGTERM arrived and the sender was ended.
+        case interrupted
+    }
+
+    /// One second of the run, counted from the sender's start.
+    public struct Sample: Sendable {
+        /// Seconds since the sender started, and the interval's length.
+        public var startSeconds: Double
+        public var intervalSeconds: Double
+        /// The sender's processes' CPU in the interval, percent of one core.
+        public var cpuPercent: Double
+        /// Their resident memory together at the interval's end, bytes.
+        public var rssBytes: Int
+        /// This process's CPU (the mock, and measuring), percent of one core.
+        public var mockCPUPercent: Double
+    }
+
+    /// The command, as given.
+    public var command: [String]
+    /// How the sender ended; `nil` if it could not be ended.
+    public var ending: SenderProcess.Ending?
+    /// Why watching stopped, and how long the sender and its descendants then took to go.
+    public var stop: Stop
+    public var stopSeconds: Double
+    /// Processes still alive when watching gave up on them (SIGKILL ignored: a process in an
+    /// uninterruptible sleep).
+    public var survivors: Int
+    /// What the kernel accounted for every reaped descendant.
+    public var accounting: SenderProcess.Accounting
+    /// The largest resident memory the sender's processes held together, sampled, bytes.
+    public var peakRSSBytes: Int
+    /// CPU seconds of this process (the mock and the measuring) while the sender ran.
+    public var mockCPUSeconds: Double
+    /// UNIX seconds when the sender started, and of `at_s` 0.
+    public var startedAtUnix: Double
+    public var startAtUnix: Double
+    /// Seconds from the sender's start until watching stopped.
+    public var wallSeconds: Double
+    /// Arrivals matched against the schedule.
+    public var lag: LagBook.Figures
+    /// The mock's counters at the end.
+    public var mock: MockStats.Snapshot
+    /// The series, one sample a second.
+    public var samples: [Sample]
+    /// The sender's last lines on standard error.
+    public var stderrTail: [String]
+    /// Where the sender's output went.
+    public var outputPath: String
+    public var errorPath: String
+
+    /// CPU seconds of the sender and every descendant.
+    public var cpuSeconds: Double { accounting.userSeconds + accounting.systemSeconds }
+
+    /// Why the profile failed, in one line, or `nil`: a sender that exited non-zero or died of
+    /// a signal it was not sent, one that could not be ended, or one that sent nothing.
+    public var failure: String? {
+        if survivors > 0 { return "\(survivors) of the sender's processes could not be ended (even with SIGKILL)" }
+        switch ending {
+        case .exited(let status) where status != 0 && stop == .exited:
+            return "the sender exited with status \(status)"
+        case .signalled(let signal) where !signalsSent.contains(signal):
+            return "the sender died of signal \(signal) (\(Self.name(of: signal))), which profile did not send"
+        default: break
+        }
+        if lag.pushes == 0 { return "the sender sent nothing: the mock received no push" }
+        return nil
+    }
+
+    /// The signals profile sent to the sender's processes.
+    public var signalsSent: Set<Int32>
+
+    /// Pushes the mock received a second, from the first arrival to the last.
+    public var pushesPerSecond: Double {
+        guard let first = lag.firstArrivalNs, let last = lag.lastArrivalNs, last > first else { return 0 }
+        return Double(lag.pushes) / (Double(last - first) / 1e9)
+    }
+
+    /// The name of `signal`, such as `SIGSEGV`.
+    public static func name(of signal: Int32) -> String {
+        let names: [Int32: String] = [
+            SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGILL: "SIGILL", SIGABRT: "SIGABRT",
+            SIGBUS: "SIGBUS", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGPIPE: "SIGPIPE",
+            SIGTERM: "SIGTERM",
+        ]
+        return names[signal] ?? "signal \(signal)"
+    }
+}

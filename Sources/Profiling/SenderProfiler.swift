@@ -1,0 +1,201 @@
+import Foundation
+import MockAPNs
+import Wire
+import Workload
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pushbench profile`'s measurement: starts the mock, writes the sender's contract, runs the
+/// sender as a child until it exits, `duration` passes or `stop` is set, ends it and every
+/// descendant within the grace, and returns what it measured from outside.
+///
+/// Watching is a loop of 200 ms ticks (`ProfileWatch`); every stop is bounded: a sender gets
+/// SIGTERM, then SIGKILL after the grace, and watching ends at most 5 s later whatever remains.
+public struct SenderProfiler {
+    /// The command to run, with its arguments; the first is looked up on `PATH`.
+    public var command: [String]
+    /// The pushes to hand it, the first `requests` of them when set, due as `timing` says.
+    public var scenario: Scenario
+    public var requests: Int?
+    public var timing: EventTiming
+    /// Seconds between the sender's start and `at_s` 0.
+    public var leadSeconds: Double
+    /// Seconds after the sender's start when it is ended, if it has not exited.
+    public var durationSeconds: Double?
+    /// Seconds between SIGTERM and SIGKILL.
+    public var graceSeconds: Double
+    /// The run's folder: the contract's files, the sender's output and the recording go here.
+    public var folder: String
+    /// The mock, as `pushbench mock`'s options describe it; port, recorder and key are set here.
+    public var mock: MockAPNsConfiguration
+    /// The provider key the sender signs with: the user's `.p8` file, or one made for the run.
+    public var signingKey: SigningKey
+    /// The app whose activities are updated.
+    public var bundleID: String
+
+    /// The key handed to the sender.
+    public enum SigningKey: Sendable {
+        /// The user's `.p8`, passed by path, with its `kid` and `iss`, and its public half.
+        case file(path: String, keyID: String, teamID: String, publicKey: ES256PublicKey)
+        /// A key made for this run, written to the run's folder (mode 0600).
+        case generated(ES256PrivateKey, keyID: String, teamID: String)
+    }
+
+    /// Creates a profiler; the defaults are `pushbench profile`'s.
+    public init(
+        command: [String],
+        scenario: Scenario,
+        folder: String,
+        mock: MockAPNsConfiguration,
+        signingKey: SigningKey,
+        requests: Int? = nil,
+        timing: EventTiming = .allAtOnce,
+        leadSeconds: Double = 2,
+        durationSeconds: Double? = nil,
+        graceSeconds: Double = 5,
+        bundleID: String = "com.example.pushbench"
+    ) {
+        self.command = command
+        self.scenario = scenario
+        self.folder = folder
+        self.mock = mock
+        self.signingKey = signingKey
+        self.requests = requests
+        self.timing = timing
+        self.leadSeconds = leadSeconds
+        self.durationSeconds = durationSeconds
+        self.graceSeconds = graceSeconds
+        self.bundleID = bundleID
+    }
+
+    /// Runs the profile.
+    ///
+    /// - Parameters:
+    ///   - stop: set (from a signal handler) to end the sender early.
+    ///   - notice: one line for the user: where the mock listens, what the sender was handed.
+    ///   - progress: the figures so far, about once a second.
+    /// - Throws: `ProfileError` when the files cannot be written or the sender cannot start,
+    ///   `MockAPNsStartError` when the mock cannot.
+    public func run(
+        stop: @escaping @Sendable () -> Bool = { false },
+        notice: (String) -> Void = { _ in },
+        progress: (ProfileProgress) -> Void = { _ in }
+    ) throws -> (profile: SenderProfile, recording: String) {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let writeBegan = Date().timeIntervalSince1970
+        let startAt = (writeBegan + leadSeconds + Self.writingSlackSeconds).rounded(.up)
+        let written = try EventsFile.write(
+            scenario: scenario,
+            requests: requests,
+            timing: timing,
+            bundleID: bundleID,
+            startAt: startAt,
+            eventsPath: path("events.jsonl"),
+            tokensPath: path("tokens.txt")
+        )
+        notice(
+            "wrote \(written.schedule.events) events (\(written.eventBytes) bytes, "
+                + String(format: "%.0f", Double(written.eventBytes) / Double(max(1, written.schedule.events)))
+                + " a push) for \(written.schedule.tokens) tokens in "
+                + String(format: "%.2f s", Date().timeIntervalSince1970 - writeBegan)
+        )
+        let book = LagBook(schedule: written.schedule, startNs: Int64(startAt * 1e9))
+        var mock = self.mock
+        mock.port = 0
+        mock.recorder = try PushRecorder(path: path("traffic.csv")) { book.arrived($0, receivedNs: $1) }
+        mock.keys.append(try verificationKey())
+        let server = try MockAPNsServer.start(mock)
+        defer { server.shutdown() }
+        let contract = try contract(port: server.port, certificate: server.certificatePEM, startAt: startAt)
+        // A key made for the run is the sender's only while it runs: no private key is left behind.
+        defer { if case .generated = signingKey { try? FileManager.default.removeItem(atPath: contract.authKey) } }
+        notice("mock APNs on https://127.0.0.1:\(server.port) for the sender, verifying key \(contract.keyID)")
+        let lead = startAt - Date().timeIntervalSince1970
+        if lead > leadSeconds { usleep(useconds_t((lead - leadSeconds) * 1e6)) }
+        let sender = try SenderProcess(
+            command: command,
+            environment: contract.inheritedEnvironment,
+            outputPath: path("sender.stdout.log"),
+            errorPath: path("sender.stderr.log")
+        )
+        var watch = ProfileWatch(
+            sender: sender,
+            book: book,
+            durationSeconds: durationSeconds,
+            graceSeconds: graceSeconds
+        )
+        notice(
+            "started \(command.joined(separator: " ")) (pid \(sender.pid)); at_s 0 is "
+                + String(format: "%.1f s", startAt - watch.startedAt)
+                + " after its start; its output: \(path("sender.stdout.log")), \(path("sender.stderr.log"))"
+        )
+        while !watch.finished {
+            watch.tick(stopRequested: stop())
+            if let figures = watch.progressDue() { progress(figures) }
+            usleep(ProfileWatch.tickMicroseconds)
+        }
+        server.shutdown()
+        _ = try? mock.recorder?.close()
+        var profile = watch.profile(command: command, startAt: startAt, mock: server.stats.snapshot())
+        profile.outputPath = path("sender.stdout.log")
+        profile.errorPath = path("sender.stderr.log")
+        profile.stderrTail = Self.lastLines(of: profile.errorPath, count: 5)
+        return (profile, path("traffic.csv"))
+    }
+
+    /// Time allowed to write the events before the lead starts counting: the sender starts
+    /// `leadSeconds` before `at_s` 0 unless writing took longer.
+    private static let writingSlackSeconds = 1.0
+
+    private func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
+
+    /// The contract, with the certificate and (when made for the run) the key written.
+    private func contract(port: Int, certificate: [UInt8], startAt: Double) throws -> SenderContract {
+        var ca = try OutputFile(path: path("mock-ca.pem"))
+        try ca.append(certificate)
+        try ca.close()
+        let key: (path: String, keyID: String, teamID: String)
+        switch signingKey {
+        case .file(let file, let keyID, let teamID, _):
+            key = (file, keyID, teamID)
+        case .generated(let privateKey, let keyID, let teamID):
+            var file = try OutputFile(path: path("AuthKey_\(keyID).p8"), mode: 0o600)
+            try file.append(try privateKey.pkcs8PEM())
+            try file.close()
+            key = (file.path, keyID, teamID)
+        }
+        return SenderContract(
+            port: port,
+            caFile: path("mock-ca.pem"),
+            authKey: key.path,
+            tokensFile: path("tokens.txt"),
+            eventsFile: path("events.jsonl"),
+            keyID: key.keyID,
+            teamID: key.teamID,
+            bundleID: bundleID,
+            startAt: startAt
+        )
+    }
+
+    /// The key whose tokens the mock accepts: the sender's.
+    private func verificationKey() throws -> ProviderKey {
+        switch signingKey {
+        case .file(_, let keyID, let teamID, let publicKey):
+            ProviderKey(keyID: keyID, teamID: teamID, publicKey: publicKey)
+        case .generated(let privateKey, let keyID, let teamID):
+            ProviderKey(keyID: keyID, teamID: teamID, publicKey: try ES256PublicKey(pem: try privateKey.publicKeyPEM()))
+        }
+    }
+
+    /// The last `count` lines of the file at `path` (its last 8 KiB at most).
+    static func lastLines(of path: String, count: Int) -> [String] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
+        defer { try? handle.close() }
+        let size = (try? handle.seekToEnd()) ?? 0
+        try? handle.seek(toOffset: size > 8192 ? size - 8192 : 0)
+        let text = String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+        return Array(text.split(separator: "\n", omittingEmptySubsequences: true).suffix(count).map(String.init))
+    }
+}

@@ -1,0 +1,86 @@
+/// What `pushbench profile` measured of a sender, in the form the report files take: the
+/// summary's `sender`, `lag` and `events` objects, and one row a second for `timeseries.csv`.
+public struct ProfileFigures: Sendable {
+    /// One second of a profile, counted from the sender's start.
+    public struct Row: Sendable, Equatable {
+        public var startS: Double
+        public var intervalS: Double
+        /// Pushes the mock received and accepted a second.
+        public var pushesPerS: Double
+        public var acceptedPerS: Double
+        /// The sender's processes' CPU (percent of one core) and memory together.
+        public var cpuPercent: Double
+        public var rssBytes: Int
+        /// PushBench's own process: the mock and the measuring, percent of one core.
+        public var mockCPUPercent: Double
+        /// Lag of the pushes that arrived in the second, milliseconds (0 when none did).
+        public var lagP50Ms: Double
+        public var lagP99Ms: Double
+
+        /// Creates a row.
+        public init(
+            startS: Double,
+            intervalS: Double,
+            pushesPerS: Double,
+            acceptedPerS: Double,
+            cpuPercent: Double,
+            rssBytes: Int,
+            mockCPUPercent: Double,
+            lagP50Ms: Double,
+            lagP99Ms: Double
+        ) {
+            self.startS = startS
+            self.intervalS = intervalS
+            self.pushesPerS = pushesPerS
+            self.acceptedPerS = acceptedPerS
+            self.cpuPercent = cpuPercent
+            self.rssBytes = rssBytes
+            self.mockCPUPercent = mockCPUPercent
+            self.lagP50Ms = lagP50Ms
+            self.lagP99Ms = lagP99Ms
+        }
+    }
+
+    public var sender: RunSummary.Sender
+    public var lag: RunSummary.Lag
+    public var events: RunSummary.Events
+    public var rows: [Row]
+    /// The sender's last lines on standard error, shown with a failure.
+    public var stderrTail: [String]
+    /// The sender doctor's verdict on what the mock received, and the traffic report's page.
+    public var practicesVerdict: String?
+    public var trafficPage: String?
+
+    /// Creates the figures.
+    public init(
+        sender: RunSummary.Sender,
+        lag: RunSummary.Lag,
+        events: RunSummary.Events,
+        rows: [Row],
+        stderrTail: [String]
+    ) {
+        self.sender = sender
+        self.lag = lag
+        self.events = events
+        self.rows = rows
+        self.stderrTail = stderrTail
+    }
+
+    /// `timeseries.csv` of a profile: units in every column name.
+    public var timeseriesTable: CSVTable {
+        var table = CSVTable(columns: [
+            "start_s", "interval_s", "pushes_per_s", "accepted_per_s", "sender_cpu_percent", "sender_rss_bytes",
+            "mock_cpu_percent", "lag_p50_ms", "lag_p99_ms",
+        ])
+        for row in rows {
+            table.append([
+                String(format: "%.3f", row.startS), String(format: "%.3f", row.intervalS),
+                String(format: "%.1f", row.pushesPerS), String(format: "%.1f", row.acceptedPerS),
+                String(format: "%.1f", row.cpuPercent), String(row.rssBytes),
+                String(format: "%.1f", row.mockCPUPercent), String(format: "%.3f", row.lagP50Ms),
+                String(format: "%.3f", row.lagP99Ms),
+            ])
+        }
+        return table
+    }
+}

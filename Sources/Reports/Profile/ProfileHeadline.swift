@@ -1,0 +1,88 @@
+import Foundation
+
+/// The first screen of a profile's report, one sentence each: how fast the sender was, what
+/// it cost in CPU and memory per push, how late it was against its schedule, who set the pace,
+/// and what the sender doctor found.
+public struct ProfileHeadline: Sendable {
+    /// The answers, in reading order.
+    public let lines: [RunHeadline.Line]
+
+    /// The headline of `profile`.
+    public init(_ profile: ProfileFigures) {
+        let sender = profile.sender
+        var lines = [
+            RunHeadline.Line(
+                topic: "speed",
+                sentence: String(
+                    format: "%@ sent %d pushes at %.0f a second (first to last arrival); the mock accepted %@.",
+                    Self.quoted(sender.command),
+                    sender.pushes,
+                    sender.pushesPerS,
+                    sender.pushes == 0
+                        ? "none" : sender.accepted == sender.pushes ? "all of them" : "\(sender.accepted)"
+                ),
+                good: sender.accepted > 0
+            ),
+            RunHeadline.Line(
+                topic: "cost",
+                sentence: String(
+                    format:
+                        "%.1f µs of CPU per push (%.2f s user + %.2f s system over %d process%@), peak memory %@ together (%@ the largest process).",
+                    sender.cpuUsPerPush,
+                    sender.cpuUserS,
+                    sender.cpuSystemS,
+                    sender.processes,
+                    sender.processes == 1 ? "" : "es",
+                    Self.mebibytes(sender.peakRSSBytes),
+                    Self.mebibytes(sender.largestProcessPeakRSSBytes)
+                ),
+                good: nil
+            ),
+            Self.lateness(profile),
+            Self.pace(sender),
+        ]
+        if let verdict = profile.practicesVerdict {
+            lines.append(RunHeadline.Line(topic: "doctor", sentence: verdict, good: nil))
+        }
+        self.lines = lines
+    }
+
+    private static func lateness(_ profile: ProfileFigures) -> RunHeadline.Line {
+        let lag = profile.lag
+        let events = profile.events
+        var sentence = String(
+            format: "Against its schedule, pushes arrived %.1f ms late at the median and %.1f ms at p99 (max %.1f ms)",
+            lag.p50Ms,
+            lag.p99Ms,
+            lag.maxMs
+        )
+        sentence += "; \(events.missing) of \(events.total) events never arrived"
+        sentence += events.extra > 0 ? " and \(events.extra) pushes matched no event." : "."
+        return RunHeadline.Line(topic: "lag", sentence: sentence, good: events.missing == 0)
+    }
+
+    private static func pace(_ sender: RunSummary.Sender) -> RunHeadline.Line {
+        let saturated = sender.mockPeakCPUPercent >= 90
+        let sentence =
+            saturated
+            ? String(
+                format:
+                    "The mock was busy (%.0f%% of a core at its busiest second, %.2f s in all): on a shared machine it may have held the sender back, so these figures are a floor on its speed.",
+                sender.mockPeakCPUPercent,
+                sender.mockCPUS
+            )
+            : String(
+                format:
+                    "The sender set the pace: the mock used at most %.0f%% of a core in any second (%.2f s in all).",
+                sender.mockPeakCPUPercent,
+                sender.mockCPUS
+            )
+        return RunHeadline.Line(topic: "pace", sentence: sentence, good: saturated ? false : nil)
+    }
+
+    static func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+
+    private static func quoted(_ command: String) -> String {
+        command.count > 60 ? String(command.prefix(57)) + "..." : command
+    }
+}

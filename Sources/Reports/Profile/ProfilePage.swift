@@ -1,0 +1,124 @@
+import Foundation
+import LoadEngine
+
+/// `report.html` of a profile: the headline, the sender's cost and lag, its CPU, memory and
+/// pushes over time, the mock's answers, and, when it failed, why with its last words.
+struct ProfilePage {
+    let result: RunResult
+    let context: RunContext
+    let profile: ProfileFigures
+
+    func render() -> String {
+        let sender = profile.sender
+        let lag = profile.lag
+        var html = """
+            <h1>PushBench profile \(HTML.escape(context.runID))</h1>
+            <div class="sub"><code>\(HTML.escape(sender.command))</code> · started \(HTML.escape(Self.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s · stopped: \(HTML.escape(sender.stop))\(sender.exitStatus.map { ", exit status \($0)" } ?? "")</div>
+            \(failure)
+            \(headline)
+            <div class="cards">
+            <div class="card"><b>\(String(format: "%.0f", sender.pushesPerS))</b><span>pushes per second</span></div>
+            <div class="card"><b>\(String(format: "%.1f µs", sender.cpuUsPerPush))</b><span>sender CPU per push</span></div>
+            <div class="card"><b>\(ProfileHeadline.mebibytes(sender.peakRSSBytes))</b><span>peak memory</span></div>
+            <div class="card"><b>\(String(format: "%.1f ms", lag.p50Ms))</b><span>p50 lag</span></div>
+            <div class="card"><b>\(String(format: "%.1f ms", lag.p99Ms))</b><span>p99 lag</span></div>
+            <div class="card"><b>\(profile.events.missing)</b><span>events missing</span></div>
+            </div>
+
+            """
+        html += "<h2>Over time</h2>"
+        html += chart(
+            "Pushes the mock received and accepted per second",
+            "pushes/s",
+            [
+                ("received/s", "#0a66c2", \.pushesPerS), ("accepted/s", "#1a7f37", \.acceptedPerS),
+            ]
+        )
+        html += chart(
+            "CPU, percent of one core",
+            "CPU %",
+            [
+                ("sender", "#c62828", \.cpuPercent), ("mock and measuring", "#6a737d", \.mockCPUPercent),
+            ]
+        )
+        html += chart(
+            "Lag behind the schedule of the pushes arriving each second",
+            "ms",
+            [
+                ("p50", "#0a66c2", \.lagP50Ms), ("p99", "#c62828", \.lagP99Ms),
+            ]
+        )
+        html += chart(
+            "The sender's memory together",
+            "MiB",
+            [
+                ("RSS", "#8250df", \.rssMebibytes)
+            ]
+        )
+        html += "<h2>Events and answers</h2>"
+        html += HTML.table(
+            "The k-th push to a token answers its k-th event",
+            [
+                ("events handed to the sender", "\(profile.events.total)"),
+                ("answered by a push", "\(profile.events.received)"), ("missing", "\(profile.events.missing)"),
+                ("pushes matching no event", "\(profile.events.extra)"),
+                ("pushes before their time (lag 0)", "\(lag.early)"),
+            ],
+            headers: ("", "count")
+        )
+        html += HTML.table(
+            "The mock's answers",
+            [("200", "\(result.counts.succeeded)")]
+                + result.rejectedByReason.sorted { $0.value > $1.value }.map { ($0.key, "\($0.value)") },
+            headers: ("answer", "pushes")
+        )
+        if let page = profile.trafficPage {
+            html += "<p>What the mock saw of the traffic, and the sender doctor's findings: "
+            html += "<a href=\"\(HTML.escape(page))\">\(HTML.escape(page))</a>.</p>"
+        }
+        return HTML.page(title: "PushBench profile \(context.runID)", body: html)
+    }
+
+    private var failure: String {
+        guard let failure = profile.sender.failure else { return "" }
+        let tail = profile.stderrTail.map { HTML.escape($0) }.joined(separator: "<br>")
+        return "<p class=\"failed\"><b>FAILED: \(HTML.escape(failure)).</b>"
+            + (tail.isEmpty ? "" : "<br>Its last words on stderr:<br><code>\(tail)</code>") + "</p>"
+    }
+
+    private var headline: String {
+        "<ul class=\"headline\">"
+            + ProfileHeadline(profile).lines.map { line in
+                let mark = line.good.map { $0 ? " class=\"ok\"" : " class=\"bad\"" } ?? ""
+                return "<li><b\(mark)>\(HTML.escape(line.topic))</b> \(HTML.escape(line.sentence))</li>"
+            }.joined() + "</ul>"
+    }
+
+    private func chart(
+        _ title: String,
+        _ unit: String,
+        _ lines: [(name: String, color: String, value: KeyPath<ProfileFigures.Row, Double>)]
+    ) -> String {
+        LineChart(
+            title: title,
+            xLabel: "seconds since the sender started",
+            yLabel: unit,
+            series: lines.map { line in
+                LineChart.Series(
+                    name: line.name,
+                    color: line.color,
+                    points: profile.rows.map { ($0.startS, $0[keyPath: line.value]) }
+                )
+            }
+        ).render()
+    }
+
+    private static func utc(_ unix: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: Date(timeIntervalSince1970: unix))
+    }
+}
+
+extension ProfileFigures.Row {
+    var rssMebibytes: Double { Double(rssBytes) / 1_048_576 }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Harness
+import HotPath
+import Profiling
+import Reports
+import Wire
+
+/// `pushbench profile`'s steps around the measurement: the sender checked before anything
+/// starts, the profiler its flags describe, and the report of what it measured.
+extension ProfileCommand {
+    /// A sender that cannot be found is bad input, said before the mock starts or a file is
+    /// written.
+    func checkCommand() throws {
+        let program = command[0]
+        let found =
+            program.contains("/")
+            ? FileManager.default.isExecutableFile(atPath: program)
+            : ExecutableSearch.onPath(program) != nil
+        guard found else {
+            throw CommandLineError(
+                program.contains("/")
+                    ? "\(program): no such executable file"
+                    : "\(program): command not found on PATH"
+            )
+        }
+    }
+
+    /// The profiler the flags describe.
+    func profiler(folder: String) throws -> SenderProfiler {
+        let signingKey: SenderProfiler.SigningKey
+        if let authKey = key.authKey, let keyID = key.keyID, let teamID = key.teamID {
+            signingKey = .file(
+                path: authKey,
+                keyID: keyID,
+                teamID: teamID,
+                publicKey: try KeyFile.verificationKey(authKey)
+            )
+        } else {
+            signingKey = .generated(try ES256PrivateKey(), keyID: "PBPROFILE1", teamID: "PUSHBENCH1")
+        }
+        var profiler = SenderProfiler(
+            command: command,
+            scenario: try scenario.scenario(defaultActivities: 1000),
+            folder: folder,
+            mock: try server.configuration(host: "127.0.0.1", port: 0, key: nil),
+            signingKey: signingKey,
+            requests: scenario.requests,
+            timing: schedule.timing,
+            leadSeconds: schedule.lead.seconds,
+            durationSeconds: schedule.duration?.seconds,
+            graceSeconds: schedule.grace.seconds
+        )
+        profiler.bundleID = bundleID
+        return profiler
+    }
+
+    /// Writes the traffic report and the run's report files, and prints the headline.
+    func report(
+        _ profile: SenderProfile,
+        recording: String,
+        profiler: SenderProfiler,
+        runID: String,
+        folder: String
+    ) throws {
+        let (result, profileFigures) = profile.report(
+            scenario: profiler.scenario,
+            requests: profiler.requests,
+            timing: profiler.timing
+        )
+        var figures = profileFigures
+        do {
+            let traffic = try MockStopReport.writeTraffic(
+                of: recording,
+                stats: profile.mock,
+                streamsAdvertised: server.streams,
+                to: (folder as NSString).appendingPathComponent("traffic")
+            )
+            figures.practicesVerdict = traffic.verdict
+            figures.trafficPage = "traffic/report.html"
+        } catch {
+            Console.err("warning: the traffic report could not be written: \(error)")
+        }
+        var context = RunContext(
+            runID: runID,
+            commandLine: CommandLine.arguments.joined(separator: " "),
+            targetDescription: "embedded mock",
+            build: PushBench.build
+        )
+        context.profile = figures
+        if let failure = profile.failure {
+            Console.out("FAILED: \(failure)")
+            for line in profile.stderrTail { Console.out("  sender stderr: \(line)") }
+        }
+        for line in ProfileHeadline(figures).lines { Console.out("\(line.topic)  \(line.sentence)") }
+        do {
+            let written = try ReportWriter.write(result, context: context, directory: folder)
+            Console.out("report: \(written.htmlPath)")
+        } catch {
+            throw CommandLineError.runtime("\(error) (the lines above are complete)")
+        }
+    }
+
+    /// The live line: pushes against events, the sender's CPU and memory.
+    static func progressLine(_ progress: ProfileProgress) -> String {
+        String(
+            format: "%6.1fs  pushes %d of %d events  accepted %d  sender CPU %.0f%%  RSS %.1f MiB%@",
+            progress.elapsedSeconds,
+            progress.pushes,
+            progress.events,
+            progress.accepted,
+            progress.cpuPercent,
+            Double(progress.rssBytes) / 1_048_576,
+            progress.ending ? "  (ending the sender)" : ""
+        )
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import Harness
+import Profiling
+import Reports
+import Synchronization
+import Wire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pushbench profile`: a team's own sender, run against the mock and measured from outside.
+struct ProfileCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract:
+            "Run your own sender against the mock and measure its CPU and memory per push, its lag and its practices.",
+        discussion: """
+            Starts the mock, writes the scenario's pushes for the sender and runs COMMAND with PUSHBENCH_* variables \
+            naming them (docs/profile.md has the contract and an adapter to copy):
+
+              PUSHBENCH_APNS_URL, _APNS_HOST, _APNS_PORT, _CA_FILE     the mock, and its certificate (PEM)
+              PUSHBENCH_AUTH_KEY, _KEY_ID, _TEAM_ID                     the provider key (.p8) to sign with
+              PUSHBENCH_BUNDLE_ID, _TOPIC                               the app
+              PUSHBENCH_TOKENS, _EVENTS, _START_AT                      the work: tokens, pushes as JSON lines with at_s, and when at_s 0 is (UNIX seconds)
+
+            It watches the sender until it exits, --duration passes or Ctrl-C: CPU of the sender and every \
+            descendant (the kernel's accounting), their memory, each push's lag (arrival at the mock minus its \
+            event's time), events missing and pushes extra, the mock's answers, and the sender doctor's findings. \
+            The report goes to <reports-dir>/<run-id>/ as run's does (summary.json with sender, lag and events; \
+            timeseries.csv; report.html), with the mock's traffic report in traffic/.
+
+              pushbench profile --requests 20000 -- python3 examples/aioapns_sender.py
+              pushbench profile --requests 5000 -- pushbench run --endpoint '$PUSHBENCH_APNS_URL' ...
+
+            Exit status: 0; 2 for bad input (a COMMAND that does not exist); 3 when the profile failed (the sender \
+            exited non-zero, died of a signal profile did not send, or sent nothing), with the cause and the \
+            sender's last stderr lines; 4 when profiling itself failed; 130 after Ctrl-C, with what was measured written.
+            """
+    )
+
+    @OptionGroup(title: "Scenario")
+    var scenario: ScenarioOptions
+
+    @OptionGroup(title: "Schedule and stop")
+    var schedule: ProfileScheduleOptions
+
+    @Option(
+        name: .customLong("bundle-id"),
+        help: "The app's bundle ID (PUSHBENCH_BUNDLE_ID; the topic adds .push-type.liveactivity)."
+    )
+    var bundleID = "com.example.pushbench"
+
+    @Option(name: .customLong("reports-dir"), help: "Folder the report folder is written into.")
+    var reportsDir = "Reports"
+
+    @OptionGroup(title: "Provider key (default: a P-256 key made for the run, deleted when it ends)")
+    var key: ProviderKeyOptions
+
+    @OptionGroup(title: "The mock")
+    var server: MockServerOptions
+
+    @Argument(parsing: .postTerminator, help: "The sender to run, after --: a program and its arguments.")
+    var command: [String] = []
+
+    func validate() throws {
+        if command.isEmpty { throw ValidationError("give the sender to run after --, such as: -- python3 sender.py") }
+    }
+
+    func run() throws {
+        signal(SIGPIPE, SIG_IGN)
+        try checkCommand()
+        let stopRequested = Atomic<Bool>(false)
+        let trap = InterruptTrap { stopRequested.store(true, ordering: .relaxed) }
+        let runID = RunContext.makeRunID()
+        let folder = (reportsDir as NSString).appendingPathComponent(runID)
+        try OutputPath.ensureFolder(reportsDir, flag: "--reports-dir")
+        let profiler = try profiler(folder: folder)
+        var display = ProgressDisplay()
+        let measured: (profile: SenderProfile, recording: String)
+        do {
+            measured = try profiler.run(
+                stop: { stopRequested.load(ordering: .relaxed) },
+                notice: { Console.err($0) },
+                progress: { display.show(Self.progressLine($0), at: $0.elapsedSeconds) }
+            )
+        } catch let error as ProfileError {
+            throw CommandLineError.runtime("\(error)")
+        }
+        display.finish()
+        let profile = measured.profile
+        try report(profile, recording: measured.recording, profiler: profiler, runID: runID, folder: folder)
+        if let signal = trap.signal { throw ExitCode(ExitStatus.interrupted(by: signal)) }
+        if profile.failure != nil { throw ExitCode(ExitStatus.nothingSucceeded) }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `pushbench profile` against real children: PushBench's own sender measured as `/usr/bin/time`
+/// measures it, and senders that misbehave, each ended within its bound with its cause said in
+/// one line and the books right.
+final class ProfileCommandTests: PushbenchTestCase {
+    /// The profile's summary, from the one report folder under `reports`.
+    private func summary(in reports: String) throws -> [String: Any] {
+        let runs = try FileManager.default.contentsOfDirectory(atPath: reports)
+        XCTAssertEqual(runs.count, 1, "one report folder: \(runs)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(reports)/\(runs[0])/summary.json"))
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    private func profile(
+        _ sender: String,
+        requests: Int = 50,
+        options: [String] = []
+    ) throws -> (output: ExternalProgram.Output, seconds: Double, reports: String) {
+        let reports = directory.file("reports-\(UUID().uuidString.prefix(8))")
+        let began = Date()
+        let output = try pushbench.run(
+            ["profile", "--requests", String(requests), "--reports-dir", reports, "--lead", "0.5s"] + options
+                + ["--", "/bin/sh", "-c", sender],
+            timeout: 120
+        )
+        return (output, Date().timeIntervalSince(began), reports)
+    }
+
+    /// The books of a profile: every event handed over is received or missing.
+    private func assertBooks(
+        _ summary: [String: Any],
+        total: Int,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    )
+        throws
+    {
+        let events = try XCTUnwrap(summary["events"] as? [String: Int], file: file, line: line)
+        XCTAssertEqual(events["total"], total, file: file, line: line)
+        XCTAssertEqual((events["received"] ?? -1) + (events["missing"] ?? -1), total, file: file, line: line)
+    }
+
+    func testACommandThatDoesNotExistIsBadInputBeforeAnythingStarts() throws {
+        let reports = directory.file("reports")
+        let output = try pushbench.run(["profile", "--reports-dir", reports, "--", "no-such-sender-4711"])
+        XCTAssertEqual(output.status, 2, output.stderr)
+        assertCleanFailure(output, mentions: "no-such-sender-4711: command not found on PATH")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: reports), "nothing started, nothing written")
+    }
+
+    /// PushBench's own sender as the child, everything from the contract: the profile's CPU is
+    /// what `/usr/bin/time` measures of the same child (within 10%), and its pushes are the
+    /// child's own count.
+    func testPushBenchsOwnSenderIsMeasuredAsTimeMeasuresIt() throws {
+        let time = try XCTUnwrap(ExternalProgram.onPath("time").map(\.path) ?? "/usr/bin/time")
+        let timing = directory.file("time.txt")
+        let child = directory.file("child-reports")
+        let sender = """
+            exec \(time) -f '%U %S' -o \(timing) \(pushbench.path) run --endpoint "$PUSHBENCH_APNS_URL" \
+            --ca-file "$PUSHBENCH_CA_FILE" --auth-key "$PUSHBENCH_AUTH_KEY" --key-id "$PUSHBENCH_KEY_ID" \
+            --team-id "$PUSHBENCH_TEAM_ID" --requests 600 --no-budget --reports-dir \(child)
+            """
+        let (output, _, reports) = try profile(sender, requests: 600)
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let summary = try summary(in: reports)
+        try assertBooks(summary, total: 600)
+        let events = try XCTUnwrap(summary["events"] as? [String: Int])
+        XCTAssertEqual(events["missing"], 0)
+        XCTAssertEqual(events["extra"], 0)
+        let childSummary = try self.summary(in: child)
+        let childCounts = try XCTUnwrap(childSummary["counts"] as? [String: Int])
+        XCTAssertEqual(childCounts["succeeded"], events["received"], "the child's own count")
+        let measured = try String(contentsOfFile: timing, encoding: .utf8).split(separator: " ").compactMap {
+            Double($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let timeCPU = measured.reduce(0, +)
+        let senderFigures = try XCTUnwrap(summary["sender"] as? [String: Any])
+        let profileCPU =
+            try XCTUnwrap(senderFigures["cpu_user_s"] as? Double) + XCTUnwrap(senderFigures["cpu_system_s"] as? Double)
+        XCTAssertEqual(
+            profileCPU,
+            timeCPU,
+            accuracy: max(0.1 * timeCPU, 0.03),
+            "profile \(profileCPU) s, time \(timeCPU) s"
+        )
+        XCTAssertGreaterThan(try XCTUnwrap(senderFigures["cpu_us_per_push"] as? Double), 0)
+        XCTAssertEqual(senderFigures["exit_status"] as? Int, 0)
+        let lag = try XCTUnwrap(summary["lag"] as? [String: Any])
+        XCTAssertGreaterThan(try XCTUnwrap(lag["max_ms"] as? Double), 0)
+    }
+
+    func testASenderThatExitsAtOnceFailsWithItsLastWords() throws {
+        let (output, seconds, reports) = try profile("echo 'config: no such key' >&2; exit 1")
+        XCTAssertEqual(output.status, 3, output.stderr)
+        XCTAssertTrue(output.stdout.contains("FAILED: the sender exited with status 1"), output.stdout)
+        XCTAssertTrue(output.stdout.contains("sender stderr: config: no such key"), output.stdout)
+        XCTAssertLessThan(seconds, 15)
+        try assertBooks(try summary(in: reports), total: 50)
+    }
+
+    func testASenderThatCrashesMidwayFailsNamingTheSignal() throws {
+        let (output, _, reports) = try profile("sleep 0.3; kill -SEGV $$")
+        XCTAssertEqual(output.status, 3, output.stderr)
+        XCTAssertTrue(
+            output.stdout.contains("FAILED: the sender died of signal 11 (SIGSEGV), which profile did not send"),
+            output.stdout
+        )
+        let sender = try XCTUnwrap(try summary(in: reports)["sender"] as? [String: Any])
+        XCTAssertEqual(sender["exit_status"] as? Int, 128 + 11)
+    }
+
+    /// A sender that ignores SIGTERM is killed after the grace: the stop is bounded by
+    /// --duration + --grace, plus a tick.
+    func testASenderThatIgnoresSIGTERMIsKilledAfterTheGrace() throws {
+        let (output, seconds, reports) = try profile(
+            "trap '' TERM; sleep 60",
+            options: ["--duration", "1s", "--grace", "1s"]
+        )
+        XCTAssertEqual(output.status, 3, output.stderr)
+        XCTAssertTrue(output.stdout.contains("FAILED: the sender sent nothing"), output.stdout)
+        XCTAssertLessThan(seconds, 12, "duration 1 s + lead + grace 1 s, bounded")
+        let sender = try XCTUnwrap(try summary(in: reports)["sender"] as? [String: Any])
+        XCTAssertEqual(sender["stop"] as? String, "duration")
+        XCTAssertEqual(sender["exit_status"] as? Int, 128 + 9, "SIGKILL")
+        XCTAssertLessThan(try XCTUnwrap(sender["stop_s"] as? Double), 3)
+    }
+
+    /// A grandchild that outlives the sender is still reaped by profile (a child subreaper):
+    /// its CPU is counted and it is ended.
+    func testAGrandchildThatOutlivesItsParentIsCountedAndEnded() throws {
+        let marker = "61.4711"
+        let (output, seconds, reports) = try profile(
+            "(i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done; exec sleep \(marker)) & sleep 1.5; exit 0"
+        )
+        XCTAssertEqual(output.status, 3, "it sent nothing: \(output.stdout)")
+        XCTAssertLessThan(seconds, 15)
+        let sender = try XCTUnwrap(try summary(in: reports)["sender"] as? [String: Any])
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(sender["processes"] as? Int), 2)
+        XCTAssertGreaterThan(try XCTUnwrap(sender["cpu_user_s"] as? Double), 0.2, "the grandchild's busy loop")
+        let left = try ExternalProgram(path: "/usr/bin/pgrep").run(["-f", "sleep \(marker)"])
+        XCTAssertEqual(left.stdout, "", "the grandchild was ended")
+    }
+
+    /// Pushes to tokens the scenario does not have are extra, and the scenario's events missing.
+    func testPushesToTokensOutsideTheScenarioAreExtra() throws {
+        let sender = """
+            exec \(pushbench.path) run --endpoint "$PUSHBENCH_APNS_URL" --ca-file "$PUSHBENCH_CA_FILE" \
+            --auth-key "$PUSHBENCH_AUTH_KEY" --key-id "$PUSHBENCH_KEY_ID" --team-id "$PUSHBENCH_TEAM_ID" \
+            --requests 30 --seed 4711 --no-budget --reports-dir \(directory.file("child"))
+            """
+        let (output, _, reports) = try profile(sender, requests: 40)
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertTrue(
+            output.stdout.contains("40 of 40 events never arrived and 30 pushes matched no event"),
+            output.stdout
+        )
+        let summary = try summary(in: reports)
+        try assertBooks(summary, total: 40)
+        XCTAssertEqual((summary["events"] as? [String: Int])?["extra"], 30)
+    }
+}
