@@ -6,6 +6,8 @@
 #   libjemalloc-dev       the allocator the sender core is measured with (against glibc's)
 #   nghttp2-client        h2load, the reference HTTP/2 load generator we compare against
 #   curl, openssl         independent clients the tests check the mock and our signatures with
+#   time, procps          /usr/bin/time and pgrep: what profile's CPU is checked against, and that it
+#                         leaves no process of a sender behind
 #   python3-h2            a third HTTP/2 client library for the mock's tests (host without :authority)
 #   python3-venv          the virtual environment the client conformance suite installs PyPI's APNs clients into
 #   chromium              renders the HTML reports headless, as a reader sees them (Scripts/render-report.sh)
@@ -15,7 +17,7 @@
 #                         NO_ERROR: the transports' test of that, and h2load-compare.sh's target
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libjemalloc-dev nghttp2-client curl openssl pkg-config
+packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libjemalloc-dev nghttp2-client curl openssl time procps pkg-config
   python3-h2 python3-venv chromium prometheus valgrind binutils nginx-light)
 missing=()
 for package in "${packages[@]}"; do

@@ -61,7 +61,7 @@ extension SenderProfile {
                 cpuUserS: accounting.userSeconds,
                 cpuSystemS: accounting.systemSeconds,
                 peakRSSBytes: peakRSSBytes,
-                largestProcessPeakRSSBytes: accounting.largestPeakRSSBytes,
+                largestProcessPeakRSSBytes: largestPeakRSSBytes,
                 processes: accounting.reaped,
                 pushesPerS: pushesPerSecond,
                 mockCPUS: mockCPUSeconds,

@@ -44,6 +44,8 @@ public struct SenderProfile: Sendable {
     public var accounting: SenderProcess.Accounting
     /// The largest resident memory the sender's processes held together, sampled, bytes.
     public var peakRSSBytes: Int
+    /// The largest peak of any one process, as the kernel kept it (`VmHWM`), sampled, bytes.
+    public var largestPeakRSSBytes: Int
     /// CPU seconds of this process (the mock and the measuring) while the sender ran.
     public var mockCPUSeconds: Double
     /// UNIX seconds when the sender started, and of `at_s` 0.

@@ -162,7 +162,7 @@ final class ConformanceSuiteTests: XCTestCase {
 
     /// The virtual environment's python with the pinned clients, made when missing or when the
     /// pins changed since it was made.
-    private static func clientEnvironment() throws -> ExternalProgram {
+    static func clientEnvironment() throws -> ExternalProgram {
         let environment = repository.appendingPathComponent(".build/conformance-venv").path
         let python = ExternalProgram(path: environment + "/bin/python")
         let requirements = suite.appendingPathComponent("requirements.txt").path

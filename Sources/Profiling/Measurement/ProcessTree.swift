@@ -19,6 +19,8 @@ struct ProcessTree {
         let cpuSeconds: Double
         /// Resident memory, bytes.
         let rssBytes: Int
+        /// The most resident memory it has held since it last called exec (`VmHWM`), bytes.
+        let peakRSSBytes: Int
     }
 
     /// The processes.
@@ -28,6 +30,8 @@ struct ProcessTree {
     var cpuSeconds: Double { members.reduce(0) { $0 + $1.cpuSeconds } }
     /// Resident memory of all of them together, bytes.
     var rssBytes: Int { members.reduce(0) { $0 + $1.rssBytes } }
+    /// The largest peak of any one of them, bytes.
+    var largestPeakRSSBytes: Int { members.map(\.peakRSSBytes).max() ?? 0 }
     /// Their process IDs.
     var pids: [pid_t] { members.map(\.pid) }
 
@@ -61,6 +65,22 @@ struct ProcessTree {
         guard fields.count > 21, let parent = pid_t(fields[1]) else { return nil }
         let ticks = (11...14).reduce(0) { $0 + (Int(fields[$1]) ?? 0) }
         let pages = Int(fields[21]) ?? 0
-        return (parent, Member(pid: pid, cpuSeconds: Double(ticks) / ticksPerSecond, rssBytes: pages * pageBytes))
+        let member = Member(
+            pid: pid,
+            cpuSeconds: Double(ticks) / ticksPerSecond,
+            rssBytes: pages * pageBytes,
+            peakRSSBytes: peakRSS(pid) ?? pages * pageBytes
+        )
+        return (parent, member)
+    }
+
+    /// `VmHWM` of `/proc/PID/status`, bytes. Not the kernel's `ru_maxrss` of a reaped process:
+    /// a child started with `posix_spawn` shares its parent's memory until it calls exec, and
+    /// that figure keeps the parent's peak.
+    private static func peakRSS(_ pid: pid_t) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }.map { $0 * 1024 }
     }
 }

@@ -49,6 +49,7 @@ struct ProfileWatch {
     private var stopEndedAt: Double?
     private var survivors = 0
     private var peakRSS = 0
+    private var largestPeakRSS = 0
     private var samples: [SenderProfile.Sample] = []
     private var lastSample = (at: 0.0, cpu: 0.0, mockCPU: 0.0)
     private var lastRSS = 0
@@ -74,6 +75,7 @@ struct ProfileWatch {
         let tree = ProcessTree.sample()
         lastRSS = tree.rssBytes
         peakRSS = max(peakRSS, tree.rssBytes)
+        largestPeakRSS = max(largestPeakRSS, tree.largestPeakRSSBytes)
         if Int(now) > Int(lastSample.at) { addSample(now: now, tree: tree) }
         if sender.allReaped {
             finish(now: now, tree: tree)
@@ -127,6 +129,7 @@ struct ProfileWatch {
             survivors: survivors,
             accounting: sender.accounting,
             peakRSSBytes: peakRSS,
+            largestPeakRSSBytes: largestPeakRSS,
             mockCPUSeconds: Self.processCPUSeconds() - mockCPUStart,
             startedAtUnix: startedAt,
             startAtUnix: startAt,

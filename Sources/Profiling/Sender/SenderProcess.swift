@@ -11,8 +11,9 @@ import Glibc
 /// so the CPU time of a grandchild that outlives its parent is counted too.
 ///
 /// A thread waits for every descendant (`wait4`) and adds up what the kernel accounts for each
-/// one it reaps: user and system time (each process's own and its waited-for children's) and
-/// the largest peak RSS. Nothing else in the process may wait for children while one runs.
+/// one it reaps: user and system time, each process's own and its waited-for children's. (Not
+/// its `ru_maxrss`: a spawned child keeps its parent's peak from before its exec.) Nothing else
+/// in the process may wait for children while one runs.
 public final class SenderProcess: Sendable {
     /// How the sender ended.
     public enum Ending: Sendable, Equatable {
@@ -35,8 +36,6 @@ public final class SenderProcess: Sendable {
         /// User and system CPU seconds of every reaped descendant.
         public var userSeconds = 0.0
         public var systemSeconds = 0.0
-        /// The largest peak RSS of any one of them, bytes.
-        public var largestPeakRSSBytes = 0
         /// Processes reaped.
         public var reaped = 0
     }
@@ -125,7 +124,6 @@ public final class SenderProcess: Sendable {
             state.withLock { state in
                 state.accounting.userSeconds += Self.seconds(usage.ru_utime)
                 state.accounting.systemSeconds += Self.seconds(usage.ru_stime)
-                state.accounting.largestPeakRSSBytes = max(state.accounting.largestPeakRSSBytes, usage.ru_maxrss * 1024)
                 state.accounting.reaped += 1
                 guard reaped == pid else { return }
                 // WIFEXITED and friends are macros Swift cannot import: the low 7 bits are the

@@ -27,12 +27,10 @@ public struct ProfileHeadline: Sendable {
                 topic: "cost",
                 sentence: String(
                     format:
-                        "%.1f µs of CPU per push (%.2f s user + %.2f s system over %d process%@), peak memory %@ together (%@ the largest process).",
+                        "%.1f µs of CPU per push (%.2f s user + %.2f s system: the sender and every process it started), peak memory %@ together (%@ the largest process).",
                     sender.cpuUsPerPush,
                     sender.cpuUserS,
                     sender.cpuSystemS,
-                    sender.processes,
-                    sender.processes == 1 ? "" : "es",
                     Self.mebibytes(sender.peakRSSBytes),
                     Self.mebibytes(sender.largestProcessPeakRSSBytes)
                 ),

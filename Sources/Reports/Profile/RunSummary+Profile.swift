@@ -24,11 +24,12 @@ extension RunSummary {
         /// CPU per push the mock received, and per push it accepted, microseconds.
         public var cpuUsPerPush: Double
         public var cpuUsPerAcceptedPush: Double
-        /// The sender's processes' resident memory together at its sampled peak, and the peak
-        /// of the largest one as the kernel accounted it, bytes.
+        /// The sender's processes' resident memory together at its sampled peak, and the peak of
+        /// the largest one as the kernel keeps it (`VmHWM`, sampled), bytes.
         public var peakRSSBytes: Int
         public var largestProcessPeakRSSBytes: Int
-        /// Processes reaped: the sender and its descendants.
+        /// Processes profile reaped: the sender, and descendants left to it when their parent
+        /// went (the others are counted in their parent's time).
         public var processes: Int
         /// Pushes the mock received a second, from the first to the last.
         public var pushesPerS: Double
