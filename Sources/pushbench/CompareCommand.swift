@@ -57,6 +57,12 @@ struct CompareCommand: ParsableCommand {
     var maxP99Rise: String?
 
     @Option(
+        name: .customLong("max-cpu-rise"),
+        help: "Profiles: the largest rise of the sender's CPU per push allowed (default 10%)."
+    )
+    var maxCPURise: String?
+
+    @Option(
         name: .customLong("max-error-rate"),
         help: "The largest share of the current runs' requests that may fail (default 0.1%)."
     )
@@ -161,11 +167,7 @@ struct CompareCommand: ParsableCommand {
                 thresholds: thresholds
             )
         case .speed, .counts:
-            comparison = RunComparison(
-                baseline: try baseline.map(RunFigures.init(contentsOf:)),
-                current: try current.map(RunFigures.init(contentsOf:)),
-                thresholds: thresholds
-            )
+            comparison = try runs(baseline, current, thresholds)
         }
         for (path, text) in [(markdown, comparison.markdown), (junit, comparison.junitXML)] {
             guard let path else { continue }
@@ -211,39 +213,5 @@ struct CompareCommand: ParsableCommand {
             )
         }
         return (baseline[0], current[0])
-    }
-
-    /// The thresholds file, if any, with the flags on top.
-    private func thresholds() throws -> ComparisonThresholds {
-        var thresholds = try thresholdsFile.map(ComparisonThresholds.load) ?? ComparisonThresholds()
-        for (text, option, keyPath) in [
-            (maxThroughputDrop, "--max-throughput-drop", \ComparisonThresholds.maxThroughputDropPercent),
-            (maxP99Rise, "--max-p99-rise", \.maxP99RisePercent),
-            (maxErrorRate, "--max-error-rate", \.maxErrorRatePercent),
-            (maxInstructionRise, "--max-instruction-rise", \.maxInstructionRisePercent),
-            (maxBudgetRise, "--max-budget-rise", \.maxBudgetRisePercent),
-            (maxThrottledRise, "--max-throttled-rise", \.maxThrottledRisePoints),
-            (maxKeyShareDrop, "--max-key-share-drop", \.maxKeyShareDropPoints),
-        ] {
-            if let text { thresholds[keyPath: keyPath] = try ComparisonThresholds.percent(text, for: option) }
-        }
-        for text in maxStageRise {
-            let (stage, percent) = try ComparisonThresholds.stageLimit(text, for: "--max-stage-rise")
-            thresholds.maxStageRisePercent[stage] = percent
-        }
-        let stages = PushStage.allCases.map(\.rawValue) + ["total"]
-        if let unknown = thresholds.maxStageRisePercent.keys.sorted().first(where: { !stages.contains($0) }) {
-            throw ComparisonError("no stage '\(unknown)'; the stages: \(stages.joined(separator: ", "))")
-        }
-        if let alpha {
-            thresholds.alpha = try ComparisonThresholds.significanceLevel(alpha, for: "--alpha")
-        }
-        if let mode {
-            guard let parsed = ComparisonThresholds.Mode(rawValue: mode) else {
-                throw ComparisonError("--mode must be speed, counts, instructions or budget")
-            }
-            thresholds.mode = parsed
-        }
-        return thresholds
     }
 }

@@ -102,12 +102,22 @@ struct PlanCommand: ParsableCommand {
     }
 
     func run() throws {
-        let measured = try RunSummary.read(contentsOf: result).runResult()
-        guard measured.counts.succeeded > 0, measured.engineCPUSeconds > 0, measured.latency.totalCount > 0 else {
+        let summary = try RunSummary.read(contentsOf: result)
+        let measured = try summary.runResult()
+        let profiled = summary.sender?.command
+        guard measured.counts.succeeded > 0, measured.engineCPUSeconds > 0,
+            profiled != nil || measured.latency.totalCount > 0
+        else {
             throw CommandLineError("\(result): the run answered no pushes, so it measured nothing to plan from")
         }
+        if profiled != nil && (rtt == nil || predictConnections != nil) {
+            throw CommandLineError(
+                "\(result) is a profile: it measured the sender's CPU per push, not its latency, so give --rtt "
+                    + "(APNs' round trip from your hosts, such as 150ms), and --predict-connections does not apply"
+            )
+        }
         let targetRate = rate ?? peak.map { Double($0) / within!.seconds } ?? measured.throughputPerSecond
-        let plan = FleetPlan(
+        var plan = FleetPlan(
             measured: measured,
             target: FleetPlan.Target(
                 ratePerSecond: targetRate,
@@ -120,6 +130,7 @@ struct PlanCommand: ParsableCommand {
                 connectionsPerHost: connectionsPerHost
             )
         )
+        plan.profiledSender = profiled
         var document: [String: Any] = ["measured_run": result]
         if peak != nil || rate != nil {
             Console.out(plan.text)

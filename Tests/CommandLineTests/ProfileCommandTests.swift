@@ -90,6 +90,28 @@ final class ProfileCommandTests: PushbenchTestCase {
         XCTAssertEqual(senderFigures["exit_status"] as? Int, 0)
         let lag = try XCTUnwrap(summary["lag"] as? [String: Any])
         XCTAssertGreaterThan(try XCTUnwrap(lag["max_ms"] as? Double), 0)
+        try assertDownstreamCommandsRead(profileFolder: reports, runFolder: child)
+    }
+
+    /// `plan` sizes a fleet from a profile's CPU per push (with the round trip it cannot
+    /// measure given), and `compare` gates profiles against profiles, never against runs.
+    private func assertDownstreamCommandsRead(profileFolder reports: String, runFolder: String) throws {
+        let profile = "\(reports)/\(try FileManager.default.contentsOfDirectory(atPath: reports)[0])"
+        let run = "\(runFolder)/\(try FileManager.default.contentsOfDirectory(atPath: runFolder)[0])"
+        let plan = try pushbench.run(["plan", profile, "--peak", "1000000", "--within", "10s", "--rtt", "150ms"])
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+        XCTAssertTrue(plan.stdout.contains("a profile of /bin/sh -c"), plan.stdout)
+        let noRTT = try pushbench.run(["plan", profile, "--peak", "1000000", "--within", "10s"])
+        XCTAssertEqual(noRTT.status, 2)
+        assertCleanFailure(noRTT, mentions: "is a profile: it measured the sender's CPU per push, not its latency")
+        let same = try pushbench.run(["compare", profile, profile])
+        XCTAssertEqual(same.status, 0, same.stdout + same.stderr)
+        for check in ["pushes_per_s", "lag_p99_us", "cpu_us_per_push", "missing_events_percent"] {
+            XCTAssertTrue(same.stdout.contains(check), same.stdout)
+        }
+        let mixed = try pushbench.run(["compare", profile, run])
+        XCTAssertEqual(mixed.status, 2)
+        assertCleanFailure(mixed, mentions: "a profile (pushbench profile) compares with profiles")
     }
 
     func testASenderThatExitsAtOnceFailsWithItsLastWords() throws {

@@ -62,6 +62,41 @@ final class RunComparisonTests: XCTestCase {
         XCTAssertFalse(unbalanced.passed)
     }
 
+    /// Profiles are judged on what a sender's CI cares about: its pushes a second, its lag p99,
+    /// its CPU per push and the events it lost.
+    func testProfilesAreJudgedOnPushesLagCPUAndMissingEvents() throws {
+        func profile(
+            pushes: Double = 1000,
+            lagP99: Double = 5000,
+            cpu: Double = 100,
+            missing: Int = 0
+        ) throws
+            -> RunFigures
+        {
+            var figures = try figures(throughput: pushes, p99: lagP99)
+            figures.cpuPerRequestUs = cpu
+            figures.events = 1000
+            figures.missingEvents = missing
+            return figures
+        }
+        let baseline = try [profile()]
+        let thresholds = ComparisonThresholds()
+        func verdict(_ current: RunFigures, _ check: String) -> RunComparison.Verdict? {
+            verdicts(RunComparison(baseline: baseline, current: [current], thresholds: thresholds))[check]
+        }
+        let same = RunComparison(baseline: baseline, current: [try profile()], thresholds: thresholds)
+        XCTAssertTrue(same.passed, same.text)
+        XCTAssertEqual(
+            same.checks.prefix(5).map(\.name),
+            ["pushes_per_s", "lag_p99_us", "lag_p50_us", "cpu_us_per_push", "missing_events_percent"]
+        )
+        XCTAssertEqual(verdict(try profile(pushes: 900), "pushes_per_s"), .fail, "10% fewer pushes a second")
+        XCTAssertEqual(verdict(try profile(lagP99: 6000), "lag_p99_us"), .fail, "20% later at p99")
+        XCTAssertEqual(verdict(try profile(cpu: 115), "cpu_us_per_push"), .fail, "15% more CPU per push")
+        XCTAssertEqual(verdict(try profile(cpu: 105), "cpu_us_per_push"), .pass)
+        XCTAssertEqual(verdict(try profile(missing: 2), "missing_events_percent"), .fail, "0.2% of events lost")
+    }
+
     func testCountsModeJudgesOutcomesNotSpeed() throws {
         var thresholds = ComparisonThresholds()
         thresholds.mode = .counts

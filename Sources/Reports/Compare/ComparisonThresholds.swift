@@ -21,8 +21,11 @@ public struct ComparisonThresholds: Sendable, Equatable {
     public var maxThroughputDropPercent: Double = 5
     /// The largest p99 rise allowed, percent of the baseline.
     public var maxP99RisePercent: Double = 10
-    /// The largest share of requests that may fail (rejected, errored or timed out), percent.
+    /// The largest share of requests that may fail (rejected, errored or timed out), percent;
+    /// for profiles also the largest share of events that may go missing.
     public var maxErrorRatePercent: Double = 0.1
+    /// For profiles, the largest rise of the sender's CPU per push, percent of the baseline.
+    public var maxCPURisePercent: Double = 10
     /// What is judged.
     public var mode = Mode.speed
     /// The significance level: with runs enough on each side, a timing beyond its limit fails only
@@ -41,7 +44,8 @@ public struct ComparisonThresholds: Sendable, Equatable {
     /// percentage points.
     public var maxKeyShareDropPoints: Double = 1
 
-    /// The defaults: 5% throughput drop, 10% p99 rise, 0.1% errors, speed mode, alpha 0.01, and
+    /// The defaults: 5% throughput drop, 10% p99 rise, 0.1% errors (and, for profiles, 10% CPU
+    /// per push rise and 0.1% events missing), speed mode, alpha 0.01, and
     /// in instructions mode a 2% rise of any stage; in budget mode a 5% rise of priority-10
     /// pushes per activity-hour, and 1 point more activities throttled or fewer key events shown
     /// in time.
@@ -95,7 +99,7 @@ public struct ComparisonThresholds: Sendable, Equatable {
         }
         let known = [
             "max_throughput_drop", "max_p99_rise", "max_error_rate", "mode", "alpha", "max_instruction_rise",
-            "max_stage_rise", "max_budget_rise", "max_throttled_rise", "max_key_share_drop",
+            "max_stage_rise", "max_budget_rise", "max_throttled_rise", "max_key_share_drop", "max_cpu_rise",
         ]
         if let unknown = object.keys.filter({ !known.contains($0) }).sorted().first {
             throw ComparisonError("\(path): unknown key '\(unknown)' (known: \(known.joined(separator: ", ")))")
@@ -108,6 +112,7 @@ public struct ComparisonThresholds: Sendable, Equatable {
         thresholds.maxThroughputDropPercent = try value("max_throughput_drop") ?? thresholds.maxThroughputDropPercent
         thresholds.maxP99RisePercent = try value("max_p99_rise") ?? thresholds.maxP99RisePercent
         thresholds.maxErrorRatePercent = try value("max_error_rate") ?? thresholds.maxErrorRatePercent
+        thresholds.maxCPURisePercent = try value("max_cpu_rise") ?? thresholds.maxCPURisePercent
         thresholds.maxInstructionRisePercent =
             try value("max_instruction_rise") ?? thresholds.maxInstructionRisePercent
         thresholds.maxBudgetRisePercent = try value("max_budget_rise") ?? thresholds.maxBudgetRisePercent

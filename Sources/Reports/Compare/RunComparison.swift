@@ -89,30 +89,44 @@ public struct RunComparison: Sendable {
             return check
         }
 
-        var checks = [
-            timing(
-                "throughput_per_s",
-                \.throughputPerSecond,
-                decimals: 1,
-                limit: (thresholds.maxThroughputDropPercent, true)
-            ),
-            timing("latency_p99_us", \.p99Us, decimals: 0, limit: (thresholds.maxP99RisePercent, false)),
-            timing("latency_p50_us", \.p50Us, decimals: 1),
-            timing("latency_p99_9_us", \.p999Us, decimals: 1),
-            timing("cpu_us_per_request", \.cpuPerRequestUs, decimals: 1),
-        ]
-        let errors = (
-            MedianRatioInterval.median(baseline.map(\.errorRate)) * 100,
-            MedianRatioInterval.median(current.map(\.errorRate)) * 100
-        )
+        let profiles = (baseline + current).allSatisfy(\.isProfile)
+        var checks =
+            profiles
+            ? [
+                timing(
+                    "pushes_per_s",
+                    \.throughputPerSecond,
+                    decimals: 1,
+                    limit: (thresholds.maxThroughputDropPercent, true)
+                ),
+                timing("lag_p99_us", \.p99Us, decimals: 0, limit: (thresholds.maxP99RisePercent, false)),
+                timing("lag_p50_us", \.p50Us, decimals: 1),
+                timing("cpu_us_per_push", \.cpuPerRequestUs, decimals: 1, limit: (thresholds.maxCPURisePercent, false)),
+                Self.share(
+                    "missing_events_percent",
+                    baseline.map(\.missingRate),
+                    current.map(\.missingRate),
+                    limit: speedJudged ? thresholds.maxErrorRatePercent : nil
+                ),
+            ]
+            : [
+                timing(
+                    "throughput_per_s",
+                    \.throughputPerSecond,
+                    decimals: 1,
+                    limit: (thresholds.maxThroughputDropPercent, true)
+                ),
+                timing("latency_p99_us", \.p99Us, decimals: 0, limit: (thresholds.maxP99RisePercent, false)),
+                timing("latency_p50_us", \.p50Us, decimals: 1),
+                timing("latency_p99_9_us", \.p999Us, decimals: 1),
+                timing("cpu_us_per_request", \.cpuPerRequestUs, decimals: 1),
+            ]
         checks.append(
-            Check(
-                name: "error_rate_percent",
-                baseline: String(format: "%.3f", errors.0),
-                current: String(format: "%.3f", errors.1),
-                change: "",
-                limit: speedJudged ? "≤ \(thresholds.maxErrorRatePercent.formatted())%" : "",
-                verdict: !speedJudged ? .info : errors.1 > thresholds.maxErrorRatePercent ? .fail : .pass
+            Self.share(
+                "error_rate_percent",
+                baseline.map(\.errorRate),
+                current.map(\.errorRate),
+                limit: speedJudged ? thresholds.maxErrorRatePercent : nil
             )
         )
         checks += Self.correctness(baseline: baseline, current: current, countsJudged: !speedJudged)
@@ -127,6 +141,20 @@ public struct RunComparison: Sendable {
         baselineRuns = 1
         currentRuns = 1
         judgesSignificance = false
+    }
+
+    /// A share that must stay under `limit` percent (judged when given): the median of the
+    /// current runs' against it, the baseline's shown beside it.
+    private static func share(_ name: String, _ baseline: [Double], _ current: [Double], limit: Double?) -> Check {
+        let medians = (MedianRatioInterval.median(baseline) * 100, MedianRatioInterval.median(current) * 100)
+        return Check(
+            name: name,
+            baseline: String(format: "%.3f", medians.0),
+            current: String(format: "%.3f", medians.1),
+            change: "",
+            limit: limit.map { "≤ \($0.formatted())%" } ?? "",
+            verdict: limit.map { medians.1 > $0 ? .fail : .pass } ?? .info
+        )
     }
 
     /// A p-value to four places, or `<0.0001`.

@@ -24,6 +24,19 @@ public struct RunFigures: Sendable, Equatable {
     public var cpuPerRequestUs: Double
     /// Whether the mock's own count agreed with the client's, when a mock counted.
     public var serverAgrees: Bool?
+    /// For a profile (`pushbench profile`): the events handed to the sender and those no push
+    /// answered. A profile's throughput is the sender's pushes a second, its percentiles its lag
+    /// and its CPU the sender's, per push.
+    public var events: Int?
+    public var missingEvents: Int?
+
+    /// Whether the figures are a profile's.
+    public var isProfile: Bool { events != nil }
+    /// Events no push answered, as a share of those handed over.
+    public var missingRate: Double {
+        guard let events, let missingEvents, events > 0 else { return 0 }
+        return Double(missingEvents) / Double(events)
+    }
 
     /// Requests that did not succeed, as a share of those sent.
     public var errorRate: Double { sent > 0 ? Double(rejected + errored + timedOut) / Double(sent) : 0 }
@@ -54,6 +67,15 @@ public struct RunFigures: Sendable, Equatable {
         erroredByKind = summary.erroredByKind
         cpuPerRequestUs = summary.engineCPUUsPerRequest
         serverAgrees = summary.serverCounts?.matchesClient
+        if let sender = summary.sender, let lag = summary.lag, let events = summary.events {
+            throughputPerSecond = sender.pushesPerS
+            p50Us = lag.p50Ms * 1000
+            p99Us = lag.p99Ms * 1000
+            p999Us = lag.p999Ms * 1000
+            cpuPerRequestUs = sender.cpuUsPerPush
+            self.events = events.total
+            missingEvents = events.missing
+        }
     }
 
     /// Figures given one by one (a gate's own tests).

@@ -4,10 +4,18 @@ import LoadEngine
 extension FleetPlan {
     /// The plan as a capacity planner reads it: each figure with the arithmetic that made it.
     public var text: String {
+        let rows = (profiledSender.map(profileRows) ?? measuredRows) + planRows + cautions
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
+            .joined(separator: "\n")
+    }
+
+    /// A run's first rows: what it measured, Little's law on it, and its CPU per push by stage.
+    private var measuredRows: [(String, String)] {
         let measuredConnections = max(measured.perConnection.count, 1)
         let streams = measured.configuration.transport.streamsPerConnection
         let littleRate = Double(measuredConnections * streams) / measuredLatencySeconds
-        var rows: [(String, String)] = [
+        return [
             (
                 "measured",
                 "\(Self.count(measured.throughputPerSecond)) pushes/s over \(measuredConnections) connection(s) × "
@@ -35,6 +43,24 @@ extension FleetPlan {
                     + " = \(Self.count(pushesPerCore)) pushes/s per core"
             ),
         ]
+    }
+
+    /// A profile's first rows: what was profiled, and its CPU per push; its latency is not
+    /// known from outside.
+    private func profileRows(_ command: String) -> [(String, String)] {
+        [
+            ("measured", "a profile of \(command): its CPU from outside; latency is --rtt's"),
+            (
+                "sender CPU",
+                String(format: "%.1f µs per push → 1e6 ÷ %.1f", cpuMicrosPerPush, cpuMicrosPerPush)
+                    + " = \(Self.count(pushesPerCore)) pushes/s per core"
+            ),
+        ]
+    }
+
+    /// The fleet the figures call for, row by row.
+    private var planRows: [(String, String)] {
+        var rows: [(String, String)] = []
         if let peak = target.peak {
             rows.append(
                 (
@@ -80,7 +106,10 @@ extension FleetPlan {
             ("binding", bindingConstraint.rawValue),
             (
                 "p99",
-                "\(Self.ms(predictedP99Seconds)) expected (the assumed latency × the measured p99 ÷ mean)"
+                "\(Self.ms(predictedP99Seconds)) expected "
+                    + (profiledSender == nil
+                        ? "(the assumed latency × the measured p99 ÷ mean)"
+                        : "(the assumed latency; a profile measures no spread)")
                     + (target.p99Seconds.map {
                         meetsP99
                             ? " ≤ \(Self.ms($0)) target: met"
@@ -93,6 +122,14 @@ extension FleetPlan {
                 ("peak delivered", String(format: "the last push answered about %.2f s after the first", delivered))
             )
         }
+        return rows
+    }
+
+    /// What to keep in mind about a run's CPU per push; nothing for a profile, whose CPU is the
+    /// sender's own, whatever it did.
+    private var cautions: [(String, String)] {
+        guard profiledSender == nil else { return [] }
+        var rows: [(String, String)] = []
         if measured.workerBusyShare < 0.5 {
             rows.append(
                 (
@@ -111,9 +148,7 @@ extension FleetPlan {
                 )
             )
         }
-        let width = rows.map(\.0.count).max() ?? 0
-        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
-            .joined(separator: "\n")
+        return rows
     }
 
     /// The plan as JSON-ready values, for scripts.

@@ -71,6 +71,9 @@ public struct FleetPlan: Sendable {
     public let measured: RunResult
     /// What the plan is for.
     public let target: Target
+    /// The command, when `measured` is a profile (`pushbench profile`): its CPU per push is the
+    /// sender's, and its latency unknown, so the target's must be given.
+    public var profiledSender: String? = nil
 
     /// Creates the plan of `target` from `measured`.
     public init(measured: RunResult, target: Target) {
