@@ -53,8 +53,9 @@ public struct SenderProfile: Sendable {
     public var startAtUnix: Double
     /// Seconds from the sender's start until watching stopped.
     public var wallSeconds: Double
-    /// Arrivals matched against the schedule.
+    /// Arrivals matched against the schedule, and the book that matched them.
     public var lag: LagBook.Figures
+    public var book: LagBook
     /// The mock's counters at the end.
     public var mock: MockStats.Snapshot
     /// The series, one sample a second.

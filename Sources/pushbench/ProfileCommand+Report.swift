@@ -86,6 +86,8 @@ extension ProfileCommand {
             targetDescription: "embedded mock",
             build: PushBench.build
         )
+        let budgetReport = try budgetReport(profile, profiler: profiler, runID: runID)
+        figures.budgetVerdict = budgetReport?.verdict
         context.profile = figures
         if let failure = profile.failure {
             Console.out("FAILED: \(failure)")
@@ -93,7 +95,7 @@ extension ProfileCommand {
         }
         for line in ProfileHeadline(figures).lines { Console.out("\(line.topic)  \(line.sentence)") }
         do {
-            let written = try ReportWriter.write(result, context: context, directory: folder)
+            let written = try ReportWriter.write(result, context: context, directory: folder, budget: budgetReport)
             Console.out("report: \(written.htmlPath)")
         } catch {
             throw CommandLineError.runtime("\(error) (the lines above are complete)")

@@ -55,6 +55,9 @@ struct ProfileCommand: ParsableCommand {
     @Option(name: .customLong("reports-dir"), help: "Folder the report folder is written into.")
     var reportsDir = "Reports"
 
+    @OptionGroup(title: "Budget")
+    var budget: RunBudgetOptions
+
     @OptionGroup(title: "Provider key (default: a P-256 key made for the run, deleted when it ends)")
     var key: ProviderKeyOptions
 
@@ -65,6 +68,9 @@ struct ProfileCommand: ParsableCommand {
     var command: [String] = []
 
     func validate() throws {
+        if budget.budgetClock == .run {
+            throw ValidationError("--budget-clock run: profile models the budget on the scenario's clock only")
+        }
         if command.isEmpty { throw ValidationError("give the sender to run after --, such as: -- python3 sender.py") }
     }
 

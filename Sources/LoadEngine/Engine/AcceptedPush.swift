@@ -19,4 +19,22 @@ public struct AcceptedPush: Sendable {
     /// plus the run's elapsed time times the pacing's `simulatedSecondsPerSecond`.
     /// Non-decreasing from one call to the next of a worker.
     public let answeredAtSimulatedMs: Int64
+
+    /// Creates an accepted push; the engine makes one per 200, and `pushbench profile` one per
+    /// event a profiled sender got accepted.
+    public init(
+        worker: Int,
+        event: WorkloadEvent,
+        sequence: Int,
+        settledBelow: Int,
+        timestampSeconds: Int64,
+        answeredAtSimulatedMs: Int64
+    ) {
+        self.worker = worker
+        self.event = event
+        self.sequence = sequence
+        self.settledBelow = settledBelow
+        self.timestampSeconds = timestampSeconds
+        self.answeredAtSimulatedMs = answeredAtSimulatedMs
+    }
 }

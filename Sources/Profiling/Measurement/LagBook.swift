@@ -49,7 +49,8 @@ public final class LagBook: Sendable {
 
     private struct State {
         var schedule: PushSchedule
-        var answered: [Int]
+        /// Each slot's answered events: whether the push that answered each was accepted.
+        var answers: [[Bool]]
         /// The body digest of the last refused push to a slot, until the slot's next push.
         var refusedBody: [Int: String] = [:]
         var originNs: Int64
@@ -66,7 +67,7 @@ public final class LagBook: Sendable {
         state = Mutex(
             State(
                 schedule: schedule,
-                answered: Array(repeating: 0, count: schedule.tokens),
+                answers: Array(repeating: [], count: schedule.tokens),
                 originNs: startNs,
                 figures: Figures(
                     events: schedule.events,
@@ -112,8 +113,8 @@ public final class LagBook: Sendable {
         guard let slot = state.schedule.slot(of: push.deviceToken) else { return nil }
         let retried = state.refusedBody.removeValue(forKey: slot).map { $0 == push.payloadDigest } ?? false
         if !accepted { state.refusedBody[slot] = push.payloadDigest }
-        guard !retried, let due = state.schedule.due(slot: slot, k: state.answered[slot]) else { return nil }
-        state.answered[slot] += 1
+        guard !retried, let due = state.schedule.due(slot: slot, k: state.answers[slot].count) else { return nil }
+        state.answers[slot].append(accepted)
         return due
     }
 
@@ -121,6 +122,14 @@ public final class LagBook: Sendable {
     /// so they line up with its CPU and memory samples.
     public func beginIntervals(atNs originNs: Int64) {
         state.withLock { $0.originNs = originNs }
+    }
+
+    /// Whether `token`'s `k`-th event (from 0) was answered by a push the mock accepted.
+    public func acceptedAnswer(token: String, k: Int) -> Bool {
+        state.withLock { state in
+            guard let slot = state.schedule.slot(of: token), k < state.answers[slot].count else { return false }
+            return state.answers[slot][k]
+        }
     }
 
     /// The books now.

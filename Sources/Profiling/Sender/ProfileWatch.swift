@@ -135,6 +135,7 @@ struct ProfileWatch {
             startAtUnix: startAt,
             wallSeconds: stopEndedAt ?? elapsed,
             lag: book.figures,
+            book: book,
             mock: mock,
             samples: samples,
             stderrTail: [],

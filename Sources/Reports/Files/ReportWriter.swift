@@ -5,7 +5,8 @@ import LoadEngine
 
 /// Writes a run's report folder: `summary.json`, `latency_percentiles.csv`, `latency.hgrm`,
 /// `timeseries.csv`, `outcomes.csv`, `connections.csv` and `report.html`, and the budget files
-/// when the run fed the budget model.
+/// when the run fed the budget model. A profile's has `lag_percentiles.csv` and `lag.hgrm`
+/// instead of the latency files, and its own timeseries and page.
 public enum ReportWriter {
     /// The files written, for the closing message.
     public struct Written: Sendable {
@@ -52,10 +53,12 @@ public enum ReportWriter {
             throw ReportError(path: directory, underlying: error)
         }
         try save(try RunSummary(result, context: context).encoded(), as: "summary.json", in: directory)
-        try save(Data(percentileTable(result.latency).text.utf8), as: "latency_percentiles.csv", in: directory)
+        // A profile sees no latency from outside: its histogram is the sender's lag.
+        let (histogram, name) = context.profile == nil ? (result.latency, "latency") : (result.scheduleLag, "lag")
+        try save(Data(percentileTable(histogram).text.utf8), as: "\(name)_percentiles.csv", in: directory)
         let timeseries = context.profile?.timeseriesTable ?? timeseriesTable(result.timeline)
         try save(Data(timeseries.text.utf8), as: "timeseries.csv", in: directory)
-        try save(Data(hgrm(result.latency).utf8), as: "latency.hgrm", in: directory)
+        try save(Data(hgrm(histogram).utf8), as: "\(name).hgrm", in: directory)
         try save(Data(outcomesTable(result).text.utf8), as: "outcomes.csv", in: directory)
         try save(Data(connectionsTable(result.perConnection).text.utf8), as: "connections.csv", in: directory)
         if let budget { _ = try budget.write(root: (directory as NSString).deletingLastPathComponent) }

@@ -50,6 +50,8 @@ public struct ProfileFigures: Sendable {
     /// The sender doctor's verdict on what the mock received, and the traffic report's page.
     public var practicesVerdict: String?
     public var trafficPage: String?
+    /// What the budget model made of the accepted pushes, in one sentence, when one ran.
+    public var budgetVerdict: String?
 
     /// Creates the figures.
     public init(

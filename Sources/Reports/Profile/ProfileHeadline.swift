@@ -2,7 +2,7 @@ import Foundation
 
 /// The first screen of a profile's report, one sentence each: how fast the sender was, what
 /// it cost in CPU and memory per push, how late it was against its schedule, who set the pace,
-/// and what the sender doctor found.
+/// what the sender doctor found, and what the budget model made of the accepted pushes.
 public struct ProfileHeadline: Sendable {
     /// The answers, in reading order.
     public let lines: [RunHeadline.Line]
@@ -41,6 +41,9 @@ public struct ProfileHeadline: Sendable {
         ]
         if let verdict = profile.practicesVerdict {
             lines.append(RunHeadline.Line(topic: "doctor", sentence: verdict, good: nil))
+        }
+        if let verdict = profile.budgetVerdict {
+            lines.append(RunHeadline.Line(topic: "budget", sentence: verdict, good: nil))
         }
         self.lines = lines
     }
