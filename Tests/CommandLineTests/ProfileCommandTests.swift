@@ -104,12 +104,12 @@ final class ProfileCommandTests: PushbenchTestCase {
         let noRTT = try pushbench.run(["plan", profile, "--peak", "1000000", "--within", "10s"])
         XCTAssertEqual(noRTT.status, 2)
         assertCleanFailure(noRTT, mentions: "is a profile: it measured the sender's CPU per push, not its latency")
-        let same = try pushbench.run(["compare", profile, profile])
+        let same = try pushbench.run(["compare", "\(profile)/summary.json", "\(profile)/summary.json"])
         XCTAssertEqual(same.status, 0, same.stdout + same.stderr)
         for check in ["pushes_per_s", "lag_p99_us", "cpu_us_per_push", "missing_events_percent"] {
             XCTAssertTrue(same.stdout.contains(check), same.stdout)
         }
-        let mixed = try pushbench.run(["compare", profile, run])
+        let mixed = try pushbench.run(["compare", "\(profile)/summary.json", "\(run)/summary.json"])
         XCTAssertEqual(mixed.status, 2)
         assertCleanFailure(mixed, mentions: "a profile (pushbench profile) compares with profiles")
     }
