@@ -85,7 +85,7 @@ public struct SenderProfiler {
     ) throws -> (profile: SenderProfile, recording: String) {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let writeBegan = Date().timeIntervalSince1970
-        let startAt = (writeBegan + leadSeconds + Self.writingSlackSeconds).rounded(.up)
+        let startAt = (writeBegan + leadSeconds + Self.writingSeconds(requests: requests)).rounded(.up)
         let written = try EventsFile.write(
             scenario: scenario,
             requests: requests,
@@ -113,7 +113,14 @@ public struct SenderProfiler {
         defer { if case .generated = signingKey { try? FileManager.default.removeItem(atPath: contract.authKey) } }
         notice("mock APNs on https://127.0.0.1:\(server.port) for the sender, verifying key \(contract.keyID)")
         let lead = startAt - Date().timeIntervalSince1970
-        if lead > leadSeconds { usleep(useconds_t((lead - leadSeconds) * 1e6)) }
+        if lead > leadSeconds {
+            usleep(useconds_t((lead - leadSeconds) * 1e6))
+        } else {
+            notice(
+                String(format: "warning: writing the events took long, so the sender has %.1f s, not ", max(0, lead))
+                    + String(format: "%.1f s, before at_s 0", leadSeconds)
+            )
+        }
         let sender = try SenderProcess(
             command: command,
             environment: contract.inheritedEnvironment,
@@ -146,8 +153,11 @@ public struct SenderProfiler {
     }
 
     /// Time allowed to write the events before the lead starts counting: the sender starts
-    /// `leadSeconds` before `at_s` 0 unless writing took longer.
-    private static let writingSlackSeconds = 1.0
+    /// `leadSeconds` before `at_s` 0 unless writing took longer. A second, and a second more for
+    /// every 300,000 pushes (this machine writes about a million a second; the rest is margin).
+    private static func writingSeconds(requests: Int?) -> Double {
+        1 + Double(requests ?? 0) / 300_000
+    }
 
     private func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
 

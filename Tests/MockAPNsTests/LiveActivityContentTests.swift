@@ -22,6 +22,20 @@ final class LiveActivityContentTests: XCTestCase {
         XCTAssertTrue(assessed(#""1795558198000""#) == (nil, nil), "a string is not a number of milliseconds")
     }
 
+    /// What a recording keeps of `aps`, walked without a parser: the whole seconds of each date,
+    /// nothing for a value that is not a number.
+    func testTheDatesARecordingKeepsAreRead() throws {
+        let json =
+            #"{"x":[1],"aps":{"event":"end","timestamp": 1795558198.75,"stale-date":-5,"#
+            + #""dismissal-date":"soon"}}"#
+        let aps = try XCTUnwrap(APSMembers(json: Array(json.utf8)))
+        XCTAssertEqual(aps.event, "end")
+        XCTAssertEqual(aps.timestamp, 1_795_558_198)
+        XCTAssertEqual(aps.staleDate, -5)
+        XCTAssertNil(aps.dismissalDate, "a string is not a date")
+        XCTAssertNil(APSMembers(json: Array(#"{"aps":{"timestamp":99999999999999999999}}"#.utf8))?.timestamp)
+    }
+
     func testUsablePayloadsHaveNoProblem() {
         XCTAssertNil(problem(#"{"aps":{"timestamp":1,"event":"update","content-state":{"a":[1,{"b":null}]}}}"#))
         XCTAssertNil(

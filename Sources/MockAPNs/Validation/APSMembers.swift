@@ -31,6 +31,11 @@ struct APSMembers {
     /// The value of `aps.input-push-channel` when it is a string: the broadcast channel a start
     /// subscribes to.
     private(set) var inputPushChannel: String?
+    /// The whole parts of `aps.timestamp`, `aps.stale-date` and `aps.dismissal-date` when they
+    /// are numbers: what a recording keeps of a push.
+    private(set) var timestamp: Int64?
+    private(set) var staleDate: Int64?
+    private(set) var dismissalDate: Int64?
 
     /// `nil` unless `json` is one JSON object whose `aps` is an object.
     init?(json: [UInt8]) {
@@ -41,7 +46,14 @@ struct APSMembers {
             found = true
             return cursor.members { name, cursor in
                 if let known = Names.spellings.first(where: { $0.0 == name }) { self.names.insert(known.1) }
-                if name == "timestamp" { self.timestampDigits = cursor.leadingDigits }
+                switch name {
+                case "timestamp":
+                    self.timestampDigits = cursor.leadingDigits
+                    self.timestamp = cursor.leadingInteger
+                case "stale-date": self.staleDate = cursor.leadingInteger
+                case "dismissal-date": self.dismissalDate = cursor.leadingInteger
+                default: break
+                }
                 guard name == "event" || name == "input-push-channel", cursor.peek == UInt8(ascii: "\"") else {
                     return cursor.skipValue()
                 }
@@ -76,6 +88,26 @@ private struct JSONCursor {
             var end = at
             while end < bytes.count, bytes[end] >= 0x30, bytes[end] <= 0x39 { end += 1 }
             return end - at
+        }
+    }
+
+    /// The whole part of the number that comes next (after white space), without taking it;
+    /// `nil` when no number comes or it does not fit.
+    var leadingInteger: Int64? {
+        mutating get {
+            skipSpace()
+            var end = at
+            if end < bytes.count, bytes[end] == UInt8(ascii: "-") { end += 1 }
+            var value: Int64 = 0
+            let digitsStart = end
+            while end < bytes.count, bytes[end] >= 0x30, bytes[end] <= 0x39 {
+                let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+                guard !overflow else { return nil }
+                value = times + Int64(bytes[end] - 0x30)
+                end += 1
+            }
+            guard end > digitsStart else { return nil }
+            return bytes[at] == UInt8(ascii: "-") ? -value : value
         }
     }
 

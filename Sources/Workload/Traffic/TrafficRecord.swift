@@ -122,15 +122,57 @@ public struct TrafficRecord: Sendable, Equatable {
     /// Whether the mock accepted it (200).
     public var accepted: Bool { status == 200 }
 
-    /// The record as a CSV line, without its line end.
+    /// The record as one CSV line, without its line end.
     public var csvLine: String {
-        func number(_ value: Int64?) -> String { value.map(String.init) ?? "" }
-        return [
-            String(receivedMs), String(connection), deviceToken, pushType, topic, String(priority), expiration,
-            collapseID, String(payloadBytes), String(status), reason, event?.rawValue ?? "", number(timestampSeconds),
-            number(staleDateSeconds), number(dismissalDateSeconds), providerToken, number(issuedAtSeconds),
-            number(streamsOpen.map(Int64.init)), apnsID, payloadDigest, number(retryAfterSeconds.map(Int64.init)),
-        ].map(Self.quoted).joined(separator: ",")
+        var bytes: [UInt8] = []
+        appendCSVLine(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the record as one CSV line, without its line end, to `bytes`: field by field,
+    /// with no string built on the way, since the mock records every push it answers.
+    public func appendCSVLine(to bytes: inout [UInt8]) {
+        // A field as RFC 4180 writes it: quoted, with quotes doubled, when it holds a comma, a
+        // quote or a line break (a collapse id may).
+        func text(_ field: String, comma: Bool = true) {
+            if comma { bytes.append(UInt8(ascii: ",")) }
+            // Bytes, not Characters: comparing Characters costs a string comparison each.
+            guard field.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+                bytes.append(contentsOf: field.utf8)
+                return
+            }
+            bytes.append(UInt8(ascii: "\""))
+            for byte in field.utf8 {
+                if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+                bytes.append(byte)
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
+        func number(_ value: (some BinaryInteger)?) {
+            bytes.append(UInt8(ascii: ","))
+            if let value { bytes.append(contentsOf: String(value).utf8) }  // a small string: no allocation
+        }
+        text(String(receivedMs), comma: false)
+        number(connection)
+        text(deviceToken)
+        text(pushType)
+        text(topic)
+        number(priority)
+        text(expiration)
+        text(collapseID)
+        number(payloadBytes)
+        number(status)
+        text(reason)
+        text(event?.rawValue ?? "")
+        number(timestampSeconds)
+        number(staleDateSeconds)
+        number(dismissalDateSeconds)
+        text(providerToken)
+        number(issuedAtSeconds)
+        number(streamsOpen)
+        text(apnsID)
+        text(payloadDigest)
+        number(retryAfterSeconds)
     }
 
     /// Parses a line written by `csvLine`.
@@ -180,13 +222,6 @@ public struct TrafficRecord: Sendable, Equatable {
             payloadDigest: fields[19],
             retryAfterSeconds: try optional(20, "retry_after_s").map { Int($0) }
         )
-    }
-
-    /// A field as RFC 4180 writes it: quoted, with quotes doubled, when it holds a comma, a
-    /// quote or a line break (a collapse id may).
-    private static func quoted(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Splits one RFC 4180 line into its fields.
