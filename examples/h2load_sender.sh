@@ -5,8 +5,8 @@
 #   pushbench profile --requests 20000 -- examples/h2load_sender.sh
 #
 # It reads the PUSHBENCH_* contract (docs/profile.md), signs one provider token with openssl,
-# and sends every event's push in the events file's order on one connection (H2LOAD_STREAMS
-# streams, 100 by default) as fast as it can: h2load knows no schedule, so at_s is ignored and the
+# and from at_s 0 sends every event's push in the events file's order on one connection
+# (H2LOAD_STREAMS streams, 100 by default) as fast as it can: h2load knows no schedule, so the
 # lag says how long each push waited. Every push carries the first event's payload and priority
 # (h2load sends one body and one set of headers). Needs h2load, openssl and python3.
 set -euo pipefail
@@ -41,6 +41,8 @@ sys.stdout.buffer.write(r + s)
 PYTHON
 )
 pushes=$(wc -l <"$work/uris.txt")
+# Every push is sent at once from at_s 0: wait for it, as a sender would for its first event.
+sleep "$(python3 -c 'import os, time; print(max(0.0, float(os.environ["PUSHBENCH_START_AT"]) - time.time()))')"
 # h2load has no option for a CA file: the mock's certificate is made for 127.0.0.1, and h2load does
 # not verify certificates at all.
 exec h2load -n "$pushes" -c 1 -m "${H2LOAD_STREAMS:-100}" -i "$work/uris.txt" -d "$work/payload.json" \

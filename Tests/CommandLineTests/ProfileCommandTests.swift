@@ -22,7 +22,7 @@ final class ProfileCommandTests: PushbenchTestCase {
         let reports = directory.file("reports-\(UUID().uuidString.prefix(8))")
         let began = Date()
         let output = try pushbench.run(
-            ["profile", "--requests", String(requests), "--reports-dir", reports, "--lead", "0.5s"] + options
+            ["profile", "--requests", String(requests), "--reports-dir", reports] + options
                 + ["--", "/bin/sh", "-c", sender],
             timeout: 120
         )

@@ -21,7 +21,7 @@ final class ProfileRealSendersTests: XCTestCase {
     /// Profiles `sender` with `requests` pushes; returns its summary.
     private func profile(_ sender: [String], requests: Int, options: [String] = []) throws -> [String: Any] {
         let output = try ExternalProgram.pushbench.run(
-            ["profile", "--requests", String(requests), "--reports-dir", reports.path, "--lead", "1s"] + options
+            ["profile", "--requests", String(requests), "--reports-dir", reports.path] + options
                 + ["--"] + sender,
             timeout: 300
         )
