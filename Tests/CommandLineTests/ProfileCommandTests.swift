@@ -150,6 +150,31 @@ final class ProfileCommandTests: PushbenchTestCase {
         XCTAssertLessThan(try XCTUnwrap(sender["stop_s"] as? Double), 3)
     }
 
+    /// Ctrl-C ends the sender (SIGTERM, SIGKILL after the grace for one that ignores it),
+    /// writes what was measured, and exits 130.
+    func testCtrlCEndsTheSenderWritesWhatWasMeasuredAndExits130() throws {
+        let reports = directory.file("reports")
+        let marker = "62.4711"
+        let profile = try RunningProgram(
+            pushbench,
+            [
+                "profile", "--requests", "50", "--grace", "1s", "--reports-dir", reports, "--", "/bin/sh", "-c",
+                "trap '' TERM; exec sleep \(marker)",
+            ],
+            captureStderr: true
+        )
+        XCTAssertNotNil(profile.waitForLine(containing: "started /bin/sh"), profile.output)
+        let interrupted = Date()
+        profile.interrupt()
+        XCTAssertEqual(profile.waitForExit(timeout: 30), 130, profile.output)
+        XCTAssertLessThan(Date().timeIntervalSince(interrupted), 5, "grace 1 s, then SIGKILL at the next tick")
+        let sender = try XCTUnwrap(try summary(in: reports)["sender"] as? [String: Any])
+        XCTAssertEqual(sender["stop"] as? String, "interrupted")
+        XCTAssertEqual(sender["exit_status"] as? Int, 128 + 9)
+        let left = try ExternalProgram(path: "/usr/bin/pgrep").run(["-f", "sleep \(marker)"])
+        XCTAssertEqual(left.stdout, "", "the sender was ended")
+    }
+
     /// A grandchild that outlives the sender is still reaped by profile (a child subreaper):
     /// its CPU is counted and it is ended.
     func testAGrandchildThatOutlivesItsParentIsCountedAndEnded() throws {
