@@ -144,7 +144,11 @@ public struct SenderProfiler {
             usleep(ProfileWatch.tickMicroseconds)
         }
         server.shutdown()
-        _ = try? mock.recorder?.close()
+        do {
+            try mock.recorder?.close()
+        } catch {
+            notice("warning: \(error); the traffic report covers the pushes before it")
+        }
         var profile = watch.profile(command: command, startAt: startAt, mock: server.stats.snapshot())
         profile.outputPath = path("sender.stdout.log")
         profile.errorPath = path("sender.stderr.log")

@@ -102,20 +102,7 @@ struct PlanCommand: ParsableCommand {
     }
 
     func run() throws {
-        let summary = try RunSummary.read(contentsOf: result)
-        let measured = try summary.runResult()
-        let profiled = summary.sender?.command
-        guard measured.counts.succeeded > 0, measured.engineCPUSeconds > 0,
-            profiled != nil || measured.latency.totalCount > 0
-        else {
-            throw CommandLineError("\(result): the run answered no pushes, so it measured nothing to plan from")
-        }
-        if profiled != nil && (rtt == nil || predictConnections != nil) {
-            throw CommandLineError(
-                "\(result) is a profile: it measured the sender's CPU per push, not its latency, so give --rtt "
-                    + "(APNs' round trip from your hosts, such as 150ms), and --predict-connections does not apply"
-            )
-        }
+        let (measured, profiled) = try measuredRun()
         let targetRate = rate ?? peak.map { Double($0) / within!.seconds } ?? measured.throughputPerSecond
         var plan = FleetPlan(
             measured: measured,
@@ -168,6 +155,27 @@ struct PlanCommand: ParsableCommand {
             let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
             try ReportWriter.save(data, toPath: json)
         }
+    }
+
+    /// The run (or profile) to plan from, and for a profile its sender's command; one that
+    /// measured nothing to plan from, or a profile without the round trip it cannot measure, is
+    /// refused.
+    private func measuredRun() throws -> (run: RunResult, profiledSender: String?) {
+        let summary = try RunSummary.read(contentsOf: result)
+        let measured = try summary.runResult()
+        let profiled = summary.sender?.command
+        guard measured.counts.succeeded > 0, measured.engineCPUSeconds > 0,
+            profiled != nil || measured.latency.totalCount > 0
+        else {
+            throw CommandLineError("\(result): the run answered no pushes, so it measured nothing to plan from")
+        }
+        if profiled != nil && (rtt == nil || predictConnections != nil) {
+            throw CommandLineError(
+                "\(result) is a profile: it measured the sender's CPU per push, not its latency, so give --rtt "
+                    + "(APNs' round trip from your hosts, such as 150ms), and --predict-connections does not apply"
+            )
+        }
+        return (measured, profiled)
     }
 
     private func connectionCounts() throws -> [Int] {
