@@ -40,29 +40,37 @@ def client():
         )
 
 
-async def send(apns, event, slots, failures):
-    try:
-        request = aioapns.NotificationRequest(  # aioapns
-            device_token=event["token"],
-            message=event["payload"],
-            push_type=aioapns.PushType.LIVEACTIVITY,
-            priority=event["priority"],
-            time_to_live=max(0, event["expiration"] - int(time.time())),
-        )
-        result = await apns.send_notification(request)  # aioapns
-        if not result.is_successful:
-            failures[result.description] = failures.get(result.description, 0) + 1
-    except Exception as error:  # a client error is the sender's; count it, keep sending
-        failures[type(error).__name__] = failures.get(type(error).__name__, 0) + 1
-    finally:
-        slots.release()
+async def send(apns, event):
+    """Sends one push; returns why it failed, or None."""
+    request = aioapns.NotificationRequest(  # aioapns
+        device_token=event["token"],
+        message=event["payload"],
+        push_type=aioapns.PushType.LIVEACTIVITY,
+        priority=event["priority"],
+        time_to_live=max(0, event["expiration"] - int(time.time())),
+    )
+    result = await apns.send_notification(request)  # aioapns
+    return None if result.is_successful else result.description
 
 
-async def main():
-    apns = client()
+async def send_on_schedule(send_one, concurrency=CONCURRENCY):
+    """Sends each push of PUSHBENCH_EVENTS at its at_s with send_one(event), at most
+    `concurrency` at a time; counts the failures it returns or raises. The part to keep when
+    you swap aioapns for your own client."""
     start_at = float(env["PUSHBENCH_START_AT"])
-    slots = asyncio.Semaphore(CONCURRENCY)
+    slots = asyncio.Semaphore(concurrency)
     failures = {}
+
+    async def one(event):
+        try:
+            failure = await send_one(event)
+        except Exception as error:  # a client error is the sender's; count it, keep sending
+            failure = type(error).__name__
+        finally:
+            slots.release()
+        if failure:
+            failures[failure] = failures.get(failure, 0) + 1
+
     tasks = []
     with open(env["PUSHBENCH_EVENTS"]) as events:
         for line in events:
@@ -71,11 +79,17 @@ async def main():
             if delay > 0:
                 await asyncio.sleep(delay)
             await slots.acquire()
-            tasks.append(asyncio.create_task(send(apns, event, slots, failures)))
+            tasks.append(asyncio.create_task(one(event)))
     await asyncio.gather(*tasks)
     for description, count in sorted(failures.items()):
         print(f"failed: {description}: {count}", file=sys.stderr)
     print(f"sent {len(tasks)} pushes, {sum(failures.values())} failed")
 
 
-asyncio.run(main())
+async def main():
+    apns = client()
+    await send_on_schedule(lambda event: send(apns, event))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -18,12 +18,13 @@ struct ProfileCommand: ParsableCommand {
             "Run your own sender against the mock and measure its CPU and memory per push, its lag and its practices.",
         discussion: """
             Starts the mock, writes the scenario's pushes for the sender and runs COMMAND with PUSHBENCH_* variables \
-            naming them (docs/profile.md has the contract and an adapter to copy):
+            naming what it needs (docs/profile.md has the contract, and examples/ adapters to copy):
 
-              PUSHBENCH_APNS_URL, _APNS_HOST, _APNS_PORT, _CA_FILE     the mock, and its certificate (PEM)
-              PUSHBENCH_AUTH_KEY, _KEY_ID, _TEAM_ID                     the provider key (.p8) to sign with
-              PUSHBENCH_BUNDLE_ID, _TOPIC                               the app
-              PUSHBENCH_TOKENS, _EVENTS, _START_AT                      the work: tokens, pushes as JSON lines with at_s, and when at_s 0 is (UNIX seconds)
+              PUSHBENCH_APNS_URL (_HOST, _PORT), _CA_FILE: the mock, its certificate
+              PUSHBENCH_AUTH_KEY, _KEY_ID, _TEAM_ID: the .p8 to sign with
+              PUSHBENCH_BUNDLE_ID, _TOPIC: the app
+              PUSHBENCH_TOKENS, _EVENTS: the tokens, and the pushes as JSON lines
+              PUSHBENCH_START_AT: UNIX seconds of the pushes' at_s 0
 
             It watches the sender until it exits, --duration passes or Ctrl-C: CPU of the sender and every \
             descendant (the kernel's accounting), their memory, each push's lag (arrival at the mock minus its \
@@ -32,11 +33,12 @@ struct ProfileCommand: ParsableCommand {
             timeseries.csv; report.html), with the mock's traffic report in traffic/.
 
               pushbench profile --requests 20000 -- python3 examples/aioapns_sender.py
-              pushbench profile --requests 5000 -- pushbench run --endpoint '$PUSHBENCH_APNS_URL' ...
+              pushbench profile --rate 500 --duration 5m -- ./my-sender --config staging.yaml
 
-            Exit status: 0; 2 for bad input (a COMMAND that does not exist); 3 when the profile failed (the sender \
-            exited non-zero, died of a signal profile did not send, or sent nothing), with the cause and the \
-            sender's last stderr lines; 4 when profiling itself failed; 130 after Ctrl-C, with what was measured written.
+            Exit status: 0; 2 for bad input (a COMMAND that does not exist); 3 when the profile failed (the \
+            sender exited non-zero, died of a signal profile did not send, or sent nothing), with the cause and \
+            the sender's last stderr lines; 4 when profiling itself failed; 130 after Ctrl-C (143 after \
+            SIGTERM), with what was measured written.
             """
     )
 
