@@ -106,8 +106,7 @@ struct BudgetCommand: ParsableCommand {
     @Flag(help: "Also run every preset under four policies (scenario, all-10, key-10, all-5) and compare them.")
     var sweep = false
 
-    @Option(name: .customLong("reports-dir"), help: "Folder the report folder is written into.")
-    var reportsDir = "Reports"
+    @OptionGroup var reports: ReportsFolderOptions
 
     func validate() throws {
         if let activities, activities < 1 { throw ValidationError("--activities must be at least 1") }
@@ -128,7 +127,7 @@ struct BudgetCommand: ParsableCommand {
         let trap = InterruptTrap { stop.set() }
         defer { _ = trap }
         let (parameters, source) = try model.parameters()
-        try OutputPath.ensureFolder(reportsDir, flag: "--reports-dir")
+        try reports.ensure()
         let (result, recommendations, simulation) =
             try traffic.map { try replay($0, parameters) } ?? simulate(parameters, stop: stop)
         let report = BudgetReport(
@@ -140,7 +139,7 @@ struct BudgetCommand: ParsableCommand {
             keyLagTargetSeconds: keyLagTarget.seconds
         )
         for line in BudgetConsole.lines(report) { Console.out(line) }
-        let directory = try report.write(root: reportsDir)
+        let directory = try report.write(root: reports.path)
         if sweep, let simulation, !result.interrupted {
             let rows = try BudgetSweep(simulation: simulation).run { Console.err($0) }
             let table = BudgetConsole.sweepTable(rows, keyLagTargetSeconds: keyLagTarget.seconds)

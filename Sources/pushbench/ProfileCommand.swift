@@ -54,8 +54,7 @@ struct ProfileCommand: ParsableCommand {
     )
     var bundleID = "com.example.pushbench"
 
-    @Option(name: .customLong("reports-dir"), help: "Folder the report folder is written into.")
-    var reportsDir = "Reports"
+    @OptionGroup var reports: ReportsFolderOptions
 
     @OptionGroup(title: "Budget")
     var budget: RunBudgetOptions
@@ -82,8 +81,8 @@ struct ProfileCommand: ParsableCommand {
         let stopRequested = Atomic<Bool>(false)
         let trap = InterruptTrap { stopRequested.store(true, ordering: .relaxed) }
         let runID = RunContext.makeRunID()
-        let folder = (reportsDir as NSString).appendingPathComponent(runID)
-        try OutputPath.ensureFolder(reportsDir, flag: "--reports-dir")
+        let folder = (reports.path as NSString).appendingPathComponent(runID)
+        try reports.ensure()
         let profiler = try profiler(folder: folder)
         var display = ProgressDisplay()
         let measured: (profile: SenderProfile, recording: String)

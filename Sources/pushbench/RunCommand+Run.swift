@@ -24,7 +24,7 @@ extension RunCommand {
                 advice: "give fewer, share them out with --shard, or add --no-budget"
             )
         }
-        if !dryRun { try OutputPath.ensureFolder(reportsDir, flag: "--reports-dir") }
+        if !dryRun { try reports.ensure() }
         var load = LoadConfiguration(
             transport: link.transportConfiguration(
                 origin: destination.endpoint ?? "",
@@ -164,7 +164,7 @@ extension RunCommand {
             let written = try ReportWriter.write(
                 result,
                 context: context,
-                root: reportsDir,
+                root: reports.path,
                 budget: budgetReport,
                 comparison: try BaselineOption.compare(result, context: context, with: baseline)
             )

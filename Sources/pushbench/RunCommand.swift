@@ -149,8 +149,7 @@ struct RunCommand: ParsableCommand {
     )
     var practices: [String] = []
 
-    @Option(name: .customLong("reports-dir"), help: "Folder the report folder is written into.")
-    var reportsDir = "Reports"
+    @OptionGroup var reports: ReportsFolderOptions
 
     @Option(name: .customLong("mock-threads"), help: "Event-loop threads of the embedded mock.")
     var mockThreads = 1
