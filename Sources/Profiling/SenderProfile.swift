@@ -62,9 +62,6 @@ public struct SenderProfile: Sendable {
     public var samples: [Sample]
     /// The sender's last lines on standard error.
     public var stderrTail: [String]
-    /// Where the sender's output went.
-    public var outputPath: String
-    public var errorPath: String
 
     /// CPU seconds of the sender and every descendant.
     public var cpuSeconds: Double { accounting.userSeconds + accounting.systemSeconds }

@@ -149,10 +149,12 @@ public struct SenderProfiler {
         } catch {
             notice("warning: \(error); the traffic report covers the pushes before it")
         }
-        var profile = watch.profile(command: command, startAt: startAt, mock: server.stats.snapshot())
-        profile.outputPath = path("sender.stdout.log")
-        profile.errorPath = path("sender.stderr.log")
-        profile.stderrTail = Self.lastLines(of: profile.errorPath, count: 5)
+        let profile = watch.profile(
+            command: command,
+            startAt: startAt,
+            mock: server.stats.snapshot(),
+            stderrTail: Self.lastLines(of: path("sender.stderr.log"), count: 5)
+        )
         return (profile, path("traffic.csv"))
     }
 

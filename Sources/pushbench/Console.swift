@@ -1,4 +1,5 @@
 import LoadEngine
+import Workload
 
 #if canImport(Glibc)
 import Glibc
@@ -16,13 +17,7 @@ enum Console {
     }
 
     static func write(_ descriptor: Int32, _ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            bytes = bytes.dropFirst(written)
-        }
+        _ = Array(text.utf8).withUnsafeBytes { FileWrite.all($0, to: descriptor) }
     }
 
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }

@@ -22,9 +22,7 @@ extension ProfileCommand {
         )
         let source = ScenarioPushSource(scenario: scenario, bundleID: profiler.bundleID)
         var answered: [String: Int] = [:]
-        var sequence = 0
-        for event in try ScenarioStream(scenario) where event.sentHere {
-            if let requests = profiler.requests, sequence >= requests { break }
+        for (sequence, event) in try EventsFile.pushes(of: scenario, requests: profiler.requests).enumerated() {
             let token = source.tokens(for: event).hex(at: event.tokenIndex)
             let k = answered[token, default: 0]
             answered[token] = k + 1
@@ -40,7 +38,6 @@ extension ProfileCommand {
                     )
                 )
             }
-            sequence += 1
         }
         return BudgetReport(
             result: feed.finish(

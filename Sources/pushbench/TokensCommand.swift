@@ -130,19 +130,12 @@ struct TokensCommand: ParsableCommand {
             }
             let chunk = next..<min(range.upperBound, next + perChunk)
             format.write(chunk, of: tokens, to: buffer.baseAddress!)
-            var pending = UnsafeRawBufferPointer(rebasing: buffer[0..<(chunk.count * record)])
-            while !pending.isEmpty {
-                let written = Glibc.write(descriptor, pending.baseAddress, pending.count)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    let reason = written < 0 ? String(cString: strerror(errno)) : "nothing written"
-                    let done = next - range.lowerBound
-                    throw CommandLineError(
-                        "writing \(output) failed after \(done) of \(range.count) tokens: \(reason)"
-                            + (removesOnFailure ? "; the incomplete file was removed" : "")
-                    )
-                }
-                pending = UnsafeRawBufferPointer(rebasing: pending[written...])
+            let block = UnsafeRawBufferPointer(rebasing: buffer[0..<(chunk.count * record)])
+            if let reason = FileWrite.all(block, to: descriptor) {
+                throw CommandLineError(
+                    "writing \(output) failed after \(next - range.lowerBound) of \(range.count) tokens: \(reason)"
+                        + (removesOnFailure ? "; the incomplete file was removed" : "")
+                )
             }
             next = chunk.upperBound
         }

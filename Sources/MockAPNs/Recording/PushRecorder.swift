@@ -114,15 +114,9 @@ public final class PushRecorder: Sendable {
 
     private static func flush(_ state: inout State) {
         guard state.failure == nil, state.descriptor >= 0 else { return }
-        var offset = 0
-        while offset < state.buffer.count {
-            let written = state.buffer[offset...].withUnsafeBytes { write(state.descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else {
-                state.failure = "recording stopped after \(state.recorded) pushes: \(String(cString: strerror(errno)))"
-                break
-            }
-            offset += written
+        let descriptor = state.descriptor
+        if let reason = state.buffer.withUnsafeBytes({ FileWrite.all($0, to: descriptor) }) {
+            state.failure = "recording stopped after \(state.recorded) pushes: \(reason)"
         }
         state.buffer.removeAll(keepingCapacity: true)
     }

@@ -52,8 +52,7 @@ public enum EventsFile {
         var schedule = PushSchedule()
         var line = EventLine(topic: "\(bundleID).push-type.liveactivity", expiration: Int64(startAt) + 3600)
         var path: [UInt8] = []
-        for event in try ScenarioStream(scenario) where event.sentHere {
-            if let requests, schedule.events >= requests { break }
+        for event in try pushes(of: scenario, requests: requests) {
             let due = timing.dueMicroseconds(index: schedule.events, event: event)
             let payload = try source.prepare(event, now: Int64(startAt + Double(due) / 1e6), path: &path)
             let token = path.dropFirst(Self.devicePathPrefix)
@@ -67,6 +66,13 @@ public enum EventsFile {
         try events.close()
         try tokens.close()
         return Written(schedule: schedule, eventBytes: events.bytes, tokenBytes: tokens.bytes)
+    }
+
+    /// The pushes a profile hands its sender, in scenario order: the events the scenario's sender
+    /// sends, the first `requests` of them.
+    /// - Throws: `WorkloadError` when the scenario is invalid.
+    public static func pushes(of scenario: Scenario, requests: Int?) throws -> some Sequence<WorkloadEvent> {
+        try ScenarioStream(scenario).lazy.filter(\.sentHere).prefix(requests ?? .max)
     }
 
     /// `/3/device/`'s length: what precedes the token in a push's path.

@@ -1,4 +1,5 @@
 import Foundation
+import Workload
 
 #if canImport(Glibc)
 import Glibc
@@ -40,12 +41,8 @@ struct OutputFile {
     }
 
     private mutating func flush() throws(ProfileError) {
-        var offset = 0
-        while offset < buffer.count {
-            let written = buffer[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw ProfileError.failure("cannot write \(path)") }
-            offset += written
+        if let reason = buffer.withUnsafeBytes({ FileWrite.all($0, to: descriptor) }) {
+            throw ProfileError.systemCall("cannot write \(path): \(reason)")
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -132,6 +132,13 @@ public final class LagBook: Sendable {
         }
     }
 
+    /// Events, pushes received and pushes accepted now: what the progress line shows, read
+    /// without copying the histograms (a copy held across the next arrival would make the mock's
+    /// thread copy them again, under the lock).
+    public var counts: (events: Int, pushes: Int, accepted: Int) {
+        state.withLock { ($0.figures.events, $0.figures.pushes, $0.figures.accepted) }
+    }
+
     /// The books now.
     public var figures: Figures { state.withLock { $0.figures } }
 }

@@ -105,14 +105,14 @@ struct ProfileWatch {
         let now = elapsed
         guard now >= nextProgressAt else { return nil }
         nextProgressAt = now.rounded(.down) + 1
-        let figures = book.figures
+        let counts = book.counts
         let ending: Bool
         if case .watching = phase { ending = false } else { ending = true }
         return ProfileProgress(
             elapsedSeconds: now,
-            events: figures.events,
-            pushes: figures.pushes,
-            accepted: figures.accepted,
+            events: counts.events,
+            pushes: counts.pushes,
+            accepted: counts.accepted,
             cpuPercent: samples.last?.cpuPercent ?? 0,
             rssBytes: lastRSS,
             ending: ending
@@ -120,7 +120,7 @@ struct ProfileWatch {
     }
 
     /// What was measured, once finished.
-    func profile(command: [String], startAt: Double, mock: MockStats.Snapshot) -> SenderProfile {
+    func profile(command: [String], startAt: Double, mock: MockStats.Snapshot, stderrTail: [String]) -> SenderProfile {
         SenderProfile(
             command: command,
             ending: sender.ending,
@@ -138,9 +138,7 @@ struct ProfileWatch {
             book: book,
             mock: mock,
             samples: samples,
-            stderrTail: [],
-            outputPath: "",
-            errorPath: "",
+            stderrTail: stderrTail,
             signalsSent: Set([SIGTERM, SIGKILL].filter { sender.sent($0) })
         )
     }

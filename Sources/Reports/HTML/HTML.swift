@@ -1,3 +1,5 @@
+import Foundation
+
 /// The pieces every PushBench page shares: escaping, tables, and one stylesheet, so the run
 /// report and the budget report look alike and stay self-contained.
 enum HTML {
@@ -61,6 +63,20 @@ enum HTML {
             }
         }
         return out
+    }
+
+    /// A page's first screen: one sentence per question, its topic marked good or bad news.
+    static func headline(_ lines: [RunHeadline.Line]) -> String {
+        "<ul class=\"headline\">"
+            + lines.map { line in
+                let mark = line.good.map { $0 ? " class=\"ok\"" : " class=\"bad\"" } ?? ""
+                return "<li><b\(mark)>\(escape(line.topic))</b> \(escape(line.sentence))</li>"
+            }.joined() + "</ul>"
+    }
+
+    /// An instant as ISO 8601 in UTC, as every page's subtitle gives its start.
+    static func utc(_ unix: Double) -> String {
+        ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: unix))
     }
 
     /// A two-column table of label and value rows.

@@ -45,7 +45,7 @@ public struct HTMLReport {
         }
         var html = """
             <h1>PushBench run \(HTML.escape(context.runID))</h1>
-            <div class="sub">\(HTML.escape(context.targetDescription)) · \(HTML.escape(result.mode.rawValue.replacingOccurrences(of: "_", with: " "))) · started \(HTML.escape(Self.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s\(result.interrupted ? " · <b class=\"bad\">interrupted</b>" : "")</div>
+            <div class="sub">\(HTML.escape(context.targetDescription)) · \(HTML.escape(result.mode.rawValue.replacingOccurrences(of: "_", with: " "))) · started \(HTML.escape(HTML.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s\(result.interrupted ? " · <b class=\"bad\">interrupted</b>" : "")</div>
             \(failure ?? "")
             \(headline)
             <div class="cards">
@@ -239,12 +239,7 @@ public struct HTMLReport {
 
     /// The first screen: one sentence per question the run was for.
     private var headline: String {
-        let lines = RunHeadline(result, server: context.serverCounts, budget: budget).lines
-        return "<ul class=\"headline\">"
-            + lines.map { line in
-                let mark = line.good.map { $0 ? " class=\"ok\"" : " class=\"bad\"" } ?? ""
-                return "<li><b\(mark)>\(HTML.escape(line.topic))</b> \(HTML.escape(line.sentence))</li>"
-            }.joined() + "</ul>"
+        HTML.headline(RunHeadline(result, server: context.serverCounts, budget: budget).lines)
     }
 
     /// The broadcasts among the requests, the devices they reached and the channel requests
@@ -300,10 +295,5 @@ public struct HTMLReport {
         if seconds < 1 { return String(format: "%.0f ms", seconds * 1000) }
         if seconds < 60 { return String(format: "%g s", seconds) }
         return String(format: "%g min", seconds / 60)
-    }
-
-    private static func utc(_ unix: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: Date(timeIntervalSince1970: unix))
     }
 }

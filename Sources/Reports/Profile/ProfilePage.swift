@@ -13,9 +13,9 @@ struct ProfilePage {
         let lag = profile.lag
         var html = """
             <h1>PushBench profile \(HTML.escape(context.runID))</h1>
-            <div class="sub"><code>\(HTML.escape(sender.command))</code> · started \(HTML.escape(Self.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s · stopped: \(HTML.escape(sender.stop))\(sender.exitStatus.map { ", exit status \($0)" } ?? "")</div>
+            <div class="sub"><code>\(HTML.escape(sender.command))</code> · started \(HTML.escape(HTML.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s · stopped: \(HTML.escape(sender.stop))\(sender.exitStatus.map { ", exit status \($0)" } ?? "")</div>
             \(failure)
-            \(headline)
+            \(HTML.headline(ProfileHeadline(profile).lines))
             <div class="cards">
             <div class="card"><b>\(String(format: "%.0f", sender.pushesPerS))</b><span>pushes per second</span></div>
             <div class="card"><b>\(String(format: "%.1f µs", sender.cpuUsPerPush))</b><span>sender CPU per push</span></div>
@@ -86,14 +86,6 @@ struct ProfilePage {
             + (tail.isEmpty ? "" : "<br>Its last words on stderr:<br><code>\(tail)</code>") + "</p>"
     }
 
-    private var headline: String {
-        "<ul class=\"headline\">"
-            + ProfileHeadline(profile).lines.map { line in
-                let mark = line.good.map { $0 ? " class=\"ok\"" : " class=\"bad\"" } ?? ""
-                return "<li><b\(mark)>\(HTML.escape(line.topic))</b> \(HTML.escape(line.sentence))</li>"
-            }.joined() + "</ul>"
-    }
-
     private func chart(
         _ title: String,
         _ unit: String,
@@ -111,11 +103,6 @@ struct ProfilePage {
                 )
             }
         ).render()
-    }
-
-    private static func utc(_ unix: Double) -> String {
-        let formatter = ISO8601DateFormatter()
-        return formatter.string(from: Date(timeIntervalSince1970: unix))
     }
 }
 
