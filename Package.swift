@@ -55,7 +55,8 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev", "libssl-dev"])]
         ),
-        // prctl for profile's child subreaper; part of libc, so nothing to link.
+        // prctl for profile's child subreaper and the workers' thread names; part of libc, so
+        // nothing to link.
         .systemLibrary(name: "CProcess"),
         .target(name: "Encodings", swiftSettings: strict),
         .target(
@@ -85,7 +86,7 @@ let package = Package(
         .target(
             name: "LoadEngine",
             dependencies: [
-                "Workload", "Wire", "Transport",
+                "CProcess", "Workload", "Wire", "Transport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -95,7 +96,7 @@ let package = Package(
         .target(
             name: "Reports",
             dependencies: [
-                "Workload", "Wire", "Transport", "LoadEngine", "Budget",
+                "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Sampling",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
@@ -123,10 +124,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Where a sender's CPU goes: perf's samples, folded stacks, the shares by class of code.
+        .target(name: "Sampling", dependencies: ["CProcess"], swiftSettings: strict),
         .target(
             name: "Profiling",
             dependencies: [
-                "CProcess", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs",
+                "CProcess", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
@@ -135,7 +138,7 @@ let package = Package(
             name: "pushbench",
             dependencies: [
                 "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
-                "Telemetry", "Profiling",
+                "Telemetry", "Profiling", "Sampling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict,
@@ -148,6 +151,7 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Encodings", "Wire", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BudgetTests", dependencies: ["Budget", "Workload"], swiftSettings: strict),
         .testTarget(name: "HotPathTests", dependencies: ["HotPath", "Wire"], swiftSettings: strict),
+        .testTarget(name: "SamplingTests", dependencies: ["Sampling"], swiftSettings: strict),
         .testTarget(
             name: "LoadEngineTests",
             dependencies: [
@@ -165,10 +169,14 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Encodings", "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
-                "Profiling", "TestSupport",
+                "Profiling", "Sampling", "TestSupport",
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "CommandLineTests", dependencies: ["pushbench", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "CommandLineTests",
+            dependencies: ["pushbench", "Sampling", "TestSupport"],
+            swiftSettings: strict
+        ),
     ]
 )

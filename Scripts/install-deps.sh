@@ -13,12 +13,14 @@
 #   chromium              renders the HTML reports headless, as a reader sees them (Scripts/render-report.sh)
 #   prometheus            scrapes a run's --metrics-port in the tests and runs the Grafana dashboard's queries
 #   valgrind, binutils    count instructions per push (hotpath --instructions: callgrind, on a copy made by strip)
+#   linux-perf            samples call stacks for --perf (run, profile): the flame graph and the CPU's shares
+#   golang-go             a Go program for --perf's test of what perf names in a Go sender
 #   nginx-light           a C HTTP/2 server that answers before reading a body, then resets the stream with
 #                         NO_ERROR: the transports' test of that, and h2load-compare.sh's target
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libjemalloc-dev nghttp2-client curl openssl time procps pkg-config
-  python3-h2 python3-venv chromium prometheus valgrind binutils nginx-light)
+  python3-h2 python3-venv chromium prometheus valgrind binutils linux-perf golang-go nginx-light)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,4 +1,5 @@
 import MockAPNs
+import Sampling
 
 #if canImport(Glibc)
 import Glibc
@@ -62,6 +63,8 @@ public struct SenderProfile: Sendable {
     public var samples: [Sample]
     /// The sender's last lines on standard error.
     public var stderrTail: [String]
+    /// The sender's call stacks, when sampled (`--perf`), or why they could not be.
+    public var cpuSampling: Result<StackProfile, PerfUnavailable>? = nil
 
     /// CPU seconds of the sender and every descendant.
     public var cpuSeconds: Double { accounting.userSeconds + accounting.systemSeconds }

@@ -1,5 +1,6 @@
 import Foundation
 import MockAPNs
+import Sampling
 import Wire
 import Workload
 
@@ -34,6 +35,8 @@ public struct SenderProfiler {
     public var signingKey: SigningKey
     /// The app whose activities are updated.
     public var bundleID: String
+    /// Whether perf samples the sender's call stacks (`--perf`).
+    public var samplesStacks = false
 
     /// The key handed to the sender.
     public enum SigningKey: Sendable {
@@ -121,15 +124,19 @@ public struct SenderProfiler {
                     + String(format: "%.1f s, before at_s 0", leadSeconds)
             )
         }
+        let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
+        let sampler = try? sampling?.get()
         let sender = try SenderProcess(
             command: command,
             environment: contract.inheritedEnvironment,
             outputPath: path("sender.stdout.log"),
-            errorPath: path("sender.stderr.log")
+            errorPath: path("sender.stderr.log"),
+            apart: Set([sampler?.pid].compactMap { $0 })
         )
         var watch = ProfileWatch(
             sender: sender,
             book: book,
+            sampler: sampler,
             durationSeconds: durationSeconds,
             graceSeconds: graceSeconds
         )
@@ -149,12 +156,15 @@ public struct SenderProfiler {
         } catch {
             notice("warning: \(error); the traffic report covers the pushes before it")
         }
-        let profile = watch.profile(
+        var profile = watch.profile(
             command: command,
             startAt: startAt,
             mock: server.stats.snapshot(),
             stderrTail: Self.lastLines(of: path("sender.stderr.log"), count: 5)
         )
+        profile.cpuSampling = sampling?.flatMap {
+            $0.finish(following: sender.pid, scope: "the sender and every process it started")
+        }
         return (profile, path("traffic.csv"))
     }
 

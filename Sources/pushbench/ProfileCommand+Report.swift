@@ -51,6 +51,7 @@ extension ProfileCommand {
             graceSeconds: schedule.grace.seconds
         )
         profiler.bundleID = bundleID
+        profiler.samplesStacks = perf.enabled
         return profiler
     }
 
@@ -89,11 +90,13 @@ extension ProfileCommand {
         let budgetReport = try budgetReport(profile, profiler: profiler, runID: runID)
         figures.budgetVerdict = budgetReport?.verdict
         context.profile = figures
+        context.cpuSampling = profile.cpuSampling
         if let failure = profile.failure {
             Console.out("FAILED: \(failure)")
             for line in profile.stderrTail { Console.out("  sender stderr: \(line)") }
         }
         for line in ProfileHeadline(figures).lines { Console.out("\(line.topic)  \(line.sentence)") }
+        if let sampling = profile.cpuSampling { Console.out(PerfOptions.summaryLine(sampling)) }
         do {
             let written = try ReportWriter.write(result, context: context, directory: folder, budget: budgetReport)
             Console.out("report: \(written.htmlPath)")

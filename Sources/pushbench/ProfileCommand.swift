@@ -65,6 +65,9 @@ struct ProfileCommand: ParsableCommand {
     @OptionGroup(title: "The mock")
     var server: MockServerOptions
 
+    @OptionGroup(title: "Where the CPU goes")
+    var perf: PerfOptions
+
     @Argument(parsing: .postTerminator, help: "The sender to run, after --: a program and its arguments.")
     var command: [String] = []
 

@@ -4,6 +4,7 @@ import Foundation
 import Harness
 import LoadEngine
 import Reports
+import Sampling
 import Wire
 import Workload
 
@@ -134,7 +135,8 @@ extension RunCommand {
         load: LoadConfiguration,
         runID: String,
         budgetSource: String,
-        baseline: RunFigures?
+        baseline: RunFigures?,
+        cpuSampling: Result<StackProfile, PerfUnavailable>?
     ) throws -> RunResult {
         let result = outcome.result
         var context = RunContext(
@@ -145,8 +147,10 @@ extension RunCommand {
             build: PushBench.build
         )
         context.practices = outcome.practices
+        context.cpuSampling = cpuSampling
         Console.out(SummaryTable.render(result, context: context))
         if let practices = outcome.practices { Console.out("sender doctor  \(practices.verdict)") }
+        if let cpuSampling { Console.out(PerfOptions.summaryLine(cpuSampling)) }
         let budgetReport = outcome.budget.map {
             BudgetReport(
                 result: $0.finish(

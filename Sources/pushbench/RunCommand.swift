@@ -166,6 +166,9 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Device budget of the accepted pushes")
     var budget: RunBudgetOptions
 
+    @OptionGroup(title: "Where the CPU goes")
+    var perf: PerfOptions
+
     static let defaultBundleID = "com.example.pushbench"
     static let generatedKeyID = "PBKEY00001"
     static let generatedTeamID = "PBTEAM0001"
@@ -212,6 +215,7 @@ struct RunCommand: ParsableCommand {
         let metricsEndpoint = try metrics.start(runID: runID, load: load, live: live)
         defer { metricsEndpoint?.stop() }
         announce(load)
+        let sampling = perf.start()
         var display = ProgressDisplay()
         let outcome: RunSession.Outcome
         do {
@@ -223,6 +227,7 @@ struct RunCommand: ParsableCommand {
             )
         } catch {
             display.finish()
+            _ = try? sampling?.get().finish(following: getpid(), scope: "")
             throw CommandLineError.runtime("\(error)")
         }
         display.finish()
@@ -231,7 +236,12 @@ struct RunCommand: ParsableCommand {
             load: load,
             runID: runID,
             budgetSource: preset.source,
-            baseline: baselineFigures
+            baseline: baselineFigures,
+            cpuSampling: sampling?.flatMap {
+                $0.finish(following: getpid(), scope: "pushbench's \(link.threads) worker thread(s)") {
+                    $0.hasPrefix(WorkerThreadName.prefix) ? "pushbench" : nil
+                }
+            }
         )
         if let metricsEndpoint { metrics.hold(metricsEndpoint, stop: stop) }
         if let signal = trap.signal { throw ExitCode(ExitStatus.interrupted(by: signal)) }

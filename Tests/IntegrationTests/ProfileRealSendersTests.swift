@@ -20,6 +20,15 @@ final class ProfileRealSendersTests: XCTestCase {
 
     /// Profiles `sender` with `requests` pushes; returns its summary.
     private func profile(_ sender: [String], requests: Int, options: [String] = []) throws -> [String: Any] {
+        try profileWithFolder(sender, requests: requests, options: options).summary
+    }
+
+    /// Profiles `sender` with `requests` pushes; returns its summary and report folder.
+    private func profileWithFolder(
+        _ sender: [String],
+        requests: Int,
+        options: [String] = []
+    ) throws -> (summary: [String: Any], folder: String) {
         let output = try ExternalProgram.pushbench.run(
             ["profile", "--requests", String(requests), "--reports-dir", reports.path] + options
                 + ["--"] + sender,
@@ -34,7 +43,7 @@ final class ProfileRealSendersTests: XCTestCase {
             "the key made for the run is gone"
         )
         let data = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/summary.json"))
-        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return (try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any]), folder)
     }
 
     private func assertEveryEventArrived(_ summary: [String: Any], total: Int) throws {
@@ -49,17 +58,24 @@ final class ProfileRealSendersTests: XCTestCase {
     /// The adapter a team copies: aioapns reads PUSHBENCH_EVENTS and sends each push at its at_s.
     /// A new connection starts at one stream until its first token is verified, as APNs does;
     /// aioapns loses requests racing that start (issue 46 saw 33 of 20,000), so this test lifts it.
+    /// With `--perf`, its stacks are the Python interpreter's, and nothing of PushBench's.
     func testAnAioapnsSenderIsProfiled() throws {
         let python = try ConformanceSuiteTests.clientEnvironment()
         let adapter = Self.repository.appendingPathComponent("examples/aioapns_sender.py").path
-        let summary = try profile(
+        let (summary, folder) = try profileWithFolder(
             [python.path, adapter],
             requests: 600,
-            options: ["--rate", "400", "--streams-before-token", "1000"]
+            options: ["--rate", "400", "--streams-before-token", "1000", "--perf"]
         )
         try assertEveryEventArrived(summary, total: 600)
         let lag = try XCTUnwrap(summary["lag"] as? [String: Any])
         XCTAssertGreaterThan(try XCTUnwrap(lag["max_ms"] as? Double), 0)
+        let samples = try XCTUnwrap(summary["cpu_samples"] as? [String: Any])
+        let top = try XCTUnwrap(samples["top_self"] as? [[String: Any]])
+        XCTAssertTrue(top.contains { ($0["library"] as? String)?.hasPrefix("libpython3") == true }, "\(top)")
+        let folded = try String(contentsOfFile: "\(folder)/stacks.folded", encoding: .utf8)
+        XCTAssertTrue(folded.contains("`_PyEval_EvalFrameDefault"), "the interpreter's loop")
+        XCTAssertFalse(folded.contains("pushbench`"), "nothing of the mock's process")
     }
 
     func testH2loadIsProfiled() throws {

@@ -97,6 +97,36 @@ final class RunComparisonTests: XCTestCase {
         XCTAssertEqual(verdict(try profile(missing: 2), "missing_events_percent"), .fail, "0.2% of events lost")
     }
 
+    /// With `--perf` on both sides, compare shows where the CPU went, each class's share and its
+    /// move in points, without judging it; without stacks on every run it shows nothing of it.
+    func testSampledRunsShowWhereTheCPUMovedWithoutJudgingIt() throws {
+        func sampled(http2: Double, json: Double) throws -> RunFigures {
+            var figures = try figures()
+            figures.cpuSharesPercent = ["http2": http2, "json": json, "kernel": 100 - http2 - json]
+            return figures
+        }
+        let comparison = RunComparison(
+            baseline: [try sampled(http2: 40, json: 5)],
+            current: [try sampled(http2: 30, json: 15)],
+            thresholds: ComparisonThresholds()
+        )
+        let rows = Dictionary(uniqueKeysWithValues: comparison.checks.map { ($0.name, $0) })
+        XCTAssertEqual(rows["cpu_share_json_percent"]?.baseline, "5.0")
+        XCTAssertEqual(rows["cpu_share_json_percent"]?.current, "15.0")
+        XCTAssertEqual(rows["cpu_share_json_percent"]?.change, "+10.0 pts")
+        XCTAssertEqual(rows["cpu_share_http2_percent"]?.change, "-10.0 pts")
+        XCTAssertEqual(rows["cpu_share_other_percent"]?.current, "0.0")
+        XCTAssertTrue(comparison.checks.filter { $0.name.hasPrefix("cpu_share_") }.allSatisfy { $0.verdict == .info })
+        XCTAssertEqual(comparison.checks.count { $0.name.hasPrefix("cpu_share_") }, 7)
+        XCTAssertTrue(comparison.passed)
+        let mixed = RunComparison(
+            baseline: [try sampled(http2: 40, json: 5)],
+            current: [try figures()],
+            thresholds: ComparisonThresholds()
+        )
+        XCTAssertFalse(mixed.checks.contains { $0.name.hasPrefix("cpu_share_") })
+    }
+
     func testCountsModeJudgesOutcomesNotSpeed() throws {
         var thresholds = ComparisonThresholds()
         thresholds.mode = .counts

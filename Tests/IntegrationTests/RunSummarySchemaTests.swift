@@ -1,5 +1,6 @@
 import Foundation
 import LoadEngine
+import Sampling
 import XCTest
 
 @testable import Reports
@@ -112,6 +113,11 @@ final class RunSummarySchemaTests: XCTestCase {
         )
         summary.lag = RunSummary.Lag(result.latency, early: 1)
         summary.events = RunSummary.Events(total: 40, received: 39, missing: 1, extra: 2)
+        var stacks = FoldedStacks()
+        stacks.add([StackFrame(function: "pushbench", library: ""), StackFrame(function: "f", library: "pushbench")])
+        summary.cpuSamples = RunSummary.CPUSamples(
+            StackProfile(stacks: stacks, frequencyHz: 997, scope: "a test", perfCPUSeconds: 0.25)
+        )
         return summary
     }
 

@@ -85,7 +85,9 @@ public enum LoadTest {
         let group = DispatchGroup()
         for worker in workers {
             DispatchQueue(label: "pushbench.worker.\(worker.index)").async(group: group) {
-                let outcome = Result { try worker.run(makeTransport: makeTransport, onAccepted: onAccepted) }
+                let outcome = WorkerThreadName.whileRunning(worker: worker.index) {
+                    Result { try worker.run(makeTransport: makeTransport, onAccepted: onAccepted) }
+                }
                 if case .failure = outcome { abort.set() }
                 outcomes.withLock { $0[worker.index] = outcome }
             }

@@ -38,15 +38,16 @@ struct ProcessTree {
     private static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
     private static let pageBytes = sysconf(Int32(_SC_PAGESIZE))
 
-    /// The descendants of process `root` (by default this one) now.
-    static func sample(root: pid_t = getpid()) -> ProcessTree {
+    /// The descendants of process `root` (by default this one) now, but for those in `apart`
+    /// and theirs.
+    static func sample(root: pid_t = getpid(), apart: Set<pid_t> = []) -> ProcessTree {
         var children: [pid_t: [Member]] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = pid_t(name), let (parent, member) = read(pid) else { continue }
             children[parent, default: []].append(member)
         }
         var members: [Member] = []
-        var queue = children[root] ?? []
+        var queue = (children[root] ?? []).filter { !apart.contains($0.pid) }
         while let next = queue.popLast() {
             members.append(next)
             queue += children[next.pid] ?? []

@@ -1,5 +1,6 @@
 import Foundation
 import MockAPNs
+import Sampling
 
 #if canImport(Glibc)
 import Glibc
@@ -37,6 +38,8 @@ struct ProfileWatch {
 
     let sender: SenderProcess
     let book: LagBook
+    /// perf sampling the sender, stopped once the sender's processes are all gone.
+    let sampler: PerfRecording?
     let durationSeconds: Double?
     let graceSeconds: Double
     /// UNIX seconds when the sender started.
@@ -47,6 +50,8 @@ struct ProfileWatch {
     private var stop = SenderProfile.Stop.exited
     private var stopBeganAt: Double?
     private var stopEndedAt: Double?
+    /// When a look first found the sender's processes all gone while perf still ran.
+    private var senderGoneAt: Double?
     private var survivors = 0
     private var peakRSS = 0
     private var largestPeakRSS = 0
@@ -55,9 +60,11 @@ struct ProfileWatch {
     private var lastRSS = 0
     private var nextProgressAt = 1.0
 
-    init(sender: SenderProcess, book: LagBook, durationSeconds: Double?, graceSeconds: Double) {
+    init(sender: SenderProcess, book: LagBook, sampler: PerfRecording?, durationSeconds: Double?, graceSeconds: Double)
+    {
         self.sender = sender
         self.book = book
+        self.sampler = sampler
         book.beginIntervals(atNs: Int64(startedAt * 1e9))
         self.durationSeconds = durationSeconds
         self.graceSeconds = graceSeconds
@@ -72,7 +79,7 @@ struct ProfileWatch {
     /// One look: samples the processes, and moves towards the stop when one is due.
     mutating func tick(stopRequested: Bool) {
         let now = elapsed
-        let tree = ProcessTree.sample()
+        let tree = ProcessTree.sample(apart: sender.apart)
         lastRSS = tree.rssBytes
         peakRSS = max(peakRSS, tree.rssBytes)
         largestPeakRSS = max(largestPeakRSS, tree.largestPeakRSSBytes)
@@ -80,6 +87,16 @@ struct ProfileWatch {
         if sender.allReaped {
             finish(now: now, tree: tree)
             return
+        }
+        if let sampler, sender.ending != nil, tree.members.isEmpty {
+            // Only perf is left, writing its samples. The sender's processes were all gone at the
+            // last look too, so the reaper has counted every one: the profile ends when they went.
+            sampler.requestStop()
+            if let senderGoneAt {
+                finish(now: senderGoneAt, tree: tree)
+                return
+            }
+            senderGoneAt = now
         }
         switch phase {
         case .watching:

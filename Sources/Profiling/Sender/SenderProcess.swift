@@ -1,5 +1,6 @@
 import CProcess
 import Foundation
+import Sampling
 import Synchronization
 
 #if canImport(Glibc)
@@ -47,47 +48,33 @@ public final class SenderProcess: Sendable {
         var signalsSent: Set<Int32> = []
     }
 
+    /// Children of this process that are not the sender's (perf, sampling it): reaped with the
+    /// rest, but neither counted nor signalled.
+    public let apart: Set<pid_t>
+
     /// The sender's process ID, which is also its process group's.
     public let pid: pid_t
     private let state = Mutex(State())
 
     /// Starts `command` (its first element found on `PATH`) with `environment`, its standard
-    /// input empty and its output appended to `outputPath` and `errorPath`.
-    ///
-    /// Signals this process ignores (SIGINT and SIGTERM while a trap is set, SIGPIPE) get their
-    /// default action back in the child, and it starts with no signal blocked.
+    /// input empty and its output appended to `outputPath` and `errorPath`, as `ChildLaunch`
+    /// starts a child. `apart` are this process's children that are not the sender's.
     /// - Throws: `ProfileError.systemCall` when this process cannot become a subreaper or the
     ///   command cannot be started.
-    public init(command: [String], environment: [String: String], outputPath: String, errorPath: String) throws {
+    public init(
+        command: [String],
+        environment: [String: String],
+        outputPath: String,
+        errorPath: String,
+        apart: Set<pid_t> = []
+    ) throws {
+        self.apart = apart
         guard pb_become_child_subreaper() == 0 else { throw ProfileError.failure("cannot become a child subreaper") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP, SIGQUIT] { sigaddset(&defaults, number) }
-        var noneBlocked = sigset_t()
-        sigemptyset(&noneBlocked)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &noneBlocked)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes,
-            Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
-        )
-        let argv = command.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let failure = posix_spawnp(&pid, command[0], &actions, &attributes, argv, envp)
-        guard failure == 0 else { throw ProfileError.failure("cannot start \(command[0])", errno: failure) }
-        self.pid = pid
+        do {
+            pid = try ChildLaunch.start(command, environment: environment, outputPath: outputPath, errorPath: errorPath)
+        } catch {
+            throw ProfileError.failure("cannot start \(command[0])", errno: error.errorNumber)
+        }
         Thread.detachNewThread { [self] in reapAll() }
     }
 
@@ -121,6 +108,7 @@ public final class SenderProcess: Sendable {
                 state.withLock { $0.allReaped = true }
                 return
             }
+            guard !apart.contains(reaped) else { continue }
             state.withLock { state in
                 state.accounting.userSeconds += Self.seconds(usage.ru_utime)
                 state.accounting.systemSeconds += Self.seconds(usage.ru_stime)

@@ -1,4 +1,5 @@
 import Foundation
+import Sampling
 
 /// A current build's runs judged against a baseline's (`pushbench compare`): each figure's
 /// median on both sides, its change, its limit and a verdict, so one noisy run does not fail a
@@ -129,8 +130,31 @@ public struct RunComparison: Sendable {
                 limit: speedJudged ? thresholds.maxErrorRatePercent : nil
             )
         )
+        checks += Self.cpuShares(baseline: baseline, current: current)
         checks += Self.correctness(baseline: baseline, current: current, countsJudged: !speedJudged)
         self.checks = checks
+    }
+
+    /// Where the CPU went on each side, when every run's stacks were sampled: each class of
+    /// code's median share, and its change in percentage points, so a regression in CPU a push
+    /// shows which code took the time. Shown, not judged: a share moves when another class does.
+    private static func cpuShares(baseline: [RunFigures], current: [RunFigures]) -> [Check] {
+        let sides = (baseline.compactMap(\.cpuSharesPercent), current.compactMap(\.cpuSharesPercent))
+        guard sides.0.count == baseline.count, sides.1.count == current.count else { return [] }
+        return CPUShare.allCases.map { share in
+            let medians = (
+                MedianRatioInterval.median(sides.0.map { $0[share.rawValue] ?? 0 }),
+                MedianRatioInterval.median(sides.1.map { $0[share.rawValue] ?? 0 })
+            )
+            return Check(
+                name: "cpu_share_\(share.rawValue)_percent",
+                baseline: String(format: "%.1f", medians.0),
+                current: String(format: "%.1f", medians.1),
+                change: String(format: "%+.1f pts", medians.1 - medians.0),
+                limit: "",
+                verdict: .info
+            )
+        }
     }
 
     /// A comparison of one file a side (instruction counts, budget analyses), which needs no

@@ -29,6 +29,9 @@ public struct RunFigures: Sendable, Equatable {
     /// and its CPU the sender's, per push.
     public var events: Int?
     public var missingEvents: Int?
+    /// Where the sender's CPU went, percent by class of code (`CPUShare`'s keys), when its stacks
+    /// were sampled (`--perf`).
+    public var cpuSharesPercent: [String: Double]?
 
     /// Whether the figures are a profile's.
     public var isProfile: Bool { events != nil }
@@ -67,6 +70,7 @@ public struct RunFigures: Sendable, Equatable {
         erroredByKind = summary.erroredByKind
         cpuPerRequestUs = summary.engineCPUUsPerRequest
         serverAgrees = summary.serverCounts?.matchesClient
+        cpuSharesPercent = summary.cpuSamples?.sharesPercent
         if let sender = summary.sender, let lag = summary.lag, let events = summary.events {
             throughputPerSecond = sender.pushesPerS
             p50Us = lag.p50Ms * 1000

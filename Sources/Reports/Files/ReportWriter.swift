@@ -6,7 +6,8 @@ import LoadEngine
 /// Writes a run's report folder: `summary.json`, `latency_percentiles.csv`, `latency.hgrm`,
 /// `timeseries.csv`, `outcomes.csv`, `connections.csv` and `report.html`, and the budget files
 /// when the run fed the budget model. A profile's has `lag_percentiles.csv` and `lag.hgrm`
-/// instead of the latency files, and its own timeseries and page.
+/// instead of the latency files, and its own timeseries and page. A sampled sender's (`--perf`)
+/// has its stacks in `stacks.folded`.
 public enum ReportWriter {
     /// The files written, for the closing message.
     public struct Written: Sendable {
@@ -61,6 +62,9 @@ public enum ReportWriter {
         try save(Data(hgrm(histogram).utf8), as: "\(name).hgrm", in: directory)
         try save(Data(outcomesTable(result).text.utf8), as: "outcomes.csv", in: directory)
         try save(Data(connectionsTable(result.perConnection).text.utf8), as: "connections.csv", in: directory)
+        if case .success(let profile) = context.cpuSampling {
+            try save(Data(profile.stacks.text.utf8), as: "stacks.folded", in: directory)
+        }
         if let budget { _ = try budget.write(root: (directory as NSString).deletingLastPathComponent) }
         let html =
             context.profile.map { ProfilePage(result: result, context: context, profile: $0).render() }

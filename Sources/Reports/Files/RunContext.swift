@@ -1,4 +1,5 @@
 import Foundation
+import Sampling
 import Transport
 
 /// What a report says about where and how a run happened, beside what it measured.
@@ -19,6 +20,8 @@ public struct RunContext: Sendable {
     /// What `pushbench profile` measured of its sender, when the run was a profile: the report
     /// is then the sender's (its CPU, memory, lag and events), not PushBench's engine's.
     public var profile: ProfileFigures? = nil
+    /// The sender's call stacks sampled with perf (`--perf`), or why they could not be.
+    public var cpuSampling: Result<StackProfile, PerfUnavailable>? = nil
 
     /// Creates a context.
     public init(

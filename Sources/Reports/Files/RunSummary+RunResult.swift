@@ -1,6 +1,7 @@
 import Foundation
 import Histogram
 import LoadEngine
+import Sampling
 import Transport
 import Workload
 
@@ -70,6 +71,7 @@ extension RunSummary {
         sender = context.profile?.sender
         lag = context.profile?.lag
         events = context.profile?.events
+        cpuSamples = (try? context.cpuSampling?.get()).map(CPUSamples.init)
         let channels = result.channels
         channelRequests =
             channels.requests > 0

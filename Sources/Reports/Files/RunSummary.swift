@@ -78,6 +78,8 @@ public struct RunSummary: Codable, Sendable {
     /// Its lag behind its schedule, and its events against its pushes (absent before 0.4).
     public var lag: Lag?
     public var events: Events?
+    /// Where the sender's CPU went, when sampled (`--perf`; absent before 0.4).
+    public var cpuSamples: CPUSamples?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version"
@@ -118,6 +120,7 @@ public struct RunSummary: Codable, Sendable {
         case deviceReachUs = "device_reach_us"
         case deviceReachHistogramUs = "device_reach_histogram_us"
         case sender, lag, events
+        case cpuSamples = "cpu_samples"
     }
 
     /// A run's broadcasts, apart from its pushes to tokens.

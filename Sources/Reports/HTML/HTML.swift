@@ -23,6 +23,9 @@ enum HTML {
         code{background:#f5f5f7;padding:1px 4px;border-radius:4px}
         .headline{list-style:none;padding:0;margin:12px 0}.headline li{margin:4px 0}.headline b{display:inline-block;min-width:64px;text-transform:uppercase;font-size:11px;letter-spacing:.04em}
         .clock{background:#e8f1fb;border-left:3px solid #0a66c2;padding:6px 10px}
+        svg.flame{max-width:none;margin:4px 0 12px}.fb{cursor:pointer}.fb rect{stroke:#fff;stroke-width:.5}.fb:hover rect{stroke:#000}
+        .fb text{font:11px monospace;fill:#111;pointer-events:none}.flame-tools{margin:8px 0}.flame-tools input{width:220px}
+        .legend span{margin-right:12px;white-space:nowrap}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}
         @media print{body{margin:0}.card{break-inside:avoid}}
         </style></head><body>
         \(body)</body></html>

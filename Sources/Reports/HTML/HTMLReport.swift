@@ -172,6 +172,7 @@ public struct HTMLReport {
             headers: ("percentile", "latency")
         )
 
+        html += StackProfileSection(sampling: context.cpuSampling, pushes: result.counts.sent).render()
         html += "<h2>Connections</h2>"
         let sharded = result.perConnection.keys.contains { RunResult.connection(ofKey: $0).shard > 0 }
         if let recoveries = result.recoveries {

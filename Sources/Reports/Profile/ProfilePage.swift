@@ -55,6 +55,7 @@ struct ProfilePage {
                 ("RSS", "#8250df", \.rssMebibytes)
             ]
         )
+        html += StackProfileSection(sampling: context.cpuSampling, pushes: profile.sender.pushes).render()
         html += "<h2>Events and answers</h2>"
         html += HTML.table(
             "The k-th push to a token answers its k-th event",
