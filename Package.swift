@@ -3,8 +3,9 @@
 // PushBench: a load and budget harness for the sender side of iOS Live Activity pushes.
 // Module layout and the direction of dependencies follow docs/design.md: each target has
 // one job, and dependencies point down the table (C wrappers, Encodings → Workload/Wire → Transport →
-// LoadEngine → Reports → Harness, Profiling → pushbench; MockAPNs sits beside Transport on top of Wire, and
-// Telemetry, Prometheus' format and a plain-HTTP listener, serves both the mock and a run).
+// LoadEngine → Pages, SenderDoctor → Reports → Instructions → Analysis → Harness, Profiling → pushbench;
+// MockAPNs sits beside Transport on top of Wire, Sampling beside the C wrappers, and Telemetry,
+// Prometheus' format and a plain-HTTP listener, serves both the mock and a run).
 
 import PackageDescription
 
@@ -93,12 +94,36 @@ let package = Package(
             ],
             swiftSettings: hotPath
         ),
+        // What every page and table shares: HTML, charts, CSV, writing a file whole.
+        .target(
+            name: "Pages",
+            dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")],
+            swiftSettings: strict
+        ),
+        // The sender doctor: practices judged from a recording of the traffic, and its report.
+        .target(name: "SenderDoctor", dependencies: ["Pages", "Workload", "Budget"], swiftSettings: strict),
+        // A run's files and pages: summary.json, CSV, report.html, the budget's, the flame graph.
         .target(
             name: "Reports",
             dependencies: [
-                "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Sampling",
+                "Pages", "SenderDoctor", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Budget",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
+            swiftSettings: strict
+        ),
+        // Judging runs and sizing fleets from them: compare (its statistics and gates) and plan.
+        .target(
+            name: "Analysis",
+            dependencies: [
+                "Pages", "Reports", "Sampling", "LoadEngine", "Instructions", "Workload",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // Counting the sender's instructions per push under callgrind, and reading the counts.
+        .target(
+            name: "Instructions",
+            dependencies: ["Pages", "Reports", "LoadEngine", "HotPath", "Wire"],
             swiftSettings: strict
         ),
         .target(
@@ -118,7 +143,8 @@ let package = Package(
         .target(
             name: "Harness",
             dependencies: [
-                "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Telemetry",
+                "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "SenderDoctor", "MockAPNs",
+                "Telemetry",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -137,8 +163,8 @@ let package = Package(
         .executableTarget(
             name: "pushbench",
             dependencies: [
-                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
-                "Telemetry", "Profiling", "Sampling",
+                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Pages", "Reports", "SenderDoctor",
+                "Analysis", "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "Sampling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict,
@@ -168,8 +194,9 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Encodings", "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "MockAPNs", "Harness",
-                "Profiling", "Sampling", "TestSupport",
+                "Encodings", "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
+                "SenderDoctor",
+                "Analysis", "Instructions", "MockAPNs", "Harness", "Profiling", "Sampling", "TestSupport",
             ],
             swiftSettings: strict
         ),

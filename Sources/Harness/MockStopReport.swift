@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import Reports
+import SenderDoctor
 import Workload
 
 /// What a mock says when it stops: its counts in a few lines, and, with a recording, the

@@ -3,6 +3,7 @@ import Foundation
 import LoadEngine
 import MockAPNs
 import Reports
+import SenderDoctor
 import Transport
 import Wire
 import Workload

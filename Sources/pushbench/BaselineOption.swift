@@ -1,3 +1,4 @@
+import Analysis
 import ArgumentParser
 import LoadEngine
 import Reports

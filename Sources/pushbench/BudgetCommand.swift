@@ -2,6 +2,7 @@ import ArgumentParser
 import Budget
 import Foundation
 import LoadEngine
+import Pages
 import Reports
 import Workload
 
@@ -144,7 +145,7 @@ struct BudgetCommand: ParsableCommand {
             let rows = try BudgetSweep(simulation: simulation).run { Console.err($0) }
             let table = BudgetConsole.sweepTable(rows, keyLagTargetSeconds: keyLagTarget.seconds)
             let path = (directory as NSString).appendingPathComponent("budget_sweep.csv")
-            try ReportWriter.save(Data(table.text.utf8), toPath: path)
+            try ReportFile.save(Data(table.text.utf8), toPath: path)
             Console.out("sweep of every preset and policy (\(path)):")
             for line in table.alignedLines { Console.out("  " + line) }
         }
@@ -155,7 +156,7 @@ struct BudgetCommand: ParsableCommand {
             let other = try broadcast.run(shouldStop: { stop.isSet })
             let table = BudgetConsole.deliveryTable([(.token, result), (.broadcast, other)])
             let path = (directory as NSString).appendingPathComponent("budget_delivery.csv")
-            try ReportWriter.save(Data(table.text.utf8), toPath: path)
+            try ReportFile.save(Data(table.text.utf8), toPath: path)
             Console.out("per token against broadcast (\(path)):")
             for line in table.alignedLines { Console.out("  " + line) }
             if other.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }

@@ -1,3 +1,4 @@
+import Analysis
 import LoadEngine
 import Reports
 

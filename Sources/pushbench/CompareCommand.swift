@@ -1,5 +1,7 @@
+import Analysis
 import ArgumentParser
 import Foundation
+import Instructions
 import LoadEngine
 import Reports
 

@@ -1,5 +1,6 @@
 import Foundation
 import HotPath
+import Pages
 import Reports
 
 /// The outputs of `pushbench hotpath`: the terminal table, the JSON document and the CSV.

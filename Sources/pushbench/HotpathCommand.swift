@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import HotPath
+import Instructions
+import Pages
 import Reports
 import Wire
 
@@ -113,7 +115,7 @@ struct HotpathCommand: ParsableCommand {
     }
 
     func run() throws {
-        if let countPushes { return try CallgrindCount.runChild(pushes: countPushes) }
+        if let countPushes { return Console.out(try CallgrindCount.runChild(pushes: countPushes)) }
         if let json { try OutputPath.ensureFile(json, flag: "--json") }
         if instructions { return try countInstructions() }
         if let csv { try OutputPath.ensureFile(csv, flag: "--csv") }
@@ -140,21 +142,21 @@ struct HotpathCommand: ParsableCommand {
         let document = HotPathTable.document(rows, sweep: sweep)
         if let json {
             let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
-            try ReportWriter.save(data + Data("\n".utf8), toPath: json)
+            try ReportFile.save(data + Data("\n".utf8), toPath: json)
             if ProcessInfo.processInfo.environment[Self.childEnvironment] == nil { Console.err("figures: \(json)") }
         }
         if let csv {
-            try ReportWriter.save(Data(HotPathTable.csv(rows, sweep: sweep).text.utf8), toPath: csv)
+            try ReportFile.save(Data(HotPathTable.csv(rows, sweep: sweep).text.utf8), toPath: csv)
             Console.err("figures: \(csv)")
         }
     }
 
     /// `--instructions`: counts, prints and saves the instructions per push of each stage.
     private func countInstructions() throws {
-        let counts = try CallgrindCount.run(pushes: pushes) { Console.err($0) }
+        let counts = try CallgrindCount.run(pushes: pushes, build: PushBench.build) { Console.err($0) }
         Console.out(InstructionTable.render(counts))
         if let json {
-            try ReportWriter.save(counts.json + Data("\n".utf8), toPath: json)
+            try ReportFile.save(counts.json + Data("\n".utf8), toPath: json)
             Console.err("counts: \(json)")
         }
     }

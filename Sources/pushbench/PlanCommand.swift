@@ -1,6 +1,8 @@
+import Analysis
 import ArgumentParser
 import Foundation
 import LoadEngine
+import Pages
 import Reports
 
 /// `pushbench plan`: fleet sizing from a measured run.
@@ -153,7 +155,7 @@ struct PlanCommand: ParsableCommand {
         }
         if let json {
             let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
-            try ReportWriter.save(data, toPath: json)
+            try ReportFile.save(data, toPath: json)
         }
     }
 

@@ -1,3 +1,4 @@
+import Analysis
 import ArgumentParser
 import Budget
 import Foundation

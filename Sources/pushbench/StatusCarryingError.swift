@@ -1,7 +1,10 @@
+import Analysis
 import Budget
 import Harness
+import Instructions
 import LoadEngine
 import MockAPNs
+import Pages
 import Reports
 import Telemetry
 import Transport
@@ -66,6 +69,10 @@ extension ComparisonError: StatusCarryingError {
     var exitStatus: Int32 { ExitStatus.badInput }
 }
 
+extension InstructionCountsFileError: StatusCarryingError {
+    var exitStatus: Int32 { ExitStatus.badInput }
+}
+
 extension RunResult.MergeError: StatusCarryingError {
     var exitStatus: Int32 { ExitStatus.badInput }
 }
@@ -81,6 +88,10 @@ extension RunSessionError: StatusCarryingError {
 }
 
 extension ReportError: StatusCarryingError {
+    var exitStatus: Int32 { ExitStatus.runtimeFailure }
+}
+
+extension CallgrindError: StatusCarryingError {
     var exitStatus: Int32 { ExitStatus.runtimeFailure }
 }
 

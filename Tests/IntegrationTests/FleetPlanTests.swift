@@ -3,6 +3,7 @@ import LoadEngine
 import Workload
 import XCTest
 
+@testable import Analysis
 @testable import Reports
 
 /// `pushbench plan`'s arithmetic on a run whose figures are known: 10 µs of sender CPU per

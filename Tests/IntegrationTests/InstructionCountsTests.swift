@@ -1,3 +1,5 @@
+import Analysis
+import Instructions
 import LoadEngine
 import Reports
 import XCTest

@@ -2,6 +2,7 @@ import Foundation
 import LoadEngine
 import MockAPNs
 import Reports
+import SenderDoctor
 import TestSupport
 import Transport
 import Workload

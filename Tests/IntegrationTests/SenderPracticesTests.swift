@@ -1,5 +1,6 @@
 import Foundation
 import Reports
+import SenderDoctor
 import TestSupport
 import Workload
 import XCTest

@@ -1,6 +1,7 @@
 import Budget
 import Foundation
 import Histogram
+import Pages
 
 extension BudgetReport {
     /// The budget section: what a run's `report.html` embeds and `budget.html` wraps.

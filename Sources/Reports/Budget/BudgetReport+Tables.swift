@@ -1,5 +1,6 @@
 import Budget
 import Foundation
+import Pages
 
 extension BudgetReport {
     /// Per simulated minute: pushes by priority, their outcomes, and the live activities'

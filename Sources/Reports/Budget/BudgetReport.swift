@@ -1,6 +1,7 @@
 import Budget
 import Foundation
 import Histogram
+import Pages
 
 /// A budget run's report: `budget_summary.json`, the CSV tables and `budget.html`, all built
 /// from one `BudgetResult` (and the recommendations, when computed).
@@ -67,10 +68,10 @@ public struct BudgetReport {
             throw ReportError(path: directory, underlying: error)
         }
         func save(_ text: String, _ name: String) throws {
-            try ReportWriter.save(Data(text.utf8), toPath: (directory as NSString).appendingPathComponent(name))
+            try ReportFile.save(Data(text.utf8), toPath: (directory as NSString).appendingPathComponent(name))
         }
         let json = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
-        try ReportWriter.save(json, toPath: (directory as NSString).appendingPathComponent("budget_summary.json"))
+        try ReportFile.save(json, toPath: (directory as NSString).appendingPathComponent("budget_summary.json"))
         try save(timelineTable.text, "budget_timeline.csv")
         try save(eventTable.text, "budget_by_event.csv")
         try save(lagTable.text, "budget_display_lag.csv")

@@ -2,6 +2,7 @@ import Budget
 import Foundation
 import Histogram
 import LoadEngine
+import Pages
 
 /// Writes a run's report folder: `summary.json`, `latency_percentiles.csv`, `latency.hgrm`,
 /// `timeseries.csv`, `outcomes.csv`, `connections.csv` and `report.html`, and the budget files
@@ -27,7 +28,7 @@ public enum ReportWriter {
         context: RunContext,
         root: String,
         budget: BudgetReport? = nil,
-        comparison: RunComparison? = nil
+        comparison: (any ReportSection)? = nil
     ) throws -> Written {
         try write(
             result,
@@ -46,7 +47,7 @@ public enum ReportWriter {
         context: RunContext,
         directory: String,
         budget: BudgetReport? = nil,
-        comparison: RunComparison? = nil
+        comparison: (any ReportSection)? = nil
     ) throws -> Written {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -148,39 +149,6 @@ public enum ReportWriter {
     }
 
     private static func save(_ data: Data, as name: String, in directory: String) throws {
-        try save(data, toPath: (directory as NSString).appendingPathComponent(name))
-    }
-
-    /// Writes `data` to `path` atomically (a full disk leaves no half-written file).
-    ///
-    /// - Throws: `ReportError` with the system's reason.
-    public static func save(_ data: Data, toPath path: String) throws {
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw ReportError(path: path, underlying: error)
-        }
-    }
-}
-
-/// A report file could not be written.
-public struct ReportError: Error, CustomStringConvertible {
-    /// The file or folder.
-    public let path: String
-    /// The system's reason.
-    public let underlying: Error
-
-    public var description: String {
-        "could not write \(path): \(reason)"
-    }
-
-    /// The system's words for the POSIX error inside Foundation's wrapping ("No space left on
-    /// device", "Not a directory"), or Foundation's own description when there is none.
-    private var reason: String {
-        var error = underlying as NSError
-        while error.domain != NSPOSIXErrorDomain, let inner = error.userInfo[NSUnderlyingErrorKey] as? any Error {
-            error = inner as NSError
-        }
-        return error.domain == NSPOSIXErrorDomain ? String(cString: strerror(Int32(error.code))) : "\(underlying)"
+        try ReportFile.save(data, toPath: (directory as NSString).appendingPathComponent(name))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Sampling
+import SenderDoctor
 import Transport
 
 /// What a report says about where and how a run happened, beside what it measured.

@@ -1,4 +1,5 @@
 import LoadEngine
+import Pages
 
 extension HTMLReport {
     /// "Mistakes made on purpose": the run's `--practice`s beside what they cost in this run,

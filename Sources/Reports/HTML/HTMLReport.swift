@@ -2,6 +2,7 @@ import Budget
 import Foundation
 import Histogram
 import LoadEngine
+import Pages
 
 /// `report.html`: one self-contained page (inline CSS and SVG, nothing fetched) that a person
 /// reads after a run: headline figures, the books, latency over time and its percentile
@@ -14,14 +15,14 @@ public struct HTMLReport {
     /// What the devices would have shown of the accepted pushes, if modelled.
     public let budget: BudgetReport?
     /// The run judged against a baseline (`--baseline`), if one was given.
-    public let comparison: RunComparison?
+    public let comparison: (any ReportSection)?
 
     /// Creates a report.
     public init(
         result: RunResult,
         context: RunContext,
         budget: BudgetReport? = nil,
-        comparison: RunComparison? = nil
+        comparison: (any ReportSection)? = nil
     ) {
         self.result = result
         self.context = context

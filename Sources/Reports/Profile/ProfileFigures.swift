@@ -1,3 +1,5 @@
+import Pages
+
 /// What `pushbench profile` measured of a sender, in the form the report files take: the
 /// summary's `sender`, `lag` and `events` objects, and one row a second for `timeseries.csv`.
 public struct ProfileFigures: Sendable {

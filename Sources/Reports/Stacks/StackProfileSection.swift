@@ -1,4 +1,5 @@
 import Foundation
+import Pages
 import Sampling
 
 /// The report's "Where the CPU went" section: how the stacks were sampled and what it cost,

@@ -1,20 +1,20 @@
 import Budget
 import Foundation
-import Reports
+import Pages
 import Workload
 
 /// What `pushbench budget` prints: the headline figures of a report, and the sweep table.
-enum BudgetConsole {
-    static func percent(_ count: Int, of total: Int) -> String {
+package enum BudgetConsole {
+    package static func percent(_ count: Int, of total: Int) -> String {
         String(format: "%.1f%%", Double(count) * 100 / Double(max(total, 1)))
     }
 
-    static func seconds(_ ms: UInt64?) -> String {
+    package static func seconds(_ ms: UInt64?) -> String {
         ms.map { String(format: "%.1f s", Double($0) / 1000) } ?? "–"
     }
 
     /// The summary of `report`, one figure per line.
-    static func lines(_ report: BudgetReport) -> [String] {
+    package static func lines(_ report: BudgetReport) -> [String] {
         let result = report.result
         let tally = result.tally
         let parameters = result.parameters
@@ -116,7 +116,7 @@ enum BudgetConsole {
     }
 
     /// The sweep as `budget_sweep.csv`.
-    static func sweepTable(_ rows: [BudgetSweep.Row], keyLagTargetSeconds: Double) -> CSVTable {
+    package static func sweepTable(_ rows: [BudgetSweep.Row], keyLagTargetSeconds: Double) -> CSVTable {
         var table = CSVTable(columns: [
             "preset", "policy", "pushes", "pushes_p10", "shown_pct", "throttled_pct", "coalesced_pct",
             "activities_throttled_pct", "key_within_target_pct", "display_lag_p99_s", "key_display_lag_p99_s",
@@ -140,7 +140,7 @@ enum BudgetConsole {
 
     /// The same scenario delivered per token and by broadcast, as `budget_delivery.csv`: what the
     /// sender sends against what the devices receive and show.
-    static func deliveryTable(_ results: [(delivery: Scenario.Delivery, result: BudgetResult)]) -> CSVTable {
+    package static func deliveryTable(_ results: [(delivery: Scenario.Delivery, result: BudgetResult)]) -> CSVTable {
         var table = CSVTable(columns: [
             "delivery", "sender_pushes", "broadcasts", "device_pushes", "shown_pct", "throttled_pct", "coalesced_pct",
             "activities_throttled_pct", "ends_not_shown", "display_lag_p99_s", "simulated_s",

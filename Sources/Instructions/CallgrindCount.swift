@@ -15,32 +15,38 @@ import Wire
 /// are kept to their baseline x86-64 code (SSE2 to SSE4.2, AES-NI and PCLMUL; no AVX, BMI2 or
 /// ADX), which they would otherwise choose by CPU: a count made on one x86-64 machine then
 /// holds on another, which a committed baseline needs.
-enum CallgrindCount {
+public enum CallgrindCount {
     /// Pushes run before counting starts: the handshake, lazy binding and first allocations,
     /// and the scenario's starts, so the counted pushes are its updates.
-    static let warmUpPushes = PushStageWorkload.activities
+    public static let warmUpPushes = PushStageWorkload.activities
 
     /// The hidden option that makes `hotpath` the child: run the workload and print its outcome.
-    static let childOption = "--count-pushes"
+    public static let childOption = "--count-pushes"
 
     /// What the child runs with: deterministic hashing, and the same code paths on any CPU.
-    static let countingEnvironment = [
+    public static let countingEnvironment = [
         "SWIFT_DETERMINISTIC_HASHING": "1",
         // CPUID.1:ECX's AVX bit off, and every CPUID.7 feature (AVX2, BMI, ADX, SHA, AVX-512).
         "OPENSSL_ia32cap": "~0x1000000000000000:~0xFFFFFFFFFFFFFFFF",
         "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX,-AVX2,-AVX512F,-AVX512VL,-ERMS,-AVX_Fast_Unaligned_Load",
     ]
 
-    /// Runs the count for `pushes` pushes; `progress` hears what is happening.
-    static func run(pushes: Int, progress: (String) -> Void) throws -> InstructionCounts {
+    /// Runs the count for `pushes` pushes of `build`; `progress` hears what is happening.
+    ///
+    /// - Throws: `CallgrindError` when Valgrind or strip is missing, or the count fails.
+    public static func run(
+        pushes: Int,
+        build: BuildDescription,
+        progress: (String) -> Void
+    ) throws -> InstructionCounts {
         guard let valgrind = ExecutableSearch.onPath("valgrind") else {
-            throw CommandLineError.runtime(
+            throw CallgrindError(
                 "Valgrind is not installed, and --instructions counts under it: apt-get install valgrind "
                     + "(Scripts/install-deps.sh installs it)"
             )
         }
         guard let strip = ExecutableSearch.onPath("strip") else {
-            throw CommandLineError.runtime("strip is not on PATH (Debian package binutils); --instructions needs it")
+            throw CallgrindError("strip is not on PATH (Debian package binutils); --instructions needs it")
         }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushbench-callgrind-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -62,7 +68,7 @@ enum CallgrindCount {
         )
         let answered = "answered \(warmUpPushes + pushes) accepted \(warmUpPushes + pushes)"
         guard childOutput.contains(answered) else {
-            throw CommandLineError.runtime(
+            throw CallgrindError(
                 "the counted pushes did not all succeed: the child said \"\(childOutput.trimmingCharacters(in: .whitespacesAndNewlines))\", not \"\(answered)\""
             )
         }
@@ -71,35 +77,34 @@ enum CallgrindCount {
         do {
             text = try String(contentsOfFile: output, encoding: .utf8)
         } catch {
-            throw CommandLineError.runtime("callgrind wrote no output file: \(error.localizedDescription)")
+            throw CallgrindError("callgrind wrote no output file: \(error.localizedDescription)")
         }
         do {
             return try InstructionCounts(
                 callees: CallgrindCallees(text: text, caller: "runCountedPushes"),
                 pushes: pushes,
-                build: PushBench.build,
+                build: build,
                 counter: "\(version.trimmingCharacters(in: .whitespacesAndNewlines)) callgrind, x86-64 baseline code",
                 workload: "\(PushStageWorkload.scenarioName), \(PushStageWorkload.activities) activities, "
                     + "\(warmUpPushes) pushes to warm up"
             )
         } catch {
-            throw CommandLineError.runtime("\(error)")
+            throw CallgrindError("\(error)")
         }
     }
 
-    /// The child's part: warm up, run the counted pushes, and say how many were answered and
-    /// how OpenSSL's allocations during them were served (its pool's reused blocks and mallocs).
-    static func runChild(pushes: Int) throws {
+    /// The child's part: warm up, run the counted pushes, and return the line that says how
+    /// many were answered and how OpenSSL's allocations during them were served (its pool's
+    /// reused blocks and mallocs), for the child to print.
+    public static func runChild(pushes: Int) throws -> String {
         // A fixed clock: the timestamps a push carries are the same in every run, digit for digit.
         var workload = try PushStageWorkload(now: 1_790_000_000)
         try workload.warmUp(pushes: warmUpPushes)
         let before = OpenSSLMemory.currentThreadPool.map { ($0.reused, $0.fromMalloc) } ?? (0, 0)
         try workload.runCountedPushes(pushes)
         let after = OpenSSLMemory.currentThreadPool.map { ($0.reused, $0.fromMalloc) } ?? (0, 0)
-        Console.out(
-            "answered \(workload.answered) accepted \(workload.accepted) "
-                + "openssl-reused \(after.0 - before.0) openssl-malloc \(after.1 - before.1)"
-        )
+        return "answered \(workload.answered) accepted \(workload.accepted) "
+            + "openssl-reused \(after.0 - before.0) openssl-malloc \(after.1 - before.1)"
     }
 
     /// Runs `tool` to the end and returns its standard output; its standard error goes to a
@@ -115,7 +120,7 @@ enum CallgrindCount {
         let errorPath = scratch.appendingPathComponent("stderr.txt").path
         guard FileManager.default.createFile(atPath: errorPath, contents: nil),
             let errors = FileHandle(forWritingAtPath: errorPath)
-        else { throw CommandLineError.runtime("cannot write in \(scratch.path)") }
+        else { throw CallgrindError("cannot write in \(scratch.path)") }
         defer { try? errors.close() }
         let process = Process()
         process.executableURL = tool
@@ -130,8 +135,19 @@ enum CallgrindCount {
         guard process.terminationStatus == 0 else {
             let errorText = (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? ""
             let tail = errorText.split(separator: "\n").suffix(3).joined(separator: " / ")
-            throw CommandLineError.runtime("\(what) exited with status \(process.terminationStatus): \(tail)")
+            throw CallgrindError("\(what) exited with status \(process.terminationStatus): \(tail)")
         }
         return text
+    }
+}
+
+/// Counting instructions failed while working: Valgrind or strip missing, the child failing,
+/// callgrind's output missing or not what it should be.
+public struct CallgrindError: Error, CustomStringConvertible {
+    public let description: String
+
+    /// A failure, in one line.
+    public init(_ description: String) {
+        self.description = description
     }
 }

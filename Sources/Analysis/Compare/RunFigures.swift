@@ -1,4 +1,5 @@
 import Foundation
+import Reports
 
 /// The figures of one run that a CI gate judges, read from its `summary.json`.
 public struct RunFigures: Sendable, Equatable {

@@ -5,7 +5,7 @@ extension LineChart {
     /// A percentile spectrum as HdrHistogram plots it: x is log10(1/(1−p)), so the tail gets the
     /// room; each series is a histogram whose values are divided by `divisor` (1000 turns µs
     /// into ms, or ms into s).
-    static func spectrum(
+    package static func spectrum(
         title: String,
         yLabel: String,
         divisor: Double,

@@ -1,4 +1,5 @@
 import Foundation
+import Pages
 
 extension SenderPractices {
     /// `practices.json`: the findings, most costly first, and the figures the checks read, in

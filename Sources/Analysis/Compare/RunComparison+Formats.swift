@@ -1,4 +1,5 @@
 import Foundation
+import Pages
 
 extension RunComparison {
     /// The columns: without `p` and `ratio_ci` for instruction counts and budgets, which need no
@@ -52,7 +53,7 @@ extension RunComparison {
     }
 
     /// The table as a section of a run's `report.html`.
-    var html: String {
+    public var html: String {
         "<h2>Against the baseline</h2>"
             + "<p class=\"\(passed ? "ok" : "bad")\">\(HTML.escape(headline)).</p>"
             + HTML.grid("Each figure against the baseline's", headers: columns, rows: rows)

@@ -1,4 +1,5 @@
 import Foundation
+import Pages
 
 extension TrafficReport {
     /// The report as one self-contained page: headline figures, the arrival rate over time, the

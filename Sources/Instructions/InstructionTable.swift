@@ -1,9 +1,10 @@
 import LoadEngine
-import Reports
+import Pages
 
 /// `hotpath --instructions` on a terminal: each stage's instructions per push and share.
-enum InstructionTable {
-    static func render(_ counts: InstructionCounts) -> String {
+public enum InstructionTable {
+    /// The table, then how the count was made.
+    public static func render(_ counts: InstructionCounts) -> String {
         let total = counts.totalPerPush
         var table = CSVTable(columns: ["stage", "instructions_per_push", "share_percent", "what it covers"])
         for stage in counts.stages {

@@ -2,9 +2,9 @@ import Foundation
 
 /// The pieces every PushBench page shares: escaping, tables, and one stylesheet, so the run
 /// report and the budget report look alike and stay self-contained.
-enum HTML {
+package enum HTML {
     /// A whole page: inline CSS, nothing fetched, printable.
-    static func page(title: String, body: String) -> String {
+    package static func page(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8">
@@ -34,12 +34,12 @@ enum HTML {
     }
 
     /// A headline figure.
-    static func card(_ value: String, _ label: String) -> String {
+    package static func card(_ value: String, _ label: String) -> String {
         "<div class=\"card\"><b>\(escape(value))</b><span>\(escape(label))</span></div>"
     }
 
     /// A table whose first column labels the row and whose other columns are numbers.
-    static func grid(_ caption: String, headers: [String], rows: [[String]]) -> String {
+    package static func grid(_ caption: String, headers: [String], rows: [[String]]) -> String {
         guard !rows.isEmpty else { return "" }
         var html = "<table><caption>\(escape(caption))</caption><tr>"
         html += headers.map { "<th>\(escape($0))</th>" }.joined() + "</tr>"
@@ -53,7 +53,7 @@ enum HTML {
         return html + "</table>\n"
     }
 
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.count)
         for character in text {
@@ -68,22 +68,13 @@ enum HTML {
         return out
     }
 
-    /// A page's first screen: one sentence per question, its topic marked good or bad news.
-    static func headline(_ lines: [RunHeadline.Line]) -> String {
-        "<ul class=\"headline\">"
-            + lines.map { line in
-                let mark = line.good.map { $0 ? " class=\"ok\"" : " class=\"bad\"" } ?? ""
-                return "<li><b\(mark)>\(escape(line.topic))</b> \(escape(line.sentence))</li>"
-            }.joined() + "</ul>"
-    }
-
     /// An instant as ISO 8601 in UTC, as every page's subtitle gives its start.
-    static func utc(_ unix: Double) -> String {
+    package static func utc(_ unix: Double) -> String {
         ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: unix))
     }
 
     /// A two-column table of label and value rows.
-    static func table(_ caption: String, _ rows: [(String, String)], headers: (String, String)) -> String {
+    package static func table(_ caption: String, _ rows: [(String, String)], headers: (String, String)) -> String {
         guard !rows.isEmpty else { return "" }
         var html = "<table><caption>\(escape(caption))</caption>"
         html += "<tr><th>\(escape(headers.0))</th><th>\(escape(headers.1))</th></tr>"

@@ -1,5 +1,6 @@
 import Foundation
 import LoadEngine
+import Reports
 
 /// Instructions per push, by stage, as `pushbench hotpath --instructions` counts them under
 /// Valgrind: figures a busy neighbour cannot change, for a CI gate that does not flake
@@ -57,7 +58,7 @@ public struct InstructionCounts: Codable, Sendable, Equatable {
     }
 
     /// The stages of `callees`, the calls `PushStageWorkload.runCountedPushes` made, per push.
-    /// - Throws: `ComparisonError` when a stage was never called, or not once per push: its
+    /// - Throws: `CallgrindError` when a stage was never called, or not once per push: its
     ///   function was inlined, renamed or skipped, and its count would be wrong.
     public init(
         callees: CallgrindCallees,
@@ -70,7 +71,7 @@ public struct InstructionCounts: Codable, Sendable, Equatable {
             let calls = callees.callees.filter { $0.name.contains(stage.functionName) }
             let count = calls.reduce(0) { $0 + $1.calls }
             guard count == pushes else {
-                throw ComparisonError(
+                throw CallgrindError(
                     "callgrind saw \(count) calls of \(stage.functionName) for \(pushes) pushes: "
                         + "was it inlined or renamed?"
                 )
@@ -107,25 +108,25 @@ public struct InstructionCounts: Codable, Sendable, Equatable {
     }
 
     /// Reads counts written by `hotpath --instructions --json`.
-    /// - Throws: `ComparisonError` naming the file and what is wrong with it.
+    /// - Throws: `InstructionCountsFileError` naming the file and what is wrong with it.
     public init(contentsOf path: String) throws {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ComparisonError("cannot read \(path): \(error.localizedDescription)")
+            throw InstructionCountsFileError("cannot read \(path): \(error.localizedDescription)")
         }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             object["kind"] as? String == Self.kindName
         else {
-            throw ComparisonError(
+            throw InstructionCountsFileError(
                 "\(path) is not an instruction count (pushbench hotpath --instructions --json writes one)"
             )
         }
         do {
             self = try JSONDecoder().decode(Self.self, from: data)
         } catch {
-            throw ComparisonError("\(path) is a damaged instruction count: \(error)")
+            throw InstructionCountsFileError("\(path) is a damaged instruction count: \(error)")
         }
     }
 
@@ -142,5 +143,15 @@ public struct InstructionCounts: Codable, Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(self)) ?? Data()
+    }
+}
+
+/// A file of instruction counts (a baseline, a count to compare) that cannot be read: bad input.
+public struct InstructionCountsFileError: Error, CustomStringConvertible {
+    public let description: String
+
+    /// The file and what is wrong with it, in one line.
+    public init(_ description: String) {
+        self.description = description
     }
 }

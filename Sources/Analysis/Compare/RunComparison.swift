@@ -1,10 +1,11 @@
 import Foundation
+import Reports
 import Sampling
 
 /// A current build's runs judged against a baseline's (`pushbench compare`): each figure's
 /// median on both sides, its change, its limit and a verdict, so one noisy run does not fail a
 /// build and a real regression does.
-public struct RunComparison: Sendable {
+public struct RunComparison: ReportSection {
     /// What a check concluded.
     public enum Verdict: String, Sendable {
         /// Within its limit.

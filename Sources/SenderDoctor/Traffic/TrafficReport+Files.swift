@@ -1,4 +1,5 @@
 import Foundation
+import Pages
 
 extension TrafficReport {
     /// Writes `arrivals.csv`, `priorities.csv`, `refusals.csv`, `irregular.csv`,
@@ -31,7 +32,7 @@ extension TrafficReport {
         var documents = files.map { ($0.0, Data($0.1.utf8)) }
         if let practices { documents.append(("practices.json", practices.json())) }
         for (name, data) in documents {
-            try ReportWriter.save(data, toPath: (directory as NSString).appendingPathComponent(name))
+            try ReportFile.save(data, toPath: (directory as NSString).appendingPathComponent(name))
         }
         return (directory as NSString).appendingPathComponent("report.html")
     }

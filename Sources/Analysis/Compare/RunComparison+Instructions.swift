@@ -1,4 +1,5 @@
 import Foundation
+import Instructions
 
 extension RunComparison {
     /// Compares two instruction counts (`hotpath --instructions`) stage by stage: a stage, or the

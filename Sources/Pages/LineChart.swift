@@ -1,11 +1,18 @@
 import Foundation
 
 /// A small inline-SVG line chart: no scripts, no fonts to fetch, prints as drawn.
-struct LineChart {
-    struct Series {
+package struct LineChart {
+    /// One line: its legend, its colour and its points.
+    package struct Series {
         let name: String
         let color: String
         let points: [(x: Double, y: Double)]
+
+        package init(name: String, color: String, points: [(x: Double, y: Double)]) {
+            self.name = name
+            self.color = color
+            self.points = points
+        }
     }
 
     let title: String
@@ -19,6 +26,23 @@ struct LineChart {
     /// Why there is nothing to plot, said instead of a chart with no points.
     var emptyReason = "nothing to plot"
 
+    /// A chart; `bands` and `emptyReason` as above.
+    package init(
+        title: String,
+        xLabel: String,
+        yLabel: String,
+        series: [Series],
+        bands: [(from: Double, to: Double, label: String)] = [],
+        emptyReason: String = "nothing to plot"
+    ) {
+        self.title = title
+        self.xLabel = xLabel
+        self.yLabel = yLabel
+        self.series = series
+        self.bands = bands
+        self.emptyReason = emptyReason
+    }
+
     private let width = 720.0
     private let height = 260.0
     private let left = 64.0
@@ -26,7 +50,8 @@ struct LineChart {
     private let top = 28.0
     private let bottom = 44.0
 
-    func render() -> String {
+    /// The chart as inline SVG.
+    package func render() -> String {
         let all = series.flatMap(\.points)
         guard let largest = all.map(\.y).max() else {
             return "<p class=\"empty\">\(HTML.escape(title)): \(HTML.escape(emptyReason)).</p>"

@@ -21,7 +21,7 @@ public struct CallgrindCallees: Sendable, Equatable {
 
     /// Reads `text`, a callgrind output file with the single event `Ir`, for the callees of every
     /// function whose name contains `caller`.
-    /// - Throws: `ComparisonError` when the file is not callgrind's, or no such function collected anything.
+    /// - Throws: `CallgrindError` when the file is not callgrind's, or no such function collected anything.
     public init(text: String, caller: String) throws {
         var names: [String: String] = [:]
         /// The name of a `fn=` or `cfn=` value: `(id) name` defines `id`, `(id)` refers to it.
@@ -60,9 +60,9 @@ public struct CallgrindCallees: Sendable, Equatable {
                 }
             }
         }
-        guard let collected else { throw ComparisonError("not a callgrind output file: it has no summary line") }
+        guard let collected else { throw CallgrindError("not a callgrind output file: it has no summary line") }
         guard !callees.isEmpty else {
-            throw ComparisonError("callgrind counted no call from a function named like \(caller)")
+            throw CallgrindError("callgrind counted no call from a function named like \(caller)")
         }
         self.callees = callees
         self.collected = collected
