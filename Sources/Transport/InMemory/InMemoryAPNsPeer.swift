@@ -9,7 +9,47 @@ import Wire
 /// instruction counts of `pushbench hotpath --instructions` come from a client talking to this
 /// peer. Its own work is done in `serve`, which the counting leaves out. It checks nothing; the
 /// mock is the server that checks.
+///
+/// A `Behaviour` makes it a server that holds a connection to few streams, refuses streams,
+/// goes away part-way or never answers a PING: the connection's handling of each is tested with
+/// no socket, no timing of the kernel's and nothing else in the way.
 public final class InMemoryAPNsPeer {
+    /// How the peer treats its client; the default answers everything, as APNs does.
+    public struct Behaviour: Sendable {
+        /// The SETTINGS_MAX_CONCURRENT_STREAMS it announces.
+        public var maxConcurrentStreams: UInt32 = 1000
+        /// Every n-th request it receives (counting from 1) is refused unprocessed
+        /// (RST_STREAM REFUSED_STREAM) rather than answered.
+        public var refuseEvery: Int? = nil
+        /// After receiving this many requests it answers them, sends GOAWAY (NO_ERROR) whose last
+        /// stream ID is the last of them, and processes nothing more.
+        public var goAwayAfter: Int? = nil
+        /// Whether it answers requests at all (when not, they stay open).
+        public var answers = true
+        /// Whether it acknowledges PINGs.
+        public var answersPing = true
+
+        /// The default: every request answered, every PING acknowledged.
+        public init() {}
+    }
+
+    /// What the peer saw, for tests.
+    public struct Seen: Sendable, Equatable {
+        /// Requests received in all, and the most it held open at once.
+        public var requests = 0
+        public var peakOpenStreams = 0
+        /// Requests it refused, and whether it sent GOAWAY.
+        public var refused = 0
+        public var wentAway = false
+    }
+
+    private let behaviour: Behaviour
+    /// What it saw so far.
+    public private(set) var seen = Seen()
+    /// Streams the client has open: requests received and not yet answered or refused on the
+    /// wire (an answer leaves at the end of `serve`), and those it holds.
+    private var openStreams = 0
+    private var closing = 0
     private let context: OpaquePointer
     private let ssl: OpaquePointer
     private var session: OpaquePointer?
@@ -22,7 +62,8 @@ public final class InMemoryAPNsPeer {
 
     /// Sets up TLS with `identity` over `bio`, which the peer owns from here on; the handshake
     /// happens in `serve`, interleaved with the client's.
-    init(identity: TLSIdentity, bio: OpaquePointer) throws(TransportError) {
+    init(identity: TLSIdentity, bio: OpaquePointer, behaviour: Behaviour = Behaviour()) throws(TransportError) {
+        self.behaviour = behaviour
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             BIO_free(bio)
             throw TransportError.setup("SSL_CTX_new failed: \(TLSClientContext.lastError())")
@@ -52,20 +93,27 @@ public final class InMemoryAPNsPeer {
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_header_callback(callbacks, peerReceiveHeader)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, peerReceiveFrame)
+        var options: OpaquePointer?
+        guard nghttp2_option_new(&options) == 0 else { throw TransportError.setup("nghttp2 could not create options") }
+        defer { nghttp2_option_del(options) }
+        nghttp2_option_set_no_auto_ping_ack(options, behaviour.answersPing ? 0 : 1)
         var allocator = memory.nghttp2Allocator
         guard
             nghttp2_session_server_new3(
                 &session,
                 callbacks,
                 Unmanaged.passUnretained(self).toOpaque(),
-                nil,
+                options,
                 &allocator
             ) == 0
         else {
             throw TransportError.setup("nghttp2 could not create a server session")
         }
         let settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 1000)
+            nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                value: behaviour.maxConcurrentStreams
+            )
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
     }
@@ -92,12 +140,48 @@ public final class InMemoryAPNsPeer {
             guard length > 0, let chunk else { break }
             output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
         }
+        openStreams -= closing
+        closing = 0
         guard !output.isEmpty else { return }
         _ = output.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
     }
 
+    /// A request has fully arrived on `streamID`: answered, refused, held or let go unprocessed,
+    /// as the behaviour says.
+    fileprivate func received(_ streamID: Int32) {
+        seen.requests += 1
+        openStreams += 1
+        seen.peakOpenStreams = max(seen.peakOpenStreams, openStreams)
+        if let limit = behaviour.goAwayAfter, seen.requests > limit { return }
+        if let every = behaviour.refuseEvery, seen.requests % every == 0 {
+            seen.refused += 1
+            closing += 1
+            requestIDs[streamID] = nil
+            nghttp2_submit_rst_stream(
+                session,
+                UInt8(NGHTTP2_FLAG_NONE.rawValue),
+                streamID,
+                NGHTTP2_REFUSED_STREAM.rawValue
+            )
+        } else if behaviour.answers {
+            closing += 1
+            answer(streamID)
+        }
+        if let limit = behaviour.goAwayAfter, seen.requests == limit {
+            seen.wentAway = true
+            nghttp2_submit_goaway(
+                session,
+                UInt8(NGHTTP2_FLAG_NONE.rawValue),
+                streamID,
+                NGHTTP2_NO_ERROR.rawValue,
+                nil,
+                0
+            )
+        }
+    }
+
     /// Answers `streamID` with `200` and its `apns-id`.
-    fileprivate func answer(_ streamID: Int32) {
+    private func answer(_ streamID: Int32) {
         var echoed = requestIDs.removeValue(forKey: streamID) ?? EchoedID()
         echoed.withBytes { id in
             let fields = [
@@ -216,6 +300,6 @@ private func peerReceiveFrame(
     else { return 0 }
     let type = UInt32(frame.pointee.hd.type)
     guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue else { return 0 }
-    Unmanaged<InMemoryAPNsPeer>.fromOpaque(userData).takeUnretainedValue().answer(frame.pointee.hd.stream_id)
+    Unmanaged<InMemoryAPNsPeer>.fromOpaque(userData).takeUnretainedValue().received(frame.pointee.hd.stream_id)
     return 0
 }

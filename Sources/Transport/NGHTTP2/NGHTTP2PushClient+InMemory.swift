@@ -5,8 +5,15 @@ extension NGHTTP2PushClient {
     /// A client whose connections go to `InMemoryAPNsPeer`s in this process, each joined to it
     /// by a BIO pair: every push runs the client's real nghttp2 and libssl code, with no socket
     /// or kernel in the way, so its cost can be counted exactly. Call `serveMemoryPeers` between
-    /// `perform`s to let the peers answer.
-    public static func inMemory(connections: Int = 1, streamsPerConnection: Int = 100) throws -> NGHTTP2PushClient {
+    /// `perform`s to let the peers answer. Each peer treats its connection as `behaviour` says;
+    /// `pingIntervalMs` is how long a connection with requests open may hear nothing before it
+    /// sends a PING, and then waits for its answer.
+    public static func inMemory(
+        connections: Int = 1,
+        streamsPerConnection: Int = 100,
+        behaviour: InMemoryAPNsPeer.Behaviour = InMemoryAPNsPeer.Behaviour(),
+        pingIntervalMs: Int = Int(Int32.max)
+    ) throws -> NGHTTP2PushClient {
         let identity = try TLSIdentity.makeSelfSigned()
         var configuration = TransportConfiguration(
             origin: "https://localhost",
@@ -15,8 +22,8 @@ extension NGHTTP2PushClient {
             trustedCertificatesPEM: identity.certificatePEM
         )
         configuration.requestTimeoutMs = Int(Int32.max)
-        configuration.pingIntervalMs = Int(Int32.max)
-        return try NGHTTP2PushClient(configuration: configuration, memoryIdentity: identity)
+        configuration.pingIntervalMs = pingIntervalMs
+        return try NGHTTP2PushClient(configuration: configuration, memoryIdentity: identity, memoryBehaviour: behaviour)
     }
 
     /// Lets every in-memory peer read what its client wrote and answer it.
@@ -32,7 +39,7 @@ extension NGHTTP2PushClient {
             throw ConnectionFailure(.clientError, "cannot make a BIO pair: \(TLSClientContext.lastError())")
         }
         do {
-            memoryPeers.append(try InMemoryAPNsPeer(identity: identity, bio: peerEnd))
+            memoryPeers.append(try InMemoryAPNsPeer(identity: identity, bio: peerEnd, behaviour: memoryBehaviour))
         } catch {
             BIO_free(clientEnd)
             throw ConnectionFailure(.clientError, "\(error)")

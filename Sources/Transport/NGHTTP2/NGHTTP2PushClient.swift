@@ -63,8 +63,10 @@ public final class NGHTTP2PushClient: PushTransport {
     /// Set for a client whose connections go to peers in this process (`inMemory`): the
     /// identity those peers present.
     private let memoryIdentity: TLSIdentity?
+    /// How the in-memory peers treat their connections.
+    let memoryBehaviour: InMemoryAPNsPeer.Behaviour
     /// The peers of an in-memory client's connections, which `serveMemoryPeers` runs.
-    var memoryPeers: [InMemoryAPNsPeer] = []
+    public internal(set) var memoryPeers: [InMemoryAPNsPeer] = []
 
     public var inFlight: Int { slotCount - idle.count }
 
@@ -78,8 +80,14 @@ public final class NGHTTP2PushClient: PushTransport {
         try self.init(configuration: configuration, memoryIdentity: nil)
     }
 
-    /// Creates the client; with `memoryIdentity` its connections go to in-memory peers.
-    init(configuration: TransportConfiguration, memoryIdentity: TLSIdentity?) throws(TransportError) {
+    /// Creates the client; with `memoryIdentity` its connections go to in-memory peers that
+    /// behave as `memoryBehaviour` says.
+    init(
+        configuration: TransportConfiguration,
+        memoryIdentity: TLSIdentity?,
+        memoryBehaviour: InMemoryAPNsPeer.Behaviour = InMemoryAPNsPeer.Behaviour()
+    ) throws(TransportError) {
+        self.memoryBehaviour = memoryBehaviour
         try configuration.checkShape()
         self.memoryIdentity = memoryIdentity
         guard let (host, port) = Self.hostAndPort(configuration.origin) else {
