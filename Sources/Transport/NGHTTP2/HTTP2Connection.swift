@@ -5,29 +5,32 @@ import Wire
 import Glibc
 #endif
 
-/// One HTTP/2 connection over TLS: a non-blocking socket, a libssl session, an nghttp2 client
-/// session, and the steps between them.
+/// One HTTP/2 connection: an nghttp2 client session over a `TLSByteStream`, and the requests
+/// on it.
 ///
-/// Nothing here blocks: the worker's poll loop drives each connection through its phases
-/// (`connecting`, `handshaking`, `ready`, `closed`) with `serve`, so a connection being opened
-/// never delays the others on the same worker. Each opening phase has its own deadline
-/// (`--connect-timeout`). Requests submitted before the connection is ready wait in `waiting`
-/// and go to nghttp2 when it is. Frames nghttp2 queues are gathered into one buffer and written
-/// with one `SSL_write` per `flush`, so a loop that submitted a hundred requests costs one TLS
-/// record batch and one `sendto`, not one per frame.
+/// Nothing here blocks: the worker's poll loop drives each connection through its phases with
+/// `serve`, so a connection being opened never delays the others on the same worker. Each
+/// phase holds what exists in it: the byte stream while it opens (its connect and handshake
+/// each bounded by `--connect-timeout`), the stream and the session once ready, the failure once
+/// closed. Requests submitted before the connection is ready wait in `waiting` and go to nghttp2
+/// when it is. Frames nghttp2 queues are gathered into one buffer and written with one
+/// `SSL_write` per `flush`, so a loop that submitted a hundred requests costs one TLS record
+/// batch and one `sendto`, not one per frame.
 ///
 /// Ownership: a `StreamSlot` handed to `submit` belongs to this connection until it is in
 /// `finished` or `refused`; nghttp2 holds unretained pointers to it only while it is in `open`.
 final class HTTP2Connection {
-    /// Where the connection stands.
+    /// Where the connection stands, with what it has there.
     enum Phase {
-        case connecting, handshaking, ready, closed
+        /// Connecting and shaking hands.
+        case opening(TLSByteStream)
+        /// HTTP/2 agreed: the session runs over the stream.
+        case ready(TLSByteStream, session: OpaquePointer)
+        /// Closed, for this reason: what a request submitted to it then fails with.
+        case closed(ConnectionFailure)
     }
 
-    private(set) var phase = Phase.connecting
-    private(set) var socket: Int32 = -1
-    private var ssl: OpaquePointer?
-    private var session: OpaquePointer?
+    private(set) var phase: Phase
     /// The local TCP port: identifies the connection in reports.
     private(set) var localPort = 0
     /// Requests on this connection handed to nghttp2 and not yet finished.
@@ -47,22 +50,13 @@ final class HTTP2Connection {
     /// Requests the server refused before processing them (REFUSED_STREAM: over its stream
     /// limit, or past a GOAWAY's last stream), which may be sent again (RFC 9113 §8.7).
     var refused: [StreamSlot] = []
-    /// Why the connection closed, once it has: what a request submitted to it then fails with.
-    private(set) var closeReason: ConnectionFailure?
     /// Whether the server has answered a request here: only then are refused requests sent
     /// again by the transport (a server that answers nothing is the engine's to back off from).
     private(set) var hasAnswered = false
     /// The server's GOAWAY, once one came: its error code and debug data (APNs puts a JSON
     /// `reason` there), which every request it ends fails with.
     private(set) var goaway: ConnectionFailure?
-    private let target: String
-    private let host: String
     private let authority: nghttp2_nv
-    private let tls: TLSClientContext
-    private let connectTimeoutNanos: UInt64
-    /// When the current opening phase must have finished.
-    private var phaseDeadline: UInt64
-    private var handshakeWantsWrite = false
     /// When bytes last arrived, and when a PING went out that nothing has answered since.
     private var lastReadAt: UInt64
     private var pingSentAt: UInt64?
@@ -82,7 +76,22 @@ final class HTTP2Connection {
     private var fieldCount = 0
 
     /// Whether the connection is still up or on its way (it may have been told to go away).
-    var isOpen: Bool { phase != .closed }
+    var isOpen: Bool {
+        if case .closed = phase { false } else { true }
+    }
+
+    /// Whether HTTP/2 runs on it.
+    var isReady: Bool {
+        if case .ready = phase { true } else { false }
+    }
+
+    /// Its socket, to poll; -1 in memory and once closed.
+    var socket: Int32 {
+        switch phase {
+        case .opening(let stream), .ready(let stream, _): stream.socket
+        case .closed: -1
+        }
+    }
 
     /// Requests on the connection, sent or waiting to be.
     var requestCount: Int { open.count + waiting.count }
@@ -99,8 +108,8 @@ final class HTTP2Connection {
     var acceptsRequests: Bool {
         guard requestsLeft != 0 else { return false }
         return switch phase {
-        case .connecting, .handshaking: true
-        case .ready: nghttp2_session_check_request_allowed(session) != 0
+        case .opening: true
+        case .ready(_, let session): nghttp2_session_check_request_allowed(session) != 0
         case .closed: false
         }
     }
@@ -111,8 +120,7 @@ final class HTTP2Connection {
     /// What `poll` should wait for on the socket.
     var pollEvents: Int16 {
         switch phase {
-        case .connecting: Int16(POLLOUT)
-        case .handshaking: handshakeWantsWrite ? Int16(POLLOUT) : Int16(POLLIN)
+        case .opening(let stream): stream.openingPollEvents
         case .ready: Int16(POLLIN) | (hasPendingOutput ? Int16(POLLOUT) : 0)
         case .closed: 0
         }
@@ -135,32 +143,19 @@ final class HTTP2Connection {
         authorization: String? = nil
     ) {
         self.init(
-            target: "\(host):\(port)",
-            host: host,
+            stream: TLSByteStream(
+                address: address,
+                host: host,
+                port: port,
+                tls: tls,
+                connectTimeoutNanos: connectTimeoutNanos,
+                now: now
+            ),
             authority: authority,
-            tls: tls,
-            connectTimeoutNanos: connectTimeoutNanos,
             now: now,
             requestLimit: requestLimit,
             authorization: authorization
         )
-        socket = Glibc.socket(
-            address.family,
-            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
-            0
-        )
-        guard socket >= 0 else {
-            fail(ConnectionFailure(.clientError, "cannot open a socket: \(String(cString: strerror(errno)))"))
-            return
-        }
-        var one: Int32 = 1
-        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        let status = address.withSockaddr { Glibc.connect(socket, $0, address.length) }
-        if status == 0 {
-            startHandshake(now: now)
-        } else if errno != EINPROGRESS {
-            fail(ConnectionFailure.connect(errno: errno, to: target))
-        }
     }
 
     /// Starts the handshake over `bio`, one end of a BIO pair whose other end a peer in this
@@ -169,44 +164,35 @@ final class HTTP2Connection {
     convenience init(memory bio: OpaquePointer, host: String, authority: nghttp2_nv, tls: TLSClientContext, now: UInt64)
     {
         self.init(
-            target: "\(host) in memory",
-            host: host,
+            stream: TLSByteStream(memory: bio, host: host, tls: tls, now: now),
             authority: authority,
-            tls: tls,
-            connectTimeoutNanos: UInt64(Int64.max),
             now: now,
             requestLimit: nil,
             authorization: nil
         )
-        startHandshake(now: now, memory: bio)
     }
 
+    /// A connection over `stream`, as far on as the stream got at once.
     private init(
-        target: String,
-        host: String,
+        stream: TLSByteStream,
         authority: nghttp2_nv,
-        tls: TLSClientContext,
-        connectTimeoutNanos: UInt64,
         now: UInt64,
         requestLimit: Int?,
         authorization: String?
     ) {
         requestsLeft = requestLimit
         ownAuthorization = authorization.map { HeaderBlock(lines: ["authorization: \($0)"]) }
-        self.target = target
-        self.host = host
         self.authority = authority
-        self.tls = tls
-        self.connectTimeoutNanos = connectTimeoutNanos
-        phaseDeadline = now &+ connectTimeoutNanos
         lastReadAt = now
+        phase = .opening(stream)
+        if case .closed(let failure?) = stream.phase { fail(failure) }
+        if case .open = stream.phase { becomeReady(stream, now: now) }
+        localPort = stream.localPort
     }
 
     deinit {
         fields.deallocate()
-        if let session { nghttp2_session_del(session) }
-        if let ssl { SSL_free(ssl) }
-        if socket >= 0 { close(socket) }
+        if case .ready(_, let session) = phase { nghttp2_session_del(session) }
     }
 
     /// Queues a prepared request on this connection: on nghttp2 when the connection is ready
@@ -215,20 +201,20 @@ final class HTTP2Connection {
     func submit(_ slot: StreamSlot) {
         if let left = requestsLeft, slot.refusals == 0 { requestsLeft = max(left - 1, 0) }
         switch phase {
-        case .connecting, .handshaking:
+        case .opening:
             waiting.append(slot)
-        case .ready:
+        case .ready(_, let session):
             // A connection idle until now has not been silent before now: the clock is read
             // only then, not for every request.
             if open.isEmpty { lastReadAt = max(lastReadAt, monotonicNanos()) }
             if waiting.isEmpty && open.count < peerStreamLimit {
-                submitToSession(slot)
+                submitToSession(slot, session: session)
             } else {
                 waiting.append(slot)
                 admitWaiting()
             }
-        case .closed:
-            slot.failure = closeReason
+        case .closed(let failure):
+            slot.failure = failure
             finished.append(slot)
         }
     }
@@ -240,7 +226,7 @@ final class HTTP2Connection {
     func cancel(_ slot: StreamSlot) {
         if let index = waiting.firstIndex(where: { $0 === slot }) {
             waiting.remove(at: index)
-            if phase == .ready && peerStreamLimit == 0 {
+            if isReady && peerStreamLimit == 0 {
                 slot.failure = ConnectionFailure(
                     .noStreams,
                     "the server allowed no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0) for the request's whole deadline"
@@ -252,16 +238,21 @@ final class HTTP2Connection {
             return
         }
         slot.timedOut = true
+        guard case .ready(_, let session) = phase else { return }
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), slot.streamID, NGHTTP2_CANCEL.rawValue)
     }
 
-    /// Moves the connection on: finishes connecting or the handshake (or fails it past its
-    /// deadline), or, when ready, reads (if `readable`) and writes.
+    /// Moves the connection on: opens it further (or fails it past its deadline), or, when
+    /// ready, reads (if `readable`) and writes.
     func serve(now: UInt64, readable: Bool) {
         switch phase {
-        case .connecting: finishConnecting(now: now)
-        case .handshaking: continueHandshake(now: now)
-        case .ready: readable ? transfer(now: now) : flush()
+        case .opening(let stream):
+            switch stream.advance(now: now) {
+            case .opening: localPort = stream.localPort
+            case .open: becomeReady(stream, now: now)
+            case .failed(let failure): fail(failure)
+            }
+        case .ready(let stream, let session): readable ? transfer(stream, session, now: now) : flush()
         case .closed: return
         }
     }
@@ -269,7 +260,7 @@ final class HTTP2Connection {
     /// Sends a PING when requests are open and nothing has been read for `interval`, and ends
     /// the connection as lost when nothing answers within `interval` more.
     func checkLiveness(now: UInt64, interval: UInt64) {
-        guard phase == .ready, !open.isEmpty else { return }
+        guard case .ready(_, let session) = phase, !open.isEmpty else { return }
         if let sent = pingSentAt {
             if now &- sent >= interval {
                 fail(
@@ -291,7 +282,7 @@ final class HTTP2Connection {
     /// opening deadline, or its next PING's time or answer's deadline.
     func nextCheck(pingInterval: UInt64) -> UInt64 {
         switch phase {
-        case .connecting, .handshaking: phaseDeadline
+        case .opening(let stream): stream.deadline ?? .max
         case .ready where !open.isEmpty: (pingSentAt ?? lastReadAt) &+ pingInterval
         case .ready, .closed: .max
         }
@@ -300,92 +291,13 @@ final class HTTP2Connection {
     /// Every request on the connection, sent or waiting (a copy: cancelling one changes both).
     var requests: [StreamSlot] { open.all + waiting }
 
-    private func finishConnecting(now: UInt64) {
-        var check = pollfd(fd: socket, events: Int16(POLLOUT), revents: 0)
-        guard poll(&check, 1, 0) > 0 else {
-            if now >= phaseDeadline {
-                fail(
-                    ConnectionFailure(
-                        .connectTimeout,
-                        "TCP connect to \(target) did not finish within \(connectTimeoutNanos / 1_000_000) ms"
-                    )
-                )
-            }
-            return
+    /// The stream is open: the session starts on it, and the waiting requests go.
+    private func becomeReady(_ stream: TLSByteStream, now: UInt64) {
+        localPort = stream.localPort
+        guard let session = startSession() else {
+            return fail(ConnectionFailure(.clientError, "nghttp2 could not create a session"))
         }
-        var error: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length)
-        guard error == 0 else { return fail(ConnectionFailure.connect(errno: error, to: target)) }
-        startHandshake(now: now)
-    }
-
-    /// Starts TLS over the socket, or over `memory`, a BIO the connection then owns.
-    private func startHandshake(now: UInt64, memory: OpaquePointer? = nil) {
-        guard let ssl = SSL_new(tls.context) else {
-            if let memory { BIO_free(memory) }
-            return fail(ConnectionFailure(.clientError, "SSL_new failed: \(TLSClientContext.lastError())"))
-        }
-        self.ssl = ssl
-        if let memory {
-            SSL_set_bio(ssl, memory, memory)
-        } else {
-            localPort = SocketAddress.localPort(of: socket)
-            SSL_set_fd(ssl, socket)
-        }
-        if Self.isIPAddress(host) {
-            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-        } else {
-            _ = pb_ssl_set_server_name(ssl, host)
-            SSL_set1_host(ssl, host)
-        }
-        phase = .handshaking
-        phaseDeadline = now &+ connectTimeoutNanos
-        continueHandshake(now: now)
-    }
-
-    private func continueHandshake(now: UInt64) {
-        ERR_clear_error()
-        let result = SSL_connect(ssl)
-        if result == 1 { return becomeReady(now: now) }
-        let error = SSL_get_error(ssl, result)
-        if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE {
-            handshakeWantsWrite = error == SSL_ERROR_WANT_WRITE
-            if now >= phaseDeadline {
-                fail(
-                    ConnectionFailure(
-                        .connectTimeout,
-                        "the TLS handshake with \(target) did not finish within \(connectTimeoutNanos / 1_000_000) ms"
-                    )
-                )
-            }
-            return
-        }
-        let verify = SSL_get_verify_result(ssl)
-        if verify != X509_V_OK {
-            return fail(
-                ConnectionFailure(
-                    .certificateUntrusted,
-                    "the certificate of \(target) is not trusted: \(String(cString: X509_verify_cert_error_string(verify)))"
-                )
-            )
-        }
-        let detail =
-            error == SSL_ERROR_SYSCALL || error == SSL_ERROR_ZERO_RETURN
-            ? "the server closed the connection" : TLSClientContext.lastError()
-        fail(ConnectionFailure(.tlsHandshake, "TLS handshake with \(target) failed: \(detail)"))
-    }
-
-    private func becomeReady(now: UInt64) {
-        var protocolName: UnsafePointer<UInt8>? = nil
-        var length: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &protocolName, &length)
-        guard let protocolName, UnsafeBufferPointer(start: protocolName, count: Int(length)).elementsEqual("h2".utf8)
-        else {
-            return fail(ConnectionFailure(.tlsHandshake, "\(target) did not agree to HTTP/2 (ALPN h2)"))
-        }
-        guard startSession() else { return fail(ConnectionFailure(.clientError, "nghttp2 could not create a session")) }
-        phase = .ready
+        phase = .ready(stream, session: session)
         lastReadAt = now
         admitWaiting()
         flush()
@@ -393,12 +305,12 @@ final class HTTP2Connection {
 
     /// Hands waiting requests to nghttp2 while the server's stream limit has room.
     private func admitWaiting() {
-        guard phase == .ready, !waiting.isEmpty else { return }
+        guard case .ready(_, let session) = phase, !waiting.isEmpty else { return }
         let room = peerStreamLimit - open.count
         guard room > 0 else { return }
         let admitted = waiting.prefix(room)
         waiting.removeFirst(admitted.count)
-        for slot in admitted { submitToSession(slot) }
+        for slot in admitted { submitToSession(slot, session: session) }
     }
 
     fileprivate func receivedSettings() {
@@ -436,7 +348,7 @@ final class HTTP2Connection {
         fieldsBlock = headers
     }
 
-    private func submitToSession(_ slot: StreamSlot) {
+    private func submitToSession(_ slot: StreamSlot, session: OpaquePointer) {
         guard let headers = slot.headers else { return }
         if headers !== fieldsBlock { useFields(of: headers) }
         let count = fieldCount
@@ -460,14 +372,14 @@ final class HTTP2Connection {
         open.insert(slot)
     }
 
-    /// Reads what the socket has, hands it to nghttp2, then writes what nghttp2 has queued.
-    private func transfer(now: UInt64) {
-        while true {
-            let count = input.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            if count > 0 {
+    /// Reads what the stream has, hands it to nghttp2, then writes what nghttp2 has queued.
+    private func transfer(_ stream: TLSByteStream, _ session: OpaquePointer, now: UInt64) {
+        reading: while true {
+            switch stream.read(into: &input) {
+            case .bytes(let count):
                 lastReadAt = now
                 pingSentAt = nil
-                let used = input.withUnsafeBytes { nghttp2_session_mem_recv(session, $0.baseAddress, Int(count)) }
+                let used = input.withUnsafeBytes { nghttp2_session_mem_recv(session, $0.baseAddress, count) }
                 if used < 0 {
                     return fail(
                         ConnectionFailure(
@@ -476,14 +388,11 @@ final class HTTP2Connection {
                         )
                     )
                 }
-                continue
+            case .wouldBlock:
+                break reading
+            case .closed(let detail):
+                return fail(ConnectionFailure(.connectionLost, detail))
             }
-            let error = SSL_get_error(ssl, count)
-            if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { break }
-            let detail =
-                error == SSL_ERROR_ZERO_RETURN || error == SSL_ERROR_SYSCALL
-                ? "the server closed the connection" : "TLS: \(TLSClientContext.lastError())"
-            return fail(ConnectionFailure(.connectionLost, detail))
         }
         if peerSettingsReceived {
             peerStreamLimit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
@@ -495,18 +404,16 @@ final class HTTP2Connection {
     /// Reads what a server that is going away sent before it went, when a write found it gone:
     /// a GOAWAY there says why, and `fail` then names it rather than the lost connection. Every
     /// error is ignored; the connection fails next whatever is read.
-    private func readLastWords() {
-        while true {
-            let count = input.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            guard count > 0 else { return }
-            let used = input.withUnsafeBytes { nghttp2_session_mem_recv(session, $0.baseAddress, Int(count)) }
+    private func readLastWords(_ stream: TLSByteStream, _ session: OpaquePointer) {
+        while case .bytes(let count) = stream.read(into: &input) {
+            let used = input.withUnsafeBytes { nghttp2_session_mem_recv(session, $0.baseAddress, count) }
             guard used >= 0 else { return }
         }
     }
 
     /// Writes what nghttp2 has queued, as one buffer; nothing before the connection is ready.
     func flush() {
-        guard phase == .ready else { return }
+        guard case .ready(let stream, let session) = phase else { return }
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: true)
             outputOffset = 0
@@ -525,19 +432,15 @@ final class HTTP2Connection {
             guard length > 0, let chunk else { break }
             output.append(contentsOf: UnsafeBufferPointer(start: chunk, count: length))
         }
-        while outputOffset < output.count {
-            let written = output.withUnsafeBytes {
-                SSL_write(ssl, $0.baseAddress! + outputOffset, Int32($0.count - outputOffset))
+        writing: while outputOffset < output.count {
+            let offset = outputOffset
+            switch output.withUnsafeBytes({ stream.write(UnsafeRawBufferPointer(rebasing: $0[offset...])) }) {
+            case .wrote(let count): outputOffset += count
+            case .wouldBlock: break writing
+            case .failed(let detail):
+                readLastWords(stream, session)
+                return fail(ConnectionFailure(.connectionLost, detail))
             }
-            if written > 0 {
-                outputOffset += Int(written)
-                continue
-            }
-            let error = SSL_get_error(ssl, written)
-            if error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ { break }
-            let detail = "TLS write failed: \(TLSClientContext.lastError())"
-            readLastWords()
-            return fail(ConnectionFailure(.connectionLost, detail))
         }
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 && !hasPendingOutput {
             fail(goaway ?? ConnectionFailure(.goaway, "the server ended the connection"))
@@ -546,7 +449,9 @@ final class HTTP2Connection {
 
     /// Closes a used-up connection politely: GOAWAY, then the socket.
     func retire() {
-        guard phase == .ready else { return fail(ConnectionFailure(.goaway, "closed after its requests")) }
+        guard case .ready(_, let session) = phase else {
+            return fail(ConnectionFailure(.goaway, "closed after its requests"))
+        }
         nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
         flush()
         fail(ConnectionFailure(.goaway, "closed after its requests"))
@@ -555,13 +460,20 @@ final class HTTP2Connection {
     /// Ends the connection: every request sent on it finishes as failed with `failure`, or as
     /// `goaway` when the server had said it was going away; requests never sent join `refused`.
     func fail(_ failure: ConnectionFailure) {
-        guard phase != .closed else { return }
+        let stream: TLSByteStream
+        switch phase {
+        case .opening(let opening): stream = opening
+        case .ready(let ready, let session):
+            stream = ready
+            nghttp2_session_del(session)
+        case .closed: return
+        }
         let failure =
             goaway.map {
                 failure.kind == .goaway ? $0 : ConnectionFailure(.goaway, "\($0.detail), then \(failure.detail)")
             } ?? failure
-        phase = .closed
-        closeReason = failure
+        stream.close(failure)
+        phase = .closed(failure)
         for slot in open.inStreamOrder {
             if slot.status == 0 && !slot.timedOut { slot.failure = failure }
             finished.append(slot)
@@ -574,10 +486,6 @@ final class HTTP2Connection {
         }
         open.removeAll()
         waiting.removeAll()
-        if let session { nghttp2_session_del(session) }
-        session = nil
-        if socket >= 0 { close(socket) }
-        socket = -1
     }
 
     fileprivate func receivedGoaway(errorCode: UInt32, debugData: UnsafeBufferPointer<UInt8>) {
@@ -589,7 +497,12 @@ final class HTTP2Connection {
         )
     }
 
-    fileprivate func receivedData(_ slot: StreamSlot, streamID: Int32, bytes: UnsafeRawBufferPointer) {
+    fileprivate func receivedData(
+        _ slot: StreamSlot,
+        session: OpaquePointer?,
+        streamID: Int32,
+        bytes: UnsafeRawBufferPointer
+    ) {
         guard slot.failure == nil, !slot.appendBody(bytes) else { return }
         slot.failure = ConnectionFailure(
             .responseTooLarge,
@@ -622,16 +535,17 @@ final class HTTP2Connection {
         finished.append(slot)
     }
 
-    private func startSession() -> Bool {
+    /// A client session for this connection, its SETTINGS queued; nil when nghttp2 cannot make one.
+    private func startSession() -> OpaquePointer? {
         var callbacks: OpaquePointer?
-        guard nghttp2_session_callbacks_new(&callbacks) == 0 else { return false }
+        guard nghttp2_session_callbacks_new(&callbacks) == 0 else { return nil }
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_header_callback(callbacks, receiveHeader)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, receiveData)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, closeStream)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, receiveFrame)
         var options: OpaquePointer?
-        guard nghttp2_option_new(&options) == 0 else { return false }
+        guard nghttp2_option_new(&options) == 0 else { return nil }
         defer { nghttp2_option_del(options) }
         // One stream until the server's SETTINGS say how many: APNs starts a connection at one.
         nghttp2_option_set_peer_max_concurrent_streams(options, 1)
@@ -644,23 +558,16 @@ final class HTTP2Connection {
                 Unmanaged.passUnretained(self).toOpaque(),
                 options,
                 &allocator
-            ) == 0
+            ) == 0, let session
         else {
-            return false
+            return nil
         }
-        self.session = session
         let settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
-        return true
-    }
-
-    private static func isIPAddress(_ host: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+        return session
     }
 }
 
@@ -711,7 +618,12 @@ private func receiveData(
 ) -> Int32 {
     withConnection(userData) { connection in
         withSlot(session, streamID) {
-            connection.receivedData($0, streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+            connection.receivedData(
+                $0,
+                session: session,
+                streamID: streamID,
+                bytes: UnsafeRawBufferPointer(start: data, count: length)
+            )
         }
     }
     return 0

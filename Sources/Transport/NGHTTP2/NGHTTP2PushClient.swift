@@ -48,7 +48,7 @@ public final class NGHTTP2PushClient: PushTransport {
     private var orphans: [HTTP2Connection] = []
     public private(set) var connectionAttempts = 0
     public var connectionsOpen: Int? {
-        connections.reduce(0) { $0 + ($1?.phase == .ready ? 1 : 0) } + orphans.count { $0.phase == .ready }
+        connections.reduce(0) { $0 + ($1?.isReady == true ? 1 : 0) } + orphans.count { $0.isReady }
     }
 
     /// How often a request refused unprocessed is sent again before it fails as refused: RFC
