@@ -1,11 +1,12 @@
 import Foundation
+import Glibc
 import MockAPNs
 import Sampling
+import Transport
 import Wire
 import Workload
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// `pushbench profile`'s measurement: starts the mock, writes the sender's contract, runs the
@@ -21,12 +22,12 @@ public struct SenderProfiler {
     public var scenario: Scenario
     public var requests: Int?
     public var timing: EventTiming
-    /// Seconds between the sender's start and `at_s` 0.
-    public var leadSeconds: Double
-    /// Seconds after the sender's start when it is ended, if it has not exited.
-    public var durationSeconds: Double?
-    /// Seconds between SIGTERM and SIGKILL.
-    public var graceSeconds: Double
+    /// Between the sender's start and `at_s` 0.
+    public var lead: Duration
+    /// After the sender's start, when it is ended if it has not exited.
+    public var duration: Duration?
+    /// Between SIGTERM and SIGKILL.
+    public var grace: Duration
     /// The run's folder: the contract's files, the sender's output and the recording go here.
     public var folder: String
     /// The mock, as `pushbench mock`'s options describe it; port, recorder and key are set here.
@@ -55,9 +56,9 @@ public struct SenderProfiler {
         signingKey: SigningKey,
         requests: Int? = nil,
         timing: EventTiming = .allAtOnce,
-        leadSeconds: Double = 2,
-        durationSeconds: Double? = nil,
-        graceSeconds: Double = 5,
+        lead: Duration = .seconds(2),
+        duration: Duration? = nil,
+        grace: Duration = .seconds(5),
         bundleID: String = "com.example.pushbench"
     ) {
         self.command = command
@@ -67,9 +68,9 @@ public struct SenderProfiler {
         self.signingKey = signingKey
         self.requests = requests
         self.timing = timing
-        self.leadSeconds = leadSeconds
-        self.durationSeconds = durationSeconds
-        self.graceSeconds = graceSeconds
+        self.lead = lead
+        self.duration = duration
+        self.grace = grace
         self.bundleID = bundleID
     }
 
@@ -88,6 +89,7 @@ public struct SenderProfiler {
     ) throws -> (profile: SenderProfile, recording: String) {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let writeBegan = Date().timeIntervalSince1970
+        let leadSeconds = lead.inSeconds
         let startAt = (writeBegan + leadSeconds + Self.writingSeconds(requests: requests)).rounded(.up)
         let written = try EventsFile.write(
             scenario: scenario,
@@ -137,8 +139,8 @@ public struct SenderProfiler {
             sender: sender,
             book: book,
             sampler: sampler,
-            durationSeconds: durationSeconds,
-            graceSeconds: graceSeconds
+            duration: duration,
+            grace: grace
         )
         notice(
             "started \(command.joined(separator: " ")) (pid \(sender.pid)); at_s 0 is "
@@ -169,7 +171,7 @@ public struct SenderProfiler {
     }
 
     /// Time allowed to write the events before the lead starts counting: the sender starts
-    /// `leadSeconds` before `at_s` 0 unless writing took longer. A second, and a second more for
+    /// `lead` before `at_s` 0 unless writing took longer. A second, and a second more for
     /// every 300,000 pushes (this machine writes about a million a second; the rest is margin).
     private static func writingSeconds(requests: Int?) -> Double {
         1 + Double(requests ?? 0) / 300_000

@@ -124,21 +124,21 @@ struct ConnectionOptions: ParsableArguments {
             origin: origin,
             connections: connections,
             streamsPerConnection: streams,
-            requestTimeoutMs: timeout.milliseconds,
-            connectTimeoutMs: connectTimeout.milliseconds,
-            pingIntervalMs: pingInterval.milliseconds,
+            requestTimeout: timeout.duration,
+            connectTimeout: connectTimeout.duration,
+            pingInterval: pingInterval.duration,
             verifyPeer: verifyPeer
         )
     }
 
     /// `--retries` with `--retry-backoff`.
-    var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries, baseSeconds: retryBackoff.seconds) }
+    var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: retries, base: retryBackoff.duration) }
 
     /// `--reconnect-backoff` up to `--reconnect-backoff-max` (never below the first hold).
     var reconnectPolicy: ReconnectBackoff {
         ReconnectBackoff(
-            baseSeconds: reconnectBackoff.seconds,
-            capSeconds: Double(max(reconnectBackoffMax.nanoseconds, reconnectBackoff.nanoseconds)) / 1e9
+            base: reconnectBackoff.duration,
+            cap: max(reconnectBackoffMax.duration, reconnectBackoff.duration)
         )
     }
 }

@@ -46,9 +46,9 @@ extension ProfileCommand {
             signingKey: signingKey,
             requests: scenario.requests,
             timing: schedule.timing,
-            leadSeconds: schedule.lead.seconds,
-            durationSeconds: schedule.duration?.seconds,
-            graceSeconds: schedule.grace.seconds
+            lead: schedule.lead.duration,
+            duration: schedule.duration?.duration,
+            grace: schedule.grace.duration
         )
         profiler.bundleID = bundleID
         profiler.samplesStacks = perf.enabled

@@ -36,8 +36,8 @@ extension RunCommand {
             scenario: workload,
             realTokens: realTokens,
             requests: self.workload.requests,
-            durationSeconds: pace.duration?.seconds,
-            warmupSeconds: pace.warmup.seconds,
+            duration: pace.duration?.duration,
+            warmup: pace.warmup.duration,
             pacing: target.isApple && !pace.isPaced
                 ? try .constantRate(perSecond: RunTarget.appleRateCap) : try pace.pacing(),
             threads: link.threads,

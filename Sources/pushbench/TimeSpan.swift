@@ -61,6 +61,9 @@ struct TimeSpan: ExpressibleByArgument, CustomStringConvertible, Equatable {
     /// The length in seconds.
     var seconds: Double { Double(nanoseconds) / 1e9 }
 
+    /// The length as the duration the libraries take: the one time type inside.
+    var duration: Duration { .nanoseconds(Int64(clamping: nanoseconds)) }
+
     /// Whole milliseconds, at least 1.
     var milliseconds: Int { max(1, Int(nanoseconds / 1_000_000)) }
 

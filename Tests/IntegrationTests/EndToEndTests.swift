@@ -84,8 +84,8 @@ final class EndToEndTests: XCTestCase {
         let mock = try MockFixture()
         var load = try mock.load(requests: 50, connections: 2, streams: 10)
         mock.server.shutdown()
-        load.transport.requestTimeoutMs = 5000
-        load.reconnectBackoff = ReconnectBackoff(baseSeconds: 0.01, capSeconds: 0.08)
+        load.transport.requestTimeout = .seconds(5)
+        load.reconnectBackoff = ReconnectBackoff(base: .milliseconds(10), cap: .milliseconds(80))
         let result = try LoadTest.run(load, tokens: mock.tokens())
         XCTAssertEqual(result.counts.errored, result.counts.sent)
         XCTAssertTrue(result.gaveUpOnTarget, "closed loop without --duration gives up on a target that is gone")

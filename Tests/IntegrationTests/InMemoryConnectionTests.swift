@@ -87,7 +87,7 @@ final class InMemoryConnectionTests: XCTestCase {
         var behaviour = InMemoryAPNsPeer.Behaviour()
         behaviour.answers = false
         behaviour.answersPing = false
-        let client = try NGHTTP2PushClient.inMemory(behaviour: behaviour, pingIntervalMs: 40)
+        let client = try NGHTTP2PushClient.inMemory(behaviour: behaviour, pingInterval: .milliseconds(40))
         let began = Date()
         let endings = try send(3, through: client, seconds: 5, pause: 2_000)
         XCTAssertEqual(endings.count, 3)
@@ -102,7 +102,7 @@ final class InMemoryConnectionTests: XCTestCase {
     func testAServerThatAnswersPingsKeepsASlowConnection() throws {
         var behaviour = InMemoryAPNsPeer.Behaviour()
         behaviour.answers = false
-        let client = try NGHTTP2PushClient.inMemory(behaviour: behaviour, pingIntervalMs: 20)
+        let client = try NGHTTP2PushClient.inMemory(behaviour: behaviour, pingInterval: .milliseconds(20))
         let endings = try send(1, through: client, seconds: 0.3, pause: 2_000)
         XCTAssertTrue(endings.isEmpty, "still waiting, the connection alive: \(endings)")
         XCTAssertEqual(client.inFlight, 1)

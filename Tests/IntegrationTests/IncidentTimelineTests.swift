@@ -12,7 +12,7 @@ final class IncidentTimelineTests: XCTestCase {
     func testAHangShowsAsTimeoutsInTheClientsBooks() throws {
         let mock = try MockFixture(faults: FaultPlan(incidents: [Incident(.hang, atSeconds: 0)]))
         var load = try mock.load(requests: 30, connections: 1, streams: 30, transport: .nghttp2)
-        load.transport.requestTimeoutMs = 400
+        load.transport.requestTimeout = .milliseconds(400)
         let result = try LoadTest.run(load, tokens: mock.tokens())
         XCTAssertTrue(result.counts.isBalanced)
         XCTAssertEqual(result.counts.timedOut, 30)

@@ -84,7 +84,7 @@ final class MockFixture {
                 origin: origin,
                 connections: connections,
                 streamsPerConnection: streams,
-                requestTimeoutMs: 20_000,
+                requestTimeout: .seconds(20),
                 trustedCertificatesPEM: server.certificatePEM
             ),
             transportKind: transport,

@@ -43,7 +43,7 @@ final class NGHTTP2TransportTests: XCTestCase {
     func testAnUnreachableEndpointIsCountedAsErrorsNotLost() throws {
         let mock = try MockFixture()
         var load = try mock.load(requests: 40, connections: 2, streams: 10, transport: .nghttp2)
-        load.reconnectBackoff = ReconnectBackoff(baseSeconds: 0.01, capSeconds: 0.08)
+        load.reconnectBackoff = ReconnectBackoff(base: .milliseconds(10), cap: .milliseconds(80))
         mock.server.shutdown()
         let result = try LoadTest.run(load, tokens: mock.tokens())
         XCTAssertEqual(result.counts.errored, result.counts.sent)
@@ -62,7 +62,7 @@ final class NGHTTP2TransportTests: XCTestCase {
             faults: FaultPlan(latency: .fixed(micros: 1000), stall: (seconds: 0.9, everySeconds: 1))
         )
         var load = try mock.load(requests: 300, connections: 1, streams: 20, transport: .nghttp2)
-        load.transport.requestTimeoutMs = 300
+        load.transport.requestTimeout = .milliseconds(300)
         let result = try LoadTest.run(load, tokens: mock.tokens())
 
         XCTAssertGreaterThan(result.counts.timedOut, 0)
@@ -214,7 +214,7 @@ final class ConnectionResetTests: XCTestCase {
         // client's sends and the mock's reads happen to line up on a busy machine.
         let mock = try MockFixture(faults: FaultPlan(latency: .fixed(micros: 5000), resetAfter: 100))
         var load = try mock.load(requests: 1500, connections: 2, streams: 20, transport: transport)
-        load.retryPolicy = RetryPolicy(maxRetries: retries, baseSeconds: 0.001)
+        load.retryPolicy = RetryPolicy(maxRetries: retries, base: .milliseconds(1))
         let result = try LoadTest.run(load, tokens: mock.tokens())
         return (result, mock.server.stats.snapshot())
     }

@@ -24,7 +24,7 @@ final class OpenLoopTests: XCTestCase {
         // 2.5 s, so the closed loop meets the stall from 1.5 s to 2 s however fast this machine is.
         let closedMock = try MockFixture(faults: faults)
         var closedLoad = try closedMock.load(requests: nil, connections: 1, streams: 4)
-        closedLoad.durationSeconds = 2.5
+        closedLoad.duration = .milliseconds(2500)
         let closed = try LoadTest.run(closedLoad, tokens: closedMock.tokens())
         XCTAssertEqual(closed.mode, .closedLoop)
         XCTAssertEqual(closed.counts.succeeded, closed.counts.sent)

@@ -36,7 +36,7 @@ final class RunSummarySchemaTests: XCTestCase {
     func testASummaryRestoresTheReconnectBackoffTheRunUsed() throws {
         let mock = try MockFixture()
         var configuration = try mock.load(requests: 20)
-        configuration.reconnectBackoff = ReconnectBackoff(baseSeconds: 0.25, capSeconds: 2)
+        configuration.reconnectBackoff = ReconnectBackoff(base: .milliseconds(250), cap: .seconds(2))
         let result = try LoadTest.run(configuration, tokens: mock.tokens())
         let summary = RunSummary(result, context: RunContext(runID: "r", commandLine: "", targetDescription: "mock"))
         let restored = try RunSummary.decode(try summary.encoded()).runResult()

@@ -78,7 +78,7 @@ final class ScenarioRunTests: XCTestCase {
     func testADurationEndsSubmissionAndAwaitsWhatIsInFlight() throws {
         let mock = try MockFixture()
         var load = try mock.load(requests: nil, activities: 100_000)
-        load.durationSeconds = 1.5
+        load.duration = .milliseconds(1500)
         let result = try LoadTest.run(load, tokens: mock.tokens())
 
         XCTAssertFalse(result.interrupted)
@@ -139,8 +139,8 @@ final class WarmupTests: XCTestCase {
         let mock = try MockFixture()
         var load = try mock.load(requests: nil, activities: 1000)
         load.pacing = try .constantRate(perSecond: 400)
-        load.warmupSeconds = 1
-        load.durationSeconds = 1
+        load.warmup = .seconds(1)
+        load.duration = .seconds(1)
         let result = try LoadTest.run(load, tokens: mock.tokens())
 
         XCTAssertEqual(Double(result.warmupCounts.sent), 400, accuracy: 2, "pushes meant for the first second")
@@ -167,7 +167,7 @@ final class RetryRunTests: XCTestCase {
     func testPushesThatFailAreSentAgainAndEveryAttemptIsAccountedFor() throws {
         let mock = try MockFixture(faults: FaultPlan(errorRates: [.serviceUnavailable: 0.3], seed: 11))
         var load = try mock.load(requests: 600, transport: .nghttp2)
-        load.retryPolicy = RetryPolicy(maxRetries: 3, baseSeconds: 0.01)
+        load.retryPolicy = RetryPolicy(maxRetries: 3, base: .milliseconds(10))
         let result = try LoadTest.run(load, tokens: mock.tokens())
 
         let retries = result.retries

@@ -16,7 +16,7 @@ final class RetryPolicyTests: XCTestCase {
     }
 
     func testBackoffDoublesWithJitterAndRetryAfterWins() {
-        let policy = RetryPolicy(maxRetries: 5, baseSeconds: 0.1, capSeconds: 1)
+        let policy = RetryPolicy(maxRetries: 5, base: .milliseconds(100), cap: .seconds(1))
         var random = SplitMix64(seed: 3)
         for attempt in 1...5 {
             let bound = min(1, 0.1 * Double(1 << (attempt - 1))) * 1e9

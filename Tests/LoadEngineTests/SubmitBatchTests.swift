@@ -1,3 +1,4 @@
+import Transport
 import XCTest
 
 @testable import LoadEngine
@@ -14,15 +15,20 @@ final class SubmitBatchTests: XCTestCase {
     func testFewFreeStreamsAreHeldUntilABatchIsFreeOrTheHoldEnds() {
         var batch = SubmitBatch(streams: 100, closedLoop: true)
         XCTAssertTrue(batch.holds(now: 1_000, idleSlots: 3, inFlight: 97, pushesLeft: 1_000))
-        XCTAssertEqual(batch.holdEnds, 1_000 + SubmitBatch.defaultHoldNanos)
+        XCTAssertEqual(batch.holdEnds, 1_000 + SubmitBatch.defaultHold.inNanoseconds)
         XCTAssertTrue(batch.holds(now: 50_000, idleSlots: 7, inFlight: 93, pushesLeft: 1_000), "the same hold")
-        XCTAssertEqual(batch.holdEnds, 1_000 + SubmitBatch.defaultHoldNanos, "it does not restart")
+        XCTAssertEqual(batch.holdEnds, 1_000 + SubmitBatch.defaultHold.inNanoseconds, "it does not restart")
         XCTAssertFalse(batch.holds(now: 60_000, idleSlots: 12, inFlight: 88, pushesLeft: 1_000), "a batch is free")
         XCTAssertNil(batch.holdEnds)
 
         XCTAssertTrue(batch.holds(now: 200_000, idleSlots: 2, inFlight: 98, pushesLeft: 1_000))
         XCTAssertFalse(
-            batch.holds(now: 200_000 + SubmitBatch.defaultHoldNanos, idleSlots: 2, inFlight: 98, pushesLeft: 1_000),
+            batch.holds(
+                now: 200_000 + SubmitBatch.defaultHold.inNanoseconds,
+                idleSlots: 2,
+                inFlight: 98,
+                pushesLeft: 1_000
+            ),
             "the hold is over: two go"
         )
     }

@@ -26,12 +26,12 @@ final class WorkerLoopTests: XCTestCase {
                 origin: "https://scripted.invalid",
                 connections: 1,
                 streamsPerConnection: 8,
-                requestTimeoutMs: timeoutMs
+                requestTimeout: .milliseconds(timeoutMs)
             ),
             scenario: try Scenario.builtIn(named: "football").scaled(toActivities: activities),
             requests: requests,
-            durationSeconds: duration,
-            warmupSeconds: warmup,
+            duration: duration.map { .seconds($0) },
+            warmup: .seconds(warmup),
             pacing: pacing,
             tokenPolicy: tokenPolicy,
             retryPolicy: retries,
@@ -87,7 +87,7 @@ final class WorkerLoopTests: XCTestCase {
     /// whatever the machine's speed; it is 100 µs in a run.)
     func testAClosedLoopRefillsItsStreamsABatchAtATime() throws {
         var configuration = try configuration(requests: 136)
-        configuration.submitBatchHoldNanos = 60_000_000_000
+        configuration.submitBatchHold = .seconds(60)
         let transport = ScriptedTransport(slots: 64, answersPerPerform: 1) {
             $0.index < 56 ? .status(200, delay: 0.5) : .status(200)
         }
@@ -101,7 +101,7 @@ final class WorkerLoopTests: XCTestCase {
 
     func testAnOpenLoopIsNeverHeldForABatch() throws {
         var configuration = try configuration(requests: 40, pacing: .constantRate(perSecond: 2_000))
-        configuration.submitBatchHoldNanos = 60_000_000_000
+        configuration.submitBatchHold = .seconds(60)
         let transport = ScriptedTransport(slots: 64, answersPerPerform: 1) { _ in .status(200) }
         let started = monotonicNanos()
         let result = try LoadTest.run(configuration, tokens: tokens, makeTransport: { _ in transport })
@@ -136,7 +136,7 @@ final class WorkerLoopTests: XCTestCase {
     }
 
     func testRetriesSendAFailedPushAgainAndCountWhatRecovered() throws {
-        let policy = RetryPolicy(maxRetries: 2, baseSeconds: 0.001, capSeconds: 0.01)
+        let policy = RetryPolicy(maxRetries: 2, base: .milliseconds(1), cap: .milliseconds(10))
         let (result, requests) = try run(configuration(requests: 50, retries: policy)) { request in
             request.visit == 0 ? .status(503, reason: "ServiceUnavailable") : .status(200)
         }
@@ -148,7 +148,7 @@ final class WorkerLoopTests: XCTestCase {
     }
 
     func testRetriesStopWhenTheyRunOut() throws {
-        let policy = RetryPolicy(maxRetries: 2, baseSeconds: 0.001, capSeconds: 0.01)
+        let policy = RetryPolicy(maxRetries: 2, base: .milliseconds(1), cap: .milliseconds(10))
         // A request-level failure: the connection is fine, so no reconnect backoff holds them.
         let (result, _) = try run(configuration(requests: 10, retries: policy)) { _ in .fail(.streamReset) }
         XCTAssertEqual(result.counts.sent, 30, "10 pushes, each tried three times")
@@ -223,7 +223,7 @@ final class WorkerLoopTests: XCTestCase {
 
     func testAClosedLoopWithoutADurationGivesUpOnATargetThatIsGone() throws {
         let (result, requests) = try run(
-            configuration(requests: 1000, backoff: ReconnectBackoff(baseSeconds: 0.01, capSeconds: 0.08))
+            configuration(requests: 1000, backoff: ReconnectBackoff(base: .milliseconds(10), cap: .milliseconds(80)))
         ) { _ in .fail(.connectRefused) }
         XCTAssertTrue(result.gaveUpOnTarget)
         XCTAssertLessThan(requests.count, 30)

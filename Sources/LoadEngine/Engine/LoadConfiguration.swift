@@ -15,11 +15,11 @@ public struct LoadConfiguration: Sendable {
     public var realTokens: [[UInt8]]?
     /// Stop after this many pushes (shared out among the workers); `nil`: the whole scenario.
     public var requests: Int?
-    /// Stop submitting this many seconds after the warmup; requests in flight still finish.
-    public var durationSeconds: Double?
-    /// The first seconds of the run, whose requests are sent and counted apart but kept out of
-    /// every figure (connections, TLS, caches and the server settle first).
-    public var warmupSeconds: Double
+    /// Stop submitting this long after the warmup; requests in flight still finish.
+    public var duration: Duration?
+    /// The start of the run, whose requests are sent and counted apart but kept out of every
+    /// figure (connections, TLS, caches and the server settle first).
+    public var warmup: Duration
     /// When pushes are meant to leave.
     public var pacing: Pacing
     /// Dispatch workers, each with its own transport client, connections and share of the
@@ -41,7 +41,7 @@ public struct LoadConfiguration: Sendable {
     public var wallClock: WallClock
     /// How long a closed-loop worker holds a few free streams for a batch (`SubmitBatch`):
     /// 100 µs but in tests, which lengthen it to see batches form at any machine's speed.
-    public var submitBatchHoldNanos: UInt64 = SubmitBatch.defaultHoldNanos
+    public var submitBatchHold: Duration = SubmitBatch.defaultHold
     /// The part of the run this process sends when many share it (`--shard i/N`): its
     /// contiguous share of the activities, of the request cap and of the rate. Every other field
     /// describes the whole run, so shards' summaries merge into it.
@@ -64,8 +64,8 @@ public struct LoadConfiguration: Sendable {
         scenario: Scenario,
         realTokens: [[UInt8]]? = nil,
         requests: Int? = nil,
-        durationSeconds: Double? = nil,
-        warmupSeconds: Double = 0,
+        duration: Duration? = nil,
+        warmup: Duration = .zero,
         pacing: Pacing = .closedLoop,
         threads: Int = 1,
         bundleID: String = "com.example.pushbench",
@@ -82,8 +82,8 @@ public struct LoadConfiguration: Sendable {
         self.scenario = scenario
         self.realTokens = realTokens
         self.requests = requests
-        self.durationSeconds = durationSeconds
-        self.warmupSeconds = warmupSeconds
+        self.duration = duration
+        self.warmup = warmup
         self.pacing = pacing
         self.threads = threads
         self.bundleID = bundleID

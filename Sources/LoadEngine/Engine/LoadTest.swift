@@ -141,7 +141,7 @@ public enum LoadTest {
             configuration: configuration,
             mode: configuration.pacing.isOpenLoop ? .openLoop : .closedLoop,
             startedAtUnix: startedAtUnix,
-            durationSeconds: max(0, Double(end - start) / 1e9 - configuration.warmupSeconds),
+            durationSeconds: max(0, Double(end - start) / 1e9 - configuration.warmup.inSeconds),
             counts: total.metrics.counts,
             warmupCounts: total.metrics.warmup,
             warmupRejectedByReason: total.metrics.warmupRejectedByReason,

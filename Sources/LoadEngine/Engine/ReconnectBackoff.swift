@@ -15,18 +15,18 @@ import Workload
 /// rest of its pushes unsent, since it would otherwise send one probe per hold for as long as
 /// the target stays down; a run with a duration, or in open loop, keeps its own clock.
 public struct ReconnectBackoff: Sendable, Equatable {
-    /// The first hold's length, seconds.
-    public var baseSeconds: Double
-    /// No hold is longer, seconds.
-    public var capSeconds: Double
+    /// The first hold's length.
+    public var base: Duration
+    /// No hold is longer.
+    public var cap: Duration
 
     /// The defaults of `pushbench run`: 100 ms, doubling up to 5 s.
-    public static let standard = ReconnectBackoff(baseSeconds: 0.1, capSeconds: 5)
+    public static let standard = ReconnectBackoff(base: .milliseconds(100), cap: .seconds(5))
 
     /// Creates a policy.
-    public init(baseSeconds: Double, capSeconds: Double) {
-        self.baseSeconds = baseSeconds
-        self.capSeconds = capSeconds
+    public init(base: Duration, cap: Duration) {
+        self.base = base
+        self.cap = cap
     }
 }
 
@@ -56,7 +56,7 @@ struct BackoffGate {
     /// Whether the holds have grown to the cap: the target has answered nothing through every
     /// doubling (about 6 s of failures with the standard policy).
     var reachedCap: Bool {
-        failedRounds > 0 && policy.baseSeconds * Double(1 << min(failedRounds - 1, 30)) >= policy.capSeconds
+        failedRounds > 0 && policy.base.inSeconds * Double(1 << min(failedRounds - 1, 30)) >= policy.cap.inSeconds
     }
 
     /// Notes an HTTP answer: the target is reachable, so the backoff ends.
@@ -78,7 +78,7 @@ struct BackoffGate {
         }
         guard now >= holdUntil else { return false }
         failedRounds += 1
-        let bound = min(policy.capSeconds, policy.baseSeconds * Double(1 << min(failedRounds - 1, 30)))
+        let bound = min(policy.cap.inSeconds, policy.base.inSeconds * Double(1 << min(failedRounds - 1, 30)))
         holdUntil = now + UInt64((bound / 2 + random.nextUnit() * bound / 2) * 1e9)
         holdCause = (kind, message)
         return true

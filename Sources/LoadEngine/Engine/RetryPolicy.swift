@@ -10,19 +10,19 @@ import Workload
 public struct RetryPolicy: Sendable, Equatable {
     /// Retries per push after its first attempt; 0 turns retrying off.
     public var maxRetries: Int
-    /// The first backoff's upper bound, seconds.
-    public var baseSeconds: Double
-    /// No backoff is longer than this, seconds.
-    public var capSeconds: Double
+    /// The first backoff's upper bound.
+    public var base: Duration
+    /// No backoff is longer than this.
+    public var cap: Duration
 
     /// No retries.
     public static let none = RetryPolicy(maxRetries: 0)
 
     /// Creates a policy.
-    public init(maxRetries: Int, baseSeconds: Double = 0.1, capSeconds: Double = 10) {
+    public init(maxRetries: Int, base: Duration = .milliseconds(100), cap: Duration = .seconds(10)) {
         self.maxRetries = maxRetries
-        self.baseSeconds = baseSeconds
-        self.capSeconds = capSeconds
+        self.base = base
+        self.cap = cap
     }
 
     /// Whether a request that ended with `outcome` is worth sending again.
@@ -37,8 +37,8 @@ public struct RetryPolicy: Sendable, Equatable {
     /// How long to wait before retry number `attempt` (1 for the first retry), nanoseconds:
     /// `retryAfterSeconds` when the server said, else a uniform draw below the backoff bound.
     func delayNanos(attempt: Int, retryAfterSeconds: Int?, random: inout SplitMix64) -> UInt64 {
-        if let retryAfterSeconds { return UInt64(min(Double(retryAfterSeconds), capSeconds) * 1e9) }
-        let bound = min(capSeconds, baseSeconds * Double(1 << min(attempt - 1, 30)))
+        if let retryAfterSeconds { return min(Duration.seconds(retryAfterSeconds), cap).inNanoseconds }
+        let bound = min(cap.inSeconds, base.inSeconds * Double(1 << min(attempt - 1, 30)))
         return UInt64(random.nextUnit() * bound * 1e9)
     }
 }

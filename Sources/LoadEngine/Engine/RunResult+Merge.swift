@@ -56,7 +56,7 @@ extension RunResult {
         guard let first = shards.first else { throw MergeError(description: "no results to merge") }
         try checkShardsOfOneRun(shards)
         let sorted = shards.sorted { $0.configuration.shard.index < $1.configuration.shard.index }
-        let measuredStart = { (result: RunResult) in result.startedAtUnix + result.configuration.warmupSeconds }
+        let measuredStart = { (result: RunResult) in result.startedAtUnix + result.configuration.warmup.inSeconds }
         let start = sorted.map(measuredStart).min()!
         let end = sorted.map { measuredStart($0) + $0.durationSeconds }.max()!
 
@@ -89,7 +89,7 @@ extension RunResult {
         var merged = RunResult(
             configuration: configuration,
             mode: first.mode,
-            startedAtUnix: start - first.configuration.warmupSeconds,
+            startedAtUnix: start - first.configuration.warmup.inSeconds,
             durationSeconds: end - start,
             counts: counts,
             warmupCounts: warmupCounts,

@@ -105,7 +105,7 @@ public enum SenderPractice: Sendable, Equatable, Hashable {
             case .connectionPerPush: configuration.transport.requestsPerConnection = 1
             case .oneStream: configuration.transport.streamsPerConnection = 1
             case .retryWithoutBackoff:
-                configuration.retryPolicy = RetryPolicy(maxRetries: 3, baseSeconds: 0, capSeconds: 0)
+                configuration.retryPolicy = RetryPolicy(maxRetries: 3, base: .zero, cap: .zero)
             case .allPriority10: configuration.priorityOverride = 10
             case .perWorkerTokens, .tokenPerConnection, .refresh: break
             }

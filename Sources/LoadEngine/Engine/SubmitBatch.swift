@@ -1,3 +1,5 @@
+import Transport
+
 /// In closed loop, how a worker refills its streams: in batches, not one push per answer.
 ///
 /// A sender faster than its target gets its answers one or two at a time, and refilling the
@@ -15,7 +17,7 @@
 struct SubmitBatch {
     /// The longest a free stream waits for others by default: 100 µs, a fraction of even a
     /// loopback round trip under load.
-    static let defaultHoldNanos: UInt64 = 100_000
+    static let defaultHold: Duration = .microseconds(100)
 
     /// Free streams that make a batch: an eighth of the worker's, or 1 (no batching).
     let size: Int
@@ -25,7 +27,7 @@ struct SubmitBatch {
     private var heldSince: UInt64?
 
     /// Batches for a closed-loop worker with `streams` streams in all; none in open loop.
-    init(streams: Int, closedLoop: Bool, holdNanos: UInt64 = defaultHoldNanos) {
+    init(streams: Int, closedLoop: Bool, holdNanos: UInt64 = defaultHold.inNanoseconds) {
         size = closedLoop ? max(1, streams / 8) : 1
         self.holdNanos = holdNanos
     }

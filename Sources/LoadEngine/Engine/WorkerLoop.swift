@@ -109,13 +109,13 @@ struct WorkerLoop {
         batch = SubmitBatch(
             streams: client.idleSlots,
             closedLoop: !configuration.pacing.isOpenLoop,
-            holdNanos: configuration.submitBatchHoldNanos
+            holdNanos: configuration.submitBatchHold.inNanoseconds
         )
         cpuAtStart = threadCPUSeconds()
-        let measuredFrom = worker.startNanos + UInt64(configuration.warmupSeconds * 1e9)
+        let measuredFrom = worker.startNanos + configuration.warmup.inNanoseconds
         metrics = RunMetrics(startNanos: measuredFrom, timeline: worker.timeline, worker: worker.index)
-        requestTimeoutNanos = UInt64(configuration.transport.requestTimeoutMs) * 1_000_000
-        submitUntil = configuration.durationSeconds.map { measuredFrom + UInt64($0 * 1e9) } ?? .max
+        requestTimeoutNanos = configuration.transport.requestTimeout.inNanoseconds
+        submitUntil = configuration.duration.map { measuredFrom + $0.inNanoseconds } ?? .max
         backoff = BackoffGate(policy: configuration.reconnectBackoff)
         nextTokenCheck = worker.startNanos + 1_000_000_000
         takeNextEvent()
@@ -170,7 +170,7 @@ struct WorkerLoop {
     /// closed-loop run without a duration gives up on a target that answers nothing; and starts
     /// the drain's clock.
     private mutating func noteStop(now: UInt64) {
-        if drainDeadline == nil && configuration.durationSeconds == nil && !configuration.pacing.isOpenLoop
+        if drainDeadline == nil && configuration.duration == nil && !configuration.pacing.isOpenLoop
             && backoff.reachedCap
         {
             gaveUp = true

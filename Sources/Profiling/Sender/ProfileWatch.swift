@@ -1,9 +1,10 @@
 import Foundation
+import Glibc
 import MockAPNs
 import Sampling
+import Transport
 
 #if canImport(Glibc)
-import Glibc
 #endif
 
 /// The figures of a profile so far, for the console's progress line.
@@ -40,8 +41,9 @@ struct ProfileWatch {
     let book: LagBook
     /// perf sampling the sender, stopped once the sender's processes are all gone.
     let sampler: PerfRecording?
-    let durationSeconds: Double?
-    let graceSeconds: Double
+    /// The profile's `--duration` and `--grace`, in the seconds of this watch's clock.
+    private let durationSeconds: Double?
+    private let graceSeconds: Double
     /// UNIX seconds when the sender started.
     let startedAt = Date().timeIntervalSince1970
     private let clockStart = DispatchTime.now().uptimeNanoseconds
@@ -60,14 +62,13 @@ struct ProfileWatch {
     private var lastRSS = 0
     private var nextProgressAt = 1.0
 
-    init(sender: SenderProcess, book: LagBook, sampler: PerfRecording?, durationSeconds: Double?, graceSeconds: Double)
-    {
+    init(sender: SenderProcess, book: LagBook, sampler: PerfRecording?, duration: Duration?, grace: Duration) {
         self.sender = sender
         self.book = book
         self.sampler = sampler
         book.beginIntervals(atNs: Int64(startedAt * 1e9))
-        self.durationSeconds = durationSeconds
-        self.graceSeconds = graceSeconds
+        durationSeconds = duration?.inSeconds
+        graceSeconds = grace.inSeconds
         lastSample.mockCPU = mockCPUStart
     }
 

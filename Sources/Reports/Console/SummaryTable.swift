@@ -1,5 +1,6 @@
 import Foundation
 import LoadEngine
+import Transport
 
 /// The end-of-run table printed to stdout: the figures a person checks first, aligned.
 public enum SummaryTable {
@@ -121,12 +122,12 @@ public enum SummaryTable {
                 )
             )
         }
-        if result.configuration.warmupSeconds > 0 {
+        if result.configuration.warmup > .zero {
             let warm = result.warmupCounts
             rows.append(
                 (
                     "warmup",
-                    "\(warm.sent) pushes meant for the first \(RateProfile.number(result.configuration.warmupSeconds)) s, "
+                    "\(warm.sent) pushes meant for the first \(RateProfile.number(result.configuration.warmup.inSeconds)) s, "
                         + "kept out of these figures (\(warm.succeeded) succeeded, \(warm.rejected) rejected, "
                         + "\(warm.errored) errored, \(warm.timedOut) timed out)"
                 )

@@ -44,13 +44,13 @@ extension RunSummary {
         startsNotSent = result.startsNotSent
         retries = Retries(
             maxPerPush: configuration.retryPolicy.maxRetries,
-            backoffBaseMs: configuration.retryPolicy.baseSeconds * 1000,
+            backoffBaseMs: configuration.retryPolicy.base.inSeconds * 1000,
             attempts: Counts(result.retries.attempts),
             recovered: result.retries.recovered,
             exhausted: result.retries.exhausted
         )
         warmup = Warmup(
-            seconds: configuration.warmupSeconds,
+            seconds: configuration.warmup.inSeconds,
             rejectedByReason: result.warmupRejectedByReason,
             counts: Counts(result.warmupCounts)
         )
@@ -102,16 +102,16 @@ extension RunSummary {
             seed: configuration.scenario.seed,
             pacing: PacingEntry(configuration.pacing),
             requestsCap: configuration.requests,
-            durationCapS: configuration.durationSeconds,
+            durationCapS: configuration.duration?.inSeconds,
             threads: configuration.threads,
             transport: configuration.transportKind.rawValue,
             connections: configuration.transport.connections,
             streamsPerConnection: configuration.transport.streamsPerConnection,
-            requestTimeoutMs: configuration.transport.requestTimeoutMs,
-            connectTimeoutMs: configuration.transport.connectTimeoutMs,
-            pingIntervalMs: configuration.transport.pingIntervalMs,
-            reconnectBackoffMs: configuration.reconnectBackoff.baseSeconds * 1000,
-            reconnectBackoffMaxMs: configuration.reconnectBackoff.capSeconds * 1000,
+            requestTimeoutMs: configuration.transport.requestTimeout.inMilliseconds,
+            connectTimeoutMs: configuration.transport.connectTimeout.inMilliseconds,
+            pingIntervalMs: configuration.transport.pingInterval.inMilliseconds,
+            reconnectBackoffMs: configuration.reconnectBackoff.base.inSeconds * 1000,
+            reconnectBackoffMaxMs: configuration.reconnectBackoff.cap.inSeconds * 1000,
             bundleID: configuration.bundleID,
             topic: configuration.topic,
             priorityOverride: configuration.priorityOverride,
@@ -232,28 +232,30 @@ extension RunSummary {
                 origin: parameters.origin,
                 connections: parameters.connections,
                 streamsPerConnection: parameters.streamsPerConnection,
-                requestTimeoutMs: parameters.requestTimeoutMs,
+                requestTimeout: .milliseconds(parameters.requestTimeoutMs),
                 verifyPeer: parameters.tlsVerifyPeer
             )
-            if let connectTimeout = parameters.connectTimeoutMs { transport.connectTimeoutMs = connectTimeout }
-            if let pingInterval = parameters.pingIntervalMs { transport.pingIntervalMs = pingInterval }
+            if let connectTimeout = parameters.connectTimeoutMs {
+                transport.connectTimeout = .milliseconds(connectTimeout)
+            }
+            if let pingInterval = parameters.pingIntervalMs { transport.pingInterval = .milliseconds(pingInterval) }
             var configuration = LoadConfiguration(
                 transport: transport,
                 transportKind: try known(parameters.transport, "parameters.transport", TransportKind.init),
                 scenario: scenario,
                 requests: parameters.requestsCap,
-                durationSeconds: parameters.durationCapS,
-                warmupSeconds: warmup.seconds,
+                duration: parameters.durationCapS.map { .seconds($0) },
+                warmup: .seconds(warmup.seconds),
                 pacing: try parameters.pacing.pacing(),
                 threads: parameters.threads,
                 bundleID: parameters.bundleID,
                 priorityOverride: parameters.priorityOverride,
                 expirationSeconds: parameters.expirationS,
                 tokenPolicy: try known(parameters.jwtMode, "parameters.jwt_mode", ProviderTokenPolicy.init),
-                retryPolicy: RetryPolicy(maxRetries: retries.maxPerPush, baseSeconds: retries.backoffBaseMs / 1000),
+                retryPolicy: RetryPolicy(maxRetries: retries.maxPerPush, base: .milliseconds(retries.backoffBaseMs)),
                 reconnectBackoff: ReconnectBackoff(
-                    baseSeconds: (parameters.reconnectBackoffMs ?? 100) / 1000,
-                    capSeconds: (parameters.reconnectBackoffMaxMs ?? 5000) / 1000
+                    base: .milliseconds(parameters.reconnectBackoffMs ?? 100),
+                    cap: .milliseconds(parameters.reconnectBackoffMaxMs ?? 5000)
                 ),
                 shard: try Shard(index: shard.index, count: shard.count)
             )

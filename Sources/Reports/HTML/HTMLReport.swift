@@ -3,6 +3,7 @@ import Foundation
 import Histogram
 import LoadEngine
 import Pages
+import Transport
 
 /// `report.html`: one self-contained page (inline CSS and SVG, nothing fetched) that a person
 /// reads after a run: headline figures, the books, latency over time and its percentile
@@ -212,7 +213,7 @@ public struct HTMLReport {
                 ("requests cap", configuration.requests.map(String.init) ?? "none (the whole scenario)"),
                 ("transport", configuration.transportKind.rawValue), ("connections", "\(transport.connections)"),
                 ("streams per connection", "\(transport.streamsPerConnection)"),
-                ("request timeout", "\(transport.requestTimeoutMs) ms"), ("topic", configuration.topic),
+                ("request timeout", "\(transport.requestTimeout.inMilliseconds) ms"), ("topic", configuration.topic),
                 (
                     "priority",
                     configuration.priorityOverride.map { "\($0) for every push" } ?? "per event, from the scenario"

@@ -72,8 +72,8 @@ final class TransferSlot {
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
 
-        requestTimeoutNanos = UInt64(configuration.requestTimeoutMs) * 1_000_000
-        connectTimeoutMs = configuration.connectTimeoutMs
+        requestTimeoutNanos = configuration.requestTimeout.inNanoseconds
+        connectTimeoutMs = configuration.connectTimeout.inMilliseconds
         let me = Unmanaged.passUnretained(self).toOpaque()
         let verify = configuration.verifyPeer
         try check(pb_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "HTTP_VERSION 2TLS")
@@ -81,7 +81,7 @@ final class TransferSlot {
         try check(pb_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "NOSIGNAL")
         try check(pb_easy_setopt_long(easy, CURLOPT_POST, 1), "POST")
         try check(
-            pb_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeoutMs),
+            pb_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.inMilliseconds),
             "CONNECTTIMEOUT_MS"
         )
         try check(pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, verify ? 1 : 0), "SSL_VERIFYPEER")

@@ -9,13 +9,13 @@ public struct TransportConfiguration: Sendable {
     public var streamsPerConnection: Int
     /// Per-request deadline, from the instant the request's latency runs from (its intended send
     /// time in open loop, its submission in closed loop) to the last response byte.
-    public var requestTimeoutMs: Int
+    public var requestTimeout: Duration
     /// Deadline for the TCP connect, and again for the TLS handshake that follows it.
-    public var connectTimeoutMs: Int
+    public var connectTimeout: Duration
     /// A connection with requests open that has read nothing for this long is sent a PING, and is
     /// taken for dead (its requests fail as `connection_lost`) when this long passes again with
     /// nothing read: how long-lived senders find a peer gone without a FIN.
-    public var pingIntervalMs: Int
+    public var pingInterval: Duration
     /// PEM certificates to trust instead of the system store (a test server's own certificate).
     public var trustedCertificatesPEM: [UInt8]?
     /// Whether to verify the server's certificate and name; off only for explicit `--insecure`.
@@ -34,18 +34,18 @@ public struct TransportConfiguration: Sendable {
         origin: String,
         connections: Int = 4,
         streamsPerConnection: Int = 100,
-        requestTimeoutMs: Int = 10_000,
-        connectTimeoutMs: Int = 5_000,
-        pingIntervalMs: Int = 5_000,
+        requestTimeout: Duration = .seconds(10),
+        connectTimeout: Duration = .seconds(5),
+        pingInterval: Duration = .seconds(5),
         trustedCertificatesPEM: [UInt8]? = nil,
         verifyPeer: Bool = true
     ) {
         self.origin = origin
         self.connections = connections
         self.streamsPerConnection = streamsPerConnection
-        self.requestTimeoutMs = requestTimeoutMs
-        self.connectTimeoutMs = connectTimeoutMs
-        self.pingIntervalMs = pingIntervalMs
+        self.requestTimeout = requestTimeout
+        self.connectTimeout = connectTimeout
+        self.pingInterval = pingInterval
         self.trustedCertificatesPEM = trustedCertificatesPEM
         self.verifyPeer = verifyPeer
     }
@@ -53,7 +53,7 @@ public struct TransportConfiguration: Sendable {
     /// Checks that connections and streams are positive and their product is within
     /// `maxInFlight`, since each request in flight holds its own buffers.
     func checkShape() throws(TransportError) {
-        guard requestTimeoutMs > 0, connectTimeoutMs > 0, pingIntervalMs > 0 else {
+        guard requestTimeout > .zero, connectTimeout > .zero, pingInterval > .zero else {
             throw TransportError.setup("the request, connect and PING deadlines must be positive")
         }
         guard connections > 0, streamsPerConnection > 0 else {

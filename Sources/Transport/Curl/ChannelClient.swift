@@ -66,8 +66,8 @@ public final class ChannelClient {
         _ = pb_easy_setopt_ptr(easy, CURLOPT_URL, origin + path)
         _ = pb_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         _ = pb_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
-        _ = pb_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(configuration.requestTimeoutMs))
-        _ = pb_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(configuration.connectTimeoutMs))
+        _ = pb_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, configuration.requestTimeout.inMilliseconds)
+        _ = pb_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeout.inMilliseconds)
         _ = pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, configuration.verifyPeer ? 1 : 0)
         _ = pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, configuration.verifyPeer ? 2 : 0)
         if let pem = configuration.trustedCertificatesPEM {

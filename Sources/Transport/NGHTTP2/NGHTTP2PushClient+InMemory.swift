@@ -6,13 +6,13 @@ extension NGHTTP2PushClient {
     /// by a BIO pair: every push runs the client's real nghttp2 and libssl code, with no socket
     /// or kernel in the way, so its cost can be counted exactly. Call `serveMemoryPeers` between
     /// `perform`s to let the peers answer. Each peer treats its connection as `behaviour` says;
-    /// `pingIntervalMs` is how long a connection with requests open may hear nothing before it
+    /// `pingInterval` is how long a connection with requests open may hear nothing before it
     /// sends a PING, and then waits for its answer.
     public static func inMemory(
         connections: Int = 1,
         streamsPerConnection: Int = 100,
         behaviour: InMemoryAPNsPeer.Behaviour = InMemoryAPNsPeer.Behaviour(),
-        pingIntervalMs: Int = Int(Int32.max)
+        pingInterval: Duration = .seconds(Int32.max)
     ) throws -> NGHTTP2PushClient {
         let identity = try TLSIdentity.makeSelfSigned()
         var configuration = TransportConfiguration(
@@ -21,8 +21,8 @@ extension NGHTTP2PushClient {
             streamsPerConnection: streamsPerConnection,
             trustedCertificatesPEM: identity.certificatePEM
         )
-        configuration.requestTimeoutMs = Int(Int32.max)
-        configuration.pingIntervalMs = pingIntervalMs
+        configuration.requestTimeout = .seconds(Int32.max)
+        configuration.pingInterval = pingInterval
         return try NGHTTP2PushClient(configuration: configuration, memoryIdentity: identity, memoryBehaviour: behaviour)
     }
 

@@ -13,12 +13,12 @@ import Glibc
 /// loop reads every readable socket once and writes each connection's queued frames with one
 /// `SSL_write`. Connections open on first use (and again after a failure or GOAWAY, counted in
 /// `reconnections`) without blocking: connect and handshake advance in the same loop, each
-/// within `connectTimeoutMs`. The server's MAX_CONCURRENT_STREAMS is respected by nghttp2,
+/// within `connectTimeout`. The server's MAX_CONCURRENT_STREAMS is respected by nghttp2,
 /// which holds requests beyond it until a stream frees up.
 ///
-/// Every request has a deadline, `requestTimeoutMs` after its `intendedAt` (the instant its
+/// Every request has a deadline, `requestTimeout` after its `intendedAt` (the instant its
 /// latency runs from): past it, it is cancelled (RST_STREAM CANCEL) and finishes as timed out.
-/// A connection with requests open that reads nothing for `pingIntervalMs` is sent a PING, and
+/// A connection with requests open that reads nothing for `pingInterval` is sent a PING, and
 /// is ended as lost when that goes unanswered as long again.
 public final class NGHTTP2PushClient: PushTransport {
     private let configuration: TransportConfiguration
@@ -96,9 +96,9 @@ public final class NGHTTP2PushClient: PushTransport {
         self.configuration = configuration
         self.host = host
         self.port = port
-        requestTimeout = UInt64(configuration.requestTimeoutMs) * 1_000_000
-        connectTimeout = UInt64(configuration.connectTimeoutMs) * 1_000_000
-        pingInterval = UInt64(configuration.pingIntervalMs) * 1_000_000
+        requestTimeout = configuration.requestTimeout.inNanoseconds
+        connectTimeout = configuration.connectTimeout.inNanoseconds
+        pingInterval = configuration.pingInterval.inNanoseconds
         authority = ByteField(capacity: 1)
         authority.set(Array((port == 443 ? host : "\(host):\(port)").utf8))
         tls = try TLSClientContext(configuration: configuration)
