@@ -163,8 +163,8 @@ let package = Package(
         .executableTarget(
             name: "pushbench",
             dependencies: [
-                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Pages", "Reports", "SenderDoctor",
-                "Analysis", "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "Sampling",
+                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Pages", "Reports", "Analysis",
+                "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "Sampling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict,

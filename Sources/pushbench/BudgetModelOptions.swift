@@ -84,3 +84,5 @@ struct BudgetModelOptions: ParsableArguments {
     }
 
 }
+
+extension BudgetClock: ExpressibleByArgument {}

@@ -142,3 +142,5 @@ struct ConnectionOptions: ParsableArguments {
         )
     }
 }
+
+extension TransportKind: ExpressibleByArgument {}

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LoadEngine
 import Sampling
 
 /// `--perf`: where the sender's CPU goes, sampled with perf, for `run` (PushBench's own
@@ -26,6 +27,19 @@ struct PerfOptions: ParsableArguments {
     /// Starts sampling when asked to, saying so, or why it cannot, in one line.
     func start() -> Result<PerfRecording, PerfUnavailable>? {
         enabled ? PerfRecording.start { Console.err($0) } : nil
+    }
+
+    /// A run's stacks, once it is done: its worker threads' samples, as one sender. Stops perf
+    /// either way.
+    static func workerStacks(
+        _ sampling: Result<PerfRecording, PerfUnavailable>?,
+        threads: Int
+    ) -> Result<StackProfile, PerfUnavailable>? {
+        sampling?.flatMap {
+            $0.finish(following: getpid(), scope: "pushbench's \(threads) worker thread(s)") {
+                $0.hasPrefix(WorkerThreadName.prefix) ? "pushbench" : nil
+            }
+        }
     }
 
     /// The line the console gets for sampled stacks: how many, and the shares by class.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LoadEngine
 import MockAPNs
 import Wire
 
@@ -41,3 +42,5 @@ struct ProviderKeyOptions: ParsableArguments {
         return ProviderKey(keyID: keyID, teamID: teamID, publicKey: try KeyFile.verificationKey(authKey))
     }
 }
+
+extension ProviderTokenPolicy: ExpressibleByArgument {}

@@ -227,7 +227,7 @@ struct RunCommand: ParsableCommand {
             )
         } catch {
             display.finish()
-            _ = try? sampling?.get().finish(following: getpid(), scope: "")
+            _ = PerfOptions.workerStacks(sampling, threads: link.threads)
             throw CommandLineError.runtime("\(error)")
         }
         display.finish()
@@ -237,11 +237,7 @@ struct RunCommand: ParsableCommand {
             runID: runID,
             budgetSource: preset.source,
             baseline: baselineFigures,
-            cpuSampling: sampling?.flatMap {
-                $0.finish(following: getpid(), scope: "pushbench's \(link.threads) worker thread(s)") {
-                    $0.hasPrefix(WorkerThreadName.prefix) ? "pushbench" : nil
-                }
-            }
+            cpuSampling: PerfOptions.workerStacks(sampling, threads: link.threads)
         )
         if let metricsEndpoint { metrics.hold(metricsEndpoint, stop: stop) }
         if let signal = trap.signal { throw ExitCode(ExitStatus.interrupted(by: signal)) }
@@ -250,9 +246,4 @@ struct RunCommand: ParsableCommand {
     }
 }
 
-extension ProviderTokenPolicy: ExpressibleByArgument {}
-
-extension TransportKind: ExpressibleByArgument {}
-
-extension BudgetClock: ExpressibleByArgument {}
 extension Scenario.Delivery: ExpressibleByArgument {}
