@@ -17,8 +17,9 @@ import Workload
 public struct RunSession {
     /// Where the pushes go.
     public enum Target {
-        /// A mock started on a free loopback port for the run, trusting the run's signing key.
-        case embeddedMock(tokenHygiene: TokenHygiene = .clean, threads: Int = 1)
+        /// A mock started on a free loopback port for the run, as `mock` describes it (its token
+        /// hygiene, faults, answer rules and threads), trusting the run's signing key too.
+        case embeddedMock(MockAPNsConfiguration = MockAPNsConfiguration())
         /// `load.transport.origin` as configured. When `comparesStats`, its `/stats` are read
         /// before and after the run, so a PushBench mock's count is compared with the client's.
         case endpoint(comparesStats: Bool)
@@ -92,9 +93,9 @@ public struct RunSession {
         let targetDescription: String
         var channelOrigin = channelOrigin
         switch target {
-        case .embeddedMock(let hygiene, let threads):
+        case .embeddedMock(let configuration):
             recording = try load.practices.isEmpty ? nil : Self.temporaryRecording()
-            let server = try startMock(hygiene: hygiene, threads: threads, recorder: recording)
+            let server = try startMock(configuration, recorder: recording)
             mock = server
             load.transport.origin = "https://127.0.0.1:\(server.port)"
             load.transport.trustedCertificatesPEM = server.certificatePEM
@@ -197,23 +198,23 @@ public struct RunSession {
         }
     }
 
-    private func startMock(hygiene: TokenHygiene, threads: Int, recorder: PushRecorder?) throws -> MockAPNsServer {
+    /// Starts `configuration` on a free loopback port, with a channel port when the scenario
+    /// broadcasts, accepting the run's key, recording to `recorder`.
+    private func startMock(_ configuration: MockAPNsConfiguration, recorder: PushRecorder?) throws -> MockAPNsServer {
         do {
-            return try MockAPNsServer.start(
-                MockAPNsConfiguration(
-                    channelPort: load.scenario.cohorts.contains { $0.delivery == .broadcast } ? 0 : nil,
-                    keys: [
-                        ProviderKey(
-                            keyID: tokens.keyID,
-                            teamID: tokens.teamID,
-                            publicKey: ES256PublicKey(pem: tokens.key.publicKeyPEM())
-                        )
-                    ],
-                    tokenHygiene: hygiene,
-                    threads: threads,
-                    recorder: recorder
+            var configuration = configuration
+            configuration.host = "127.0.0.1"
+            configuration.port = 0
+            configuration.channelPort = load.scenario.cohorts.contains { $0.delivery == .broadcast } ? 0 : nil
+            configuration.keys.append(
+                ProviderKey(
+                    keyID: tokens.keyID,
+                    teamID: tokens.teamID,
+                    publicKey: try ES256PublicKey(pem: tokens.key.publicKeyPEM())
                 )
             )
+            configuration.recorder = recorder
+            return try MockAPNsServer.start(configuration)
         } catch {
             throw RunSessionError("the embedded mock APNs could not start: \(error)")
         }

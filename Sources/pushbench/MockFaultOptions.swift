@@ -102,6 +102,22 @@ struct MockFaultOptions: ParsableArguments {
         }
     }
 
+    /// Whether any fault or answer rule was given.
+    var isSet: Bool {
+        faults != nil || latency != nil || !errorRates.isEmpty || stall != nil || goAwayAfter != nil
+            || resetAfter != nil || retryAfter != nil || !tokenRules.isEmpty || tokenRateLimit != nil
+            || unregisteredTokens != nil || !disallowedTopics.isEmpty || faultSeed != nil
+    }
+
+    /// Sets `configuration`'s faults and answer rules to these.
+    func apply(to configuration: inout MockAPNsConfiguration) throws {
+        let answers = try answerRules()
+        configuration.tokenRules = answers.tokenRules
+        configuration.unregisteredTokens = answers.unregisteredTokens
+        configuration.disallowedTopics = answers.disallowedTopics
+        configuration.faults = try plan()
+    }
+
     /// The fault scenario of `--faults`, if any, with the single fault flags on top.
     func plan() throws -> FaultPlan {
         var plan = try faults.map(FaultPlan.load) ?? FaultPlan()

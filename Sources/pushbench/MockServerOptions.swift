@@ -114,8 +114,7 @@ struct MockServerOptions: ParsableArguments {
     ) throws -> MockAPNsConfiguration {
         var keys = key.map { [$0] } ?? []
         if let path = self.keys { keys += try ProviderKeyFile.load(path) }
-        let answers = try faults.answerRules()
-        return MockAPNsConfiguration(
+        var configuration = MockAPNsConfiguration(
             host: host,
             port: port,
             identity: identity,
@@ -125,14 +124,12 @@ struct MockServerOptions: ParsableArguments {
             dropStreamsAfterRejection: dropStreamsAfterRejection,
             environment: environment,
             tokenHygiene: try tokenHygiene.hygiene(),
-            tokenRules: answers.tokenRules,
-            unregisteredTokens: answers.unregisteredTokens,
-            disallowedTopics: answers.disallowedTopics,
             threads: threads,
             recorder: recorder,
-            faults: try faults.plan(),
             strictLiveActivityContent: strictContent,
             limits: connectionLimits()
         )
+        try faults.apply(to: &configuration)
+        return configuration
     }
 }

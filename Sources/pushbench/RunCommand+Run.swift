@@ -90,7 +90,7 @@ extension RunCommand {
                 try printDryRun(load, keyID: tokens.keyID, teamID: tokens.teamID)
                 return nil
             }
-            return .embeddedMock(tokenHygiene: try tokenHygiene.hygiene(), threads: mockThreads)
+            return .embeddedMock(try embeddedMock.configuration())
         }
         load.transport.origin = origin
         load.transport.trustedCertificatesPEM = try destination.caFile.map { try InputFile.bytes($0, what: "CA file") }

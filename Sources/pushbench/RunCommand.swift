@@ -151,17 +151,14 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var reports: ReportsFolderOptions
 
-    @Option(name: .customLong("mock-threads"), help: "Event-loop threads of the embedded mock.")
-    var mockThreads = 1
-
     @OptionGroup(title: "Live figures for Prometheus")
     var metrics: MetricsOptions
 
     @OptionGroup
     var baseline: BaselineOption
 
-    @OptionGroup(title: "Token hygiene of the embedded mock")
-    var tokenHygiene: TokenHygieneOptions
+    @OptionGroup(title: "The embedded mock")
+    var embeddedMock: EmbeddedMockOptions
 
     @OptionGroup(title: "Device budget of the accepted pushes")
     var budget: RunBudgetOptions
@@ -175,10 +172,9 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority must be 1, 5 or 10") }
-        guard (1...256).contains(mockThreads) else { throw ValidationError("--mock-threads must be 1 to 256") }
-        if destination.endpoint != nil && tokenHygiene.isSet {
+        if destination.endpoint != nil && embeddedMock.isSet {
             throw ValidationError(
-                "--unregistered, --expiring and --other-topic shape the embedded mock; give them to `pushbench mock` instead"
+                "--mock-threads, the token hygiene, faults and answer rules shape the embedded mock; give them to `pushbench mock` instead"
             )
         }
         try RunTarget(parsing: destination.endpoint).checkAppleRules(

@@ -1,6 +1,7 @@
 import Budget
 import Harness
 import LoadEngine
+import MockAPNs
 import Reports
 import Transport
 import Wire
@@ -23,7 +24,7 @@ final class BroadcastRunTests: XCTestCase {
                 pacing: pacing,
                 threads: threads
             ),
-            target: .embeddedMock(threads: 2),
+            target: .embeddedMock(MockAPNsConfiguration(threads: 2)),
             tokens: tokens,
             budget: try BudgetParameters.preset(named: "community").parameters
         )

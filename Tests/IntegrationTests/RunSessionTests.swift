@@ -1,6 +1,7 @@
 import Budget
 import Harness
 import LoadEngine
+import MockAPNs
 import Reports
 import Transport
 import Wire
@@ -48,7 +49,7 @@ final class RunSessionTests: XCTestCase {
                 scenario: scenario,
                 threads: 2
             ),
-            target: .embeddedMock(threads: 2),
+            target: .embeddedMock(MockAPNsConfiguration(threads: 2)),
             tokens: ProviderTokenCache(key: try ES256PrivateKey(), keyID: "PBKEY00001", teamID: "PBTEAM0001"),
             budget: parameters
         )
