@@ -28,7 +28,7 @@ struct BudgetCommand: ParsableCommand {
             budget.html; --sweep adds budget_sweep.csv.
 
               pushbench budget --scenario football --activities 1000000 --preset community
-              pushbench budget --scenario delivery --preset conservative --per-hour 6 --key-lag-target 30
+              pushbench budget --scenario delivery --preset conservative --per-hour 6 --key-lag-target 30s
               pushbench budget --scenario football --activities 100000 --sweep
 
             --traffic FILE replays what `pushbench mock --record FILE` recorded from any sender instead of a \

@@ -18,7 +18,7 @@ struct PlanCommand: ParsableCommand {
             hosts, and the p99 to expect.
 
               pushbench plan Reports/<run>/ --peak 10000000 --within 10s --rtt 40ms --streams 1000
-              pushbench plan Reports/<run>/ --peak 1000000 --within 10 --channels 1
+              pushbench plan Reports/<run>/ --peak 1000000 --within 10s --channels 1
               pushbench plan Reports/<run>/ --rate 50000 --p99 250ms --cores-per-host 16 --json plan.json
               pushbench plan Reports/<run>/ --predict-connections 2,4
 

@@ -25,14 +25,20 @@ final class ReadmeExamplesTests: PushbenchTestCase {
             let code = block.components(separatedBy: "```").first ?? ""
             let joined = code.replacingOccurrences(of: "\\\n", with: " ")
             for line in joined.split(separator: "\n") {
-                let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-                guard words.first == "pushbench" else { continue }
-                let arguments = words.dropFirst().prefix { !["#", ">", "&", "|"].contains($0) }
-                    .map { $0.replacingOccurrences(of: "$i", with: "0") }
+                guard let arguments = Self.arguments(of: line) else { continue }
                 commands.append((String(line), arguments))
             }
         }
         return commands
+    }
+
+    /// The arguments of a `pushbench …` command line, without the program name, a trailing
+    /// comment, a redirection or `&`, and with the shell loop's `$i` as 0; nil for another line.
+    private static func arguments(of line: Substring) -> [String]? {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard words.first == "pushbench" else { return nil }
+        return words.dropFirst().prefix { !["#", ">", "&", "|"].contains($0) }
+            .map { $0.replacingOccurrences(of: "$i", with: "0") }
     }
 
     func testEveryExampleParsesAsWritten() throws {
@@ -40,6 +46,19 @@ final class ReadmeExamplesTests: PushbenchTestCase {
         XCTAssertGreaterThanOrEqual(examples.count, 40, "the README's and docs' examples were not found")
         for example in examples {
             XCTAssertNoThrow(try PushBench.parseAsRoot(example.arguments), example.line)
+        }
+    }
+
+    /// The examples in every command's `--help` parse as written too: help is where a reader
+    /// copies from first.
+    func testEveryHelpExampleParsesAsWritten() throws {
+        let lines = PushBench.configuration.subcommands.flatMap { $0.configuration.discussion.split(separator: "\n") }
+        let examples = lines.compactMap { line in
+            Self.arguments(of: Substring(line.trimmingCharacters(in: .whitespaces))).map { (line, $0) }
+        }
+        XCTAssertGreaterThanOrEqual(examples.count, 20, "the help's examples were not found")
+        for (line, arguments) in examples {
+            XCTAssertNoThrow(try PushBench.parseAsRoot(arguments), String(line))
         }
     }
 
