@@ -1,9 +1,8 @@
 import Foundation
-import Workload
 
 /// Counts of a streamed scenario: by phase, by event kind and priority, and per simulated second.
-struct ScenarioTally: Sendable {
-    private(set) var events = 0
+package struct ScenarioTally: Sendable {
+    package private(set) var events = 0
     private var byKind = [Int](repeating: 0, count: EventKind.allCases.count * 11)
     private var byPhase: [LifecyclePhase: Int] = [:]
     private var firstMs = Int64.max
@@ -12,7 +11,11 @@ struct ScenarioTally: Sendable {
     private var currentSecond = Int64.min
     private var inCurrentSecond = 0
 
-    mutating func count(_ event: WorkloadEvent) {
+    /// No events counted yet.
+    package init() {}
+
+    /// Counts `event`.
+    package mutating func count(_ event: WorkloadEvent) {
         events += 1
         byKind[event.kind.ordinal * 11 + event.priority] += 1
         firstMs = min(firstMs, event.timeMs)
@@ -31,7 +34,8 @@ struct ScenarioTally: Sendable {
         inCurrentSecond = 0
     }
 
-    mutating func merge(_ other: ScenarioTally) {
+    /// Adds another thread's counts of its share of the stream.
+    package mutating func merge(_ other: ScenarioTally) {
         var other = other
         other.closeSecond()
         closeSecond()
@@ -43,7 +47,8 @@ struct ScenarioTally: Sendable {
         perSecond.merge(other.perSecond, uniquingKeysWith: +)
     }
 
-    func report(scenario: Scenario, seconds: Double, threads: Int) -> [String] {
+    /// What `pushbench scenarios stream` prints of the counts: streamed in `seconds` on `threads`.
+    package func report(scenario: Scenario, seconds: Double, threads: Int) -> [String] {
         let starts = byPhase[.start] ?? 0
         let ends = byPhase[.end] ?? 0
         var lines = [
