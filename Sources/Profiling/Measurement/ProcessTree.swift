@@ -1,4 +1,5 @@
 import Foundation
+import Sampling
 
 #if canImport(Glibc)
 import Glibc
@@ -35,9 +36,6 @@ struct ProcessTree {
     /// Their process IDs.
     var pids: [pid_t] { members.map(\.pid) }
 
-    private static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
-    private static let pageBytes = sysconf(Int32(_SC_PAGESIZE))
-
     /// The descendants of process `root` (by default this one) now, but for those in `apart`
     /// and theirs.
     static func sample(root: pid_t = getpid(), apart: Set<pid_t> = []) -> ProcessTree {
@@ -55,24 +53,16 @@ struct ProcessTree {
         return ProcessTree(members: members)
     }
 
-    /// The parent and figures of process `pid`, from `/proc/PID/stat`; `nil` if it is gone.
+    /// The parent and figures of process `pid`; `nil` if it is gone.
     private static func read(_ pid: pid_t) -> (parent: pid_t, member: Member)? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return nil }
-        // After the command's closing parenthesis: state, ppid, ..., utime (the 12th field
-        // after it), stime, cutime, cstime, ..., rss (the 22nd); proc(5).
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 21, let parent = pid_t(fields[1]) else { return nil }
-        let ticks = (11...14).reduce(0) { $0 + (Int(fields[$1]) ?? 0) }
-        let pages = Int(fields[21]) ?? 0
+        guard let stat = ProcessStat(pid: pid) else { return nil }
         let member = Member(
             pid: pid,
-            cpuSeconds: Double(ticks) / ticksPerSecond,
-            rssBytes: pages * pageBytes,
-            peakRSSBytes: peakRSS(pid) ?? pages * pageBytes
+            cpuSeconds: stat.ownCPUSeconds + stat.waitedChildrenCPUSeconds,
+            rssBytes: stat.rssBytes,
+            peakRSSBytes: peakRSS(pid) ?? stat.rssBytes
         )
-        return (parent, member)
+        return (stat.parent, member)
     }
 
     /// `VmHWM` of `/proc/PID/status`, bytes. Not the kernel's `ru_maxrss` of a reaped process:

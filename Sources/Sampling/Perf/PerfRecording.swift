@@ -96,7 +96,7 @@ public final class PerfRecording: @unchecked Sendable {
     /// second call does nothing.
     public func requestStop() {
         guard cpuSecondsAtStop == nil else { return }
-        cpuSecondsAtStop = Self.cpuSeconds(of: pid)
+        cpuSecondsAtStop = ProcessStat(pid: pid)?.ownCPUSeconds ?? 0
         kill(pid, SIGINT)
     }
 
@@ -140,7 +140,7 @@ public final class PerfRecording: @unchecked Sendable {
                 fileAt: text,
                 following: processID,
                 root: root,
-                demangle: SwiftDemangler.demangle
+                demangle: { SwiftDemangler.demangle($0, in: self.folder) }
             )
             guard stacks.totalSamples > 0 else {
                 let words = Self.firstWords(ofFileAt: errors)
@@ -160,16 +160,6 @@ public final class PerfRecording: @unchecked Sendable {
     }
 
     private func removeFiles() { try? FileManager.default.removeItem(atPath: folder) }
-
-    /// User and system seconds of process `pid` itself, from `/proc/PID/stat`.
-    private static func cpuSeconds(of pid: pid_t) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
 
     /// The first line of perf's complaint that says something (not `Error:`).
     private static func firstWords(ofFileAt path: String) -> String {

@@ -18,30 +18,34 @@ public enum SwiftDemangler {
         }
     }
 
-    /// The simplified names (no module names, no argument types) of `symbols`; empty when no
-    /// demangler can be run.
-    public static func demangle(_ symbols: [String]) -> [String: String] {
+    /// The simplified names (no module names, no argument types) of `symbols`, the demangler
+    /// reading and writing files in `folder`; empty when no demangler can be run. Started as
+    /// `ChildLaunch` starts a child, not with Foundation's `Process`, whose own waiting would race
+    /// `profile`'s reaper.
+    public static func demangle(_ symbols: [String], in folder: String) -> [String: String] {
         guard let executable, !symbols.isEmpty else { return [:] }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--simplified", "--compact"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return [:] }
-        // Written from another thread: the demangler answers as it reads, and a pipe holds 64 KiB.
-        let names = Data(symbols.joined(separator: "\n").utf8 + [0x0a])
-        let writer = Thread {
-            try? input.fileHandleForWriting.write(contentsOf: names)
-            try? input.fileHandleForWriting.close()
+        let input = (folder as NSString).appendingPathComponent("mangled.txt")
+        let output = (folder as NSString).appendingPathComponent("demangled.txt")
+        guard
+            FileManager.default.createFile(
+                atPath: input,
+                contents: Data(symbols.joined(separator: "\n").utf8 + [0x0a])
+            ),
+            let pid = try? ChildLaunch.start(
+                [executable, "--simplified", "--compact"],
+                environment: ProcessInfo.processInfo.environment,
+                inputPath: input,
+                outputPath: output,
+                errorPath: "/dev/null"
+            )
+        else { return [:] }
+        guard ChildLaunch.waitForExit(pid, seconds: 60) else {
+            kill(pid, SIGKILL)
+            return [:]
         }
-        writer.start()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard process.terminationStatus == 0, lines.count >= symbols.count else { return [:] }
+        guard lines.count >= symbols.count else { return [:] }
         return Dictionary(zip(symbols, lines.map(String.init)), uniquingKeysWith: { first, _ in first })
     }
 }

@@ -20,7 +20,8 @@ public enum ChildLaunch {
     }
 
     /// Starts `command` (its first element found on `PATH`) with `environment`, its standard
-    /// input empty and its output appended to `outputPath` and `errorPath`.
+    /// input read from `inputPath` (empty by default) and its output appended to `outputPath`
+    /// and `errorPath`.
     ///
     /// It inherits no descriptor but those three: a pipe of this process's held open by a child
     /// would keep whoever reads it waiting after this process has gone. Its own process group
@@ -30,13 +31,14 @@ public enum ChildLaunch {
     public static func start(
         _ command: [String],
         environment: [String: String],
+        inputPath: String = "/dev/null",
         outputPath: String,
         errorPath: String
     ) throws(Failure) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         pb_spawn_close_from(&actions, 3)
