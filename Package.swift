@@ -155,7 +155,7 @@ let package = Package(
         .target(
             name: "Profiling",
             dependencies: [
-                "CProcess", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs",
+                "CProcess", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs", "Yams",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict

@@ -13,9 +13,15 @@ public enum EventTiming: Sendable, Equatable {
 
     /// Microseconds after the start at which the `index`-th push (from 0), `event`, is due.
     func dueMicroseconds(index: Int, event: WorkloadEvent) -> Int64 {
+        dueMicroseconds(index: index, timeMs: event.timeMs)
+    }
+
+    /// Microseconds after the start at which the `index`-th push (from 0), due `timeMs` on the
+    /// scenario's clock, is due.
+    func dueMicroseconds(index: Int, timeMs: Int64) -> Int64 {
         switch self {
         case .allAtOnce: 0
-        case .scenarioTime(let scale): Int64((Double(event.timeMs) * 1000 / scale).rounded())
+        case .scenarioTime(let scale): Int64((Double(timeMs) * 1000 / scale).rounded())
         case .constantRate(let perSecond): Int64((Double(index) * 1_000_000 / perSecond).rounded())
         }
     }

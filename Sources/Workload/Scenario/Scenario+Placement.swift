@@ -48,11 +48,16 @@ extension Scenario {
     /// the scenario and its activities; `nil` for an activity updated per token. Such a group
     /// is sent by one worker, so the engine keeps it whole.
     public func broadcastGroup(containing activity: Int) -> (group: Int, activities: Range<Int>)? {
-        guard let placement = placements.first(where: { $0.activities.contains(activity) }),
-            placement.cohort.delivery == .broadcast
-        else { return nil }
+        guard let found = group(containing: activity), cohorts[found.cohort].delivery == .broadcast else { return nil }
+        return (found.group, found.activities)
+    }
+
+    /// The fan-out group that holds `activity`: its id across the scenario, its activities and
+    /// its cohort; `nil` for an activity outside the scenario.
+    public func group(containing activity: Int) -> (group: Int, activities: Range<Int>, cohort: Int)? {
+        guard let placement = placements.first(where: { $0.activities.contains(activity) }) else { return nil }
         let group = placement.group(containing: activity)
-        return (placement.firstGroup + group, placement.members(ofGroup: group))
+        return (placement.firstGroup + group, placement.members(ofGroup: group), placement.index)
     }
 
     /// The fan-out groups of broadcast cohorts with activities in `activities`: what a run (or a

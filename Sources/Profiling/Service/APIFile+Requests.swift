@@ -1,0 +1,86 @@
+import Foundation
+import LoadEngine
+import Transport
+import Workload
+
+extension APIFile {
+    /// The registration of `activity`: its app syncing its tokens and group.
+    public func registration(
+        of activity: Int,
+        in workload: ServiceWorkload,
+        intendedNanos: UInt64 = 0
+    ) -> ServiceClient.Request {
+        let group = workload.scenario.group(containing: activity)?.group ?? 0
+        return register.request(tag: activity, intendedNanos: intendedNanos) { name in
+            switch name {
+            case .activity: .integer(Int64(activity))
+            case .group: .integer(Int64(group))
+            case .updateToken: .text(workload.updateToken(of: activity))
+            case .pushToStartToken: .text(workload.pushToStartToken(of: activity))
+            default: .none
+            }
+        }
+    }
+
+    /// The request of call `index`, whose time is `startAtUnix` plus its due time.
+    public func eventRequest(
+        call index: Int,
+        in workload: ServiceWorkload,
+        startAtUnix: Double,
+        intendedNanos: UInt64 = 0
+    ) -> ServiceClient.Request {
+        let call = workload.calls[index]
+        let timestamp = Int64(startAtUnix + Double(call.dueMicroseconds) / 1e6)
+        let activity = call.activities.lowerBound
+        return event.request(tag: index, intendedNanos: intendedNanos) { name in
+            switch name {
+            case .activity: .integer(Int64(activity))
+            case .group: .integer(Int64(call.group))
+            case .updateToken: .text(workload.updateToken(of: activity))
+            case .pushToStartToken: .text(workload.pushToStartToken(of: activity))
+            case .event: .text(call.kind.rawValue)
+            case .action: .text(actions[call.phase] ?? call.phase.rawValue)
+            case .contentState: .json(Self.contentState(of: call, index: index))
+            case .priority: .integer(Int64(call.priority))
+            case .timestamp: .integer(timestamp)
+            case .staleDate:
+                call.phase == .update ? .integer(timestamp + ScenarioPushSource.staleAfterSeconds) : .none
+            case .dismissalDate:
+                call.phase == .end ? .integer(timestamp + ScenarioPushSource.dismissAfterSeconds) : .none
+            }
+        }
+    }
+
+    /// The call's `content-state`, its members named by its activity kind, with
+    /// `pushbench_event`: the call's number, which matches the pushes of a service that passes
+    /// the state through.
+    static func contentState(of call: ServiceWorkload.Call, index: Int) -> [UInt8] {
+        var json: [UInt8] = [UInt8(ascii: "{")]
+        for (position, name) in call.activityKind.stateFields.enumerated() {
+            JSONTemplate.appendString(name, to: &json)
+            json.append(contentsOf: ":\(call.state[position]),".utf8)
+        }
+        json.append(contentsOf: "\"pushbench_event\":\(index)}".utf8)
+        return json
+    }
+}
+
+extension APIFile.Request {
+    /// The request with its placeholders filled from `values`.
+    func request(
+        tag: Int,
+        intendedNanos: UInt64,
+        _ values: (Placeholder) -> PlaceholderValue
+    ) -> ServiceClient.Request {
+        var body: [UInt8] = []
+        self.body?.render(into: &body, values)
+        return ServiceClient.Request(
+            method: method,
+            url: url.render(values),
+            headers: headers.map { "\($0.name): \($0.value.render(values))" },
+            body: body,
+            tag: tag,
+            intendedNanos: intendedNanos
+        )
+    }
+}

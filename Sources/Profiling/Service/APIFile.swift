@@ -1,0 +1,261 @@
+import Foundation
+import Workload
+import Yams
+
+/// How a scenario maps onto a sender service's own API (`profile --api FILE`): the request that
+/// registers each activity's tokens before the clock starts (an app's token sync), and the
+/// request each event becomes, once per group for a service that fans out or once per activity.
+///
+/// Read strictly: unknown keys, unknown placeholders and unset `${VARIABLES}` are refused with the
+/// file's line, before anything starts. docs/profile-api.md describes the format.
+public struct APIFile: Sendable {
+    /// One request: method, URL, headers and JSON body, and the statuses that mean success.
+    public struct Request: Sendable {
+        public var method: String
+        var url: TextTemplate
+        /// The URL as the file writes it (variables unfilled), and its line: what errors show.
+        public var urlText: String
+        public var urlLine: Int?
+        var headers: [(name: String, value: TextTemplate)]
+        var body: JSONTemplate?
+        /// Statuses that count as success; any 2xx when the file names none.
+        public var success: Set<Int>
+
+        /// Whether `status` counts as success.
+        public func succeeded(_ status: Int) -> Bool {
+            success.isEmpty ? (200..<300).contains(status) : success.contains(status)
+        }
+
+        /// The placeholders the request uses.
+        var placeholders: [Placeholder] {
+            url.placeholders + headers.flatMap(\.value.placeholders) + (body?.placeholders ?? [])
+        }
+    }
+
+    /// The file's path, as given.
+    public var path: String
+    public var register: Request
+    public var event: Request
+    /// Whether an event is one request per activity (`per: activity`), not one per group.
+    public var perActivity: Bool
+    /// What `{{action}}` says for an update and for an end (Netmera: `UPDATE`, `END`).
+    public var actions: [LifecyclePhase: String]
+    /// A certificate (PEM) to trust for an `https` service, and whether to skip the check.
+    public var caFile: String?
+    public var insecure: Bool
+
+    /// Reads the file at `path`, filling `${NAME}` from `environment`.
+    /// - Throws: `APIFileError` naming the line.
+    public init(path: String, environment: [String: String]) throws(APIFileError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw APIFileError(file: path, line: nil, "cannot be read (does it exist?)")
+        }
+        try self.init(text: String(decoding: data, as: UTF8.self), path: path, environment: environment)
+    }
+
+    /// Reads `text`, which came from `path`.
+    /// - Throws: `APIFileError` naming the line.
+    public init(text: String, path: String, environment: [String: String]) throws(APIFileError) {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw APIFileError(file: path, line: Self.line(of: error), "not valid YAML: \(error)")
+        } catch {
+            throw APIFileError(file: path, line: nil, "not valid YAML: \(error)")
+        }
+        var reader = try MappingReader(root, file: path, name: "the file")
+        guard let register = reader.take("register") else { throw reader.missing("register") }
+        guard let event = reader.take("event") else { throw reader.missing("event") }
+        caFile = try reader.text("ca_file")
+        insecure = try reader.boolean("insecure") ?? false
+        try reader.finish()
+        self.path = path
+        var eventReader = try MappingReader(event, file: path, name: "event")
+        let per = try eventReader.text("per") ?? "group"
+        guard per == "group" || per == "activity" else {
+            throw APIFileError(file: path, node: event, "event.per: group or activity, not \(per)")
+        }
+        perActivity = per == "activity"
+        var actions: [LifecyclePhase: String] = [.update: "update", .end: "end"]
+        if let node = eventReader.take("actions") {
+            var actionReader = try MappingReader(node, file: path, name: "event.actions")
+            for phase in [LifecyclePhase.update, .end] {
+                if let name = try actionReader.text(phase.rawValue) { actions[phase] = name }
+            }
+            try actionReader.finish()
+        }
+        self.actions = actions
+        var registerReader = try MappingReader(register, file: path, name: "register")
+        self.register = try Self.request(&registerReader, environment: environment)
+        self.event = try Self.request(&eventReader, environment: environment)
+        try Self.check(self.register, named: "register", allowed: Placeholder.registration, node: register, file: path)
+        try Self.check(
+            self.event,
+            named: "event",
+            allowed: Placeholder.event(perActivity: perActivity),
+            node: event,
+            file: path
+        )
+    }
+
+    /// Reads a request's members from `reader`, which then refuses any key left unread.
+    private static func request(
+        _ reader: inout MappingReader,
+        environment: [String: String]
+    ) throws(APIFileError) -> Request {
+        let file = reader.file
+        let name = reader.name
+        let method = (try reader.text("method") ?? "POST").uppercased()
+        guard let urlNode = reader.take("url"), let urlText = urlNode.scalar?.string else {
+            throw reader.missing("url")
+        }
+        let url = try template(urlText, node: urlNode, file: file, environment: environment)
+        guard
+            let scheme = url.render({ _ in .text("x") }).split(separator: ":").first,
+            scheme == "http" || scheme == "https"
+        else {
+            throw APIFileError(file: file, node: urlNode, "\(name).url: an http:// or https:// URL, not \(urlText)")
+        }
+        var headers: [(name: String, value: TextTemplate)] = []
+        if let node = reader.take("headers") {
+            guard case .mapping(let mapping) = node else {
+                throw APIFileError(file: file, node: node, "\(name).headers: a mapping of names to values")
+            }
+            for (key, value) in mapping {
+                guard let header = key.scalar?.string, let text = value.scalar?.string else {
+                    throw APIFileError(file: file, node: key, "\(name).headers: each name and value must be text")
+                }
+                headers.append((header, try template(text, node: value, file: file, environment: environment)))
+            }
+        }
+        let body = try reader.take("body").map { (node) throws(APIFileError) in
+            try JSONTemplate(node, file: file, environment: environment)
+        }
+        var success: Set<Int> = []
+        if let node = reader.take("success") {
+            let items: [Node] = node.sequence.map(Array.init) ?? [node]
+            for item in items {
+                guard let status = item.scalar.flatMap({ Int($0.string) }), (100...599).contains(status) else {
+                    throw APIFileError(file: file, node: item, "\(name).success: HTTP statuses, such as [200, 202]")
+                }
+                success.insert(status)
+            }
+        }
+        try reader.finish()
+        return Request(
+            method: method,
+            url: url,
+            urlText: urlText,
+            urlLine: urlNode.mark?.line,
+            headers: headers,
+            body: body,
+            success: success
+        )
+    }
+
+    private static func template(
+        _ text: String,
+        node: Node,
+        file: String,
+        environment: [String: String]
+    ) throws(APIFileError) -> TextTemplate {
+        do {
+            return try TextTemplate(parsing: text, environment: environment)
+        } catch {
+            throw APIFileError(file: file, node: node, error.message)
+        }
+    }
+
+    /// Refuses a placeholder the request cannot fill (an event sent per group has no token).
+    private static func check(
+        _ request: Request,
+        named name: String,
+        allowed: Set<Placeholder>,
+        node: Node,
+        file: String
+    ) throws(APIFileError) {
+        guard let stray = request.placeholders.first(where: { !allowed.contains($0) }) else { return }
+        let why =
+            name == "register"
+            ? "a registration knows its activity, group and tokens only"
+            : "an event sent per group has no single activity or token (use per: activity)"
+        throw APIFileError(
+            file: file,
+            line: line(of: stray, under: node) ?? node.mark?.line,
+            "\(name) uses {{\(stray.rawValue)}}: \(why)"
+        )
+    }
+
+    /// The line of the first scalar under `node` that uses `placeholder`.
+    private static func line(of placeholder: Placeholder, under node: Node) -> Int? {
+        switch node {
+        case .scalar(let scalar): scalar.string.contains("{{\(placeholder.rawValue)") ? scalar.mark?.line : nil
+        case .mapping(let mapping): mapping.lazy.compactMap { line(of: placeholder, under: $0.value) }.first
+        case .sequence(let sequence): sequence.lazy.compactMap { line(of: placeholder, under: $0) }.first
+        case .alias: nil
+        }
+    }
+
+    private static func line(of error: YamlError) -> Int? {
+        switch error {
+        case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): mark.line
+        default: nil
+        }
+    }
+}
+
+/// Reads one mapping of an API file strictly: each key once, unknown keys refused.
+private struct MappingReader {
+    let file: String
+    let name: String
+    let node: Node
+    private var members: [(key: String, keyNode: Node, value: Node)] = []
+    private var taken: Set<String> = []
+
+    init(_ node: Node?, file: String, name: String) throws(APIFileError) {
+        guard let node, case .mapping(let mapping) = node else {
+            throw APIFileError(file: file, node: node, "\(name): expected a mapping of keys to values")
+        }
+        self.file = file
+        self.name = name
+        self.node = node
+        for (key, value) in mapping {
+            guard let text = key.scalar?.string else { throw APIFileError(file: file, node: key, "keys must be text") }
+            members.append((text, key, value))
+        }
+    }
+
+    private func field(_ key: String) -> String { name == "the file" ? key : "\(name).\(key)" }
+
+    mutating func take(_ key: String) -> Node? {
+        taken.insert(key)
+        return members.first { $0.key == key }?.value
+    }
+
+    mutating func text(_ key: String) throws(APIFileError) -> String? {
+        guard let node = take(key) else { return nil }
+        guard let text = node.scalar?.string else {
+            throw APIFileError(file: file, node: node, "\(field(key)): expected text")
+        }
+        return text
+    }
+
+    mutating func boolean(_ key: String) throws(APIFileError) -> Bool? {
+        guard let node = take(key) else { return nil }
+        guard let value = node.scalar?.string, let flag = Bool(value) else {
+            throw APIFileError(file: file, node: node, "\(field(key)): expected true or false")
+        }
+        return flag
+    }
+
+    func missing(_ key: String) -> APIFileError {
+        APIFileError(file: file, node: node, "\(field(key)): required")
+    }
+
+    func finish() throws(APIFileError) {
+        if let unknown = members.first(where: { !taken.contains($0.key) }) {
+            throw APIFileError(file: file, node: unknown.keyNode, "\(field(unknown.key)): unknown key")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// A value PushBench fills into an API request file's templates, written `{{name}}`.
+///
+/// A placeholder that is a whole YAML scalar becomes the JSON value of its type (a number, an
+/// object for `content_state`, `null` where it has no value); one inside longer text becomes its
+/// text. Which ones a request may use depends on what it stands for: a registration knows its
+/// activity and tokens, an event its kind and state. docs/profile-api.md lists them.
+public enum Placeholder: String, Sendable, CaseIterable {
+    /// The activity's id (0 to activities − 1).
+    case activity
+    /// Its fan-out group's id: the activities that follow the same match or sale.
+    case group
+    /// The activity's update token (hex), and its device's push-to-start token.
+    case updateToken = "update_token"
+    case pushToStartToken = "push_to_start_token"
+    /// The scenario's name for what happened (`goal`, `minute`, `full-time`).
+    case event
+    /// `update` or `end`, renamed by the event's `actions` map (Netmera's `UPDATE` and `END`).
+    case action
+    /// The `content-state` object, with PushBench's `pushbench_event` member for matching.
+    case contentState = "content_state"
+    /// `apns-priority`: 10, 5 or 1.
+    case priority
+    /// UNIX seconds: the event's time, its `stale-date` (updates), its `dismissal-date` (ends).
+    case timestamp
+    case staleDate = "stale_date"
+    case dismissalDate = "dismissal_date"
+
+    /// The placeholders a registration can fill: one activity, before any event.
+    static let registration: Set<Placeholder> = [.activity, .group, .updateToken, .pushToStartToken]
+
+    /// The placeholders an event request can fill, sent once per group or once per activity.
+    static func event(perActivity: Bool) -> Set<Placeholder> {
+        var names: Set<Placeholder> = [
+            .group, .event, .action, .contentState, .priority, .timestamp, .staleDate, .dismissalDate,
+        ]
+        if perActivity { names.formUnion([.activity, .updateToken, .pushToStartToken]) }
+        return names
+    }
+}
+
+/// A placeholder's value for one request.
+enum PlaceholderValue: Sendable {
+    case integer(Int64)
+    case text(String)
+    /// JSON written as is (the content state).
+    case json([UInt8])
+    /// No value for this request (an update's dismissal date).
+    case none
+}

@@ -1,0 +1,104 @@
+import Foundation
+import LoadEngine
+import Workload
+
+/// What a profile hands a sender service through its API: every activity to register, and the
+/// scenario's events as the calls the service is sent, each with the pushes it must cause.
+///
+/// Starts are not sent: registering an activity stands for the app having started it and synced
+/// its tokens. A group's step (one goal, to every activity of the match) is one call with `per:
+/// group`, or one call per activity with `per: activity`. The clock's 0 is the first call.
+public struct ServiceWorkload: Sendable {
+    /// One request to the service's event endpoint.
+    public struct Call: Sendable {
+        /// Microseconds after the events' start at which it is due.
+        public var dueMicroseconds: Int64
+        public var kind: EventKind
+        public var phase: LifecyclePhase
+        public var priority: Int
+        public var activityKind: ActivityKind
+        /// Its group, and the activities it must reach: the group's, or its own activity's.
+        public var group: Int
+        public var activities: Range<Int>
+        public var state: ContentState
+    }
+
+    public let scenario: Scenario
+    public let calls: [Call]
+    public let perActivity: Bool
+    /// Activities to register, `0..<activities`.
+    public var activities: Int { scenario.activities }
+    let updateTokens: TokenSet
+    let startTokens: TokenSet
+
+    /// The work of `scenario`: its first `requests` calls when given, due as `timing` says.
+    /// Token rotations are left out: each activity keeps the update token it registered.
+    /// - Throws: `ProfileError.badInput` for a scenario that broadcasts (a service is handed
+    ///   groups to fan out to tokens), `WorkloadError` for an invalid one.
+    public init(scenario: Scenario, perActivity: Bool, requests: Int?, timing: EventTiming) throws {
+        if scenario.cohorts.contains(where: { $0.delivery == .broadcast }) {
+            throw ProfileError.badInput(
+                "--api: the scenario broadcasts to channels; a service is handed groups to fan out to tokens (use --delivery token)"
+            )
+        }
+        // An app re-syncs a rotated token through the service's API; profile registers once, so
+        // each activity keeps the token it registered (docs/profile-api.md).
+        var scenario = scenario
+        for index in scenario.cohorts.indices { scenario.cohorts[index].rotateFraction = 0 }
+        self.scenario = scenario
+        self.perActivity = perActivity
+        updateTokens = TokenSet(seed: scenario.seed, kind: .activityUpdate, count: 2 * scenario.activities)
+        startTokens = TokenSet(seed: scenario.seed, kind: .pushToStart, count: scenario.activities)
+        var calls: [Call] = []
+        var times: [Int64] = []
+        let limit = requests ?? .max
+        for event in try ScenarioStream(scenario) where event.phase != .start {
+            if !perActivity, var last = calls.last, last.group == event.group, last.kind == event.kind,
+                last.activities.upperBound == event.activity, times.last == event.timeMs
+            {
+                last.activities = last.activities.lowerBound..<(event.activity + 1)
+                calls[calls.count - 1] = last
+                continue
+            }
+            guard calls.count < limit else { break }
+            times.append(event.timeMs)
+            calls.append(
+                Call(
+                    dueMicroseconds: 0,
+                    kind: event.kind,
+                    phase: event.phase,
+                    priority: event.priority,
+                    activityKind: event.activityKind,
+                    group: event.group,
+                    activities: event.activity..<(event.activity + 1),
+                    state: event.state
+                )
+            )
+        }
+        let origin = times.first ?? 0
+        for index in calls.indices {
+            calls[index].dueMicroseconds = timing.dueMicroseconds(index: index, timeMs: times[index] - origin)
+        }
+        self.calls = calls
+    }
+
+    /// Pushes the calls must cause: one per activity each reaches.
+    public var expectedPushes: Int { calls.reduce(0) { $0 + $1.activities.count } }
+
+    /// The hex update token of `activity`, which its registration syncs and its pushes go to.
+    public func updateToken(of activity: Int) -> String { updateTokens.hex(at: 2 * activity) }
+
+    /// The hex push-to-start token of `activity`'s device.
+    public func pushToStartToken(of activity: Int) -> String { startTokens.hex(at: activity) }
+
+    /// The schedule the lag book matches arrivals against: each call's pushes due at its time.
+    public var schedule: PushSchedule {
+        var schedule = PushSchedule()
+        for call in calls {
+            for activity in call.activities {
+                schedule.add(token: updateToken(of: activity), dueMicroseconds: call.dueMicroseconds)
+            }
+        }
+        return schedule
+    }
+}

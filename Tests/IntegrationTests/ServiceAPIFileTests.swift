@@ -1,0 +1,192 @@
+import Foundation
+import Profiling
+import Transport
+import Workload
+import XCTest
+
+/// `profile --api`'s request file and what it becomes: the examples read and render as their
+/// services expect, every mistake is refused with its line, and calls and fan-out are counted
+/// as the scenario says. No sockets.
+final class ServiceAPIFileTests: XCTestCase {
+    private static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    private let environment = ["PUSHBENCH_SERVICE_PORT": "8123", "NETMERA_API_KEY": "k-1", "CLEVERPUSH_API_KEY": "c-1"]
+
+    private func example(_ name: String) throws -> APIFile {
+        try APIFile(path: Self.repository.appendingPathComponent("examples/\(name)").path, environment: environment)
+    }
+
+    private func json(_ bytes: [UInt8]) throws -> [String: Any] {
+        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    private func refusal(_ text: String, environment: [String: String]? = nil) -> String {
+        do {
+            _ = try APIFile(text: text, path: "api.yaml", environment: environment ?? self.environment)
+            return "read without complaint"
+        } catch {
+            return error.description
+        }
+    }
+
+    /// A scenario of `groups` football matches of `perGroup` fans each.
+    private func football(groups: Int, perGroup: Int) -> Scenario {
+        Scenario(
+            name: "matches",
+            cohorts: [Scenario.Cohort(kind: .football, activities: groups * perGroup, groups: groups)]
+        )
+    }
+
+    func testTheNetmeraExampleRendersItsRequestsAsTheServiceReadsThem() throws {
+        let file = try example("netmera-api.yaml")
+        XCTAssertFalse(file.perActivity)
+        let workload = try ServiceWorkload(
+            scenario: football(groups: 2, perGroup: 3),
+            perActivity: false,
+            requests: nil,
+            timing: .scenarioTime(scale: 60)
+        )
+        let registration = file.registration(of: 4, in: workload)
+        XCTAssertEqual(registration.method, "POST")
+        XCTAssertEqual(registration.url, "http://127.0.0.1:8123/rest/3.0/live-activity/register")
+        XCTAssertTrue(registration.headers.contains("X-netmera-api-key: k-1"))
+        let body = try json(registration.body)
+        XCTAssertEqual(body["groupId"] as? String, "match-1")
+        XCTAssertEqual(body["activityId"] as? String, "activity-4")
+        XCTAssertEqual(body["token"] as? String, workload.updateToken(of: 4))
+
+        let update = try XCTUnwrap(workload.calls.firstIndex { $0.phase == .update })
+        let call = try json(file.eventRequest(call: update, in: workload, startAtUnix: 1_800_000_000).body)
+        XCTAssertEqual(call["action"] as? String, "UPDATE")
+        XCTAssertEqual(call["priority"] as? Int, workload.calls[update].priority, "a whole placeholder is a number")
+        let state = try XCTUnwrap(call["contentState"] as? [String: Any], "the content state is an object")
+        XCTAssertEqual(state["pushbench_event"] as? Int, update)
+        XCTAssertEqual(Set(state.keys), Set(ActivityKind.football.stateFields + ["pushbench_event"]))
+        let end = try XCTUnwrap(workload.calls.lastIndex { $0.phase == .end })
+        XCTAssertEqual(
+            try json(file.eventRequest(call: end, in: workload, startAtUnix: 0).body)["action"] as? String,
+            "END"
+        )
+    }
+
+    func testTheCleverPushExampleSendsOneCallPerActivity() throws {
+        let file = try example("cleverpush-api.yaml")
+        XCTAssertTrue(file.perActivity)
+        let scenario = Scenario(name: "d", cohorts: [Scenario.Cohort(kind: .delivery, activities: 4)])
+        let workload = try ServiceWorkload(scenario: scenario, perActivity: true, requests: nil, timing: .allAtOnce)
+        XCTAssertTrue(workload.calls.allSatisfy { $0.activities.count == 1 })
+        let sync = try json(file.registration(of: 2, in: workload).body)
+        XCTAssertEqual(sync["subscriptionId"] as? String, "sub-2")
+        XCTAssertEqual(sync["iosLiveActivityToken"] as? String, workload.updateToken(of: 2))
+        let end = try XCTUnwrap(workload.calls.firstIndex { $0.phase == .end })
+        let send = try json(file.eventRequest(call: end, in: workload, startAtUnix: 1_000).body)
+        XCTAssertEqual(send["subscriptionIds"] as? [String], ["sub-\(workload.calls[end].activities.lowerBound)"])
+        XCTAssertEqual(send["iosLiveActivityEvent"] as? String, "end")
+        XCTAssertNotNil(send["iosLiveActivityDismissalDate"] as? Int, "an end has a dismissal date")
+        let update = try XCTUnwrap(workload.calls.firstIndex { $0.phase == .update })
+        let sent = try json(file.eventRequest(call: update, in: workload, startAtUnix: 1_000).body)
+        XCTAssertTrue(sent["iosLiveActivityDismissalDate"] is NSNull, "an update has none")
+    }
+
+    func testEveryMistakeIsRefusedWithItsLine() {
+        let good = """
+            register:
+              url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/r
+              body: {token: "{{update_token}}"}
+            event:
+              url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/e
+              body: {state: "{{content_state}}"}
+            """
+        XCTAssertEqual(refusal(good), "read without complaint")
+        XCTAssertEqual(
+            refusal(good.replacingOccurrences(of: "{{update_token}}", with: "{{colour}}")),
+            "api.yaml:3: unknown placeholder {{colour}}; the known ones are "
+                + Placeholder.allCases.map { "{{\($0.rawValue)}}" }.joined(separator: ", ")
+        )
+        XCTAssertEqual(
+            refusal(good, environment: [:]),
+            "api.yaml:2: ${PUSHBENCH_SERVICE_PORT} is not set in the environment"
+        )
+        XCTAssertEqual(
+            refusal(good.replacingOccurrences(of: "{{content_state}}", with: "{{update_token}}")),
+            "api.yaml:6: event uses {{update_token}}: an event sent per group has no single activity or token (use per: activity)"
+        )
+        XCTAssertEqual(
+            refusal(good.replacingOccurrences(of: "{{update_token}}", with: "{{priority}}")),
+            "api.yaml:3: register uses {{priority}}: a registration knows its activity, group and tokens only"
+        )
+        XCTAssertEqual(
+            refusal(good + "\n  retries: 3"),
+            "api.yaml:7: event.retries: unknown key"
+        )
+        XCTAssertEqual(
+            refusal(good.replacingOccurrences(of: "http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/e", with: "ftp://x/e")),
+            "api.yaml:5: event.url: an http:// or https:// URL, not ftp://x/e"
+        )
+        XCTAssertTrue(refusal("register: [unclosed").hasPrefix("api.yaml:2: not valid YAML"), "at the end of the text")
+        XCTAssertEqual(refusal("event: {}"), "api.yaml:1: register: required")
+        XCTAssertEqual(
+            refusal(good.replacingOccurrences(of: "{{update_token}}", with: "{{update_token")),
+            "api.yaml:3: {{ is not closed in \"{{update_token\""
+        )
+    }
+
+    /// One call per group step, reaching every activity of the group; the calls' pushes are the
+    /// scenario's updates and ends, and nothing is due before the first call.
+    func testAGroupStepIsOneCallThatReachesTheWholeGroup() throws {
+        let scenario = football(groups: 3, perGroup: 4)
+        let workload = try ServiceWorkload(
+            scenario: scenario,
+            perActivity: false,
+            requests: nil,
+            timing: .scenarioTime(scale: 60)
+        )
+        let pushes = try ScenarioStream(scenario).filter { $0.phase != .start }.count
+        XCTAssertEqual(workload.expectedPushes, pushes)
+        XCTAssertTrue(workload.calls.allSatisfy { $0.activities.count == 4 })
+        XCTAssertEqual(Set(workload.calls.map(\.group)), [0, 1, 2])
+        XCTAssertEqual(workload.calls.first?.dueMicroseconds, 0, "the clock starts at the first call")
+        XCTAssertEqual(workload.calls.map(\.dueMicroseconds), workload.calls.map(\.dueMicroseconds).sorted())
+        let limited = try ServiceWorkload(scenario: scenario, perActivity: false, requests: 5, timing: .allAtOnce)
+        XCTAssertEqual(limited.calls.count, 5)
+    }
+
+    /// Pushes are matched by the tag the service passed through, else by order; the first, half,
+    /// 99% and last arrivals are ranks of the call's expected pushes.
+    func testTheFanoutBookMatchesByTagThenByOrder() throws {
+        let workload = try ServiceWorkload(
+            scenario: football(groups: 1, perGroup: 4),
+            perActivity: false,
+            requests: 2,
+            timing: .allAtOnce
+        )
+        let book = FanoutBook(workload: workload)
+        book.start(atNs: 1_000_000_000)
+        func push(_ activity: Int, tag: Int?, atMs: Int64) -> Int64? {
+            let record = TrafficRecord(
+                receivedMs: 0,
+                deviceToken: activity < 0 ? "00ff" : workload.updateToken(of: activity),
+                pushType: "liveactivity",
+                priority: 10,
+                event: .update,
+                timestampSeconds: 0
+            )
+            let body = tag.map { #"{"aps":{"content-state":{"minute":1,"pushbench_event":\#($0)}}}"# } ?? "{}"
+            return book.arrived(record, receivedNs: 1_000_000_000 + atMs * 1_000_000, body: Array(body.utf8))
+        }
+        XCTAssertEqual(push(0, tag: 1, atMs: 10), 0, "tagged for call 1")
+        XCTAssertEqual(push(1, tag: nil, atMs: 20), 0, "activity 1's first push answers call 0")
+        XCTAssertEqual(push(1, tag: nil, atMs: 30), 0, "and its second call 1")
+        XCTAssertNil(push(1, tag: nil, atMs: 40), "a third is extra")
+        XCTAssertNil(push(-1, tag: nil, atMs: 40), "a token no activity has is extra")
+        for activity in [0, 2, 3] { _ = push(activity, tag: 0, atMs: Int64(100 * (activity + 1))) }
+        let calls = book.calls
+        XCTAssertEqual(calls.map(\.arrived), [4, 2])
+        let first = calls[0].milestones
+        XCTAssertEqual([first.firstMs, first.halfMs, first.p99Ms, first.lastMs], [20, 100, 400, 400])
+        XCTAssertEqual(calls[1].milestones.halfMs, 30)
+        XCTAssertNil(calls[1].milestones.lastMs, "two of its four pushes never came")
+        XCTAssertEqual(book.extraAndTagged.extra, 2)
+        XCTAssertEqual(book.extraAndTagged.tagged, 4)
+    }
+}
