@@ -49,7 +49,7 @@ extension SenderProfile {
     }
 
     private var figures: ProfileFigures {
-        ProfileFigures(
+        var figures = ProfileFigures(
             sender: RunSummary.Sender(
                 command: command.joined(separator: " "),
                 exitStatus: ending.map { Int($0.shellStatus) },
@@ -65,13 +65,22 @@ extension SenderProfile {
                 processes: accounting.reaped,
                 pushesPerS: pushesPerSecond,
                 mockCPUS: mockCPUSeconds,
-                mockPeakCPUPercent: samples.map(\.mockCPUPercent).max() ?? 0
+                mockPeakCPUPercent: samples.filter { $0.startSeconds >= clockStartSeconds }.map(\.mockCPUPercent).max()
+                    ?? 0
             ),
             lag: RunSummary.Lag(lag.lag, early: lag.early),
             events: RunSummary.Events(total: lag.events, received: lag.matched, missing: lag.missing, extra: lag.extra),
             rows: rows,
             stderrTail: stderrTail
         )
+        figures.service = service?.figures(pushes: lag.pushes)
+        return figures
+    }
+
+    /// Seconds from the sender's start to the clock's: a service's registrations, which this
+    /// process drives, are not the mock's work, so its busiest second is looked for after them.
+    private var clockStartSeconds: Double {
+        service?.startAtUnix.map { $0 - startedAtUnix } ?? 0
     }
 
     /// One row a second: the CPU and memory sample taken in it, and the pushes that arrived in it.

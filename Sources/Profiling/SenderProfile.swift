@@ -16,6 +16,9 @@ public struct SenderProfile: Sendable {
         case duration
         /// Ctrl-C or SIGTERM arrived and the sender was ended.
         case interrupted
+        /// A service's calls were answered and their pushes arrived (or stopped arriving for
+        /// `--settle`), and the service was ended.
+        case drained
     }
 
     /// One second of the run, counted from the sender's start.
@@ -63,6 +66,8 @@ public struct SenderProfile: Sendable {
     public var samples: [Sample]
     /// The sender's last lines on standard error.
     public var stderrTail: [String]
+    /// A service's API and fan-out, when it was driven through its API (`--api`).
+    public var service: ServiceOutcome? = nil
     /// The sender's call stacks, when sampled (`--perf`), or why they could not be.
     public var cpuSampling: Result<StackProfile, PerfUnavailable>? = nil
 
@@ -80,6 +85,7 @@ public struct SenderProfile: Sendable {
             return "the sender died of signal \(signal) (\(Self.name(of: signal))), which profile did not send"
         default: break
         }
+        if let failure = service?.failure { return failure }
         if lag.pushes == 0 { return "the sender sent nothing: the mock received no push" }
         return nil
     }

@@ -38,6 +38,27 @@ public struct SenderProfiler {
     public var bundleID: String
     /// Whether perf samples the sender's call stacks (`--perf`).
     public var samplesStacks = false
+    /// The service's API, when the command is a sender service driven through it (`--api`).
+    public var service: ServiceAPI?
+
+    /// A sender service's API and how to drive it.
+    public struct ServiceAPI: Sendable {
+        /// The API request file, read with `port` in `PUSHBENCH_SERVICE_PORT`.
+        public var file: APIFile
+        public var port: Int
+        public var settings: ServiceSession.Settings
+        /// How long after the last call's answer, with pushes still missing, the profile waits
+        /// for more before it ends the service.
+        public var settle: Duration
+
+        /// Creates the description.
+        public init(file: APIFile, port: Int, settings: ServiceSession.Settings, settle: Duration) {
+            self.file = file
+            self.port = port
+            self.settings = settings
+            self.settle = settle
+        }
+    }
 
     /// The key handed to the sender.
     public enum SigningKey: Sendable {
@@ -88,28 +109,32 @@ public struct SenderProfiler {
         progress: (ProfileProgress) -> Void = { _ in }
     ) throws -> (profile: SenderProfile, recording: String) {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let writeBegan = Date().timeIntervalSince1970
-        let leadSeconds = lead.inSeconds
-        let startAt = (writeBegan + leadSeconds + Self.writingSeconds(requests: requests)).rounded(.up)
-        let written = try EventsFile.write(
-            scenario: scenario,
-            requests: requests,
-            timing: timing,
-            bundleID: bundleID,
-            startAt: startAt,
-            eventsPath: path("events.jsonl"),
-            tokensPath: path("tokens.txt")
-        )
-        notice(
-            "wrote \(written.schedule.events) events (\(written.eventBytes) bytes, "
-                + String(format: "%.0f", Double(written.eventBytes) / Double(max(1, written.schedule.events)))
-                + " a push) for \(written.schedule.tokens) tokens in "
-                + String(format: "%.2f s", Date().timeIntervalSince1970 - writeBegan)
-        )
-        let book = LagBook(schedule: written.schedule, startNs: Int64(startAt * 1e9))
+        let work = try service.map { try ServiceWork($0, scenario: scenario, requests: requests, timing: timing) }
+        let startAt: Double?
+        let book: LagBook
+        if let work {
+            startAt = nil
+            book = work.book
+            notice(
+                "\(work.workload.activities) activities to register; \(work.workload.calls.count) calls to "
+                    + "\(service!.file.event.urlText), causing \(work.workload.expectedPushes) pushes"
+            )
+        } else {
+            let written = try writeEvents(notice: notice)
+            startAt = written.startAt
+            book = written.book
+        }
         var mock = self.mock
         mock.port = 0
-        mock.recorder = try PushRecorder(path: path("traffic.csv")) { book.arrived($0, receivedNs: $1) }
+        let fanout = work?.fanout
+        mock.recorder = try PushRecorder(path: path("traffic.csv")) { record, receivedNs, body in
+            if let fanout {
+                let due = fanout.arrived(record, receivedNs: receivedNs, body: body)
+                book.arrived(record, receivedNs: receivedNs, matchedDueMicroseconds: due)
+            } else {
+                book.arrived(record, receivedNs: receivedNs)
+            }
+        }
         mock.keys.append(try verificationKey())
         let server = try MockAPNsServer.start(mock)
         defer { server.shutdown() }
@@ -117,15 +142,7 @@ public struct SenderProfiler {
         // A key made for the run is the sender's only while it runs: no private key is left behind.
         defer { if case .generated = signingKey { try? FileManager.default.removeItem(atPath: contract.authKey) } }
         notice("mock APNs on https://127.0.0.1:\(server.port) for the sender, verifying key \(contract.keyID)")
-        let lead = startAt - Date().timeIntervalSince1970
-        if lead > leadSeconds {
-            usleep(useconds_t((lead - leadSeconds) * 1e6))
-        } else {
-            notice(
-                String(format: "warning: writing the events took long, so the sender has %.1f s, not ", max(0, lead))
-                    + String(format: "%.1f s, before at_s 0", leadSeconds)
-            )
-        }
+        if let startAt { waitForLead(startAt: startAt, notice: notice) }
         let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
         let sampler = try? sampling?.get()
         let sender = try SenderProcess(
@@ -143,15 +160,18 @@ public struct SenderProfiler {
             grace: grace
         )
         notice(
-            "started \(command.joined(separator: " ")) (pid \(sender.pid)); at_s 0 is "
-                + String(format: "%.1f s", startAt - watch.startedAt)
-                + " after its start; its output: \(path("sender.stdout.log")), \(path("sender.stderr.log"))"
+            "started \(command.joined(separator: " ")) (pid \(sender.pid))"
+                + (startAt.map { String(format: "; at_s 0 is %.1f s after its start", $0 - watch.startedAt) } ?? "")
+                + "; its output: \(path("sender.stdout.log")), \(path("sender.stderr.log"))"
         )
+        work?.session.start()
         while !watch.finished {
-            watch.tick(stopRequested: stop())
+            let workDone = work?.observe(&watch, notice: notice) ?? false
+            watch.tick(stopRequested: stop(), workDone: workDone)
             if let figures = watch.progressDue() { progress(figures) }
             usleep(ProfileWatch.tickMicroseconds)
         }
+        work?.session.stop()
         server.shutdown()
         do {
             try mock.recorder?.close()
@@ -160,14 +180,50 @@ public struct SenderProfiler {
         }
         var profile = watch.profile(
             command: command,
-            startAt: startAt,
+            startAt: startAt ?? work?.session.answers.startAtUnix ?? watch.startedAt,
             mock: server.stats.snapshot(),
             stderrTail: Self.lastLines(of: path("sender.stderr.log"), count: 5)
         )
+        profile.service = try work?.outcome(cpuSeconds: profile.cpuSeconds)
         profile.cpuSampling = sampling?.flatMap {
             $0.finish(following: sender.pid, scope: "the sender and every process it started")
         }
         return (profile, path("traffic.csv"))
+    }
+
+    /// Writes the events and tokens files for a sender, and the book their pushes are matched in.
+    private func writeEvents(notice: (String) -> Void) throws -> (startAt: Double, book: LagBook) {
+        let writeBegan = Date().timeIntervalSince1970
+        let startAt = (writeBegan + lead.inSeconds + Self.writingSeconds(requests: requests)).rounded(.up)
+        let written = try EventsFile.write(
+            scenario: scenario,
+            requests: requests,
+            timing: timing,
+            bundleID: bundleID,
+            startAt: startAt,
+            eventsPath: path("events.jsonl"),
+            tokensPath: path("tokens.txt")
+        )
+        notice(
+            "wrote \(written.schedule.events) events (\(written.eventBytes) bytes, "
+                + String(format: "%.0f", Double(written.eventBytes) / Double(max(1, written.schedule.events)))
+                + " a push) for \(written.schedule.tokens) tokens in "
+                + String(format: "%.2f s", Date().timeIntervalSince1970 - writeBegan)
+        )
+        return (startAt, LagBook(schedule: written.schedule, startNs: Int64(startAt * 1e9)))
+    }
+
+    /// Sleeps until `lead` before `startAt`, when the sender is started.
+    private func waitForLead(startAt: Double, notice: (String) -> Void) {
+        let left = startAt - Date().timeIntervalSince1970
+        if left > lead.inSeconds {
+            usleep(useconds_t((left - lead.inSeconds) * 1e6))
+        } else {
+            notice(
+                String(format: "warning: writing the events took long, so the sender has %.1f s, not ", max(0, left))
+                    + String(format: "%.1f s, before at_s 0", lead.inSeconds)
+            )
+        }
     }
 
     /// Time allowed to write the events before the lead starts counting: the sender starts
@@ -180,7 +236,7 @@ public struct SenderProfiler {
     private func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
 
     /// The contract, with the certificate and (when made for the run) the key written.
-    private func contract(port: Int, certificate: [UInt8], startAt: Double) throws -> SenderContract {
+    private func contract(port: Int, certificate: [UInt8], startAt: Double?) throws -> SenderContract {
         var ca = try OutputFile(path: path("mock-ca.pem"))
         try ca.append(certificate)
         try ca.close()
@@ -198,12 +254,13 @@ public struct SenderProfiler {
             port: port,
             caFile: path("mock-ca.pem"),
             authKey: key.path,
-            tokensFile: path("tokens.txt"),
-            eventsFile: path("events.jsonl"),
+            tokensFile: service == nil ? path("tokens.txt") : nil,
+            eventsFile: service == nil ? path("events.jsonl") : nil,
             keyID: key.keyID,
             teamID: key.teamID,
             bundleID: bundleID,
-            startAt: startAt
+            startAt: startAt,
+            servicePort: service?.port
         )
     }
 

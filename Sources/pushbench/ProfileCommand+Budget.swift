@@ -12,7 +12,7 @@ extension ProfileCommand {
     func budgetReport(_ profile: SenderProfile, profiler: SenderProfiler, runID: String) throws -> BudgetReport? {
         guard !budget.noBudget else { return nil }
         let preset = try BudgetParameters.preset(named: budget.budgetPreset)
-        let scenario = profiler.scenario
+        let scenario = profile.service?.workload.scenario ?? profiler.scenario
         let feed = BudgetFeed(
             parameters: preset.parameters,
             scenario: scenario,
@@ -20,24 +20,17 @@ extension ProfileCommand {
             clock: .scenario,
             sampleEvery: max(1, scenario.activities / 1000)
         )
-        let source = ScenarioPushSource(scenario: scenario, bundleID: profiler.bundleID)
-        var answered: [String: Int] = [:]
-        for (sequence, event) in try EventsFile.pushes(of: scenario, requests: profiler.requests).enumerated() {
-            let token = source.tokens(for: event).hex(at: event.tokenIndex)
-            let k = answered[token, default: 0]
-            answered[token] = k + 1
-            if profile.book.acceptedAnswer(token: token, k: k) {
-                feed.receive(
-                    AcceptedPush(
-                        worker: 0,
-                        event: event,
-                        sequence: sequence,
-                        settledBelow: sequence + 1,
-                        timestampSeconds: event.timeMs / 1000,
-                        answeredAtSimulatedMs: event.timeMs
-                    )
+        for (sequence, event) in try acceptedEvents(profile, profiler: profiler).enumerated() {
+            feed.receive(
+                AcceptedPush(
+                    worker: 0,
+                    event: event,
+                    sequence: sequence,
+                    settledBelow: sequence + 1,
+                    timestampSeconds: event.timeMs / 1000,
+                    answeredAtSimulatedMs: event.timeMs
                 )
-            }
+            )
         }
         return BudgetReport(
             result: feed.finish(
@@ -48,6 +41,33 @@ extension ProfileCommand {
             parametersSource: preset.source,
             runID: runID,
             commandLine: CommandLine.arguments.joined(separator: " ")
+        )
+    }
+
+    /// The scenario's events whose push the mock accepted, in scenario order: a sender's, the
+    /// token's k-th accepted answer for its k-th event; a service's, its call's push to the
+    /// event's activity.
+    private func acceptedEvents(
+        _ profile: SenderProfile,
+        profiler: SenderProfiler
+    ) throws -> AnySequence<WorkloadEvent> {
+        if let service = profile.service {
+            return AnySequence(
+                try service.workload.events().lazy.filter {
+                    service.book.accepted(call: $0.call, activity: $0.event.activity)
+                }
+                .map(\.event)
+            )
+        }
+        let source = ScenarioPushSource(scenario: profiler.scenario, bundleID: profiler.bundleID)
+        var answered: [String: Int] = [:]
+        return AnySequence(
+            try EventsFile.pushes(of: profiler.scenario, requests: profiler.requests).lazy.filter { event in
+                let token = source.tokens(for: event).hex(at: event.tokenIndex)
+                let k = answered[token, default: 0]
+                answered[token] = k + 1
+                return profile.book.acceptedAnswer(token: token, k: k)
+            }
         )
     }
 }

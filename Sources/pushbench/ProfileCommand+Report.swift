@@ -25,8 +25,8 @@ extension ProfileCommand {
         }
     }
 
-    /// The profiler the flags describe.
-    func profiler(folder: String) throws -> SenderProfiler {
+    /// The profiler the flags describe, driving `service` through its API when given.
+    func profiler(folder: String, service: SenderProfiler.ServiceAPI?) throws -> SenderProfiler {
         let signingKey: SenderProfiler.SigningKey
         if let authKey = key.authKey, let keyID = key.keyID, let teamID = key.teamID {
             signingKey = .file(
@@ -52,6 +52,7 @@ extension ProfileCommand {
         )
         profiler.bundleID = bundleID
         profiler.samplesStacks = perf.enabled
+        profiler.service = service
         return profiler
     }
 

@@ -34,6 +34,11 @@ struct ProfileCommand: ParsableCommand {
 
               pushbench profile --requests 20000 -- python3 examples/aioapns_sender.py
               pushbench profile --rate 500 --duration 5m -- ./my-sender --config staging.yaml
+              pushbench profile --api examples/netmera-api.yaml --activities 10000 --time-scale 60 -- python3 my_service.py
+
+            With --api FILE, COMMAND is a sender service: profile registers every activity through its API, \
+            sends it the scenario's events as its API takes them, and measures the API's answers and each \
+            call's fan-out to the mock (summary.json: registrations, api, fanout, events); docs/profile-api.md.
 
             Exit status: 0; 2 for bad input (a COMMAND that does not exist); 3 when the profile failed (the \
             sender exited non-zero, died of a signal profile did not send, or sent nothing), with the cause and \
@@ -68,6 +73,9 @@ struct ProfileCommand: ParsableCommand {
     @OptionGroup(title: "Where the CPU goes")
     var perf: PerfOptions
 
+    @OptionGroup(title: "A sender service, driven through its API")
+    var api: ServiceAPIOptions
+
     @Argument(parsing: .postTerminator, help: "The sender to run, after --: a program and its arguments.")
     var command: [String] = []
 
@@ -81,12 +89,13 @@ struct ProfileCommand: ParsableCommand {
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
         try checkCommand()
+        let service = try api.service()
         let stopRequested = Atomic<Bool>(false)
         let trap = InterruptTrap { stopRequested.store(true, ordering: .relaxed) }
         let runID = RunContext.makeRunID()
         let folder = (reports.path as NSString).appendingPathComponent(runID)
         try reports.ensure()
-        let profiler = try profiler(folder: folder)
+        let profiler = try profiler(folder: folder, service: service)
         var display = ProgressDisplay()
         let measured: (profile: SenderProfile, recording: String)
         do {
@@ -96,6 +105,7 @@ struct ProfileCommand: ParsableCommand {
                 progress: { display.show(Self.progressLine($0), at: $0.elapsedSeconds) }
             )
         } catch let error as ProfileError {
+            if case .badInput = error { throw CommandLineError("\(error)") }
             throw CommandLineError.runtime("\(error)")
         }
         display.finish()

@@ -118,6 +118,46 @@ final class RunSummarySchemaTests: XCTestCase {
         summary.cpuSamples = RunSummary.CPUSamples(
             StackProfile(stacks: stacks, frequencyHz: 997, scope: "a test", perfCPUSeconds: 0.25)
         )
+        let phase = RunSummary.APIPhase(
+            method: "POST",
+            url: "http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/update",
+            per: "group",
+            sent: 3,
+            succeeded: 1,
+            refused: 1,
+            timedOut: 0,
+            failed: 1,
+            byStatus: [202: 1, 500: 1],
+            failedByClass: ["connect_refused": 1],
+            latencyMs: RunSummary.MillisecondPercentiles([1.5, 2.5, 30]),
+            durationS: 1.5,
+            httpVersions: [1],
+            concurrency: 16,
+            rateLimitPerS: 100
+        )
+        let service = ServiceFigures(
+            registrations: phase,
+            api: phase,
+            calls: [
+                ServiceFigures.Call(
+                    kind: "goal",
+                    group: 0,
+                    dueS: 1.5,
+                    expected: 100,
+                    arrived: 100,
+                    firstMs: 2,
+                    halfMs: 20,
+                    p99Ms: 40,
+                    lastMs: 41
+                )
+            ],
+            extra: 0,
+            matchedByTag: 100,
+            eventsCPUUsPerPush: 12
+        )
+        summary.registrations = service.registrations
+        summary.api = service.api
+        summary.fanout = service.fanout
         return summary
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 
 /// What a profiled sender is handed: the mock to send to and how to trust it, the key to sign
-/// with, and its work, as files in the run's folder and `PUSHBENCH_*` variables naming them.
+/// with, and its work, as files in the run's folder and `PUSHBENCH_*` variables naming them. A
+/// sender service (`profile --api`) takes its work through its API instead: it is handed no
+/// events, and a port to listen on.
 ///
 /// The names are a public interface (docs/profile.md); they do not change.
 public struct SenderContract: Sendable {
@@ -10,19 +12,22 @@ public struct SenderContract: Sendable {
     /// The mock's certificate (PEM), the provider key (`.p8`), the tokens and the events.
     public var caFile: String
     public var authKey: String
-    public var tokensFile: String
-    public var eventsFile: String
+    /// The tokens and the events; `nil` for a service.
+    public var tokensFile: String?
+    public var eventsFile: String?
     /// The key's `kid` and `iss`.
     public var keyID: String
     public var teamID: String
     /// The app whose activities are updated.
     public var bundleID: String
-    /// UNIX seconds of `at_s` 0.
-    public var startAt: Double
+    /// UNIX seconds of `at_s` 0; `nil` for a service, whose clock starts once it is registered.
+    public var startAt: Double?
+    /// The port a service listens on for its API; `nil` for a sender.
+    public var servicePort: Int?
 
     /// The variables, added to the environment the sender inherits.
     public var environment: [String: String] {
-        [
+        var variables = [
             "PUSHBENCH_APNS_URL": "https://127.0.0.1:\(port)",
             "PUSHBENCH_APNS_HOST": "127.0.0.1",
             "PUSHBENCH_APNS_PORT": String(port),
@@ -32,10 +37,12 @@ public struct SenderContract: Sendable {
             "PUSHBENCH_TEAM_ID": teamID,
             "PUSHBENCH_BUNDLE_ID": bundleID,
             "PUSHBENCH_TOPIC": "\(bundleID).push-type.liveactivity",
-            "PUSHBENCH_TOKENS": tokensFile,
-            "PUSHBENCH_EVENTS": eventsFile,
-            "PUSHBENCH_START_AT": String(format: "%.3f", startAt),
         ]
+        variables["PUSHBENCH_TOKENS"] = tokensFile
+        variables["PUSHBENCH_EVENTS"] = eventsFile
+        variables["PUSHBENCH_START_AT"] = startAt.map { String(format: "%.3f", $0) }
+        variables["PUSHBENCH_SERVICE_PORT"] = servicePort.map(String.init)
+        return variables
     }
 
     /// The sender's whole environment: this process's, with the contract's variables over it.

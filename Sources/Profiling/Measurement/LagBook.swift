@@ -54,21 +54,21 @@ public final class LagBook: Sendable {
         /// The body digest of the last refused push to a slot, until the slot's next push.
         var refusedBody: [Int: String] = [:]
         var originNs: Int64
+        /// UNIX nanoseconds of `at_s` 0.
+        var startNs: Int64
         var figures: Figures
     }
 
     private let state: Mutex<State>
-    /// UNIX nanoseconds of `at_s` 0.
-    public let startNs: Int64
 
     /// Creates the book for `schedule`, whose times count from `startNs` (UNIX nanoseconds).
     public init(schedule: PushSchedule, startNs: Int64) {
-        self.startNs = startNs
         state = Mutex(
             State(
                 schedule: schedule,
                 answers: Array(repeating: [], count: schedule.tokens),
                 originNs: startNs,
+                startNs: startNs,
                 figures: Figures(
                     events: schedule.events,
                     pushes: 0,
@@ -83,8 +83,19 @@ public final class LagBook: Sendable {
         )
     }
 
-    /// Books `push`, which arrived at `receivedNs` (UNIX nanoseconds). Safe from any thread.
+    /// Books `push`, which arrived at `receivedNs` (UNIX nanoseconds), matched by order. Safe
+    /// from any thread.
     public func arrived(_ push: TrafficRecord, receivedNs: Int64) {
+        book(push, receivedNs: receivedNs) { Self.match(push, accepted: push.status == 200, in: &$0) }
+    }
+
+    /// Books `push` as the answer to the event due `due` microseconds after the start, as a
+    /// caller that matched it itself found (a service's fan-out book); `nil` books it as extra.
+    public func arrived(_ push: TrafficRecord, receivedNs: Int64, matchedDueMicroseconds due: Int64?) {
+        book(push, receivedNs: receivedNs) { _ in due }
+    }
+
+    private func book(_ push: TrafficRecord, receivedNs: Int64, match: (inout State) -> Int64?) {
         let accepted = push.status == 200
         state.withLock { state in
             let second = max(0, Int((receivedNs - state.originNs) / 1_000_000_000))
@@ -95,11 +106,11 @@ public final class LagBook: Sendable {
             while state.figures.intervals.count <= second { state.figures.intervals.append(Interval()) }
             state.figures.intervals[second].pushes += 1
             if accepted { state.figures.intervals[second].accepted += 1 }
-            guard let due = Self.match(push, accepted: accepted, in: &state) else {
+            guard let due = match(&state) else {
                 state.figures.extra += 1
                 return
             }
-            let lagNs = receivedNs - startNs - due * 1000
+            let lagNs = receivedNs - state.startNs - due * 1000
             if lagNs < 0 { state.figures.early += 1 }
             let lagUs = UInt64(max(0, lagNs) / 1000)
             state.figures.matched += 1
@@ -116,6 +127,12 @@ public final class LagBook: Sendable {
         guard !retried, let due = state.schedule.due(slot: slot, k: state.answers[slot].count) else { return nil }
         state.answers[slot].append(accepted)
         return due
+    }
+
+    /// Moves `at_s` 0 to `startNs` (UNIX nanoseconds): a service's schedule starts once its
+    /// activities are registered, which is known only then.
+    public func start(atNs startNs: Int64) {
+        state.withLock { $0.startNs = startNs }
     }
 
     /// Counts the per-second intervals from `originNs` (UNIX nanoseconds): the sender's start,

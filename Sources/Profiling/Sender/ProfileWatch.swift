@@ -77,8 +77,9 @@ struct ProfileWatch {
         if case .finished = phase { true } else { false }
     }
 
-    /// One look: samples the processes, and moves towards the stop when one is due.
-    mutating func tick(stopRequested: Bool) {
+    /// One look: samples the processes, and moves towards the stop when one is due: Ctrl-C
+    /// (`stopRequested`), `--duration`, the sender's exit, or a service's work done (`workDone`).
+    mutating func tick(stopRequested: Bool, workDone: Bool = false) {
         let now = elapsed
         let tree = ProcessTree.sample(apart: sender.apart)
         lastRSS = tree.rssBytes
@@ -107,6 +108,8 @@ struct ProfileWatch {
                 terminate(.duration, now: now, tree: tree)
             } else if sender.ending != nil {
                 terminate(.exited, now: now, tree: tree)
+            } else if workDone {
+                terminate(.drained, now: now, tree: tree)
             }
         case .terminating(let since) where now - since >= graceSeconds:
             sender.send(SIGKILL, to: tree)
@@ -159,6 +162,12 @@ struct ProfileWatch {
             stderrTail: stderrTail,
             signalsSent: Set([SIGTERM, SIGKILL].filter { sender.sent($0) })
         )
+    }
+
+    /// CPU seconds of the sender and every descendant until now, read from the kernel.
+    func cpuSecondsNow() -> Double {
+        let accounting = sender.accounting
+        return ProcessTree.sample(apart: sender.apart).cpuSeconds + accounting.userSeconds + accounting.systemSeconds
     }
 
     private var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9 }

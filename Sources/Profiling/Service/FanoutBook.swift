@@ -30,6 +30,8 @@ public final class FanoutBook: Sendable {
         var startNs: Int64 = 0
         /// Each call's arrivals, nanoseconds after its intended time.
         var arrivals: [[Int64]]
+        /// Each call's activities whose push was accepted (200), a bit each from its first.
+        var accepted: [[UInt64]]
         /// Each activity's pushes matched by order so far.
         var matchedByOrder: [Int32]
         var extra = 0
@@ -67,6 +69,7 @@ public final class FanoutBook: Sendable {
         state = Mutex(
             State(
                 arrivals: Array(repeating: [], count: workload.calls.count),
+                accepted: workload.calls.map { Array(repeating: 0, count: ($0.activities.count + 63) / 64) },
                 matchedByOrder: Array(repeating: 0, count: workload.activities)
             )
         )
@@ -110,6 +113,10 @@ public final class FanoutBook: Sendable {
                 return nil
             }
             state.matched += 1
+            if push.status == 200 {
+                let offset = activity - workload.calls[call].activities.lowerBound
+                state.accepted[call][offset / 64] |= 1 << UInt64(offset % 64)
+            }
             let due = workload.calls[call].dueMicroseconds
             state.arrivals[call].append(receivedNs - state.startNs - due * 1000)
             return due
@@ -119,6 +126,13 @@ public final class FanoutBook: Sendable {
     /// Pushes matched to a call so far, and UNIX nanoseconds of the last arrival (0 before one).
     public var progress: (matched: Int, lastArrivalNs: Int64) {
         state.withLock { ($0.matched, $0.lastArrivalNs) }
+    }
+
+    /// Whether call `call`'s push to `activity` arrived and was accepted.
+    public func accepted(call: Int, activity: Int) -> Bool {
+        let offset = activity - workload.calls[call].activities.lowerBound
+        guard workload.calls[call].activities.contains(activity) else { return false }
+        return state.withLock { $0.accepted[call][offset / 64] & (1 << UInt64(offset % 64)) != 0 }
     }
 
     /// Whether every call's pushes have all arrived.

@@ -52,15 +52,13 @@ public struct ServiceWorkload: Sendable {
         var calls: [Call] = []
         var times: [Int64] = []
         let limit = requests ?? .max
-        for event in try ScenarioStream(scenario) where event.phase != .start {
-            if !perActivity, var last = calls.last, last.group == event.group, last.kind == event.kind,
-                last.activities.upperBound == event.activity, times.last == event.timeMs
-            {
-                last.activities = last.activities.lowerBound..<(event.activity + 1)
-                calls[calls.count - 1] = last
+        var grouping = try CallGrouping(scenario: scenario, perActivity: perActivity)
+        while let (index, event) = grouping.next() {
+            if index < calls.count {
+                calls[index].activities = calls[index].activities.lowerBound..<(event.activity + 1)
                 continue
             }
-            guard calls.count < limit else { break }
+            guard index < limit else { break }
             times.append(event.timeMs)
             calls.append(
                 Call(
@@ -82,6 +80,14 @@ public struct ServiceWorkload: Sendable {
         self.calls = calls
     }
 
+    /// The scenario's events the calls stand for, in order, each with the index of its call: what
+    /// the budget model is fed for the pushes that arrived.
+    public func events() throws -> some Sequence<(call: Int, event: WorkloadEvent)> {
+        let count = calls.count
+        var grouping = try CallGrouping(scenario: scenario, perActivity: perActivity)
+        return AnyIterator { grouping.next().flatMap { $0.call < count ? $0 : nil } }.lazy.map { $0 }
+    }
+
     /// Pushes the calls must cause: one per activity each reaches.
     public var expectedPushes: Int { calls.reduce(0) { $0 + $1.activities.count } }
 
@@ -100,5 +106,36 @@ public struct ServiceWorkload: Sendable {
             }
         }
         return schedule
+    }
+}
+
+/// The scenario's events other than starts, each with the index of the call it belongs to: a
+/// group's step (the same group, kind and time, its activities one after another) is one call,
+/// or, per activity, every event is its own.
+private struct CallGrouping: IteratorProtocol {
+    private var stream: ScenarioStream
+    private let perActivity: Bool
+    private var last: (group: Int, kind: EventKind, timeMs: Int64, activity: Int)?
+    private var index = -1
+
+    init(scenario: Scenario, perActivity: Bool) throws {
+        stream = try ScenarioStream(scenario)
+        self.perActivity = perActivity
+    }
+
+    mutating func next() -> (call: Int, event: WorkloadEvent)? {
+        while let event = stream.next() {
+            guard event.phase != .start else { continue }
+            let continues =
+                !perActivity
+                && last.map {
+                    $0.group == event.group && $0.kind == event.kind && $0.timeMs == event.timeMs
+                        && $0.activity + 1 == event.activity
+                } == true
+            if !continues { index += 1 }
+            last = (event.group, event.kind, event.timeMs, event.activity)
+            return (index, event)
+        }
+        return nil
     }
 }

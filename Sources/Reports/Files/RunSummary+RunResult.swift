@@ -72,6 +72,9 @@ extension RunSummary {
         lag = context.profile?.lag
         events = context.profile?.events
         cpuSamples = (try? context.cpuSampling?.get()).map(CPUSamples.init)
+        registrations = context.profile?.service?.registrations
+        api = context.profile?.service?.api
+        fanout = context.profile?.service?.fanout
         let channels = result.channels
         channelRequests =
             channels.requests > 0

@@ -80,6 +80,11 @@ public struct RunSummary: Codable, Sendable {
     public var events: Events?
     /// Where the sender's CPU went, when sampled (`--perf`; absent before 0.4).
     public var cpuSamples: CPUSamples?
+    /// A sender service driven through its API (`profile --api`; absent before 0.5): its
+    /// registrations, its event API's answers, and each call's fan-out to the mock.
+    public var registrations: APIPhase?
+    public var api: APIPhase?
+    public var fanout: Fanout?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version"
@@ -121,6 +126,7 @@ public struct RunSummary: Codable, Sendable {
         case deviceReachHistogramUs = "device_reach_histogram_us"
         case sender, lag, events
         case cpuSamples = "cpu_samples"
+        case registrations, api, fanout
     }
 
     /// A run's broadcasts, apart from its pushes to tokens.

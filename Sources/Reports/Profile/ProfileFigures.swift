@@ -54,6 +54,8 @@ public struct ProfileFigures: Sendable {
     public var trafficPage: String?
     /// What the budget model made of the accepted pushes, in one sentence, when one ran.
     public var budgetVerdict: String?
+    /// A sender service's API and fan-out, when it was driven through its API (`--api`).
+    public var service: ServiceFigures?
 
     /// Creates the figures.
     public init(

@@ -39,6 +39,7 @@ public struct ProfileHeadline: Sendable {
             Self.lateness(profile),
             Self.pace(sender),
         ]
+        if let service = profile.service { lines.insert(contentsOf: Self.service(service), at: 1) }
         if let verdict = profile.practicesVerdict {
             lines.append(RunHeadline.Line(topic: "doctor", sentence: verdict, good: nil))
         }
@@ -79,6 +80,79 @@ public struct ProfileHeadline: Sendable {
                 sender.mockCPUS
             )
         return RunHeadline.Line(topic: "pace", sentence: sentence, good: saturated ? false : nil)
+    }
+
+    /// A service's lines: its registrations, its event API, and its fan-out to the last push.
+    private static func service(_ service: ServiceFigures) -> [RunHeadline.Line] {
+        let registrations = service.registrations
+        let api = service.api
+        let fanout = service.fanout
+        let unanswered = api.refused + api.timedOut + api.failed
+        var fanoutSentence =
+            fanout.all.lastMs.map {
+                String(
+                    format:
+                        "Fan-out to the last push took %.0f ms at the median and %.0f ms at p99 (max %.0f ms) over %d calls",
+                    $0.p50,
+                    $0.p99,
+                    $0.max,
+                    $0.count
+                )
+            } ?? "No call's pushes all arrived"
+        let kinds = fanout.byKind.sorted { $0.key < $1.key }.compactMap { kind, figures in
+            figures.lastMs.map { String(format: "%@ %.0f/%.0f ms", kind, $0.p50, $0.p99) }
+        }
+        if !kinds.isEmpty { fanoutSentence += " (p50/p99 by kind: " + kinds.joined(separator: ", ") + ")" }
+        fanoutSentence +=
+            fanout.missing == 0
+            ? "; every push arrived"
+            : "; \(fanout.missing) of \(fanout.expectedPushes) pushes never arrived, in \(fanout.all.incompleteCalls) calls"
+        fanoutSentence += fanout.extra > 0 ? ", and \(fanout.extra) matched no call." : "."
+        return [
+            RunHeadline.Line(
+                topic: "register",
+                sentence: String(
+                    format: "Registered %d of %d activities at %.0f a second (p99 %.1f ms)%@.",
+                    registrations.succeeded,
+                    registrations.sent,
+                    registrations.perS,
+                    registrations.latencyMs?.p99 ?? 0,
+                    registrations.succeeded == registrations.sent
+                        ? "" : "; \(registrations.sent - registrations.succeeded) failed (\(statuses(registrations)))"
+                ),
+                good: registrations.succeeded == registrations.sent
+            ),
+            RunHeadline.Line(
+                topic: "api",
+                sentence: String(
+                    format:
+                        "The event API answered %d calls in %.1f ms at the median and %.1f ms at p99 from their intended times (%@)%@.",
+                    api.sent,
+                    api.latencyMs?.p50 ?? 0,
+                    api.latencyMs?.p99 ?? 0,
+                    statuses(api),
+                    unanswered == 0 ? "" : "; \(unanswered) did not succeed"
+                ),
+                good: unanswered == 0
+            ),
+            RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence, good: fanout.missing == 0),
+            RunHeadline.Line(
+                topic: "fan-out cost",
+                sentence: String(
+                    format: "%.1f µs of the service's CPU per push from the first call on (its registrations apart).",
+                    service.eventsCPUUsPerPush
+                ),
+                good: nil
+            ),
+        ]
+    }
+
+    /// `202: 96, 500: 10, timed out: 2`: a phase's answers.
+    private static func statuses(_ phase: RunSummary.APIPhase) -> String {
+        var parts = phase.byStatus.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        if phase.timedOut > 0 { parts.append("timed out: \(phase.timedOut)") }
+        parts += phase.failedByClass.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        return parts.isEmpty ? "no answers" : parts.joined(separator: ", ")
     }
 
     static func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }

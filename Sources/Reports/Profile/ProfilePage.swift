@@ -27,6 +27,7 @@ struct ProfilePage {
             </div>
 
             """
+        if let service = profile.service { html += ServiceSection(service: service).render() }
         html += "<h2>Over time</h2>"
         html += chart(
             "Pushes the mock received and accepted per second",

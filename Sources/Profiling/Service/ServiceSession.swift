@@ -1,0 +1,221 @@
+import Foundation
+import Synchronization
+import Transport
+
+/// Drives a sender service through its API on a thread of its own, as its apps and backend
+/// would: waits until it listens, registers every activity (closed loop, `concurrency` at a
+/// time, at most `rate` a second), then sends the calls open loop on their schedule.
+///
+/// `profile`'s watch loop reads `phase` and ends the service once the calls are answered and
+/// their pushes are in; every wait here is bounded by a deadline or the stop flag.
+public final class ServiceSession: Sendable {
+    /// How the service is driven.
+    public struct Settings: Sendable {
+        /// Registrations in flight at once, and at most this many a second when set.
+        public var registerConcurrency = 16
+        public var registerRate: Double?
+        /// Each request's deadline, and its connection's.
+        public var timeout: Duration = .seconds(10)
+        public var connectTimeout: Duration = .seconds(5)
+        /// Connections to the service's event endpoint.
+        public var eventConnections = 16
+        /// How long the service may take to listen after it starts.
+        public var serviceWait: Duration = .seconds(30)
+        /// Between the last registration's answer and the first call.
+        public var lead: Duration = .seconds(1)
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// Where the session is.
+    public enum Phase: Sendable, Equatable {
+        case waiting
+        case registering
+        case sending
+        /// Every call was sent and answered (or timed out).
+        case sent
+        /// The service never listened: nothing was measured.
+        case refused(String)
+        /// Driving it failed: no registration succeeded, or libcurl could not start.
+        case failed(String)
+    }
+
+    private struct State {
+        var phase = Phase.waiting
+        var registration = APIAnswers()
+        var events = APIAnswers()
+        var registered = 0
+        var callsSent = 0
+        var startAtUnix: Double?
+    }
+
+    public let file: APIFile
+    public let workload: ServiceWorkload
+    public let settings: Settings
+    private let book: LagBook
+    private let fanout: FanoutBook
+    private let state = Mutex(State())
+    private let stopFlag = Atomic<Bool>(false)
+
+    /// A session for `workload`, booking its pushes' schedule in `book` and `fanout` once the
+    /// clock starts.
+    public init(file: APIFile, workload: ServiceWorkload, settings: Settings, book: LagBook, fanout: FanoutBook) {
+        self.file = file
+        self.workload = workload
+        self.settings = settings
+        self.book = book
+        self.fanout = fanout
+    }
+
+    /// Starts driving the service on a new thread.
+    public func start() {
+        let thread = Thread { [self] in drive() }
+        thread.name = "pb-service-api"
+        thread.start()
+    }
+
+    /// Asks the session to stop at its next step (within a few milliseconds).
+    public func stop() { stopFlag.store(true, ordering: .relaxed) }
+
+    /// The phase now, with registrations and calls sent so far.
+    public var progress: (phase: Phase, registered: Int, callsSent: Int) {
+        state.withLock { ($0.phase, $0.registered, $0.callsSent) }
+    }
+
+    /// The answers of both phases, and UNIX seconds of the first call's intended time.
+    public var answers: (registration: APIAnswers, events: APIAnswers, startAtUnix: Double?) {
+        state.withLock { ($0.registration, $0.events, $0.startAtUnix) }
+    }
+
+    private var stopped: Bool { stopFlag.load(ordering: .relaxed) }
+
+    private func drive() {
+        if let refusal = waitForService() {
+            state.withLock { $0.phase = .refused(refusal) }
+            return
+        }
+        state.withLock { $0.phase = .registering }
+        do {
+            try register()
+            guard !stopped else { return }
+            let registration = answers.registration
+            if registration.succeeded == 0 {
+                let cause = registration.firstFailure ?? "statuses \(registration.byStatus.keys.sorted())"
+                state.withLock {
+                    $0.phase = .failed(
+                        "\(file.path):\(file.register.urlLine ?? 0): no registration succeeded (\(cause))"
+                    )
+                }
+                return
+            }
+            try sendCalls()
+        } catch {
+            state.withLock { $0.phase = .failed("\(error)") }
+            return
+        }
+        state.withLock { $0.phase = .sent }
+    }
+
+    /// Waits until every endpoint the file names accepts a connection; the refusal otherwise.
+    private func waitForService() -> String? {
+        let deadline = monotonicNanos() + settings.serviceWait.inNanoseconds
+        for request in [file.register, file.event] {
+            let url = request.request(tag: 0, intendedNanos: 0) { _ in .integer(0) }.url
+            guard let endpoint = PortProbe.endpoint(of: url) else {
+                return "\(file.path):\(request.urlLine ?? 0): \(request.urlText) names no host"
+            }
+            while !PortProbe.accepts(host: endpoint.host, port: endpoint.port, timeoutMs: 200) {
+                if stopped { return "stopped before the service listened" }
+                if monotonicNanos() >= deadline {
+                    return "\(file.path):\(request.urlLine ?? 0): \(request.urlText) accepted no connection in "
+                        + String(format: "%.0f s", settings.serviceWait.inSeconds)
+                        + " (is the service listening on \(endpoint.host):\(endpoint.port)?)"
+                }
+                usleep(100_000)
+            }
+        }
+        return nil
+    }
+
+    /// Registers every activity, `registerConcurrency` at a time.
+    private func register() throws {
+        let client = try ServiceClient(
+            timeout: settings.timeout,
+            connectTimeout: settings.connectTimeout,
+            connections: settings.registerConcurrency,
+            caFile: file.caFile,
+            insecure: file.insecure
+        )
+        let began = monotonicNanos()
+        var next = 0
+        while (next < workload.activities || client.inFlight > 0) && !stopped {
+            while next < workload.activities, client.inFlight < settings.registerConcurrency {
+                var intended = monotonicNanos()
+                if let rate = settings.registerRate {
+                    let due = began + UInt64(Double(next) / rate * 1e9)
+                    if due > intended { break }
+                    intended = due
+                }
+                let request = file.registration(of: next, in: workload, intendedNanos: intended)
+                next += 1
+                if let refused = client.submit(request) { book(refused, registration: true) }
+            }
+            for answer in client.perform(waitMs: 2) { book(answer, registration: true) }
+        }
+        let seconds = Double(monotonicNanos() - began) / 1e9
+        state.withLock { $0.registration.seconds = seconds }
+    }
+
+    /// Sends each call at its intended time, whatever is still in flight (open loop).
+    private func sendCalls() throws {
+        let client = try ServiceClient(
+            timeout: settings.timeout,
+            connectTimeout: settings.connectTimeout,
+            connections: settings.eventConnections,
+            caFile: file.caFile,
+            insecure: file.insecure
+        )
+        let startAt = Date().timeIntervalSince1970 + settings.lead.inSeconds
+        let startNanos = monotonicNanos() + settings.lead.inNanoseconds
+        book.start(atNs: Int64(startAt * 1e9))
+        fanout.start(atNs: Int64(startAt * 1e9))
+        state.withLock { $0.startAtUnix = startAt }
+        var next = 0
+        while (next < workload.calls.count || client.inFlight > 0) && !stopped {
+            let now = monotonicNanos()
+            while next < workload.calls.count {
+                let intended = startNanos + UInt64(workload.calls[next].dueMicroseconds * 1000)
+                guard intended <= now else { break }
+                let request = file.eventRequest(
+                    call: next,
+                    in: workload,
+                    startAtUnix: startAt,
+                    intendedNanos: intended
+                )
+                next += 1
+                state.withLock { $0.callsSent = next }
+                if let refused = client.submit(request) { book(refused, registration: false) }
+            }
+            var waitMs = 5
+            if next < workload.calls.count {
+                let due = startNanos + UInt64(workload.calls[next].dueMicroseconds * 1000)
+                waitMs = max(0, min(5, Int((Int64(due) - Int64(monotonicNanos())) / 1_000_000)))
+            }
+            for answer in client.perform(waitMs: waitMs) { book(answer, registration: false) }
+        }
+        let seconds = Double(monotonicNanos() - min(startNanos, monotonicNanos())) / 1e9
+        state.withLock { $0.events.seconds = seconds }
+    }
+
+    private func book(_ answer: ServiceClient.Answer, registration: Bool) {
+        state.withLock { state in
+            if registration {
+                state.registration.add(answer, request: file.register)
+                state.registered += 1
+            } else {
+                state.events.add(answer, request: file.event)
+            }
+        }
+    }
+}

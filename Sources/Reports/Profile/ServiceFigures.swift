@@ -1,0 +1,283 @@
+import Foundation
+
+/// What `profile --api` measured of a sender service beyond a sender's figures: its API's
+/// answers while registering and while taking events, and each call's fan-out to the mock.
+public struct ServiceFigures: Sendable {
+    /// One event call and the pushes it caused.
+    public struct Call: Sendable, Equatable {
+        /// The scenario's name for the event, and the group it went to.
+        public var kind: String
+        public var group: Int
+        /// Seconds after the first call's intended time at which it was due.
+        public var dueS: Double
+        /// Pushes it should cause, and those that arrived.
+        public var expected: Int
+        public var arrived: Int
+        /// When the first, half, 99% and last of its pushes arrived, milliseconds after its
+        /// intended time; `nil` when that many never arrived.
+        public var firstMs: Double?
+        public var halfMs: Double?
+        public var p99Ms: Double?
+        public var lastMs: Double?
+
+        /// Creates a call's figures.
+        public init(
+            kind: String,
+            group: Int,
+            dueS: Double,
+            expected: Int,
+            arrived: Int,
+            firstMs: Double?,
+            halfMs: Double?,
+            p99Ms: Double?,
+            lastMs: Double?
+        ) {
+            self.kind = kind
+            self.group = group
+            self.dueS = dueS
+            self.expected = expected
+            self.arrived = arrived
+            self.firstMs = firstMs
+            self.halfMs = halfMs
+            self.p99Ms = p99Ms
+            self.lastMs = lastMs
+        }
+    }
+
+    public var registrations: RunSummary.APIPhase
+    public var api: RunSummary.APIPhase
+    public var fanout: RunSummary.Fanout
+    /// Every call, in order, for the fan-out chart.
+    public var calls: [Call]
+    /// The service's CPU from the clock's start to its end, per push the mock received,
+    /// microseconds: the fan-out's cost without the registrations'.
+    public var eventsCPUUsPerPush: Double
+
+    /// Figures from the phases' answers and the calls.
+    public init(
+        registrations: RunSummary.APIPhase,
+        api: RunSummary.APIPhase,
+        calls: [Call],
+        extra: Int,
+        matchedByTag: Int,
+        eventsCPUUsPerPush: Double
+    ) {
+        self.registrations = registrations
+        self.api = api
+        self.calls = calls
+        fanout = RunSummary.Fanout(calls: calls, extra: extra, matchedByTag: matchedByTag)
+        self.eventsCPUUsPerPush = eventsCPUUsPerPush
+    }
+}
+
+extension RunSummary {
+    /// Milliseconds at the median, p90, p99 and the largest, over `count` values.
+    public struct MillisecondPercentiles: Codable, Sendable, Equatable {
+        public var count: Int
+        public var p50: Double
+        public var p90: Double
+        public var p99: Double
+        public var max: Double
+
+        /// The percentiles of `values` (nearest rank), or `nil` when there are none.
+        public init?(_ values: [Double]) {
+            guard !values.isEmpty else { return nil }
+            let sorted = values.sorted()
+            func at(_ share: Double) -> Double {
+                sorted[Swift.max(0, Int((share * Double(sorted.count)).rounded(.up)) - 1)]
+            }
+            count = sorted.count
+            p50 = at(0.5)
+            p90 = at(0.9)
+            p99 = at(0.99)
+            max = sorted[sorted.count - 1]
+        }
+
+        /// The percentiles read from a histogram of microseconds.
+        public init(count: Int, p50Us: UInt64, p90Us: UInt64, p99Us: UInt64, maxUs: UInt64) {
+            self.count = count
+            p50 = Double(p50Us) / 1000
+            p90 = Double(p90Us) / 1000
+            p99 = Double(p99Us) / 1000
+            max = Double(maxUs) / 1000
+        }
+    }
+
+    /// One phase of a service's API (`registrations`, or `api` for the events): every request
+    /// accounted for, `sent = succeeded + refused + timed_out + failed`.
+    public struct APIPhase: Codable, Sendable, Equatable {
+        /// The request: method and URL as the API file writes them (variables unfilled).
+        public var method: String
+        public var url: String
+        /// `group` or `activity` for the events; `nil` for registrations.
+        public var per: String?
+        public var sent: Int
+        public var succeeded: Int
+        /// Answered with a status the file does not count as success.
+        public var refused: Int
+        public var timedOut: Int
+        /// Failed below HTTP, by class as `run` counts transport failures.
+        public var failed: Int
+        public var byStatus: [String: Int]
+        public var failedByClass: [String: Int]
+        /// From each request's intended time to its answer.
+        public var latencyMs: MillisecondPercentiles?
+        /// Requests a second, and the phase's length.
+        public var perS: Double
+        public var durationS: Double
+        public var httpVersions: [Int]
+        /// Registrations: in flight at once, and the rate limit when one was set.
+        public var concurrency: Int?
+        public var rateLimitPerS: Double?
+
+        /// Creates the phase's figures.
+        public init(
+            method: String,
+            url: String,
+            per: String?,
+            sent: Int,
+            succeeded: Int,
+            refused: Int,
+            timedOut: Int,
+            failed: Int,
+            byStatus: [Int: Int],
+            failedByClass: [String: Int],
+            latencyMs: MillisecondPercentiles?,
+            durationS: Double,
+            httpVersions: [Int],
+            concurrency: Int? = nil,
+            rateLimitPerS: Double? = nil
+        ) {
+            self.method = method
+            self.url = url
+            self.per = per
+            self.sent = sent
+            self.succeeded = succeeded
+            self.refused = refused
+            self.timedOut = timedOut
+            self.failed = failed
+            self.byStatus = Dictionary(uniqueKeysWithValues: byStatus.map { (String($0.key), $0.value) })
+            self.failedByClass = failedByClass
+            self.latencyMs = latencyMs
+            self.durationS = durationS
+            perS = durationS > 0 ? Double(sent) / durationS : 0
+            self.httpVersions = httpVersions
+            self.concurrency = concurrency
+            self.rateLimitPerS = rateLimitPerS
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case method, url, per, sent, succeeded, refused, failed, concurrency
+            case timedOut = "timed_out"
+            case byStatus = "by_status"
+            case failedByClass = "failed_by_class"
+            case latencyMs = "latency_ms"
+            case perS = "per_s"
+            case durationS = "duration_s"
+            case httpVersions = "http_versions"
+            case rateLimitPerS = "rate_limit_per_s"
+        }
+    }
+
+    /// How each event call's pushes reached the mock: when the first, half, 99% and last of them
+    /// arrived after the call's intended time, as percentiles over the calls that got that far.
+    public struct Fanout: Codable, Sendable, Equatable {
+        /// The same, for the calls of one event kind.
+        public struct Kind: Codable, Sendable, Equatable {
+            public var calls: Int
+            /// Calls some of whose pushes never arrived.
+            public var incompleteCalls: Int
+            public var firstMs: MillisecondPercentiles?
+            public var halfMs: MillisecondPercentiles?
+            public var p99Ms: MillisecondPercentiles?
+            public var lastMs: MillisecondPercentiles?
+
+            init(_ calls: [ServiceFigures.Call]) {
+                self.calls = calls.count
+                incompleteCalls = calls.filter { $0.arrived < $0.expected }.count
+                firstMs = MillisecondPercentiles(calls.compactMap(\.firstMs))
+                halfMs = MillisecondPercentiles(calls.compactMap(\.halfMs))
+                p99Ms = MillisecondPercentiles(calls.compactMap(\.p99Ms))
+                lastMs = MillisecondPercentiles(calls.compactMap(\.lastMs))
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case calls
+                case incompleteCalls = "incomplete_calls"
+                case firstMs = "first_ms"
+                case halfMs = "half_ms"
+                case p99Ms = "p99_ms"
+                case lastMs = "last_ms"
+            }
+        }
+
+        /// One of the slowest calls: the group it went to, and how far its fan-out got.
+        public struct SlowCall: Codable, Sendable, Equatable {
+            public var call: Int
+            public var group: Int
+            public var kind: String
+            public var dueS: Double
+            public var pushes: Int
+            public var arrived: Int
+            public var p99Ms: Double?
+            public var lastMs: Double?
+
+            enum CodingKeys: String, CodingKey {
+                case call, group, kind, pushes, arrived
+                case dueS = "due_s"
+                case p99Ms = "p99_ms"
+                case lastMs = "last_ms"
+            }
+        }
+
+        public var calls: Int
+        public var expectedPushes: Int
+        public var matched: Int
+        public var missing: Int
+        public var extra: Int
+        /// Pushes matched by the `pushbench_event` the service passed through in the content state
+        /// (the rest by order).
+        public var matchedByTag: Int
+        public var all: Kind
+        public var byKind: [String: Kind]
+        /// Up to ten calls: those with pushes missing first (most missing first), then the latest
+        /// to complete.
+        public var slowest: [SlowCall]
+
+        /// The fan-out of `calls`.
+        public init(calls: [ServiceFigures.Call], extra: Int, matchedByTag: Int) {
+            self.calls = calls.count
+            expectedPushes = calls.reduce(0) { $0 + $1.expected }
+            matched = calls.reduce(0) { $0 + $1.arrived }
+            missing = expectedPushes - matched
+            self.extra = extra
+            self.matchedByTag = matchedByTag
+            all = Kind(calls)
+            byKind = Dictionary(grouping: calls, by: \.kind).mapValues(Kind.init)
+            slowest = calls.enumerated().sorted { a, b in
+                let missingA = a.element.expected - a.element.arrived
+                let missingB = b.element.expected - b.element.arrived
+                if missingA != missingB { return missingA > missingB }
+                return (a.element.lastMs ?? 0) > (b.element.lastMs ?? 0)
+            }.prefix(10).map { index, call in
+                SlowCall(
+                    call: index,
+                    group: call.group,
+                    kind: call.kind,
+                    dueS: call.dueS,
+                    pushes: call.expected,
+                    arrived: call.arrived,
+                    p99Ms: call.p99Ms,
+                    lastMs: call.lastMs
+                )
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case calls, matched, missing, extra, all, slowest
+            case expectedPushes = "expected_pushes"
+            case matchedByTag = "matched_by_tag"
+            case byKind = "by_kind"
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import Profiling
+
+/// `profile --api FILE`: a sender service driven through its own API, and how hard.
+struct ServiceAPIOptions: ParsableArguments {
+    @Option(
+        name: .customLong("api"),
+        help: ArgumentHelp(
+            "Drive COMMAND as a sender service through its own API, as FILE (YAML) maps the scenario onto it.",
+            discussion: """
+                FILE has a register request (one per activity, before the clock starts: the app's token sync) \
+                and an event request (one per group the service fans out, or per activity), each a method, a \
+                URL, headers and a JSON body with {{placeholders}} and ${VARIABLES} (docs/profile-api.md; \
+                examples/netmera-api.yaml, examples/cleverpush-api.yaml). The service gets the PUSHBENCH_* \
+                variables to reach the mock and a free port in PUSHBENCH_SERVICE_PORT; profile waits until it \
+                listens, registers every activity, sends the events on the scenario's clock (--time-scale), \
+                matches each call to the pushes it caused, and ends the service once they are in.
+                """
+        )
+    )
+    var file: String?
+
+    @Option(name: .customLong("register-rate"), help: "At most this many registrations a second (default: no limit).")
+    var registerRate: Double?
+
+    @Option(name: .customLong("register-concurrency"), help: "Registrations in flight at once.")
+    var registerConcurrency = 16
+
+    @Option(
+        name: .customLong("timeout"),
+        help: "Each API request's deadline; a request past it is counted as timed out."
+    )
+    var timeout = TimeSpan(seconds: 10)
+
+    @Option(
+        name: .customLong("settle"),
+        help:
+            "With pushes still missing after the last call's answer, how long to wait for more before ending the service."
+    )
+    var settle = TimeSpan(seconds: 5)
+
+    @Option(name: .customLong("service-wait"), help: "How long the service may take to start listening.")
+    var serviceWait = TimeSpan(seconds: 30)
+
+    func validate() throws {
+        if let registerRate, !(registerRate > 0 && registerRate.isFinite) {
+            throw ValidationError("--register-rate must be a positive number")
+        }
+        if !(1...10_000).contains(registerConcurrency) {
+            throw ValidationError("--register-concurrency must be 1 to 10000")
+        }
+        if timeout.nanoseconds == 0 { throw ValidationError("--timeout 0: must be longer than 0") }
+        if file == nil, registerRate != nil || registerConcurrency != 16 {
+            throw ValidationError("--register-rate and --register-concurrency drive a service: give --api FILE")
+        }
+    }
+
+    /// The service's description for the profiler: the file read with a free port in
+    /// `PUSHBENCH_SERVICE_PORT`, or `nil` without `--api`.
+    /// - Throws: `CommandLineError` (bad input) naming the file's line.
+    func service() throws -> SenderProfiler.ServiceAPI? {
+        guard let file else { return nil }
+        let port = try PortProbe.freePort()
+        let environment = ProcessInfo.processInfo.environment.merging(["PUSHBENCH_SERVICE_PORT": String(port)]) {
+            _,
+            ours in ours
+        }
+        let api: APIFile
+        do {
+            api = try APIFile(path: file, environment: environment)
+        } catch {
+            throw CommandLineError("--api \(error)")
+        }
+        var settings = ServiceSession.Settings()
+        settings.registerConcurrency = registerConcurrency
+        settings.registerRate = registerRate
+        settings.timeout = timeout.duration
+        settings.connectTimeout = min(timeout.duration, .seconds(5))
+        settings.serviceWait = serviceWait.duration
+        return SenderProfiler.ServiceAPI(file: api, port: port, settings: settings, settle: settle.duration)
+    }
+}

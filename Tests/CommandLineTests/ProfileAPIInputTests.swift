@@ -1,0 +1,72 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `profile --api`'s bad input: a malformed request file, an unknown placeholder, an unset
+/// variable, a service that never listens. Each is refused before the clock starts, naming the
+/// file's line, with exit status 2.
+final class ProfileAPIInputTests: PushbenchTestCase {
+    private let file = """
+        register:
+          url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/register
+          headers: {X-Api-Key: "${PB_TEST_API_KEY}"}
+          body: {group: "{{group}}", token: "{{update_token}}"}
+        event:
+          per: group
+          url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/update
+          body: {group: "{{group}}", state: "{{content_state}}"}
+        """
+
+    private func profile(
+        _ text: String,
+        command: [String] = ["sleep", "30"],
+        options: [String] = []
+    ) throws -> (output: ExternalProgram.Output, seconds: Double) {
+        let path = directory.file("api.yaml")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let began = Date()
+        let output = try pushbench.run(
+            ["profile", "--api", path, "--activities", "10", "--reports-dir", directory.file("reports")] + options
+                + ["--"] + command,
+            environment: ["PB_TEST_API_KEY": "key-that-must-not-show-9931"],
+            timeout: 60
+        )
+        XCTAssertFalse((output.stdout + output.stderr).contains("key-that-must-not-show-9931"))
+        return (output, Date().timeIntervalSince(began))
+    }
+
+    func testAnUnknownPlaceholderIsRefusedWithItsLine() throws {
+        let (output, _) = try profile(file.replacingOccurrences(of: "{{update_token}}", with: "{{tokn}}"))
+        XCTAssertEqual(output.status, 2, output.stderr)
+        assertCleanFailure(output, mentions: "api.yaml:4: unknown placeholder {{tokn}}")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("reports")), "nothing started")
+    }
+
+    func testAnUnsetVariableIsRefusedWithItsLine() throws {
+        let (output, _) = try profile(file.replacingOccurrences(of: "PB_TEST_API_KEY", with: "PB_UNSET_KEY"))
+        XCTAssertEqual(output.status, 2, output.stderr)
+        assertCleanFailure(output, mentions: "api.yaml:3: ${PB_UNSET_KEY} is not set in the environment")
+    }
+
+    func testAMalformedFileIsRefusedWithItsLine() throws {
+        let (output, _) = try profile(file + "\n  body: [unclosed")
+        XCTAssertEqual(output.status, 2, output.stderr)
+        assertCleanFailure(output, mentions: "api.yaml:10: not valid YAML")
+    }
+
+    /// `sleep` never listens: refused after --service-wait, with the URL's line, and the sleeper
+    /// ended.
+    func testAServiceThatNeverListensIsRefusedBeforeTheClockStarts() throws {
+        let (output, seconds) = try profile(file, options: ["--service-wait", "1s", "--grace", "1s"])
+        XCTAssertEqual(output.status, 2, output.stdout + output.stderr)
+        assertCleanFailure(output, mentions: "api.yaml:2: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/register")
+        XCTAssertTrue(output.stderr.contains("accepted no connection in 1 s"), output.stderr)
+        XCTAssertLessThan(seconds, 20, "bounded by --service-wait and --grace")
+    }
+
+    func testRegistrationOptionsNeedAnAPIFile() throws {
+        let output = try pushbench.run(["profile", "--register-rate", "100", "--", "true"])
+        XCTAssertEqual(output.status, 64, "a usage error: \(output.stderr)")
+        XCTAssertTrue(output.stderr.contains("give --api FILE"), output.stderr)
+    }
+}

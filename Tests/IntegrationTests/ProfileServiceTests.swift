@@ -1,0 +1,199 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `pushbench profile --api` against a real sender service: `Tests/Scripts/live_activity_service.py`,
+/// an HTTP/1.1 service that fans each group update out to the mock with aioapns (pinned from
+/// PyPI, as the conformance suite pins it), healthy and with the faults a report must show in
+/// numbers: 500 to every tenth update, the last 1% of each group dropped, a service that stops
+/// answering, one that dies.
+final class ProfileServiceTests: XCTestCase {
+    private static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    private static let service = repository.appendingPathComponent("Tests/Scripts/live_activity_service.py").path
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    override func tearDown() {
+        directory.remove()
+    }
+
+    /// Three matches of 100 fans each: a call reaches 100 activities.
+    private func scenario() throws -> String {
+        let path = directory.file("matches.yaml")
+        try """
+        name: three-matches
+        cohorts:
+          - kind: football
+            activities: 300
+            groups: 3
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Profiles the service with `serviceOptions` through `api`, the first `calls` calls; returns
+    /// the exit, the output and the summary (when written).
+    private func profile(
+        api: String = "examples/netmera-api.yaml",
+        scenario: [String]? = nil,
+        calls: Int = 60,
+        schedule: [String] = ["--time-scale", "600"],
+        options: [String] = [],
+        serviceOptions: [String] = []
+    ) throws -> (output: ExternalProgram.Output, summary: [String: Any]?, folder: String?) {
+        let python = try ConformanceSuiteTests.clientEnvironment()
+        let reports = directory.file("reports-\(UUID().uuidString.prefix(8))")
+        let output = try ExternalProgram.pushbench.run(
+            ["profile", "--api", Self.repository.appendingPathComponent(api).path, "--reports-dir", reports]
+                + (try scenario ?? ["--scenario", self.scenario(), "--activities", "300"])
+                + ["--requests", String(calls), "--streams-before-token", "1000"] + schedule
+                + options + ["--", python.path, Self.service] + serviceOptions,
+            environment: ["NETMERA_API_KEY": "netmera-secret-5521", "CLEVERPUSH_API_KEY": "cleverpush-secret-7730"],
+            timeout: 240
+        )
+        guard let run = try? FileManager.default.contentsOfDirectory(atPath: reports).first else {
+            return (output, nil, nil)
+        }
+        let folder = "\(reports)/\(run)"
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/summary.json"))
+        return (output, try JSONSerialization.jsonObject(with: data) as? [String: Any], folder)
+    }
+
+    private func section(_ summary: [String: Any]?, _ key: String) throws -> [String: Any] {
+        try XCTUnwrap(summary?[key] as? [String: Any], "summary.json has \(key)")
+    }
+
+    /// Every request of a phase is accounted for once.
+    private func assertAccounted(_ phase: [String: Any], sent: Int, file: StaticString = #filePath, line: UInt = #line)
+    {
+        let parts = ["succeeded", "refused", "timed_out", "failed"].map { phase[$0] as? Int ?? -1 }
+        XCTAssertEqual(phase["sent"] as? Int, sent, "\(phase)", file: file, line: line)
+        XCTAssertEqual(
+            parts.reduce(0, +),
+            sent,
+            "sent = succeeded + refused + timed_out + failed",
+            file: file,
+            line: line
+        )
+    }
+
+    func testTheNetmeraShapedServiceFansEveryGroupUpdateOut() throws {
+        let (output, summary, folder) = try profile()
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let registrations = try section(summary, "registrations")
+        assertAccounted(registrations, sent: 300)
+        XCTAssertEqual(registrations["by_status"] as? [String: Int], ["200": 300])
+        XCTAssertEqual(registrations["http_versions"] as? [Int], [1], "the service speaks HTTP/1.1")
+        let api = try section(summary, "api")
+        assertAccounted(api, sent: 60)
+        XCTAssertEqual(api["by_status"] as? [String: Int], ["202": 60])
+        let fanout = try section(summary, "fanout")
+        XCTAssertEqual(fanout["expected_pushes"] as? Int, 6000, "60 calls to groups of 100")
+        XCTAssertEqual(fanout["matched"] as? Int, 6000)
+        XCTAssertEqual(fanout["matched_by_tag"] as? Int, 6000, "the service passes the content state through")
+        XCTAssertEqual(fanout["missing"] as? Int, 0)
+        XCTAssertEqual(fanout["extra"] as? Int, 0)
+        let all = try XCTUnwrap(fanout["all"] as? [String: Any])
+        let last = try XCTUnwrap(all["last_ms"] as? [String: Double])
+        let first = try XCTUnwrap(all["first_ms"] as? [String: Double])
+        XCTAssertEqual(last["count"], 60)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(first["p50"]), try XCTUnwrap(last["p50"]))
+        XCTAssertNotNil((fanout["by_kind"] as? [String: Any])?["kick-off"], "by event kind")
+        XCTAssertEqual(try section(summary, "events")["missing"] as? Int, 0)
+        let sender = try section(summary, "sender")
+        XCTAssertEqual(sender["stop"] as? String, "drained", "ended once its pushes were in")
+        XCTAssertGreaterThan(try XCTUnwrap(sender["cpu_us_per_push"] as? Double), 0)
+        XCTAssertTrue(output.stdout.contains("of 6000 accepted pushes shown"), "the budget model: \(output.stdout)")
+        for topic in ["register", "api", "fan-out", "fan-out cost", "cost", "doctor", "budget"] {
+            XCTAssertTrue(output.stdout.contains("\n\(topic)  ") || output.stdout.hasPrefix("\(topic)  "), topic)
+        }
+        let page = try String(contentsOfFile: "\(try XCTUnwrap(folder))/report.html", encoding: .utf8)
+        XCTAssertTrue(page.contains("Fan-out to the last push of each call"))
+        for file in try FileManager.default.subpathsOfDirectory(atPath: try XCTUnwrap(folder)) {
+            let text = (try? String(contentsOfFile: "\(folder!)/\(file)", encoding: .utf8)) ?? ""
+            XCTAssertFalse(text.contains("netmera-secret-5521"), "\(file) holds the API key")
+        }
+        XCTAssertFalse((output.stdout + output.stderr).contains("netmera-secret-5521"))
+    }
+
+    /// Every tenth update answered 500 and fanned out to nobody: 6 refused calls, their 600
+    /// pushes missing, in numbers on the first screen and in summary.json.
+    func testAServiceThatFailsEveryTenthUpdateIsShownInNumbers() throws {
+        let (output, summary, _) = try profile(options: ["--settle", "2s"], serviceOptions: ["--fail-every", "10"])
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let api = try section(summary, "api")
+        assertAccounted(api, sent: 60)
+        XCTAssertEqual(api["by_status"] as? [String: Int], ["202": 54, "500": 6])
+        XCTAssertEqual(api["refused"] as? Int, 6)
+        let fanout = try section(summary, "fanout")
+        XCTAssertEqual(fanout["missing"] as? Int, 600)
+        XCTAssertEqual((fanout["all"] as? [String: Any])?["incomplete_calls"] as? Int, 6)
+        XCTAssertEqual(fanout["extra"] as? Int, 0, "the tag keeps later pushes on their own calls")
+        XCTAssertTrue(output.stdout.contains("500: 6"), output.stdout)
+        XCTAssertTrue(output.stdout.contains("600 of 6000 pushes never arrived, in 6 calls"), output.stdout)
+    }
+
+    /// The last 1% of each group dropped: every call misses one push, so none completes, and 99%
+    /// of each still arrives.
+    func testAServiceThatDropsTheTailOfEachGroupIsShownInNumbers() throws {
+        let (output, summary, _) = try profile(options: ["--settle", "2s"], serviceOptions: ["--drop-tail", "0.01"])
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let fanout = try section(summary, "fanout")
+        XCTAssertEqual(fanout["missing"] as? Int, 60)
+        let all = try XCTUnwrap(fanout["all"] as? [String: Any])
+        XCTAssertEqual(all["incomplete_calls"] as? Int, 60)
+        XCTAssertNil(all["last_ms"], "no call's last push came")
+        XCTAssertEqual((all["p99_ms"] as? [String: Double])?["count"], 60, "99% of every call's did")
+        let slowest = try XCTUnwrap(fanout["slowest"] as? [[String: Any]])
+        XCTAssertEqual(slowest.first?["arrived"] as? Int, 99)
+        XCTAssertTrue(output.stdout.contains("60 of 6000 pushes never arrived, in 60 calls"), output.stdout)
+    }
+
+    /// A service that stops answering costs each request its --timeout, counted, and the profile
+    /// ends within its bounds.
+    func testAServiceThatStopsAnsweringCostsEachRequestItsTimeout() throws {
+        let began = Date()
+        let (output, summary, _) = try profile(
+            calls: 30,
+            options: ["--timeout", "1s", "--settle", "1s"],
+            serviceOptions: ["--stall-after", "5"]
+        )
+        XCTAssertLessThan(Date().timeIntervalSince(began), 90, "bounded")
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let api = try section(summary, "api")
+        assertAccounted(api, sent: 30)
+        XCTAssertEqual(api["succeeded"] as? Int, 5)
+        XCTAssertEqual((api["timed_out"] as? Int ?? 0) + (api["failed"] as? Int ?? 0), 25, "\(api)")
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap((api["latency_ms"] as? [String: Double])?["max"]), 1000)
+    }
+
+    /// A service that dies mid-run is a failed profile, with its last words.
+    func testAServiceThatDiesIsAFailedProfileWithItsLastWords() throws {
+        let (output, _, _) = try profile(calls: 30, serviceOptions: ["--die-after", "5"])
+        XCTAssertEqual(output.status, 3, output.stdout + output.stderr)
+        XCTAssertTrue(output.stdout.contains("FAILED: the sender exited with status 1"), output.stdout)
+        XCTAssertTrue(output.stdout.contains("dying at update call 6"), output.stdout)
+    }
+
+    /// The CleverPush-shaped example: one call per activity, the content state under its own key.
+    func testTheCleverPushShapedServiceIsDrivenPerActivity() throws {
+        let (output, summary, _) = try profile(
+            api: "examples/cleverpush-api.yaml",
+            scenario: ["--scenario", "delivery", "--activities", "40"],
+            calls: 80,
+            schedule: ["--rate", "200"]
+        )
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        assertAccounted(try section(summary, "registrations"), sent: 40)
+        let api = try section(summary, "api")
+        XCTAssertEqual(api["per"] as? String, "activity")
+        assertAccounted(api, sent: 80)
+        let fanout = try section(summary, "fanout")
+        XCTAssertEqual(fanout["expected_pushes"] as? Int, 80)
+        XCTAssertEqual(fanout["matched"] as? Int, 80)
+        XCTAssertEqual(fanout["extra"] as? Int, 0)
+    }
+}

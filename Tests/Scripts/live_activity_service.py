@@ -1,0 +1,196 @@
+"""A small Live Activity sender service: the service under test of `pushbench profile --api`.
+
+It speaks two APIs shaped like those of push providers, keeps the tokens apps register, and
+fans each update out to APNs with aioapns, as such a service does:
+
+  Netmera-shaped (examples/netmera-api.yaml), header X-netmera-api-key = $NETMERA_API_KEY:
+    POST /rest/3.0/live-activity/register  {"groupId", "activityId", "token"}
+    POST /rest/3.0/update-live-activity    {"groupId", "action": "UPDATE"|"END", "contentState",
+                                            "priority"}: one call, every activity of the group
+  CleverPush-shaped (examples/cleverpush-api.yaml), header Authorization = $CLEVERPUSH_API_KEY:
+    POST /subscription/sync   {"channelId", "subscriptionId", "iosLiveActivityId",
+                               "iosLiveActivityToken"}
+    POST /notification/send   {"channel", "subscriptionIds", "iosLiveActivityEvent",
+                               "iosLiveActivityContentState", "iosLiveActivityDismissalDate"}
+
+An update is answered 202 at once and fanned out after: its pushes join one queue, in order,
+which 200 workers send on 4 connections.
+
+It takes what profile hands a service: PUSHBENCH_SERVICE_PORT to listen on (127.0.0.1), and the
+PUSHBENCH_* variables to reach APNs (docs/profile.md). Faults, for the tests that must see them:
+  --fail-every N   answers 500 to every N-th update call, and fans nothing out for it
+  --drop-tail F    leaves out the last share F of each group's tokens (0.01: 1%)
+  --stall-after N  never answers an update call after the N-th (the connection stays open)
+  --die-after N    exits with status 1 at the (N+1)-th update call, saying so on stderr
+Standard library only, besides aioapns: an HTTP/1.1 server with keep-alive on asyncio.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import ssl
+import sys
+import time
+
+import aioapns
+import aioapns.connection
+
+env = os.environ
+
+
+def apns_client():
+    aioapns.connection.APNsProductionClientProtocol.APNS_SERVER = env["PUSHBENCH_APNS_HOST"]
+    aioapns.connection.APNsProductionClientProtocol.APNS_PORT = int(env["PUSHBENCH_APNS_PORT"])
+    with open(env["PUSHBENCH_AUTH_KEY"]) as key:
+        return aioapns.APNs(
+            key=key.read(),
+            key_id=env["PUSHBENCH_KEY_ID"],
+            team_id=env["PUSHBENCH_TEAM_ID"],
+            topic=env["PUSHBENCH_TOPIC"],
+            ssl_context=ssl.create_default_context(cafile=env["PUSHBENCH_CA_FILE"]),
+            max_connections=4,
+        )
+
+
+class Service:
+    def __init__(self, options):
+        self.options = options
+        self.apns = apns_client()
+        self.groups = {}  # group id -> tokens, in registration order
+        self.subscriptions = {}  # subscription id -> token
+        self.updates = 0
+        self.pushes = 0
+        self.failures = {}
+        self.queue = asyncio.Queue()
+        self.workers = [asyncio.get_running_loop().create_task(self.work()) for _ in range(200)]
+
+    def route(self, method, path, headers, body):
+        """Returns (status, answer) for one request."""
+        if method != "POST":
+            return 405, {"error": "POST only"}
+        if path.startswith("/rest/3.0/"):
+            if headers.get("x-netmera-api-key") != env.get("NETMERA_API_KEY"):
+                return 401, {"error": "bad api key"}
+        elif headers.get("authorization") != env.get("CLEVERPUSH_API_KEY"):
+            return 401, {"error": "bad api key"}
+        try:
+            request = json.loads(body)
+        except ValueError:
+            return 400, {"error": "body is not JSON"}
+        if path == "/rest/3.0/live-activity/register":
+            self.groups.setdefault(str(request["groupId"]), []).append(request["token"])
+            return 200, {"registered": True}
+        if path == "/subscription/sync":
+            self.subscriptions[str(request["subscriptionId"])] = request["iosLiveActivityToken"]
+            return 200, {"success": True}
+        if path == "/rest/3.0/update-live-activity":
+            tokens = self.groups.get(str(request["groupId"]))
+            if tokens is None:
+                return 404, {"error": "unknown group"}
+            action = request.get("action", "UPDATE").lower()
+            return self.update(tokens, action, request.get("contentState"), request.get("priority", 10), None)
+        if path == "/notification/send":
+            tokens = [self.subscriptions[str(s)] for s in request.get("subscriptionIds", []) if str(s) in self.subscriptions]
+            return self.update(
+                tokens,
+                request.get("iosLiveActivityEvent", "update"),
+                request.get("iosLiveActivityContentState"),
+                10,
+                request.get("iosLiveActivityDismissalDate"),
+            )
+        return 404, {"error": "no such route"}
+
+    def update(self, tokens, event, state, priority, dismissal):
+        self.updates += 1
+        if self.options.die_after is not None and self.updates > self.options.die_after:
+            print(f"dying at update call {self.updates}, as --die-after asks", file=sys.stderr, flush=True)
+            os._exit(1)
+        if self.options.stall_after is not None and self.updates > self.options.stall_after:
+            return None, None
+        if self.options.fail_every and self.updates % self.options.fail_every == 0:
+            return 500, {"error": "injected failure"}
+        keep = len(tokens) - int(len(tokens) * self.options.drop_tail)
+        aps = {"timestamp": int(time.time()), "event": event, "content-state": state or {}}
+        if event == "end" and dismissal:
+            aps["dismissal-date"] = int(dismissal)
+        message = {"aps": aps}
+        for token in tokens[:keep]:
+            self.queue.put_nowait((token, message, int(priority)))
+        return 202, {"accepted": keep}
+
+    async def work(self):
+        """One of the workers: sends the queue's pushes one at a time, for ever."""
+        while True:
+            token, message, priority = await self.queue.get()
+            try:
+                result = await self.apns.send_notification(
+                    aioapns.NotificationRequest(
+                        device_token=token,
+                        message=message,
+                        push_type=aioapns.PushType.LIVEACTIVITY,
+                        priority=priority,
+                    )
+                )
+                failure = None if result.is_successful else result.description
+            except Exception as error:
+                failure = type(error).__name__
+            self.pushes += 1
+            if failure:
+                self.failures[failure] = self.failures.get(failure, 0) + 1
+
+    async def serve(self, reader, writer):
+        """One keep-alive HTTP/1.1 connection: requests one after another until it closes."""
+        try:
+            while True:
+                line = await reader.readline()
+                if not line:
+                    break
+                method, path, _ = line.decode("latin-1").split(" ", 2)
+                headers = {}
+                while True:
+                    header = await reader.readline()
+                    if header in (b"\r\n", b"\n", b""):
+                        break
+                    name, _, value = header.decode("latin-1").partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                body = await reader.readexactly(int(headers.get("content-length", "0")))
+                status, answer = self.route(method, path.split("?")[0], headers, body)
+                if status is None:
+                    await asyncio.Event().wait()  # stalled: never answers
+                payload = json.dumps(answer).encode()
+                writer.write(
+                    f"HTTP/1.1 {status} {'OK' if status < 400 else 'Error'}\r\n"
+                    f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n".encode()
+                    + payload
+                )
+                await writer.drain()
+                if headers.get("connection", "").lower() == "close":
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+            pass
+        finally:
+            writer.close()
+
+
+async def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--fail-every", type=int, default=0)
+    parser.add_argument("--drop-tail", type=float, default=0.0)
+    parser.add_argument("--stall-after", type=int)
+    parser.add_argument("--die-after", type=int)
+    service = Service(parser.parse_args())
+    server = await asyncio.start_server(service.serve, "127.0.0.1", int(env["PUSHBENCH_SERVICE_PORT"]), backlog=512)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stop.set)
+    loop.add_signal_handler(signal.SIGINT, stop.set)
+    async with server:
+        await stop.wait()
+    failures = ", ".join(f"{k}: {v}" for k, v in sorted(service.failures.items())) or "none"
+    print(f"{service.updates} update calls, {service.pushes} pushes, failures: {failures}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
