@@ -51,7 +51,8 @@ extension SenderProfile {
     private var figures: ProfileFigures {
         var figures = ProfileFigures(
             sender: RunSummary.Sender(
-                command: command.joined(separator: " "),
+                command: command.isEmpty
+                    ? "the service at \(service?.file.register.urlText ?? "?")" : command.joined(separator: " "),
                 exitStatus: ending.map { Int($0.shellStatus) },
                 stop: stop.rawValue,
                 stopS: stopSeconds,
@@ -74,6 +75,7 @@ extension SenderProfile {
             stderrTail: stderrTail
         )
         figures.service = service?.figures(pushes: lag.pushes)
+        figures.processesMeasured = !command.isEmpty
         return figures
     }
 

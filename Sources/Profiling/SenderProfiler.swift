@@ -16,7 +16,8 @@ import Workload
 /// Watching is a loop of 200 ms ticks (`ProfileWatch`); every stop is bounded: a sender gets
 /// SIGTERM, then SIGKILL after the grace, and watching ends at most 5 s later whatever remains.
 public struct SenderProfiler {
-    /// The command to run, with its arguments; the first is looked up on `PATH`.
+    /// The command to run, with its arguments; the first is looked up on `PATH`. Empty for a
+    /// service that already runs (`service` then says where).
     public var command: [String]
     /// The pushes to hand it, the first `requests` of them when set, due as `timing` says.
     public var scenario: Scenario
@@ -50,13 +51,26 @@ public struct SenderProfiler {
         /// How long after the last call's answer, with pushes still missing, the profile waits
         /// for more before it ends the service.
         public var settle: Duration
+        /// For a service that already runs (no command): the port the mock must listen on, where
+        /// the service sends its pushes, and the certificate the service trusts.
+        public var mockPort: Int?
+        public var mockIdentity: TLSIdentity?
 
         /// Creates the description.
-        public init(file: APIFile, port: Int, settings: ServiceSession.Settings, settle: Duration) {
+        public init(
+            file: APIFile,
+            port: Int,
+            settings: ServiceSession.Settings,
+            settle: Duration,
+            mockPort: Int? = nil,
+            mockIdentity: TLSIdentity? = nil
+        ) {
             self.file = file
             self.port = port
             self.settings = settings
             self.settle = settle
+            self.mockPort = mockPort
+            self.mockIdentity = mockIdentity
         }
     }
 
@@ -125,7 +139,8 @@ public struct SenderProfiler {
             book = written.book
         }
         var mock = self.mock
-        mock.port = 0
+        mock.port = service?.mockPort ?? 0
+        if let identity = service?.mockIdentity { mock.identity = identity }
         let fanout = work?.fanout
         mock.recorder = try PushRecorder(path: path("traffic.csv")) { record, receivedNs, body in
             if let fanout {
@@ -145,13 +160,16 @@ public struct SenderProfiler {
         if let startAt { waitForLead(startAt: startAt, notice: notice) }
         let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
         let sampler = try? sampling?.get()
-        let sender = try SenderProcess(
-            command: command,
-            environment: contract.inheritedEnvironment,
-            outputPath: path("sender.stdout.log"),
-            errorPath: path("sender.stderr.log"),
-            apart: Set([sampler?.pid].compactMap { $0 })
-        )
+        let sender =
+            command.isEmpty
+            ? nil
+            : try SenderProcess(
+                command: command,
+                environment: contract.inheritedEnvironment,
+                outputPath: path("sender.stdout.log"),
+                errorPath: path("sender.stderr.log"),
+                apart: Set([sampler?.pid].compactMap { $0 })
+            )
         var watch = ProfileWatch(
             sender: sender,
             book: book,
@@ -159,11 +177,18 @@ public struct SenderProfiler {
             duration: duration,
             grace: grace
         )
-        notice(
-            "started \(command.joined(separator: " ")) (pid \(sender.pid))"
-                + (startAt.map { String(format: "; at_s 0 is %.1f s after its start", $0 - watch.startedAt) } ?? "")
-                + "; its output: \(path("sender.stdout.log")), \(path("sender.stderr.log"))"
-        )
+        if let sender {
+            notice(
+                "started \(command.joined(separator: " ")) (pid \(sender.pid))"
+                    + (startAt.map { String(format: "; at_s 0 is %.1f s after its start", $0 - watch.startedAt) } ?? "")
+                    + "; its output: \(path("sender.stdout.log")), \(path("sender.stderr.log"))"
+            )
+        } else {
+            notice(
+                "profiling the service already running at \(service?.file.register.urlText ?? "?"): its answers and "
+                    + "pushes are measured, its CPU and memory are not (profile did not start it)"
+            )
+        }
         work?.session.start()
         while !watch.finished {
             let workDone = work?.observe(&watch, notice: notice) ?? false
@@ -185,8 +210,10 @@ public struct SenderProfiler {
             stderrTail: Self.lastLines(of: path("sender.stderr.log"), count: 5)
         )
         profile.service = try work?.outcome(cpuSeconds: profile.cpuSeconds)
-        profile.cpuSampling = sampling?.flatMap {
-            $0.finish(following: sender.pid, scope: "the sender and every process it started")
+        if let sender {
+            profile.cpuSampling = sampling?.flatMap {
+                $0.finish(following: sender.pid, scope: "the sender and every process it started")
+            }
         }
         return (profile, path("traffic.csv"))
     }

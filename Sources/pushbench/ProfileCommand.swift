@@ -38,7 +38,9 @@ struct ProfileCommand: ParsableCommand {
 
             With --api FILE, COMMAND is a sender service: profile registers every activity through its API, \
             sends it the scenario's events as its API takes them, and measures the API's answers and each \
-            call's fan-out to the mock (summary.json: registrations, api, fanout, events); docs/profile-api.md.
+            call's fan-out to the mock (summary.json: registrations, api, fanout, events); docs/profile-api.md. \
+            Without COMMAND, the service already runs where FILE says, sending to the mock at --mock-port and \
+            signing with --auth-key: its answers and pushes are measured, not its CPU and memory.
 
             Exit status: 0; 2 for bad input (a COMMAND that does not exist); 3 when the profile failed (the \
             sender exited non-zero, died of a signal profile did not send, or sent nothing), with the cause and \
@@ -83,13 +85,28 @@ struct ProfileCommand: ParsableCommand {
         if budget.budgetClock == .run {
             throw ValidationError("--budget-clock run: profile models the budget on the scenario's clock only")
         }
-        if command.isEmpty { throw ValidationError("give the sender to run after --, such as: -- python3 sender.py") }
+        if command.isEmpty && api.file == nil {
+            throw ValidationError("give the sender to run after --, such as: -- python3 sender.py")
+        }
+        if command.isEmpty && (api.mockPort == nil || key.authKey == nil) {
+            throw ValidationError(
+                "--api without a COMMAND profiles a service that already runs: give --mock-port (where it sends its pushes) and --auth-key, --key-id, --team-id (the key it signs with)"
+            )
+        }
+        if command.isEmpty && perf.enabled {
+            throw ValidationError("--perf samples a sender profile starts: give it after --")
+        }
+        if !command.isEmpty && (api.mockPort != nil || api.mockTLSCert != nil) {
+            throw ValidationError(
+                "--mock-port, --mock-tls-cert and --mock-tls-key are for a service that already runs (no COMMAND)"
+            )
+        }
     }
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
-        try checkCommand()
-        let service = try api.service()
+        if !command.isEmpty { try checkCommand() }
+        let service = try api.service(startsService: !command.isEmpty)
         let stopRequested = Atomic<Bool>(false)
         let trap = InterruptTrap { stopRequested.store(true, ordering: .relaxed) }
         let runID = RunContext.makeRunID()

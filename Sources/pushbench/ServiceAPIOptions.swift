@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Profiling
+import Wire
+import Workload
 
 /// `profile --api FILE`: a sender service driven through its own API, and how hard.
 struct ServiceAPIOptions: ParsableArguments {
@@ -43,6 +45,22 @@ struct ServiceAPIOptions: ParsableArguments {
     @Option(name: .customLong("service-wait"), help: "How long the service may take to start listening.")
     var serviceWait = TimeSpan(seconds: 30)
 
+    @Option(
+        name: .customLong("mock-port"),
+        help: "Without COMMAND: the port on 127.0.0.1 the mock listens on, where the running service sends its pushes."
+    )
+    var mockPort: Int?
+
+    @Option(
+        name: .customLong("mock-tls-cert"),
+        help:
+            "Without COMMAND: the certificate chain (PEM) the mock serves, one the running service trusts. Needs --mock-tls-key."
+    )
+    var mockTLSCert: String?
+
+    @Option(name: .customLong("mock-tls-key"), help: "The TLS private key (PEM) for --mock-tls-cert.")
+    var mockTLSKey: String?
+
     func validate() throws {
         if let registerRate, !(registerRate > 0 && registerRate.isFinite) {
             throw ValidationError("--register-rate must be a positive number")
@@ -51,21 +69,24 @@ struct ServiceAPIOptions: ParsableArguments {
             throw ValidationError("--register-concurrency must be 1 to 10000")
         }
         if timeout.nanoseconds == 0 { throw ValidationError("--timeout 0: must be longer than 0") }
+        if let mockPort, !(1...65535).contains(mockPort) { throw ValidationError("--mock-port must be 1 to 65535") }
+        if (mockTLSCert == nil) != (mockTLSKey == nil) {
+            throw ValidationError("--mock-tls-cert and --mock-tls-key go together")
+        }
         if file == nil, registerRate != nil || registerConcurrency != 16 {
             throw ValidationError("--register-rate and --register-concurrency drive a service: give --api FILE")
         }
     }
 
-    /// The service's description for the profiler: the file read with a free port in
-    /// `PUSHBENCH_SERVICE_PORT`, or `nil` without `--api`.
+    /// The service's description for the profiler, or `nil` without `--api`: the file read with
+    /// a free port in `PUSHBENCH_SERVICE_PORT` for a service profile starts, or with the
+    /// environment as it is for one that already runs.
     /// - Throws: `CommandLineError` (bad input) naming the file's line.
-    func service() throws -> SenderProfiler.ServiceAPI? {
+    func service(startsService: Bool) throws -> SenderProfiler.ServiceAPI? {
         guard let file else { return nil }
         let port = try PortProbe.freePort()
-        let environment = ProcessInfo.processInfo.environment.merging(["PUSHBENCH_SERVICE_PORT": String(port)]) {
-            _,
-            ours in ours
-        }
+        var environment = ProcessInfo.processInfo.environment
+        if startsService { environment["PUSHBENCH_SERVICE_PORT"] = String(port) }
         let api: APIFile
         do {
             api = try APIFile(path: file, environment: environment)
@@ -78,6 +99,20 @@ struct ServiceAPIOptions: ParsableArguments {
         settings.timeout = timeout.duration
         settings.connectTimeout = min(timeout.duration, .seconds(5))
         settings.serviceWait = serviceWait.duration
-        return SenderProfiler.ServiceAPI(file: api, port: port, settings: settings, settle: settle.duration)
+        var identity: TLSIdentity?
+        if let mockTLSCert, let mockTLSKey {
+            identity = TLSIdentity(
+                certificatePEM: try InputFile.bytes(mockTLSCert, what: "certificate"),
+                privateKeyPEM: try InputFile.bytes(mockTLSKey, what: "TLS key")
+            )
+        }
+        return SenderProfiler.ServiceAPI(
+            file: api,
+            port: port,
+            settings: settings,
+            settle: settle.duration,
+            mockPort: mockPort,
+            mockIdentity: identity
+        )
     }
 }

@@ -69,4 +69,14 @@ final class ProfileAPIInputTests: PushbenchTestCase {
         XCTAssertEqual(output.status, 64, "a usage error: \(output.stderr)")
         XCTAssertTrue(output.stderr.contains("give --api FILE"), output.stderr)
     }
+
+    /// Without a COMMAND the service already runs: the mock's port and the key it signs with are
+    /// needed, and profile says so before anything starts.
+    func testAServiceThatAlreadyRunsNeedsTheMockPortAndItsKey() throws {
+        let path = directory.file("api.yaml")
+        try file.write(toFile: path, atomically: true, encoding: .utf8)
+        let output = try pushbench.run(["profile", "--api", path])
+        XCTAssertEqual(output.status, 64, "a usage error: \(output.stderr)")
+        XCTAssertTrue(output.stderr.contains("give --mock-port"), output.stderr)
+    }
 }

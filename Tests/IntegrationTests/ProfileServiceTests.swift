@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Wire
 import XCTest
 
 /// `pushbench profile --api` against a real sender service: `Tests/Scripts/live_activity_service.py`,
@@ -195,5 +196,70 @@ final class ProfileServiceTests: XCTestCase {
         XCTAssertEqual(fanout["expected_pushes"] as? Int, 80)
         XCTAssertEqual(fanout["matched"] as? Int, 80)
         XCTAssertEqual(fanout["extra"] as? Int, 0)
+    }
+
+    /// A service that already runs, started here, not by profile: profile drives it through its
+    /// API and measures its answers and pushes at the mock's fixed port with a certificate the
+    /// service trusts, says its CPU was not measured, and leaves it running.
+    func testAServiceThatAlreadyRunsIsDrivenWithoutBeingStarted() throws {
+        let python = try ConformanceSuiteTests.clientEnvironment()
+        let certificate = directory.file("mock.pem")
+        let tlsKey = directory.file("mock-key.pem")
+        let openssl = try XCTUnwrap(ExternalProgram.onPath("openssl"))
+        let made = try openssl.run([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", tlsKey,
+            "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let providerKey = directory.file("AuthKey_RUNNING01.p8")
+        try Data(try ES256PrivateKey().pkcs8PEM()).write(to: URL(fileURLWithPath: providerKey))
+        let (mockPort, servicePort) = (try Self.freePort(), try Self.freePort())
+        let service = Process()
+        service.executableURL = URL(fileURLWithPath: python.path)
+        service.arguments = [Self.service]
+        service.environment = ProcessInfo.processInfo.environment.merging([
+            "PUSHBENCH_SERVICE_PORT": String(servicePort), "PUSHBENCH_APNS_HOST": "127.0.0.1",
+            "PUSHBENCH_APNS_PORT": String(mockPort), "PUSHBENCH_CA_FILE": certificate,
+            "PUSHBENCH_AUTH_KEY": providerKey, "PUSHBENCH_KEY_ID": "RUNNING01", "PUSHBENCH_TEAM_ID": "TEAMRUN001",
+            "PUSHBENCH_TOPIC": "com.example.pushbench.push-type.liveactivity", "NETMERA_API_KEY": "netmera-secret-5521",
+        ]) { _, ours in ours }
+        service.standardOutput = FileHandle.nullDevice
+        service.standardError = FileHandle.nullDevice
+        try service.run()
+        defer {
+            service.terminate()
+            service.waitUntilExit()
+        }
+        let reports = directory.file("reports")
+        let output = try ExternalProgram.pushbench.run(
+            [
+                "profile", "--api", Self.repository.appendingPathComponent("examples/netmera-api.yaml").path,
+                "--scenario", try scenario(), "--activities", "300", "--requests", "30", "--time-scale", "600",
+                "--streams-before-token", "1000", "--mock-port", String(mockPort), "--mock-tls-cert", certificate,
+                "--mock-tls-key", tlsKey, "--auth-key", providerKey, "--key-id", "RUNNING01", "--team-id", "TEAMRUN001",
+                "--reports-dir", reports,
+            ],
+            environment: ["NETMERA_API_KEY": "netmera-secret-5521", "PUSHBENCH_SERVICE_PORT": String(servicePort)],
+            timeout: 120
+        )
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertTrue(output.stdout.contains("cost  Not measured: profile did not start the service"), output.stdout)
+        XCTAssertFalse(output.stdout.contains("fan-out cost"), "no CPU figure without the process")
+        XCTAssertTrue(service.isRunning, "profile left the service it did not start running")
+        let run = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: reports).first)
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(reports)/\(run)/summary.json"))
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        assertAccounted(try section(summary, "registrations"), sent: 300)
+        let fanout = try section(summary, "fanout")
+        XCTAssertEqual(fanout["expected_pushes"] as? Int, 3000)
+        XCTAssertEqual(fanout["matched"] as? Int, 3000)
+        XCTAssertEqual(try section(summary, "sender")["stop"] as? String, "drained")
+    }
+
+    /// A TCP port free on 127.0.0.1 now.
+    private static func freePort() throws -> Int {
+        let listener = try LoopbackListener()
+        defer { listener.close() }
+        return listener.port
     }
 }

@@ -23,7 +23,8 @@ public struct ProfileProgress: Sendable {
 }
 
 /// Watches a running sender tick by tick: samples its processes, keeps the series, and ends it
-/// when it should stop, SIGTERM first and SIGKILL after the grace.
+/// when it should stop, SIGTERM first and SIGKILL after the grace. Without a sender (a service
+/// that already ran before the profile), it keeps the arrivals' series and stops when due.
 struct ProfileWatch {
     private enum Phase {
         case watching
@@ -37,7 +38,7 @@ struct ProfileWatch {
     /// How long after SIGKILL watching gives up on what remains.
     private static let killWaitSeconds = 5.0
 
-    let sender: SenderProcess
+    let sender: SenderProcess?
     let book: LagBook
     /// perf sampling the sender, stopped once the sender's processes are all gone.
     let sampler: PerfRecording?
@@ -62,7 +63,7 @@ struct ProfileWatch {
     private var lastRSS = 0
     private var nextProgressAt = 1.0
 
-    init(sender: SenderProcess, book: LagBook, sampler: PerfRecording?, duration: Duration?, grace: Duration) {
+    init(sender: SenderProcess?, book: LagBook, sampler: PerfRecording?, duration: Duration?, grace: Duration) {
         self.sender = sender
         self.book = book
         self.sampler = sampler
@@ -81,16 +82,16 @@ struct ProfileWatch {
     /// (`stopRequested`), `--duration`, the sender's exit, or a service's work done (`workDone`).
     mutating func tick(stopRequested: Bool, workDone: Bool = false) {
         let now = elapsed
-        let tree = ProcessTree.sample(apart: sender.apart)
+        let tree = processes
         lastRSS = tree.rssBytes
         peakRSS = max(peakRSS, tree.rssBytes)
         largestPeakRSS = max(largestPeakRSS, tree.largestPeakRSSBytes)
         if Int(now) > Int(lastSample.at) { addSample(now: now, tree: tree) }
-        if sender.allReaped {
+        if sender?.allReaped == true {
             finish(now: now, tree: tree)
             return
         }
-        if let sampler, sender.ending != nil, tree.members.isEmpty {
+        if let sampler, sender?.ending != nil, tree.members.isEmpty {
             // Only perf is left, writing its samples. The sender's processes were all gone at the
             // last look too, so the reaper has counted every one: the profile ends when they went.
             sampler.requestStop()
@@ -106,13 +107,13 @@ struct ProfileWatch {
                 terminate(.interrupted, now: now, tree: tree)
             } else if let durationSeconds, now >= durationSeconds {
                 terminate(.duration, now: now, tree: tree)
-            } else if sender.ending != nil {
+            } else if sender?.ending != nil {
                 terminate(.exited, now: now, tree: tree)
             } else if workDone {
                 terminate(.drained, now: now, tree: tree)
             }
         case .terminating(let since) where now - since >= graceSeconds:
-            sender.send(SIGKILL, to: tree)
+            _ = sender?.send(SIGKILL, to: tree)
             phase = .killing(since: now)
         case .killing(let since) where now - since >= Self.killWaitSeconds:
             survivors = tree.members.count
@@ -144,11 +145,11 @@ struct ProfileWatch {
     func profile(command: [String], startAt: Double, mock: MockStats.Snapshot, stderrTail: [String]) -> SenderProfile {
         SenderProfile(
             command: command,
-            ending: sender.ending,
+            ending: sender?.ending,
             stop: stop,
             stopSeconds: stopBeganAt.map { (stopEndedAt ?? elapsed) - $0 } ?? 0,
             survivors: survivors,
-            accounting: sender.accounting,
+            accounting: accounting,
             peakRSSBytes: peakRSS,
             largestPeakRSSBytes: largestPeakRSS,
             mockCPUSeconds: Self.processCPUSeconds() - mockCPUStart,
@@ -160,22 +161,29 @@ struct ProfileWatch {
             mock: mock,
             samples: samples,
             stderrTail: stderrTail,
-            signalsSent: Set([SIGTERM, SIGKILL].filter { sender.sent($0) })
+            signalsSent: Set([SIGTERM, SIGKILL].filter { sender?.sent($0) == true })
         )
     }
 
     /// CPU seconds of the sender and every descendant until now, read from the kernel.
     func cpuSecondsNow() -> Double {
-        let accounting = sender.accounting
-        return ProcessTree.sample(apart: sender.apart).cpuSeconds + accounting.userSeconds + accounting.systemSeconds
+        processes.cpuSeconds + accounting.userSeconds + accounting.systemSeconds
     }
+
+    /// The sender's processes now; none without a sender.
+    private var processes: ProcessTree {
+        sender.map { ProcessTree.sample(apart: $0.apart) } ?? ProcessTree(members: [])
+    }
+
+    private var accounting: SenderProcess.Accounting { sender?.accounting ?? SenderProcess.Accounting() }
 
     private var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9 }
 
     private mutating func terminate(_ cause: SenderProfile.Stop, now: Double, tree: ProcessTree) {
         stop = cause
         stopBeganAt = now
-        sender.send(SIGTERM, to: tree)
+        guard let sender else { return finish(now: now, tree: tree) }
+        _ = sender.send(SIGTERM, to: tree)
         phase = .terminating(since: now)
     }
 
@@ -189,7 +197,7 @@ struct ProfileWatch {
     /// the kernel accounted for the reaped ones, so a process that exits between two looks still
     /// counts.
     private mutating func addSample(now: Double, tree: ProcessTree) {
-        let accounting = sender.accounting
+        let accounting = self.accounting
         let cpu = tree.cpuSeconds + accounting.userSeconds + accounting.systemSeconds
         let mockCPU = Self.processCPUSeconds()
         let seconds = now - lastSample.at

@@ -56,6 +56,9 @@ public struct ProfileFigures: Sendable {
     public var budgetVerdict: String?
     /// A sender service's API and fan-out, when it was driven through its API (`--api`).
     public var service: ServiceFigures?
+    /// Whether profile started the sender and measured its processes' CPU and memory: not for a
+    /// service that already ran.
+    public var processesMeasured = true
 
     /// Creates the figures.
     public init(

@@ -23,23 +23,13 @@ public struct ProfileHeadline: Sendable {
                 ),
                 good: sender.accepted > 0
             ),
-            RunHeadline.Line(
-                topic: "cost",
-                sentence: String(
-                    format:
-                        "%.1f µs of CPU per push (%.2f s user + %.2f s system: the sender and every process it started), peak memory %@ together (%@ the largest process).",
-                    sender.cpuUsPerPush,
-                    sender.cpuUserS,
-                    sender.cpuSystemS,
-                    Self.mebibytes(sender.peakRSSBytes),
-                    Self.mebibytes(sender.largestProcessPeakRSSBytes)
-                ),
-                good: nil
-            ),
+            Self.cost(profile),
             Self.lateness(profile),
             Self.pace(sender),
         ]
-        if let service = profile.service { lines.insert(contentsOf: Self.service(service), at: 1) }
+        if let service = profile.service {
+            lines.insert(contentsOf: Self.service(service, measured: profile.processesMeasured), at: 1)
+        }
         if let verdict = profile.practicesVerdict {
             lines.append(RunHeadline.Line(topic: "doctor", sentence: verdict, good: nil))
         }
@@ -47,6 +37,31 @@ public struct ProfileHeadline: Sendable {
             lines.append(RunHeadline.Line(topic: "budget", sentence: verdict, good: nil))
         }
         self.lines = lines
+    }
+
+    private static func cost(_ profile: ProfileFigures) -> RunHeadline.Line {
+        let sender = profile.sender
+        guard profile.processesMeasured else {
+            return RunHeadline.Line(
+                topic: "cost",
+                sentence:
+                    "Not measured: profile did not start the service (give it after -- to measure its CPU and memory).",
+                good: nil
+            )
+        }
+        return RunHeadline.Line(
+            topic: "cost",
+            sentence: String(
+                format:
+                    "%.1f µs of CPU per push (%.2f s user + %.2f s system: the sender and every process it started), peak memory %@ together (%@ the largest process).",
+                sender.cpuUsPerPush,
+                sender.cpuUserS,
+                sender.cpuSystemS,
+                Self.mebibytes(sender.peakRSSBytes),
+                Self.mebibytes(sender.largestProcessPeakRSSBytes)
+            ),
+            good: nil
+        )
     }
 
     private static func lateness(_ profile: ProfileFigures) -> RunHeadline.Line {
@@ -83,7 +98,7 @@ public struct ProfileHeadline: Sendable {
     }
 
     /// A service's lines: its registrations, its event API, and its fan-out to the last push.
-    private static func service(_ service: ServiceFigures) -> [RunHeadline.Line] {
+    private static func service(_ service: ServiceFigures, measured: Bool) -> [RunHeadline.Line] {
         let registrations = service.registrations
         let api = service.api
         let fanout = service.fanout
@@ -108,7 +123,7 @@ public struct ProfileHeadline: Sendable {
             ? "; every push arrived"
             : "; \(fanout.missing) of \(fanout.expectedPushes) pushes never arrived, in \(fanout.all.incompleteCalls) calls"
         fanoutSentence += fanout.extra > 0 ? ", and \(fanout.extra) matched no call." : "."
-        return [
+        var lines = [
             RunHeadline.Line(
                 topic: "register",
                 sentence: String(
@@ -136,15 +151,21 @@ public struct ProfileHeadline: Sendable {
                 good: unanswered == 0
             ),
             RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence, good: fanout.missing == 0),
-            RunHeadline.Line(
-                topic: "fan-out cost",
-                sentence: String(
-                    format: "%.1f µs of the service's CPU per push from the first call on (its registrations apart).",
-                    service.eventsCPUUsPerPush
-                ),
-                good: nil
-            ),
         ]
+        if measured {
+            lines.append(
+                RunHeadline.Line(
+                    topic: "fan-out cost",
+                    sentence: String(
+                        format:
+                            "%.1f µs of the service's CPU per push from the first call on (its registrations apart).",
+                        service.eventsCPUUsPerPush
+                    ),
+                    good: nil
+                )
+            )
+        }
+        return lines
     }
 
     /// `202: 96, 500: 10, timed out: 2`: a phase's answers.

@@ -17,14 +17,7 @@ struct ProfilePage {
             <div class="sub"><code>\(HTML.escape(sender.command))</code> · started \(HTML.escape(HTML.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s · stopped: \(HTML.escape(sender.stop))\(sender.exitStatus.map { ", exit status \($0)" } ?? "")</div>
             \(failure)
             \(HTML.headline(ProfileHeadline(profile).lines))
-            <div class="cards">
-            <div class="card"><b>\(String(format: "%.0f", sender.pushesPerS))</b><span>pushes per second</span></div>
-            <div class="card"><b>\(String(format: "%.1f µs", sender.cpuUsPerPush))</b><span>sender CPU per push</span></div>
-            <div class="card"><b>\(ProfileHeadline.mebibytes(sender.peakRSSBytes))</b><span>peak memory</span></div>
-            <div class="card"><b>\(String(format: "%.1f ms", lag.p50Ms))</b><span>p50 lag</span></div>
-            <div class="card"><b>\(String(format: "%.1f ms", lag.p99Ms))</b><span>p99 lag</span></div>
-            <div class="card"><b>\(profile.events.missing)</b><span>events missing</span></div>
-            </div>
+            <div class="cards">\(cards)</div>
 
             """
         if let service = profile.service { html += ServiceSection(service: service).render() }
@@ -80,6 +73,32 @@ struct ProfilePage {
             html += "<a href=\"\(HTML.escape(page))\">\(HTML.escape(page))</a>.</p>"
         }
         return HTML.page(title: "PushBench profile \(context.runID)", body: html)
+    }
+
+    /// The figures a reader looks for first: a sender's speed, cost and lag; a service's
+    /// registrations, API and fan-out.
+    private var cards: String {
+        let sender = profile.sender
+        let cost = [
+            profile.processesMeasured ? HTML.card(String(format: "%.1f µs", sender.cpuUsPerPush), "CPU per push") : "",
+            profile.processesMeasured ? HTML.card(ProfileHeadline.mebibytes(sender.peakRSSBytes), "peak memory") : "",
+        ]
+        guard let service = profile.service else {
+            return
+                ([HTML.card(String(format: "%.0f", sender.pushesPerS), "pushes per second")] + cost + [
+                    HTML.card(String(format: "%.1f ms", profile.lag.p50Ms), "p50 lag"),
+                    HTML.card(String(format: "%.1f ms", profile.lag.p99Ms), "p99 lag"),
+                    HTML.card("\(profile.events.missing)", "events missing"),
+                ]).joined()
+        }
+        let last = service.fanout.all.lastMs
+        return
+            ([
+                HTML.card(String(format: "%.0f", service.registrations.perS), "registrations per second"),
+                HTML.card(String(format: "%.1f ms", service.api.latencyMs?.p99 ?? 0), "API p99"),
+                HTML.card(last.map { String(format: "%.0f ms", $0.p50) } ?? "–", "fan-out to the last push, p50"),
+                HTML.card(last.map { String(format: "%.0f ms", $0.p99) } ?? "–", "fan-out to the last push, p99"),
+            ] + cost + [HTML.card("\(service.fanout.missing)", "pushes missing")]).joined()
     }
 
     private var failure: String {

@@ -10,16 +10,21 @@ struct ServiceSection {
     private static let palette = ["#0a66c2", "#c62828", "#1a7f37", "#8250df", "#bf8700", "#6a737d", "#d63384"]
 
     func render() -> String {
-        var html = "<h2>The service's API</h2>"
+        var html = "<h2>The service's API</h2><p>"
+        html +=
+            "Registrations: <code>\(HTML.escape("\(service.registrations.method) \(service.registrations.url)"))</code>, "
+        html +=
+            "one per activity before the clock. Events: <code>\(HTML.escape("\(service.api.method) \(service.api.url)"))"
+        html += "</code>, one per \(HTML.escape(service.api.per ?? "group")), open loop on the scenario's clock.</p>"
         html += HTML.grid(
             "Every request accounted for: sent = succeeded + refused + timed out + failed; latency from its intended time",
             headers: [
-                "phase", "request", "sent", "succeeded", "refused", "timed out", "failed", "per s", "p50 ms", "p99 ms",
-                "max ms", "answers",
+                "phase", "sent", "succeeded", "refused", "timed out", "failed", "per s", "p50 ms", "p99 ms", "max ms",
+                "answers",
             ],
             rows: [("registrations", service.registrations), ("events", service.api)].map { name, phase in
                 [
-                    name, "\(phase.method) \(phase.url)", "\(phase.sent)", "\(phase.succeeded)", "\(phase.refused)",
+                    name, "\(phase.sent)", "\(phase.succeeded)", "\(phase.refused)",
                     "\(phase.timedOut)", "\(phase.failed)", String(format: "%.0f", phase.perS),
                     Self.ms(phase.latencyMs?.p50), Self.ms(phase.latencyMs?.p99), Self.ms(phase.latencyMs?.max),
                     Self.answers(phase),
