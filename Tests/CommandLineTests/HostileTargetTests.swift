@@ -251,15 +251,11 @@ final class HostileTargetTests: PushbenchTestCase {
 
     /// A P-256 certificate for 127.0.0.1 made by openssl, and its key.
     private func makeCertificate() throws -> (String, String) {
-        let certificate = directory.file("target.pem")
-        let key = directory.file("target-key.pem")
-        let openssl = try XCTUnwrap(ExternalProgram.onPath("openssl"))
-        let made = try openssl.run([
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-            "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ])
-        XCTAssertEqual(made.status, 0, made.stderr)
-        return (certificate, key)
+        let tls = try LoopbackCertificate(
+            certificatePath: directory.file("target.pem"),
+            keyPath: directory.file("target-key.pem")
+        )
+        return (tls.certificatePath, tls.keyPath)
     }
 
     private func readSummary(in reports: String, _ label: String) throws -> [String: Any] {

@@ -8,13 +8,8 @@ import XCTest
 final class MockRestartTests: PushbenchTestCase {
     func testAKilledAndRestartedMockShowsAsAnOutageWithBalancedBooks() throws {
         // The restarted mock must present the certificate the sender trusts: a fixed one.
-        let openssl = try XCTUnwrap(ExternalProgram.onPath("openssl"))
         let (certificate, key) = (directory.file("cert.pem"), directory.file("key.pem"))
-        let made = try openssl.run([
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
-            "-out", certificate, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1",
-        ])
-        XCTAssertEqual(made.status, 0, made.stderr)
+        _ = try LoopbackCertificate(certificatePath: certificate, keyPath: key)
         let startMock = { [pushbench] (port: String) throws -> (RunningProgram, String) in
             let mock = try RunningProgram(
                 pushbench,

@@ -203,14 +203,8 @@ final class ProfileServiceTests: XCTestCase {
     /// service trusts, says its CPU was not measured, and leaves it running.
     func testAServiceThatAlreadyRunsIsDrivenWithoutBeingStarted() throws {
         let python = try ConformanceSuiteTests.clientEnvironment()
-        let certificate = directory.file("mock.pem")
-        let tlsKey = directory.file("mock-key.pem")
-        let openssl = try XCTUnwrap(ExternalProgram.onPath("openssl"))
-        let made = try openssl.run([
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", tlsKey,
-            "-out", certificate, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ])
-        XCTAssertEqual(made.status, 0, made.stderr)
+        let (certificate, tlsKey) = (directory.file("mock.pem"), directory.file("mock-key.pem"))
+        _ = try LoopbackCertificate(certificatePath: certificate, keyPath: tlsKey)
         let providerKey = directory.file("AuthKey_RUNNING01.p8")
         try Data(try ES256PrivateKey().pkcs8PEM()).write(to: URL(fileURLWithPath: providerKey))
         let (mockPort, servicePort) = (try Self.freePort(), try Self.freePort())
