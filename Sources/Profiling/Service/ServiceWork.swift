@@ -10,8 +10,9 @@ struct ServiceWork {
     let fanout: FanoutBook
     let session: ServiceSession
     private let settleSeconds: Double
-    /// The service's CPU when the clock started, read once the session sends its first call.
-    private let clockCPU = ClockCPU()
+    /// The moments noted once each: registration began, the clock started (with the service's
+    /// CPU then), the last call was answered.
+    private let phaseNotes = PhaseNotes()
 
     init(_ api: SenderProfiler.ServiceAPI, scenario: Scenario, requests: Int?, timing: EventTiming) throws {
         workload = try ServiceWorkload(
@@ -35,16 +36,24 @@ struct ServiceWork {
         case .waiting:
             return false
         case .registering:
-            clockCPU.noteRegistering(notice: notice)
+            phaseNotes.noteRegistering(notice: notice)
             return false
         case .sending:
-            clockCPU.noteSending(cpu: watch.cpuSecondsNow(), registration: session.answers.registration, notice: notice)
+            phaseNotes.noteSending(
+                cpu: watch.cpuSecondsNow(),
+                registration: session.answers.registration,
+                notice: notice
+            )
             return false
         case .sent:
-            clockCPU.noteSending(cpu: watch.cpuSecondsNow(), registration: session.answers.registration, notice: notice)
+            phaseNotes.noteSending(
+                cpu: watch.cpuSecondsNow(),
+                registration: session.answers.registration,
+                notice: notice
+            )
             if fanout.complete { return true }
             let now = Date().timeIntervalSince1970
-            let sentAt = clockCPU.noteSent(at: now)
+            let sentAt = phaseNotes.noteSent(at: now)
             let lastArrival = Double(fanout.progress.lastArrivalNs) / 1e9
             return now - max(sentAt, lastArrival) >= settleSeconds
         case .refused, .failed:
@@ -74,7 +83,7 @@ struct ServiceWork {
             extra: counts.extra,
             tagged: counts.tagged,
             startAtUnix: answers.startAtUnix,
-            eventsCPUSeconds: clockCPU.cpu.map { max(0, cpuSeconds - $0) } ?? 0,
+            eventsCPUSeconds: phaseNotes.cpu.map { max(0, cpuSeconds - $0) } ?? 0,
             failure: failure
         )
     }
@@ -82,7 +91,7 @@ struct ServiceWork {
 
 /// The moments a service profile notes once each: registration began, the clock started (and
 /// the service's CPU then), the last call was answered.
-private final class ClockCPU {
+private final class PhaseNotes {
     private(set) var cpu: Double?
     private var registering = false
     private var sentAt: Double?
@@ -93,9 +102,15 @@ private final class ClockCPU {
         notice("the service listens; registering its activities")
     }
 
-    func noteSending(cpu now: Double, registration: APIAnswers, notice: (String) -> Void) {
+    /// Notes the clock's start once: the CPU then, read only the first time.
+    func noteSending(
+        cpu now: @autoclosure () -> Double,
+        registration: @autoclosure () -> APIAnswers,
+        notice: (String) -> Void
+    ) {
         guard cpu == nil else { return }
-        cpu = now
+        cpu = now()
+        let registration = registration()
         notice(
             String(
                 format: "registered %d activities in %.1f s (%.0f a second, %d failed); sending the calls",
