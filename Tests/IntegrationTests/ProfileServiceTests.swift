@@ -151,6 +151,7 @@ final class ProfileServiceTests: XCTestCase {
         let slowest = try XCTUnwrap(fanout["slowest"] as? [[String: Any]])
         XCTAssertEqual(slowest.first?["arrived"] as? Int, 99)
         XCTAssertTrue(output.stdout.contains("60 of 6000 pushes never arrived, in 60 calls"), output.stdout)
+        XCTAssertTrue(output.stdout.contains("No call's pushes all arrived; 99% of them arrived within"), output.stdout)
     }
 
     /// A service that stops answering costs each request its --timeout, counted, and the profile

@@ -103,17 +103,27 @@ public struct ProfileHeadline: Sendable {
         let api = service.api
         let fanout = service.fanout
         let unanswered = api.refused + api.timedOut + api.failed
-        var fanoutSentence =
-            fanout.all.lastMs.map {
-                String(
-                    format:
-                        "Fan-out to the last push took %.0f ms at the median and %.0f ms at p99 (max %.0f ms) over %d calls",
-                    $0.p50,
-                    $0.p99,
-                    $0.max,
-                    $0.count
+        var fanoutSentence: String
+        if let last = fanout.all.lastMs {
+            fanoutSentence = String(
+                format:
+                    "Fan-out to the last push took %.0f ms at the median and %.0f ms at p99 (max %.0f ms) over %d calls",
+                last.p50,
+                last.p99,
+                last.max,
+                last.count
+            )
+        } else {
+            fanoutSentence = "No call's pushes all arrived"
+            if let p99 = fanout.all.p99Ms {
+                fanoutSentence += String(
+                    format: "; 99%% of them arrived within %.0f ms at the median and %.0f ms at p99 over %d calls",
+                    p99.p50,
+                    p99.p99,
+                    p99.count
                 )
-            } ?? "No call's pushes all arrived"
+            }
+        }
         let kinds = fanout.byKind.sorted { $0.key < $1.key }.compactMap { kind, figures in
             figures.lastMs.map { String(format: "%@ %.0f/%.0f ms", kind, $0.p50, $0.p99) }
         }
