@@ -34,6 +34,51 @@ final class NginxTargetTests: PushbenchTestCase {
         }
     }
 
+    /// `profile --api` speaks HTTP/2 to an https service that offers it by ALPN: nginx stands in
+    /// for a service (it answers every request 200 and pushes nothing), reached with the API
+    /// file's `ca_file`. Every request is answered over HTTP/2; a service that sends no push is a
+    /// failed profile, with the API's figures written.
+    func testAServiceAPIOverTLSIsSpokenInHTTP2() throws {
+        let nginx = try startNginx()
+        defer { nginx.program.interrupt() }
+        let api = directory.file("api.yaml")
+        try """
+        ca_file: \(nginx.certificate)
+        register:
+          url: \(nginx.origin)/register
+          body: {token: "{{update_token}}", group: "{{group}}"}
+        event:
+          url: \(nginx.origin)/update
+          body: {group: "{{group}}", state: "{{content_state}}"}
+        """.write(toFile: api, atomically: true, encoding: .utf8)
+        let providerKey = directory.file("AuthKey_NGINX00001.p8")
+        let made = try XCTUnwrap(ExternalProgram.onPath("openssl")).run(
+            ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", providerKey]
+        )
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let mockPort = try LoopbackListener()
+        mockPort.close()
+        let reports = directory.file("reports")
+        let output = try pushbench.run(
+            [
+                "profile", "--api", api, "--activities", "50", "--requests", "10", "--rate", "100", "--settle", "1s",
+                "--mock-port", String(mockPort.port), "--auth-key", providerKey, "--key-id", "NGINX00001",
+                "--team-id", "TEAMNGINX1", "--reports-dir", reports,
+            ],
+            timeout: 60
+        )
+        XCTAssertEqual(output.status, 3, "nothing was pushed: \(output.stdout)\(output.stderr)")
+        XCTAssertTrue(output.stdout.contains("FAILED: the sender sent nothing"), output.stdout)
+        let run = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: reports).first)
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(reports)/\(run)/summary.json"))
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        for (key, sent) in [("registrations", 50), ("api", 10)] {
+            let phase = try XCTUnwrap(summary[key] as? [String: Any], key)
+            XCTAssertEqual(phase["succeeded"] as? Int, sent, "\(key): \(phase)")
+            XCTAssertEqual(phase["http_versions"] as? [Int], [2], "\(key) over HTTP/2")
+        }
+    }
+
     /// Starts nginx in the foreground on a free loopback port with a certificate made by openssl.
     private func startNginx() throws -> (program: RunningProgram, origin: String, certificate: String) {
         let nginx = try XCTUnwrap(

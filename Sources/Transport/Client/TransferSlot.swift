@@ -317,18 +317,18 @@ final class TransferSlot {
     }
 
     private static let retryAfterName: [UInt8] = Array("retry-after:".utf8)
-    private static let contentLengthName: [UInt8] = Array("content-length:".utf8)
-    private static let statusLinePrefix: [UInt8] = Array("HTTP/".utf8)
+    static let contentLengthName: [UInt8] = Array("content-length:".utf8)
+    static let statusLinePrefix: [UInt8] = Array("HTTP/".utf8)
 
     /// The three-digit status of a status line (`HTTP/2 200 `), or 0 if it has none.
-    private static func status(in line: UnsafeRawBufferPointer) -> Int {
+    static func status(in line: UnsafeRawBufferPointer) -> Int {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return 0 }
         let digits = line[(space + 1)...].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         return digits.count == 3 ? digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } : 0
     }
 
     /// The value of header `name` (lower case, with its colon) if `line` is that header.
-    private static func value(
+    static func value(
         of name: some Collection<UInt8>,
         in line: UnsafeRawBufferPointer
     ) -> Slice<UnsafeRawBufferPointer>? {

@@ -9,6 +9,12 @@ import Foundation
 /// The caller submits a request when it is due and reads answers from `perform`; each answer's
 /// latency counts from the request's intended time, so a request queued behind slow ones (for
 /// a connection, or for the service) is charged its wait.
+///
+/// Each transfer follows its answer as it arrives (final status, end of headers, body against
+/// `content-length`), as `TransferSlot` does and for the same reason: a server behind nginx
+/// answers before it has read the body and resets the stream with NO_ERROR (RFC 9113 §8.1),
+/// which libcurl 7.88 reports as `CURLE_HTTP2_STREAM` or leaves running until its deadline. An
+/// answer that is whole counts as the answer it is.
 public final class ServiceClient {
     /// One request to the service.
     public struct Request: Sendable {
@@ -49,12 +55,38 @@ public final class ServiceClient {
         public var httpVersion: Int
     }
 
-    private final class Transfer {
+    fileprivate final class Transfer {
         let easy: UnsafeMutableRawPointer
         var headers: UnsafeMutablePointer<curl_slist>?
         var tag = 0
         var intendedNanos: UInt64 = 0
         let errorBuffer: UnsafeMutablePointer<CChar>
+        /// The answer so far: the last status line's status, whether a final one's headers
+        /// ended, its `content-length`, and the body bytes that came.
+        var status = 0
+        var headersEnded = false
+        var length: Int?
+        var bodyBytes = 0
+
+        /// Whether the answer is whole: a final status, its headers ended and, where `length`
+        /// is required, a body of its `content-length`.
+        func answerIsWhole(lengthRequired: Bool) -> Bool {
+            guard headersEnded else { return false }
+            guard let length else { return !lengthRequired }
+            return bodyBytes == length
+        }
+
+        func inspectHeader(_ line: UnsafeRawBufferPointer) {
+            if line.first == 0x0D || line.first == 0x0A {
+                headersEnded = status >= 200
+            } else if line.starts(with: TransferSlot.statusLinePrefix) {
+                status = TransferSlot.status(in: line)
+                length = nil
+                headersEnded = false
+            } else if let value = TransferSlot.value(of: TransferSlot.contentLengthName, in: line) {
+                length = Int(String(decoding: value, as: UTF8.self))
+            }
+        }
 
         init(easy: UnsafeMutableRawPointer) {
             self.easy = easy
@@ -132,6 +164,7 @@ public final class ServiceClient {
         transfer.tag = request.tag
         transfer.intendedNanos = request.intendedNanos
         transfer.errorBuffer.pointee = 0
+        (transfer.status, transfer.headersEnded, transfer.length, transfer.bodyBytes) = (0, false, nil, 0)
         let key = nextKey
         nextKey += 1
         _ = pb_easy_setopt_ptr(easy, CURLOPT_URL, request.url)
@@ -152,7 +185,11 @@ public final class ServiceClient {
         _ = pb_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, insecure ? 0 : 2)
         if let caFile { _ = pb_easy_setopt_ptr(easy, CURLOPT_CAINFO, caFile) }
         _ = pb_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, transfer.errorBuffer)
-        _ = pb_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, discardBody)
+        let context = Unmanaged.passUnretained(transfer).toOpaque()
+        _ = pb_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, context)
+        _ = pb_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, countBody)
+        _ = pb_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, context)
+        _ = pb_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, followHeader)
         _ = pb_easy_setopt_ptr(easy, CURLOPT_PRIVATE, UnsafeRawPointer(bitPattern: key))
         guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
             idle.append(transfer)
@@ -194,6 +231,13 @@ public final class ServiceClient {
             answers.append(answer(of: transfer, result: result))
             idle.append(transfer)
         }
+        // Answers that are whole but that libcurl has not ended (see the type's comment).
+        for (key, transfer) in inFlightTransfers where transfer.answerIsWhole(lengthRequired: true) {
+            inFlightTransfers[key] = nil
+            curl_multi_remove_handle(multi, transfer.easy)
+            answers.append(answer(of: transfer, result: CURLE_OK))
+            idle.append(transfer)
+        }
         return answers
     }
 
@@ -208,7 +252,8 @@ public final class ServiceClient {
             latencyNanos: latency,
             httpVersion: 0
         )
-        guard result == CURLE_OK else {
+        let whole = result == CURLE_HTTP2_STREAM && transfer.answerIsWhole(lengthRequired: false)
+        guard result == CURLE_OK || whole else {
             let detail =
                 transfer.errorBuffer.pointee == 0 ? curlMessage(result) : String(cString: transfer.errorBuffer)
             // libcurl says "Connection timed out" when the connect was what ran out of time; a
@@ -221,11 +266,9 @@ public final class ServiceClient {
             answer.message = "curl \(result.rawValue): \(detail)"
             return answer
         }
-        var status = 0
         var version = 0
-        _ = pb_easy_getinfo_long(transfer.easy, CURLINFO_RESPONSE_CODE, &status)
         _ = pb_easy_getinfo_long(transfer.easy, CURLINFO_HTTP_VERSION, &version)
-        answer.status = status
+        answer.status = transfer.status
         answer.httpVersion = version == Int(CURL_HTTP_VERSION_2_0) ? 2 : 1
         return answer
     }
@@ -243,12 +286,28 @@ public final class ServiceClient {
     }
 }
 
-/// The service's answer bodies are not read: only their status counts.
-private func discardBody(
+/// Counts an answer's body bytes, which are not kept: only the status counts, and whether the
+/// body is whole.
+private func countBody(
     _ buffer: UnsafeMutablePointer<CChar>?,
     _ size: Int,
     _ count: Int,
     _ userdata: UnsafeMutableRawPointer?
 ) -> Int {
-    size * count
+    guard let userdata else { return 0 }
+    Unmanaged<ServiceClient.Transfer>.fromOpaque(userdata).takeUnretainedValue().bodyBytes += size * count
+    return size * count
+}
+
+/// Follows an answer's status line, `content-length` and the end of its headers.
+private func followHeader(
+    _ buffer: UnsafeMutablePointer<CChar>?,
+    _ size: Int,
+    _ count: Int,
+    _ userdata: UnsafeMutableRawPointer?
+) -> Int {
+    guard let buffer, let userdata else { return 0 }
+    Unmanaged<ServiceClient.Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        .inspectHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    return size * count
 }
