@@ -1,6 +1,7 @@
 import Foundation
 import LoadEngine
 import Transport
+import Wire
 import Workload
 
 extension APIFile {
@@ -55,12 +56,11 @@ extension APIFile {
     /// `pushbench_event`: the call's number, which matches the pushes of a service that passes
     /// the state through.
     static func contentState(of call: ServiceWorkload.Call, index: Int) -> [UInt8] {
-        var json: [UInt8] = [UInt8(ascii: "{")]
-        for (position, name) in call.activityKind.stateFields.enumerated() {
-            JSONTemplate.appendString(name, to: &json)
-            json.append(contentsOf: ":\(call.state[position]),".utf8)
+        let members = call.activityKind.stateFields.enumerated().map { position, name in
+            JSONMember(name, .integer(Int64(call.state[position])))
         }
-        json.append(contentsOf: "\"pushbench_event\":\(index)}".utf8)
+        var json: [UInt8] = []
+        JSONWriter.write(.object(members + [JSONMember("pushbench_event", .integer(Int64(index)))]), to: &json)
         return json
     }
 }

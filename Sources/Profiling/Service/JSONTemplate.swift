@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 import Yams
 
 /// A request body as an API request file writes it: YAML that becomes JSON, with placeholders
@@ -70,7 +71,7 @@ indirect enum JSONTemplate: Sendable, Equatable {
             output.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.appendString(member.key, to: &output)
+                JSONWriter.writeString(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 member.value.render(into: &output, values)
             }
@@ -84,12 +85,12 @@ indirect enum JSONTemplate: Sendable, Equatable {
             output.append(UInt8(ascii: "]"))
         case .text(let text):
             guard let whole = text.wholePlaceholder else {
-                Self.appendString(text.render(values), to: &output)
+                JSONWriter.writeString(text.render(values), to: &output)
                 return
             }
             switch values(whole) {
             case .integer(let number): output.append(contentsOf: String(number).utf8)
-            case .text(let value): Self.appendString(value, to: &output)
+            case .text(let value): JSONWriter.writeString(value, to: &output)
             case .json(let bytes): output.append(contentsOf: bytes)
             case .none: output.append(contentsOf: "null".utf8)
             }
@@ -109,19 +110,5 @@ indirect enum JSONTemplate: Sendable, Equatable {
             }
             return text
         }
-    }
-
-    /// `text` as a JSON string.
-    static func appendString(_ text: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-            case 0..<0x20: output.append(contentsOf: String(format: "\\u%04x", byte).utf8)
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }

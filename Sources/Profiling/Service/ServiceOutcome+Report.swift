@@ -3,7 +3,8 @@ import Reports
 extension ServiceOutcome {
     /// The report's figures: both phases' answers, and each call's fan-out.
     func figures(pushes: Int) -> ServiceFigures {
-        ServiceFigures(
+        let counts = book.extraAndTagged
+        return ServiceFigures(
             registrations: Self.phase(
                 registration,
                 request: file.register,
@@ -12,7 +13,7 @@ extension ServiceOutcome {
                 rateLimit: settings.registerRate
             ),
             api: Self.phase(events, request: file.event, per: file.perActivity ? "activity" : "group"),
-            calls: calls.map { fanout in
+            calls: book.calls.map { fanout in
                 let call = workload.calls[fanout.call]
                 return ServiceFigures.Call(
                     kind: call.kind.rawValue,
@@ -26,8 +27,8 @@ extension ServiceOutcome {
                     lastMs: fanout.milestones.lastMs
                 )
             },
-            extra: extra,
-            matchedByTag: tagged,
+            extra: counts.extra,
+            matchedByTag: counts.tagged,
             eventsCPUUsPerPush: pushes > 0 ? eventsCPUSeconds * 1e6 / Double(pushes) : 0
         )
     }

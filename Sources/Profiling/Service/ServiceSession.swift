@@ -45,8 +45,6 @@ public final class ServiceSession: Sendable {
         var phase = Phase.waiting
         var registration = APIAnswers()
         var events = APIAnswers()
-        var registered = 0
-        var callsSent = 0
         var startAtUnix: Double?
     }
 
@@ -78,10 +76,8 @@ public final class ServiceSession: Sendable {
     /// Asks the session to stop at its next step (within a few milliseconds).
     public func stop() { stopFlag.store(true, ordering: .relaxed) }
 
-    /// The phase now, with registrations and calls sent so far.
-    public var progress: (phase: Phase, registered: Int, callsSent: Int) {
-        state.withLock { ($0.phase, $0.registered, $0.callsSent) }
-    }
+    /// The phase now.
+    public var phase: Phase { state.withLock { $0.phase } }
 
     /// The answers of both phases, and UNIX seconds of the first call's intended time.
     public var answers: (registration: APIAnswers, events: APIAnswers, startAtUnix: Double?) {
@@ -194,7 +190,6 @@ public final class ServiceSession: Sendable {
                     intendedNanos: intended
                 )
                 next += 1
-                state.withLock { $0.callsSent = next }
                 if let refused = client.submit(request) { book(refused, registration: false) }
             }
             var waitMs = 5
@@ -212,7 +207,6 @@ public final class ServiceSession: Sendable {
         state.withLock { state in
             if registration {
                 state.registration.add(answer, request: file.register)
-                state.registered += 1
             } else {
                 state.events.add(answer, request: file.event)
             }

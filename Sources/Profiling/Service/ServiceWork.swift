@@ -31,8 +31,7 @@ struct ServiceWork {
     /// service's work is done (its calls answered and their pushes in, or none for the settle
     /// time), or driving it failed.
     func observe(_ watch: inout ProfileWatch, notice: (String) -> Void) -> Bool {
-        let progress = session.progress
-        switch progress.phase {
+        switch session.phase {
         case .waiting:
             return false
         case .registering:
@@ -66,22 +65,17 @@ struct ServiceWork {
     func outcome(cpuSeconds: Double) throws -> ServiceOutcome {
         let answers = session.answers
         var failure: String?
-        switch session.progress.phase {
+        switch session.phase {
         case .refused(let reason): throw ProfileError.badInput(reason)
         case .failed(let reason): failure = reason
         default: break
         }
-        let counts = fanout.extraAndTagged
         return ServiceOutcome(
             file: session.file,
-            workload: workload,
             settings: session.settings,
             registration: answers.registration,
             events: answers.events,
-            calls: fanout.calls,
             book: fanout,
-            extra: counts.extra,
-            tagged: counts.tagged,
             startAtUnix: answers.startAtUnix,
             eventsCPUSeconds: phaseNotes.cpu.map { max(0, cpuSeconds - $0) } ?? 0,
             failure: failure

@@ -78,6 +78,7 @@ public struct ServiceWorkload: Sendable {
             calls[index].dueMicroseconds = timing.dueMicroseconds(index: index, timeMs: times[index] - origin)
         }
         self.calls = calls
+        expectedPushes = calls.reduce(0) { $0 + $1.activities.count }
     }
 
     /// The scenario's events the calls stand for, in order, each with the index of its call: what
@@ -89,7 +90,7 @@ public struct ServiceWorkload: Sendable {
     }
 
     /// Pushes the calls must cause: one per activity each reaches.
-    public var expectedPushes: Int { calls.reduce(0) { $0 + $1.activities.count } }
+    public let expectedPushes: Int
 
     /// The hex update token of `activity`, which its registration syncs and its pushes go to.
     public func updateToken(of activity: Int) -> String { updateTokens.hex(at: 2 * activity) }
