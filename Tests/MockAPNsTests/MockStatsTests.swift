@@ -63,11 +63,11 @@ final class MockStatsTests: XCTestCase {
         )
         XCTAssertEqual(accepted.status, 200)
         XCTAssertEqual(stats.snapshot().pushes, 0, "an answer counts once written")
-        responder.count(accepted, written: true)
+        responder.count(accepted, written: true, from: "10.77.0.11")
         let rejected = responder.answer(try push(signedAt: start, type: "nonsense", priority: "7"), on: connection)
-        responder.count(rejected, written: true)
+        responder.count(rejected, written: true, from: "10.77.0.12")
         let lost = responder.answer(try push(signedAt: start, type: "liveactivity", priority: nil), on: connection)
-        responder.count(lost, written: false)
+        responder.count(lost, written: false, from: "10.77.0.12")
 
         let snapshot = stats.snapshot()
         XCTAssertEqual(snapshot.pushes, 2)
@@ -77,9 +77,10 @@ final class MockStatsTests: XCTestCase {
         XCTAssertEqual(snapshot.pushesByPushType, ["liveactivity": 1, "invalid": 1])
         XCTAssertEqual(snapshot.pushesByPriority, ["10": 1, "invalid": 1])
         XCTAssertEqual(snapshot.pushesByConnection, [50_000: 2])
+        XCTAssertEqual(snapshot.pushesByClient, ["10.77.0.11": 1, "10.77.0.12": 1], "an unsent answer is no host's")
     }
 
-    func testConnectionChurnCannotGrowThePerConnectionCountsWithoutBound() throws {
+    func testConnectionAndHostChurnCannotGrowThePerConnectionOrPerHostCountsWithoutBound() throws {
         let stats = MockStats()
         let responder = responder(stats: stats)
         let limit = MockStats.Snapshot.connectionLimit
@@ -89,14 +90,18 @@ final class MockStatsTests: XCTestCase {
         )
         for port in 1...(limit + 5) {
             answer.connection = port
-            responder.count(answer, written: true)
+            responder.count(answer, written: true, from: "10.0.\(port / 256).\(port % 256)")
         }
         answer.connection = 1
-        responder.count(answer, written: true)
-        let byConnection = stats.snapshot().pushesByConnection
-        XCTAssertEqual(byConnection.count, limit + 1)
-        XCTAssertEqual(byConnection[0], 5, "the connections past the limit, together")
-        XCTAssertEqual(byConnection[1], 2, "a named connection keeps its own count")
+        responder.count(answer, written: true, from: "10.0.0.1")
+        let snapshot = stats.snapshot()
+        XCTAssertEqual(snapshot.pushesByConnection.count, limit + 1)
+        XCTAssertEqual(snapshot.pushesByConnection[0], 5, "the connections past the limit, together")
+        XCTAssertEqual(snapshot.pushesByConnection[1], 2, "a named connection keeps its own count")
+        let clientLimit = MockStats.Snapshot.clientLimit
+        XCTAssertEqual(snapshot.pushesByClient.count, clientLimit + 1)
+        XCTAssertEqual(snapshot.pushesByClient["other"], limit + 5 - clientLimit, "the hosts past the limit, together")
+        XCTAssertEqual(snapshot.pushesByClient["10.0.0.1"], 2, "a named host keeps its own count")
     }
 
     func testAConnectionAdoptingANewTokenCountsAsAnUpdate() throws {

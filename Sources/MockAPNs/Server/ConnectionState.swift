@@ -23,6 +23,8 @@ final class ConnectionState {
     var tokens = ProviderTokenHistory()
     /// The client's port, by which counters and recordings name the connection.
     let port: Int
+    /// The client's address, by which `/stats` counts each sending host's pushes.
+    let client: String
     /// Which listener accepted it: APNs' push API, or the broadcast channel management API.
     let listener: Listener
 
@@ -59,6 +61,7 @@ final class ConnectionState {
 
     /// - Parameters:
     ///   - port: the client's port.
+    ///   - client: the client's address.
     ///   - listener: the listener that accepted it.
     ///   - streamsAfterToken: the limit to advertise after the first valid token.
     ///   - raised: whether the limit is already at `streamsAfterToken` (no one-stream start).
@@ -67,6 +70,7 @@ final class ConnectionState {
     ///   - resetAfter: reset the connection after this many answers (`FaultPlan.resetAfter`).
     init(
         port: Int = 0,
+        client: String = "",
         listener: Listener = .apns,
         streamsAfterToken: Int,
         raised: Bool,
@@ -75,6 +79,7 @@ final class ConnectionState {
         resetAfter: Int? = nil
     ) {
         self.port = port
+        self.client = client
         self.listener = listener
         self.goAwayAfter = goAwayAfter
         self.resetAfter = resetAfter

@@ -127,6 +127,7 @@ public final class MockAPNsServer: Sendable {
                             let connection = NIOLoopBoundBox(
                                 ConnectionState(
                                     port: channel.remoteAddress?.port ?? 0,
+                                    client: channel.remoteAddress?.ipAddress ?? "",
                                     listener: listener,
                                     streamsAfterToken: configuration.maxConcurrentStreams,
                                     raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams,

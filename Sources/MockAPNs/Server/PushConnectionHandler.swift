@@ -166,10 +166,10 @@ final class PushConnectionHandler: ChannelInboundHandler {
 
     private func write(_ answer: PushResponder.Answer, on stream: HTTP2StreamID, context: ChannelHandlerContext) {
         guard context.channel.isActive, streams[stream] != nil else {
-            responder.count(answer, written: false)
+            responder.count(answer, written: false, from: connection.client)
             return
         }
-        responder.count(answer, written: true)
+        responder.count(answer, written: true, from: connection.client)
         // A changed stream limit goes out before the answer, so a client that stops reading
         // after its last answer has still seen it.
         connection.answered(accepted: answer.status == 200, on: context.channel)

@@ -191,8 +191,9 @@ final class PushResponder: Sendable {
         return (strictLiveActivityContent ? .mockRejectedLiveActivity : nil, nil)
     }
 
-    /// Counts an answer to a push as written to its stream, or as never sent.
-    func count(_ answer: Answer, written: Bool) {
+    /// Counts an answer to a push from `client` (its address) as written to its stream, or as
+    /// never sent.
+    func count(_ answer: Answer, written: Bool, from client: String) {
         switch answer.kind {
         case .push: break
         case .broadcast, .channelRequest: return countBroadcastAnswer(answer, written: written)
@@ -210,6 +211,9 @@ final class PushResponder: Sendable {
                 $0.pushesByConnection.count < MockStats.Snapshot.connectionLimit
                 || $0.pushesByConnection[answer.connection] != nil
             $0.pushesByConnection[named ? answer.connection : 0, default: 0] += 1
+            let clientNamed =
+                $0.pushesByClient.count < MockStats.Snapshot.clientLimit || $0.pushesByClient[client] != nil
+            $0.pushesByClient[clientNamed ? client : MockStats.Snapshot.otherClients, default: 0] += 1
             if let reason = answer.reason {
                 $0.rejectedByReason[reason.rawValue, default: 0] += 1
             } else {

@@ -15,7 +15,7 @@ extension MockStats.Snapshot {
         [
             \.connectionErrors, \.rejectedByReason, \.pushesByPushType, \.pushesByPriority, \.liveActivityWouldDrop,
             \.acceptedIrregular, \.faultsInjected, \.channelRequests, \.broadcastRejectedByReason,
-            \.channelRequestsRejectedByReason,
+            \.channelRequestsRejectedByReason, \.pushesByClient,
         ]
     }
 

@@ -18,6 +18,7 @@ extension MockStats.Snapshot {
                 JSONMember("pushes_by_push_type", object(pushesByPushType)),
                 JSONMember("pushes_by_priority", object(pushesByPriority)),
                 JSONMember("pushes_by_connection", object(byConnection)),
+                JSONMember("pushes_by_client_address", object(pushesByClient)),
                 JSONMember("faults_injected", object(faultsInjected)),
                 JSONMember("live_activity_would_drop", object(liveActivityWouldDrop)),
                 JSONMember("accepted_irregular", object(acceptedIrregular)),

@@ -46,6 +46,14 @@ public final class MockStats: Sendable {
         public var pushesByConnection: [Int: Int] = [:]
         /// Connections `pushesByConnection` names one by one.
         public static let connectionLimit = 10_000
+        /// Answered pushes by the sending host's address: in a fleet run (one mock, many sender
+        /// hosts or pods), what each host sent, so a host lost mid-run is still accounted for.
+        /// Past `clientLimit` addresses, the rest count under `otherClients`.
+        public var pushesByClient: [String: Int] = [:]
+        /// Addresses `pushesByClient` names one by one.
+        public static let clientLimit = 1_000
+        /// The label of the addresses past `clientLimit`.
+        public static let otherClients = "other"
         /// Live Activity pushes APNs accepts (or, in strict mode, the mock refused) whose content
         /// a device would drop, by problem (`LiveActivityContent`).
         public var liveActivityWouldDrop: [String: Int] = [:]
