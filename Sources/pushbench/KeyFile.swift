@@ -25,12 +25,6 @@ enum KeyFile {
         )
     }
 
-    /// Writes `bytes` to `path` readable by its owner only (mode 0600), replacing any file there.
-    static func writePrivately(_ bytes: [UInt8], to path: String) throws {
-        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-    }
-
     static func verificationKey(_ path: String) throws -> ES256PublicKey {
         do {
             let pem = try InputFile.bytes(path, what: "auth key")

@@ -12,14 +12,27 @@ extension MockCommand {
         record ?? report.map { ($0 as NSString).appendingPathComponent("traffic.csv") }
     }
 
+    /// What the generated certificate names besides loopback: `--host` when it is one address
+    /// (a wildcard names none), and every `--cert-name`.
+    var certificateNames: [String] {
+        let wildcards: Set<String> = ["0.0.0.0", "::", "[::]", ""]
+        return (wildcards.contains(host) ? [] : [host]) + certNames
+    }
+
     /// The server the flags describe, with its keys, certificate, recorder and faults read.
     func serverConfiguration() throws -> MockAPNsConfiguration {
-        var identity: TLSIdentity? = nil
+        let identity: TLSIdentity
         if let tlsCert, let tlsKey {
             identity = TLSIdentity(
                 certificatePEM: try InputFile.bytes(tlsCert, what: "certificate"),
                 privateKeyPEM: try InputFile.bytes(tlsKey, what: "TLS key")
             )
+        } else {
+            do {
+                identity = try TLSIdentity.makeSelfSigned(alsoNaming: certificateNames)
+            } catch let error as CertificateError where error.isInput {
+                throw CommandLineError("--cert-name: \(error)")
+            }
         }
         // The recording path was checked above; one that still fails to open is bad input.
         let recorder = try recording.map { path in
@@ -73,6 +86,12 @@ extension MockCommand {
         for key in configuration.keys {
             Console.out(
                 "provider tokens: verifying ES256 signatures of key \(key.keyID) for team \(key.teamID), \(key.scope)"
+            )
+        }
+        if tlsCert == nil {
+            let names = TLSIdentity.loopbackNames + certificateNames.filter { !TLSIdentity.loopbackNames.contains($0) }
+            Console.out(
+                "certificate: self-signed for \(names.joined(separator: ", ")) (a client must dial one of these)"
             )
         }
         if let certOut { Console.out("certificate written to \(certOut) (use curl --cacert \(certOut))") }

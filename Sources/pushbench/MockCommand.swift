@@ -17,11 +17,13 @@ struct MockCommand: ParsableCommand {
         abstract: "Run the mock APNs server (HTTP/2 over TLS, ALPN h2) until Ctrl-C.",
         discussion: """
             Answers `POST /3/device/<token>` as APNs does (docs/mock.md lists the checks and their order) and `GET /stats` with its counters as JSON; --admin-port serves them over plain HTTP too, with `GET /metrics` for Prometheus. Without --tls-cert/--tls-key it makes a self-signed \
-            certificate for localhost, 127.0.0.1 and ::1 in memory; --cert-out writes that certificate (public, \
-            no key) so clients can trust it:
+            certificate in memory for localhost, 127.0.0.1 and ::1, the --host address when it is a specific one, and \
+            every --cert-name; --cert-out writes that certificate (public, no key) so clients can trust it. A client \
+            that verifies it (every PushBench sender does) must dial one of those names:
 
               pushbench mock --port 2197 --cert-out /tmp/mock.pem
               curl --http2 --cacert /tmp/mock.pem https://127.0.0.1:2197/stats
+              pushbench mock --host 0.0.0.0 --cert-name mock-apns.pushbench.svc --cert-out /tmp/mock.pem
 
             Without --auth-key, provider tokens are checked for form only: a missing token gets 403 \
             MissingProviderToken, a malformed one 403 InvalidProviderToken, and any well-formed ES256 token \
@@ -91,8 +93,21 @@ struct MockCommand: ParsableCommand {
     )
     var channelLimit = 10_000
 
-    @Option(name: .customLong("cert-out"), help: "Write the generated certificate (no key) here, mode 0600.")
+    @Option(
+        name: .customLong("cert-out"),
+        help: "Write the certificate clients must trust here (PEM, no key: readable by all, like any CA file)."
+    )
     var certOut: String?
+
+    @Option(
+        name: .customLong("cert-name"),
+        help: ArgumentHelp(
+            "Also name this DNS name or IP address in the generated certificate (repeatable).",
+            discussion:
+                "A sender reaching the mock by another name than localhost or --host, such as a Kubernetes Service (mock-apns.pushbench.svc) or a host name, needs it here: TLS verification checks the name dialled."
+        )
+    )
+    var certNames: [String] = []
 
     @OptionGroup(title: "Provider key (default: tokens checked for form only)")
     var key: ProviderKeyOptions
@@ -118,6 +133,9 @@ struct MockCommand: ParsableCommand {
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if tlsCert != nil && !certNames.isEmpty {
+            throw ValidationError("--cert-name names the generated certificate; --tls-cert's names are its own")
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         if let adminPort, !(0...65535).contains(adminPort) {
             throw ValidationError("--admin-port must be 0 to 65535")
@@ -152,7 +170,7 @@ struct MockCommand: ParsableCommand {
         }
         if let certOut {
             do {
-                try KeyFile.writePrivately(server.certificatePEM, to: certOut)
+                try Data(server.certificatePEM).write(to: URL(fileURLWithPath: certOut), options: .atomic)
             } catch {
                 server.shutdown()
                 throw CommandLineError("cannot write the certificate to \(certOut): \(error.localizedDescription)")

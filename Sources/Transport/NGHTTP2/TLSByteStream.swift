@@ -1,4 +1,5 @@
 import CNGHTTP2
+import Wire
 
 #if canImport(Glibc)
 import Glibc
@@ -216,7 +217,7 @@ final class TLSByteStream {
             localPort = SocketAddress.localPort(of: socket)
             SSL_set_fd(ssl, socket)
         }
-        if Self.isIPAddress(host) {
+        if TLSIdentity.isIPAddress(host) {
             X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
         } else {
             _ = pb_ssl_set_server_name(ssl, host)
@@ -264,11 +265,5 @@ final class TLSByteStream {
             return ConnectionFailure(.tlsHandshake, "\(target) did not agree to HTTP/2 (ALPN h2)")
         }
         return nil
-    }
-
-    private static func isIPAddress(_ host: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
 }
