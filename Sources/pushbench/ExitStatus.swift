@@ -11,6 +11,8 @@ enum ExitStatus {
     /// Something failed while working: the mock could not start, a report could not be written
     /// (what was measured is printed first).
     static let runtimeFailure: Int32 = 4
+    /// `merge --partial` wrote the report of part of a run: a shard was missing or interrupted.
+    static let partialResult: Int32 = 5
     /// A malformed command line: an unknown option, a value of the wrong type or out of range.
     static let usage: Int32 = 64
 

@@ -15,7 +15,9 @@ struct MergeCommand: ParsableCommand {
             latency histograms add bucket by bucket, so the merged percentiles are those one process would have \
             measured. Time is wall-clock: the run spans the earliest shard's start to the last shard's end, and each \
             shard's seconds join the merged second they fell in. The shards must be of one run (same scenario, seed \
-            and pacing) and all present: a merge of part of a run would understate it.
+            and pacing) and all present and complete: a merge of part of a run would understate it. --partial merges \
+            them all the same (a pod was lost, and the rest is all there is): the report names the shards missing or \
+            interrupted, and merge exits 5.
 
               pushbench merge shard-*/ -o Reports/final-merged
               pushbench merge s0/summary.json s1/summary.json --server-stats mock-stats.json -o merged
@@ -44,6 +46,15 @@ struct MergeCommand: ParsableCommand {
     )
     var maxStartSkew = TimeSpan(seconds: 1)
 
+    @Flag(
+        help: ArgumentHelp(
+            "Merge even if a shard is missing or was interrupted: the report says it is partial and names them; exit 5.",
+            discussion:
+                "With --server-stats the mock's books then exceed the merged ones by what the missing shards sent; its pushes_by_client_address says what each sending host sent."
+        )
+    )
+    var partial = false
+
     @OptionGroup
     var baseline: BaselineOption
 
@@ -66,7 +77,11 @@ struct MergeCommand: ParsableCommand {
             if firstContext == nil { firstContext = summary.runContext }
         }
         try RunResult.checkSynchronizedStart(shards, maxSeconds: maxStartSkew.seconds)
-        let merged = try RunResult.merged(shards)
+        let merged = try RunResult.merged(shards, partial: partial)
+        let gaps = merged.shardGaps
+        if let gaps {
+            Console.out("PARTIAL: \(shards.count) of \(gaps.count) shards given, \(gaps): not the whole run")
+        }
         let skew = RunResult.startSkew(of: shards)
         Console.out(
             "start skew: \(String(format: "%.3f", skew.seconds * 1000)) ms between the shards' schedules "
@@ -78,7 +93,9 @@ struct MergeCommand: ParsableCommand {
         let context = RunContext(
             runID: (output as NSString).lastPathComponent,
             commandLine: CommandLine.arguments.joined(separator: " "),
-            targetDescription: "\(firstContext!.targetDescription), \(shards.count) shards merged",
+            targetDescription: "\(firstContext!.targetDescription), "
+                + (gaps.map { "PARTIAL: \(shards.count) of \($0.count) shards merged (\($0))" }
+                    ?? "\(shards.count) shards merged"),
             serverCounts: try serverStats.map(Self.serverCounts),
             build: firstContext!.build
         )
@@ -94,9 +111,33 @@ struct MergeCommand: ParsableCommand {
         } catch {
             throw CommandLineError.runtime("\(error) (the summary above is complete)")
         }
-        if let server = context.serverCounts, !ServerCheck(result: merged, server: server).matches {
-            throw CommandLineError("the merged books disagree with the mock's /stats (see the summary above)")
+        try judge(merged, against: context.serverCounts)
+    }
+
+    /// Fails a merge whose books disagree with the mock's, and a partial one whatever they say
+    /// (`ExitStatus.partialResult`): its books fall short of the mock's by what the missing shards
+    /// sent, which is said.
+    private func judge(_ merged: RunResult, against server: ServerCounts?) throws {
+        let check = server.map { ServerCheck(result: merged, server: $0) }
+        guard let gaps = merged.shardGaps else {
+            if let check, !check.matches {
+                throw CommandLineError("the merged books disagree with the mock's /stats (see the summary above)")
+            }
+            return
         }
+        if let check, let server {
+            let extra = server.pushes - check.clientAnswered
+            Console.out(
+                extra >= 0
+                    ? "the mock answered \(extra) more pushes than the merged shards (\(server.pushes) against "
+                        + "\(check.clientAnswered))"
+                        + (gaps.missing.isEmpty ? "" : ": what the missing shards sent before they were lost")
+                    : "the mock answered \(-extra) fewer pushes than the merged shards (\(server.pushes) against "
+                        + "\(check.clientAnswered)): the shards are not of this mock's run"
+            )
+        }
+        Console.err("pushbench: merged part of a run (\(gaps)); the report says so")
+        throw ExitCode(ExitStatus.partialResult)
     }
 
     private static func serverCounts(_ path: String) throws -> ServerCounts {

@@ -110,14 +110,52 @@ final class ShardMergeTests: PushbenchTestCase {
             XCTAssertTrue(FileManager.default.fileExists(atPath: directory.file("merged/" + file)), file)
         }
 
-        let partial = try pushbench.run(["merge"] + shards.dropLast() + ["-o", directory.file("partial")])
-        assertCleanFailure(partial, mentions: "missing")
+        try checkPartialMerges(of: shards, serverStats: statsFile)
         let twice = try pushbench.run(["merge", shards[0], shards[0], "-o", directory.file("twice")])
         assertCleanFailure(twice, mentions: "given twice")
         let wrong = try pushbench.run(["merge", shards[0], directory.file("one"), "-o", directory.file("wrong")])
         assertCleanFailure(wrong, mentions: "summary.json")
         single.mock.interrupt()
         shared.mock.interrupt()
+    }
+
+    /// A shard missing (a pod lost) or interrupted (SIGTERM: it wrote what it measured) is named
+    /// and refused; `--partial` merges the rest, marks the report partial, says how far the mock's
+    /// books exceed it, and exits 5.
+    private func checkPartialMerges(of folders: [String], serverStats: String) throws {
+        let shards = try folders.map { folder in
+            (folder, try XCTUnwrap((try summary(folder)["shard"] as? [String: Any])?["index"] as? Int))
+        }.sorted { $0.1 < $1.1 }.map(\.0)
+        let missing = try pushbench.run(["merge"] + shards.dropLast() + ["-o", directory.file("partial")])
+        assertCleanFailure(missing, mentions: "shard(s) 3/4 missing: a merge of part of a run would understate it")
+        let lost = try pushbench.run(
+            ["merge", "--partial", "--server-stats", serverStats] + shards.dropLast() + ["-o", directory.file("lost")]
+        )
+        XCTAssertEqual(lost.status, 5, lost.stderr)
+        XCTAssertTrue(lost.stdout.contains("PARTIAL: 3 of 4 shards given, shard(s) 3/4 missing"), lost.stdout)
+        let lastAnswered = try XCTUnwrap(try summary(shards[3])["counts"] as? [String: Int])
+        let extra = (lastAnswered["succeeded"] ?? 0) + (lastAnswered["rejected"] ?? 0)
+        XCTAssertTrue(
+            lost.stdout.contains("the mock answered \(extra) more pushes than the merged shards"),
+            lost.stdout
+        )
+        let partial = try XCTUnwrap(try summary(directory.file("lost"))["shard"] as? [String: Any])
+        XCTAssertEqual(partial["partial"] as? NSDictionary, ["shards": 4, "missing": [3], "interrupted": []])
+
+        var stopped = try summary(shards[1])
+        stopped["interrupted"] = true
+        let folder = directory.file("stopped-shard-1-of-4")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try JSONSerialization.data(withJSONObject: stopped).write(to: URL(fileURLWithPath: folder + "/summary.json"))
+        let withStopped = [shards[0], folder, shards[2], shards[3]]
+        let refused = try pushbench.run(["merge"] + withStopped + ["-o", directory.file("refused")])
+        assertCleanFailure(refused, mentions: "shard(s) 1/4 interrupted before their share was sent")
+        let marked = try pushbench.run(["merge", "--partial"] + withStopped + ["-o", directory.file("marked")])
+        XCTAssertEqual(marked.status, 5, marked.stderr)
+        let markedShard = try XCTUnwrap(try summary(directory.file("marked"))["shard"] as? [String: Any])
+        XCTAssertEqual(markedShard["partial"] as? NSDictionary, ["shards": 4, "missing": [], "interrupted": [1]])
+        let page = try String(contentsOfFile: directory.file("marked/report.html"), encoding: .utf8)
+        XCTAssertTrue(page.contains("PARTIAL: 4 of 4 shards merged"), "the report says it is partial")
     }
 
     /// A match whose fans are split over two shards by broadcast: each shard creates its own

@@ -65,6 +65,7 @@ final class RunSummarySchemaTests: XCTestCase {
         summary.tookEveryEvent = true
         summary.reconnections = 0
         summary.resentRefused = 0
+        summary.shard.partial = RunSummary.ShardEntry.Partial(shards: 8, missing: [3], interrupted: [5])
         summary.broadcasts = RunSummary.Broadcasts(
             counts: summary.counts,
             latencyUs: summary.latencyUs,

@@ -9,6 +9,48 @@ extension RunResult {
         public let description: String
     }
 
+    /// What a set of shards lacks of its run: shards never given (a pod lost before it wrote its
+    /// report) and shards given but stopped early (interrupted: Ctrl-C or SIGTERM, so they wrote
+    /// what they had measured). Either way the rest is not the whole run.
+    public struct ShardGaps: Sendable, Equatable, CustomStringConvertible {
+        /// How many shards the run was split into.
+        public let count: Int
+        /// The shards not given, by index.
+        public let missing: [Int]
+        /// The shards given that were stopped before their share was sent, by index.
+        public let interrupted: [Int]
+
+        /// Gaps as a summary records them.
+        public init(count: Int, missing: [Int], interrupted: [Int]) {
+            self.count = count
+            self.missing = missing
+            self.interrupted = interrupted
+        }
+
+        /// Whether the shards are the whole run.
+        public var isEmpty: Bool { missing.isEmpty && interrupted.isEmpty }
+
+        /// `shard 3/8 missing; shard 5/8 interrupted`, naming every gap.
+        public var description: String {
+            let named = { (indices: [Int]) in indices.map { "\($0)/\(count)" }.joined(separator: ", ") }
+            return [
+                missing.isEmpty ? nil : "shard(s) \(named(missing)) missing",
+                interrupted.isEmpty ? nil : "shard(s) \(named(interrupted)) interrupted before their share was sent",
+            ].compactMap { $0 }.joined(separator: "; ")
+        }
+    }
+
+    /// The gaps of `shards`, shards of one run (`checkShardsOfOneRun`).
+    public static func gaps(in shards: [RunResult]) -> ShardGaps {
+        let count = shards.first?.configuration.shard.count ?? 1
+        let indices = Set(shards.map(\.configuration.shard.index))
+        return ShardGaps(
+            count: count,
+            missing: (0..<count).filter { !indices.contains($0) },
+            interrupted: shards.filter(\.interrupted).map(\.configuration.shard.index).sorted()
+        )
+    }
+
     /// How far apart the shards' schedules started, seconds, and the index of the shard that
     /// started last: what `merge` reports, since it lines the shards' seconds up by wall clock
     /// and a shard that started late would show as a lower rate.
@@ -50,20 +92,19 @@ extension RunResult {
     /// merged interval their start fell in. Threads and connections
     /// are the shards' together.
     ///
+    /// A shard missing or interrupted is refused, since the rest would understate the run; with
+    /// `partial` the rest is merged all the same and `shardGaps` names what it lacks.
+    ///
     /// - Throws: `MergeError` when the results are not the shards of one run: different
-    ///   scenarios, seeds, pacing or shard counts, a shard twice, or a shard missing.
-    public static func merged(_ shards: [RunResult]) throws -> RunResult {
+    ///   scenarios, seeds, pacing or shard counts, a shard twice, or (without `partial`) a shard
+    ///   missing or interrupted.
+    public static func merged(_ shards: [RunResult], partial: Bool = false) throws -> RunResult {
         guard let first = shards.first else { throw MergeError(description: "no results to merge") }
-        try checkShardsOfOneRun(shards)
+        let gaps = try checkShardsOfOneRun(shards, partial: partial)
         let sorted = shards.sorted { $0.configuration.shard.index < $1.configuration.shard.index }
         let measuredStart = { (result: RunResult) in result.startedAtUnix + result.configuration.warmup.inSeconds }
         let start = sorted.map(measuredStart).min()!
         let end = sorted.map { measuredStart($0) + $0.durationSeconds }.max()!
-
-        var configuration = first.configuration
-        configuration.shard = .whole
-        configuration.threads = sorted.reduce(0) { $0 + $1.configuration.threads }
-        configuration.transport.connections = sorted.reduce(0) { $0 + $1.configuration.transport.connections }
 
         var counts = OutcomeCounts()
         var warmupCounts = OutcomeCounts()
@@ -87,7 +128,7 @@ extension RunResult {
         }
         let series = mergedTimeline(sorted, start: start, measuredStart: measuredStart)
         var merged = RunResult(
-            configuration: configuration,
+            configuration: mergedConfiguration(sorted),
             mode: first.mode,
             startedAtUnix: start - first.configuration.warmup.inSeconds,
             durationSeconds: end - start,
@@ -109,17 +150,37 @@ extension RunResult {
             engineCPUSeconds: sorted.reduce(0) { $0 + $1.engineCPUSeconds },
             interrupted: sorted.contains { $0.interrupted }
         )
-        merged.erroredSamples = sorted.reduce(into: [:]) { $0.merge($1.erroredSamples) { first, _ in first } }
-        merged.connectionAttempts = sum(\.connectionAttempts)
-        merged.gaveUpOnTarget = sorted.contains { $0.gaveUpOnTarget }
-        merged.tookEveryEvent = sorted.allSatisfy(\.tookEveryEvent)
-        merged.broadcasts = sorted.reduce(into: BroadcastBooks()) { $0.add($1.broadcasts) }
-        merged.channels = sorted.reduce(into: ChannelBooks()) { $0.add($1.channels) }
+        merged.addTallies(of: sorted)
         merged.timelineResolutionSeconds = series.resolutionSeconds
+        merged.shardGaps = gaps.isEmpty ? nil : gaps
         return merged
     }
 
-    private static func checkShardsOfOneRun(_ shards: [RunResult]) throws {
+    /// The first shard's configuration as the whole run's: its threads and connections are the
+    /// shards' together.
+    private static func mergedConfiguration(_ shards: [RunResult]) -> LoadConfiguration {
+        var configuration = shards[0].configuration
+        configuration.shard = .whole
+        configuration.threads = shards.reduce(0) { $0 + $1.configuration.threads }
+        configuration.transport.connections = shards.reduce(0) { $0 + $1.configuration.transport.connections }
+        return configuration
+    }
+
+    /// Adds the shards' tallies that `init` does not take: failure samples, connection
+    /// attempts, whether any gave up or missed an event, and the broadcast and channel books.
+    private mutating func addTallies(of shards: [RunResult]) {
+        erroredSamples = shards.reduce(into: [:]) { $0.merge($1.erroredSamples) { first, _ in first } }
+        connectionAttempts = shards.reduce(0) { $0 + $1.connectionAttempts }
+        gaveUpOnTarget = shards.contains { $0.gaveUpOnTarget }
+        tookEveryEvent = shards.allSatisfy(\.tookEveryEvent)
+        broadcasts = shards.reduce(into: BroadcastBooks()) { $0.add($1.broadcasts) }
+        channels = shards.reduce(into: ChannelBooks()) { $0.add($1.channels) }
+    }
+
+    /// Checks that `shards` are of one run, each once, and returns what they lack of it.
+    /// - Throws: `MergeError` naming what differs, a shard given twice, or (without `partial`)
+    ///   a shard missing or interrupted.
+    private static func checkShardsOfOneRun(_ shards: [RunResult], partial: Bool) throws -> ShardGaps {
         let first = shards[0].configuration
         let count = first.shard.count
         for result in shards {
@@ -148,13 +209,14 @@ extension RunResult {
         if let twice = Set(indices).first(where: { index in indices.filter { $0 == index }.count > 1 }) {
             throw MergeError(description: "shard \(twice)/\(count) is given twice")
         }
-        let missing = (0..<count).filter { !indices.contains($0) }
-        if !missing.isEmpty {
+        let gaps = gaps(in: shards)
+        if !gaps.isEmpty && !partial {
             throw MergeError(
-                description: "shard(s) " + missing.map { "\($0)/\(count)" }.joined(separator: ", ")
-                    + " missing: a merge of part of a run would understate it"
+                description: "\(gaps): a merge of part of a run would understate it "
+                    + "(--partial merges what there is and marks it partial)"
             )
         }
+        return gaps
     }
 
     /// The merged series is at the coarsest of the shards' resolutions (each divides the

@@ -47,6 +47,9 @@ public struct RunResult: Sendable {
     public var broadcasts = BroadcastBooks()
     /// The channel requests around the broadcasts: made by the session, not the engine.
     public var channels = ChannelBooks()
+    /// A partial merge's missing and interrupted shards (`merge --partial`); `nil` for a run and
+    /// for a merge of every shard, complete.
+    public var shardGaps: ShardGaps?
     /// Answered requests per connection, keyed by `connectionKey(shard:localPort:)`: the local
     /// port alone in an unsharded run, and unique across the shards of a merged one.
     public let perConnection: [Int: Int]

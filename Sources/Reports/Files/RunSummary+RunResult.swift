@@ -29,7 +29,13 @@ extension RunSummary {
             let connection = RunResult.connection(ofKey: $0.key)
             return Connection(shard: connection.shard, localPort: connection.localPort, answered: $0.value)
         }
-        shard = ShardEntry(index: configuration.shard.index, count: configuration.shard.count)
+        shard = ShardEntry(
+            index: configuration.shard.index,
+            count: configuration.shard.count,
+            partial: result.shardGaps.map {
+                ShardEntry.Partial(shards: $0.count, missing: $0.missing, interrupted: $0.interrupted)
+            }
+        )
         timeseries = result.timeline.map(Interval.init)
         timeseriesResolutionS = result.timelineResolutionSeconds
         outages = result.outages.map {
@@ -187,6 +193,9 @@ extension RunSummary {
         result.connectionAttempts = connectionAttempts ?? 0
         result.gaveUpOnTarget = gaveUpOnTarget ?? false
         result.tookEveryEvent = tookEveryEvent ?? true
+        result.shardGaps = shard.partial.map {
+            RunResult.ShardGaps(count: $0.shards, missing: $0.missing, interrupted: $0.interrupted)
+        }
         if let broadcasts {
             result.broadcasts.counts = broadcasts.counts.outcomeCounts
             result.broadcasts.latency = try broadcasts.latencyHistogramUs.histogram()

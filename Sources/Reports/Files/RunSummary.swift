@@ -221,6 +221,15 @@ public struct RunSummary: Codable, Sendable {
     public struct ShardEntry: Codable, Sendable, Equatable {
         public var index: Int
         public var count: Int
+        /// A partial merge's gaps (`merge --partial`): absent for a run and a whole merge.
+        public var partial: Partial?
+
+        /// The shards a partial merge lacks, of how many.
+        public struct Partial: Codable, Sendable, Equatable {
+            public var shards: Int
+            public var missing: [Int]
+            public var interrupted: [Int]
+        }
     }
 
     /// One second of the series.

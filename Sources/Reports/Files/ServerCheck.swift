@@ -16,12 +16,17 @@ public struct ServerCheck: Sendable {
     /// Whether both sides agree on answered, accepted and rejected pushes, reason by reason.
     public var matches: Bool { differences.isEmpty }
 
+    /// The answers the client counted, its warmup's included: what the server's `pushes` counts.
+    public var clientAnswered: Int {
+        result.counts.succeeded + result.warmupCounts.succeeded + result.counts.rejected + result.warmupCounts.rejected
+    }
+
     /// Each disagreement in words, empty when the books agree.
     public var differences: [String] {
         // The server saw the warmup too.
         var found: [String] = []
         let succeeded = result.counts.succeeded + result.warmupCounts.succeeded
-        let answered = succeeded + result.counts.rejected + result.warmupCounts.rejected
+        let answered = clientAnswered
         let rejectedByReason = result.rejectedByReason.merging(result.warmupRejectedByReason, uniquingKeysWith: +)
         if server.pushes != answered {
             found.append("server answered \(server.pushes), client saw \(answered) answers")
