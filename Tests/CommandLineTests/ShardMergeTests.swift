@@ -266,20 +266,35 @@ final class ShardMergeTests: PushbenchTestCase {
         }
     }
 
-    func testTheJobManifestGivesEveryPodOneStartAndOnlyFlagsThatExist() throws {
-        let manifest = try String(
-            contentsOf: Self.repository.appendingPathComponent("deploy/kubernetes/pushbench-shards.yaml"),
-            encoding: .utf8
-        )
-        XCTAssertTrue(manifest.contains("- name: PUSHBENCH_START_AT"), "the pods read one start instant")
-        let help = try pushbench.run(["run", "--help"]).stdout
-        let flags = manifest.split(separator: "\n").compactMap { line -> Substring? in
-            let trimmed = line.drop { $0 == " " }
-            guard trimmed.hasPrefix("- --") else { return nil }
-            return trimmed.dropFirst(2).prefix { $0 != "=" && $0 != " " }
+    func testTheManifestsGiveEveryPodOneStartAndOnlyFlagsThatExist() throws {
+        func manifest(_ name: String) throws -> String {
+            try String(contentsOf: Self.repository.appendingPathComponent("deploy/kubernetes/" + name), encoding: .utf8)
         }
-        XCTAssertGreaterThan(flags.count, 5)
-        for flag in flags { XCTAssertTrue(help.contains(flag + " "), "\(flag) is not an option of pushbench run") }
+        /// `--flag=value` arguments of a manifest's container, as (flag, value).
+        func arguments(_ text: String) -> [(flag: Substring, value: Substring)] {
+            text.split(separator: "\n").compactMap { line in
+                let trimmed = line.drop { $0 == " " }
+                guard trimmed.hasPrefix("- --") else { return nil }
+                let argument = trimmed.dropFirst(2).prefix { $0 != " " }
+                return (argument.prefix { $0 != "=" }, argument.drop { $0 != "=" }.dropFirst())
+            }
+        }
+        let job = try manifest("pushbench-shards.yaml")
+        let mock = try manifest("mock-apns.yaml")
+        XCTAssertTrue(job.contains("- name: PUSHBENCH_START_AT"), "the pods read one start instant")
+        for (text, command) in [(job, "run"), (mock, "mock")] {
+            let help = try pushbench.run([command, "--help"]).stdout
+            XCTAssertGreaterThan(arguments(text).count, 5)
+            for (flag, _) in arguments(text) {
+                XCTAssertTrue(help.contains(flag + " "), "\(flag) is not an option of pushbench \(command)")
+            }
+        }
+        let endpoint = try XCTUnwrap(arguments(job).first { $0.flag == "--endpoint" }?.value)
+        let host = try XCTUnwrap(URL(string: String(endpoint))?.host)
+        XCTAssertTrue(
+            arguments(mock).contains { $0.flag == "--cert-name" && $0.value == host },
+            "the mock's certificate must name \(host), which the pods dial"
+        )
     }
 
     /// The manifest gives the image arguments only (`run` first), so the image's entry point must
