@@ -3,7 +3,7 @@ SWIFT ?= swift
 
 PREFIX ?= /usr/local
 
-.PHONY: deps run test instructions-gate lint format build install clean conformance-matrix image image-check
+.PHONY: deps run test instructions-gate rehearse-kubernetes lint format build install clean conformance-matrix image image-check
 
 ## Install the Debian packages PushBench needs (only the missing ones).
 deps:
@@ -22,6 +22,11 @@ test: deps lint
 instructions-gate: deps
 	$(SWIFT) build -c release --product pushbench
 	Benchmarks/instructions-gate.sh
+
+## As root: run deploy/kubernetes/ pod by pod in network namespaces and check its books (docs/kubernetes-rehearsal.md).
+rehearse-kubernetes: deps
+	$(SWIFT) build -c release --product pushbench
+	Scripts/rehearse-kubernetes.sh
 
 ## Run the client conformance suite and write its matrix into docs/client-conformance.md.
 conformance-matrix: deps

@@ -17,10 +17,14 @@
 #   golang-go             a Go program for --perf's test of what perf names in a Go sender
 #   nginx-light           a C HTTP/2 server that answers before reading a body, then resets the stream with
 #                         NO_ERROR: the transports' test of that, and h2load-compare.sh's target
+#   iproute2, dnsmasq-base, python3-yaml
+#                         the Kubernetes rehearsal (make rehearse-kubernetes): network namespaces and their
+#                         links, the cluster DNS for the headless Service, and reading the manifests
 set -euo pipefail
 
 packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libjemalloc-dev nghttp2-client curl openssl time procps pkg-config
-  python3-h2 python3-venv chromium prometheus valgrind binutils linux-perf golang-go nginx-light)
+  python3-h2 python3-venv chromium prometheus valgrind binutils linux-perf golang-go nginx-light
+  iproute2 dnsmasq-base python3-yaml)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
