@@ -21,7 +21,8 @@ struct PushBench: ParsableCommand {
             Exit statuses, the same for every command: 0 success; 1 a gate failed (compare); \
             2 bad input (a missing, folder or malformed file, an unwritable output path, a count too large for \
             memory); 3 a run in which no push succeeded; 4 a failure while working (the mock could not start, a \
-            report could not be written, or an error no check foresaw); 64 a malformed command line; 130 and 143 after Ctrl-C and SIGTERM.
+            report could not be written, or an error no check foresaw); 5 a merge --partial of part of a run; 64 a \
+            malformed command line; 130 and 143 after Ctrl-C and SIGTERM.
             """,
         version: build.text,
         subcommands: [
