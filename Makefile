@@ -3,20 +3,30 @@ SWIFT ?= swift
 
 PREFIX ?= /usr/local
 
-.PHONY: deps run test instructions-gate rehearse-kubernetes lint format build install clean conformance-matrix image image-check
+.PHONY: deps build-deps run test ci-recipes instructions-gate rehearse-kubernetes dist check-dist lint format build install clean conformance-matrix image image-check
 
-## Install the Debian packages PushBench needs (only the missing ones).
+## Install the Debian packages the tests, benchmarks and release need too (only the missing ones).
 deps:
-	@Scripts/install-deps.sh
+	@Scripts/install-deps.sh test
+
+## Install only what building and running pushbench needs (only the missing ones).
+build-deps:
+	@Scripts/install-deps.sh build
 
 ## Build release and run the main job: a football final for 1,000 activities (107,000 pushes) against the embedded mock.
-run: deps
+run: build-deps
 	$(SWIFT) build -c release --product pushbench
 	.build/release/pushbench run
 
-## Check formatting, then build (warnings are errors) and run every test.
-test: deps lint
+## Check formatting and the CI recipes, then build (warnings are errors) and run every test.
+test: deps lint ci-recipes
 	$(SWIFT) test --disable-swift-testing
+
+## Validate examples/ci/ against GitHub's and GitLab's published schemas (check-jsonschema, from PyPI).
+ci-recipes: deps
+	@test -x .build-venv/bin/check-jsonschema || { python3 -m venv .build-venv && .build-venv/bin/pip install -q check-jsonschema; }
+	.build-venv/bin/check-jsonschema --builtin-schema vendor.github-workflows examples/ci/github-actions.yml
+	.build-venv/bin/check-jsonschema --builtin-schema vendor.gitlab-ci examples/ci/gitlab-ci.yml
 
 ## Count the sender's instructions per push under Valgrind and judge them against the committed baseline.
 instructions-gate: deps
@@ -41,8 +51,17 @@ lint:
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Plugins Sources Tests
 
-build: deps
+build: build-deps
 	$(SWIFT) build -c release --product pushbench
+
+## The release for machines without Swift: dist/pushbench-VERSION-linux-ARCH.tar.gz and dist/pushbench_VERSION_ARCH.deb, checked by lintian.
+dist: deps
+	Scripts/dist.sh
+	lintian --info dist/pushbench_*.deb
+
+## As root: install dist/'s .deb and tarball in a bare Debian 12 (debootstrap) and run pushbench there.
+check-dist: dist
+	Scripts/check-dist.sh
 
 ## Build release and install pushbench into $(PREFIX)/bin (PREFIX=~/.local for a user's own).
 install: build
@@ -58,4 +77,4 @@ image-check: deps
 	Scripts/check-image.sh
 
 clean:
-	rm -rf .build .build-image
+	rm -rf .build .build-image .build-dist .build-venv dist

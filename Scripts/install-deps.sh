@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# Installs the Debian packages PushBench builds and tests with, if any is missing.
+# Installs the Debian packages PushBench needs, if any is missing.
+#
+#   Scripts/install-deps.sh build   what building and running pushbench needs (make run, make build,
+#                                   make install, make dist): nothing else
+#   Scripts/install-deps.sh test    that, and what the tests, the benchmarks and the optional flags
+#                                   need (make test and CI); the default
+#
+# To build and run:
 #   libcurl4-openssl-dev  HTTP/2 client (libcurl multi, nghttp2 inside)
 #   libssl-dev            libcrypto: ES256 signing and verification, certificates; libssl: TLS
 #   libnghttp2-dev        HTTP/2 framing for the nghttp2 transport (batched TLS writes)
+#   pkg-config            how the build finds the three above
+# To test, benchmark, package, and for the optional flags:
 #   libjemalloc-dev       the allocator the sender core is measured with (against glibc's)
 #   nghttp2-client        h2load, the reference HTTP/2 load generator we compare against
 #   curl, openssl         independent clients the tests check the mock and our signatures with
 #   time, procps          /usr/bin/time and pgrep: what profile's CPU is checked against, and that it
 #                         leaves no process of a sender behind
 #   python3-h2            a third HTTP/2 client library for the mock's tests (host without :authority)
-#   python3-venv          the virtual environment the client conformance suite installs PyPI's APNs clients into
+#   python3-venv          the virtual environments the client conformance suite installs PyPI's APNs
+#                         clients into, and the CI recipes' schema check (check-jsonschema)
 #   chromium              renders the HTML reports headless, as a reader sees them (Scripts/render-report.sh)
 #   prometheus            scrapes a run's --metrics-port in the tests and runs the Grafana dashboard's queries
 #   valgrind, binutils    count instructions per push (hotpath --instructions: callgrind, on a copy made by strip)
@@ -20,11 +30,21 @@
 #   iproute2, dnsmasq-base, python3-yaml
 #                         the Kubernetes rehearsal (make rehearse-kubernetes): network namespaces and their
 #                         links, the cluster DNS for the headless Service, and reading the manifests
+#   dpkg-dev, lintian, debootstrap, man-db
+#                         the release (make dist, make check-dist): dpkg-shlibdeps computes the .deb's
+#                         Depends, lintian checks it, debootstrap makes the bare Debian it is tried on,
+#                         man renders the man page
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libssl-dev libnghttp2-dev libjemalloc-dev nghttp2-client curl openssl time procps pkg-config
-  python3-h2 python3-venv chromium prometheus valgrind binutils linux-perf golang-go nginx-light
-  iproute2 dnsmasq-base python3-yaml)
+build=(libcurl4-openssl-dev libssl-dev libnghttp2-dev pkg-config)
+test=(libjemalloc-dev nghttp2-client curl openssl time procps python3-h2 python3-venv chromium prometheus
+  valgrind binutils linux-perf golang-go nginx-light iproute2 dnsmasq-base python3-yaml dpkg-dev lintian
+  debootstrap man-db)
+case ${1:-test} in
+  build) packages=("${build[@]}") ;;
+  test) packages=("${build[@]}" "${test[@]}") ;;
+  *) echo "usage: Scripts/install-deps.sh [build|test]" >&2; exit 64 ;;
+esac
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
