@@ -6,9 +6,6 @@ import Transport
 import Wire
 import Workload
 
-#if canImport(Glibc)
-#endif
-
 /// `pushbench profile`'s measurement: starts the mock, writes the sender's contract, runs the
 /// sender as a child until it exits, `duration` passes or `stop` is set, ends it and every
 /// descendant within the grace, and returns what it measured from outside.

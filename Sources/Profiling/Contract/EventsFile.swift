@@ -14,8 +14,6 @@ public enum EventsFile {
         public var schedule: PushSchedule
         /// Bytes of the events file.
         public var eventBytes: Int
-        /// Bytes of the tokens file.
-        public var tokenBytes: Int
     }
 
     /// The JSON members of one line, in the order written. `payload` comes last: it is the
@@ -65,7 +63,7 @@ public enum EventsFile {
         }
         try events.close()
         try tokens.close()
-        return Written(schedule: schedule, eventBytes: events.bytes, tokenBytes: tokens.bytes)
+        return Written(schedule: schedule, eventBytes: events.bytes)
     }
 
     /// The pushes a profile hands its sender, in scenario order: the events the scenario's sender

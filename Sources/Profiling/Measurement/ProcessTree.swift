@@ -33,8 +33,6 @@ struct ProcessTree {
     var rssBytes: Int { members.reduce(0) { $0 + $1.rssBytes } }
     /// The largest peak of any one of them, bytes.
     var largestPeakRSSBytes: Int { members.map(\.peakRSSBytes).max() ?? 0 }
-    /// Their process IDs.
-    var pids: [pid_t] { members.map(\.pid) }
 
     /// The descendants of process `root` (by default this one) now, but for those in `apart`
     /// and theirs.

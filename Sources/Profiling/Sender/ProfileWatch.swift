@@ -4,9 +4,6 @@ import MockAPNs
 import Sampling
 import Transport
 
-#if canImport(Glibc)
-#endif
-
 /// The figures of a profile so far, for the console's progress line.
 public struct ProfileProgress: Sendable {
     /// Seconds since the sender started.

@@ -9,6 +9,12 @@ import Transport
 /// `profile`'s watch loop reads `phase` and ends the service once the calls are answered and
 /// their pushes are in; every wait here is bounded by a deadline or the stop flag.
 public final class ServiceSession: Sendable {
+    /// Connections to the service's event endpoint (over HTTP/1.1 keep-alive each carries one
+    /// call at a time).
+    static let eventConnections = 16
+    /// Between the last registration's answer and the first call.
+    static let lead: Duration = .seconds(1)
+
     /// How the service is driven.
     public struct Settings: Sendable {
         /// Registrations in flight at once, and at most this many a second when set.
@@ -17,12 +23,8 @@ public final class ServiceSession: Sendable {
         /// Each request's deadline, and its connection's.
         public var timeout: Duration = .seconds(10)
         public var connectTimeout: Duration = .seconds(5)
-        /// Connections to the service's event endpoint.
-        public var eventConnections = 16
         /// How long the service may take to listen after it starts.
         public var serviceWait: Duration = .seconds(30)
-        /// Between the last registration's answer and the first call.
-        public var lead: Duration = .seconds(1)
 
         /// The defaults.
         public init() {}
@@ -168,12 +170,12 @@ public final class ServiceSession: Sendable {
         let client = try ServiceClient(
             timeout: settings.timeout,
             connectTimeout: settings.connectTimeout,
-            connections: settings.eventConnections,
+            connections: Self.eventConnections,
             caFile: file.caFile,
             insecure: file.insecure
         )
-        let startAt = Date().timeIntervalSince1970 + settings.lead.inSeconds
-        let startNanos = monotonicNanos() + settings.lead.inNanoseconds
+        let startAt = Date().timeIntervalSince1970 + Self.lead.inSeconds
+        let startNanos = monotonicNanos() + Self.lead.inNanoseconds
         book.start(atNs: Int64(startAt * 1e9))
         fanout.start(atNs: Int64(startAt * 1e9))
         state.withLock { $0.startAtUnix = startAt }

@@ -35,13 +35,6 @@ public struct FoldedStacks: Sendable, Equatable {
             add(line[..<space].split(separator: ";").map { StackFrame(folded: $0) }, samples: count)
         }
     }
-
-    /// Renames the stacks' roots (a run's worker threads are one sender however many there are).
-    public func rootsRenamed(to root: StackFrame) -> FoldedStacks {
-        var renamed = FoldedStacks()
-        for (stack, count) in counts { renamed.add([root] + stack.dropFirst(), samples: count) }
-        return renamed
-    }
 }
 
 /// A line of a folded file that is not `frame;frame;... count`.
