@@ -36,6 +36,9 @@ public struct SenderProfiler {
     public var bundleID: String
     /// Whether perf samples the sender's call stacks (`--perf`).
     public var samplesStacks = false
+    /// Whether the events file stays once the sender has gone (`--keep-events`): about 400
+    /// bytes a push, so a million pushes would leave 400 MB in every profile's folder.
+    public var keepsEvents = false
     /// The service's API, when the command is a sender service driven through it (`--api`).
     public var service: ServiceAPI?
 
@@ -194,6 +197,7 @@ public struct SenderProfiler {
             usleep(ProfileWatch.tickMicroseconds)
         }
         work?.session.stop()
+        if work == nil { removeEvents(notice: notice) }
         server.shutdown()
         do {
             try mock.recorder?.close()
@@ -229,12 +233,33 @@ public struct SenderProfiler {
             tokensPath: path("tokens.txt")
         )
         notice(
-            "wrote \(written.schedule.events) events (\(written.eventBytes) bytes, "
+            "wrote \(written.schedule.events) events to \(path("events.jsonl")) ("
+                + Self.megabytes(written.eventBytes) + ", "
                 + String(format: "%.0f", Double(written.eventBytes) / Double(max(1, written.schedule.events)))
-                + " a push) for \(written.schedule.tokens) tokens in "
+                + " bytes a push) for \(written.schedule.tokens) tokens in "
                 + String(format: "%.2f s", Date().timeIntervalSince1970 - writeBegan)
+                + (keepsEvents ? "" : "; removed when the sender has gone (--keep-events keeps it)")
         )
         return (startAt, LagBook(schedule: written.schedule, startNs: Int64(startAt * 1e9)))
+    }
+
+    /// Removes the events file once the sender has gone, unless it is to be kept.
+    private func removeEvents(notice: (String) -> Void) {
+        let events = path("events.jsonl")
+        guard !keepsEvents,
+            let size = (try? FileManager.default.attributesOfItem(atPath: events))?[.size] as? Int
+        else { return }
+        do {
+            try FileManager.default.removeItem(atPath: events)
+            notice("removed \(events) (\(Self.megabytes(size))); --keep-events keeps it")
+        } catch {
+            notice("warning: could not remove \(events): \(error.localizedDescription)")
+        }
+    }
+
+    /// `bytes` in megabytes, as a console line says a file's size.
+    private static func megabytes(_ bytes: Int) -> String {
+        String(format: "%.1f MB", Double(bytes) / 1e6)
     }
 
     /// Sleeps until `lead` before `startAt`, when the sender is started.

@@ -52,6 +52,7 @@ extension ProfileCommand {
         )
         profiler.bundleID = bundleID
         profiler.samplesStacks = perf.enabled
+        profiler.keepsEvents = keepEvents
         profiler.service = service
         return profiler
     }

@@ -63,6 +63,13 @@ struct ProfileCommand: ParsableCommand {
 
     @OptionGroup var reports: ReportsFolderOptions
 
+    @Flag(
+        name: .customLong("keep-events"),
+        help:
+            "Keep the events file the sender was handed (about 400 bytes a push) in the report folder; by default it is removed once the sender has gone."
+    )
+    var keepEvents = false
+
     @OptionGroup(title: "Budget")
     var budget: RunBudgetOptions
 

@@ -114,6 +114,27 @@ final class ProfileCommandTests: PushbenchTestCase {
         assertCleanFailure(mixed, mentions: "a profile (pushbench profile) compares with profiles")
     }
 
+    /// The events file (about 400 bytes a push) is the sender's while it runs, then removed,
+    /// with its size said both times, unless --keep-events keeps it.
+    func testTheEventsFileIsRemovedWhenTheSenderHasGoneUnlessKept() throws {
+        let handed = directory.file("handed.jsonl")
+        let sender = "wc -l < \"$PUSHBENCH_EVENTS\" > \(handed)"
+        for keep in [false, true] {
+            let (output, _, reports) = try profile(sender, requests: 40, options: keep ? ["--keep-events"] : [])
+            XCTAssertEqual(output.status, 3, "a sender that sends nothing fails: \(output.stderr)")
+            XCTAssertEqual(
+                try String(contentsOfFile: handed, encoding: .utf8).trimmingCharacters(in: .whitespaces),
+                "40\n"
+            )
+            let folder = "\(reports)/\(try FileManager.default.contentsOfDirectory(atPath: reports)[0])"
+            let events = folder + "/events.jsonl"
+            XCTAssertEqual(FileManager.default.fileExists(atPath: events), keep, output.stderr)
+            XCTAssertTrue(output.stderr.contains("wrote 40 events to \(events) (0.0 MB, "), output.stderr)
+            XCTAssertEqual(output.stderr.contains("removed \(events) (0.0 MB); --keep-events keeps it"), !keep)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/tokens.txt"))
+        }
+    }
+
     func testASenderThatExitsAtOnceFailsWithItsLastWords() throws {
         let (output, seconds, reports) = try profile("echo 'config: no such key' >&2; exit 1")
         XCTAssertEqual(output.status, 3, output.stderr)
