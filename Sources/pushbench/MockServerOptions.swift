@@ -57,7 +57,7 @@ struct MockServerOptions: ParsableArguments {
     @Option(
         name: .customLong("handshake-timeout"),
         help:
-            "How long a new connection may take to finish TLS and ALPN before it is closed, half-open TLS (2s)."
+            "How long a new connection may take to finish TLS and ALPN before it is closed: a client that opens TCP and never completes TLS holds a connection no longer."
     )
     var handshakeTimeout = TimeSpan(seconds: 10)
 

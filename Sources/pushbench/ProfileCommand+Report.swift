@@ -50,7 +50,7 @@ extension ProfileCommand {
             duration: schedule.duration?.duration,
             grace: schedule.grace.duration
         )
-        profiler.bundleID = bundleID
+        profiler.bundleID = app.bundleID
         profiler.samplesStacks = perf.enabled
         profiler.keepsEvents = keepEvents
         profiler.service = service

@@ -55,11 +55,7 @@ struct ProfileCommand: ParsableCommand {
     @OptionGroup(title: "Schedule and stop")
     var schedule: ProfileScheduleOptions
 
-    @Option(
-        name: .customLong("bundle-id"),
-        help: "The app's bundle ID (PUSHBENCH_BUNDLE_ID; the topic adds .push-type.liveactivity)."
-    )
-    var bundleID = "com.example.pushbench"
+    @OptionGroup var app: AppOptions
 
     @OptionGroup var reports: ReportsFolderOptions
 

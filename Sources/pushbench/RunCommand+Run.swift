@@ -41,7 +41,7 @@ extension RunCommand {
             pacing: target.isApple && !pace.isPaced
                 ? try .constantRate(perSecond: RunTarget.appleRateCap) : try pace.pacing(),
             threads: link.threads,
-            bundleID: bundleID,
+            bundleID: app.bundleID,
             priorityOverride: priority,
             tokenPolicy: jwtMode,
             retryPolicy: link.retryPolicy,

@@ -96,8 +96,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Connections, deadlines and retries")
     var link: ConnectionOptions
 
-    @Option(name: .customLong("bundle-id"), help: "App bundle ID; the topic is <bundle-id>.push-type.liveactivity.")
-    var bundleID = RunCommand.defaultBundleID
+    @OptionGroup var app: AppOptions
 
     @Option(
         help:
@@ -166,7 +165,6 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Where the CPU goes")
     var perf: PerfOptions
 
-    static let defaultBundleID = "com.example.pushbench"
     static let generatedKeyID = "PBKEY00001"
     static let generatedTeamID = "PBTEAM0001"
 
@@ -180,7 +178,7 @@ struct RunCommand: ParsableCommand {
         try RunTarget(parsing: destination.endpoint).checkAppleRules(
             tokensFile: destination.tokensFile,
             key: key.authKey,
-            bundleID: bundleID,
+            bundleID: app.bundleID,
             paced: (pace.rate, pace.rateProfile != nil || pace.timeScale != nil || pace.burst != nil),
             noRateCap: destination.noRateCap,
             trust: (destination.insecure, destination.caFile)

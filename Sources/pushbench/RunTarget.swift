@@ -74,7 +74,7 @@ enum RunTarget: Equatable {
         guard key != nil else {
             throw ValidationError("Apple's servers need your .p8 key: give --auth-key, --key-id, --team-id")
         }
-        guard bundleID != RunCommand.defaultBundleID else {
+        guard bundleID != AppOptions.exampleBundleID else {
             throw ValidationError("give --bundle-id: the topic must be your app's")
         }
         guard !noRateCap else { return }
