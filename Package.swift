@@ -3,7 +3,7 @@
 // PushBench: a load and budget harness for the sender side of iOS Live Activity pushes.
 // Module layout and the direction of dependencies follow docs/design.md: each target has
 // one job, and dependencies point down the table (C wrappers, Encodings → Workload/Wire → Transport →
-// LoadEngine → Pages, SenderDoctor → Reports → Instructions → Analysis → Harness, Profiling → pushbench;
+// LoadEngine → Pages, SenderDoctor → Reports and Instructions → Analysis → Harness, Profiling → pushbench;
 // MockAPNs sits beside Transport on top of Wire, Sampling beside the C wrappers, and Telemetry,
 // Prometheus' format and a plain-HTTP listener, serves both the mock and a run).
 
@@ -123,7 +123,7 @@ let package = Package(
         // Counting the sender's instructions per push under callgrind, and reading the counts.
         .target(
             name: "Instructions",
-            dependencies: ["Pages", "Reports", "LoadEngine", "HotPath", "Wire"],
+            dependencies: ["Pages", "LoadEngine", "HotPath", "Transport", "Wire"],
             swiftSettings: strict
         ),
         .target(

@@ -1,7 +1,7 @@
 import Foundation
 import HotPath
 import LoadEngine
-import Reports
+import Transport
 import Wire
 
 /// Counts the sender's instructions per push, by stage: this binary runs `PushStageWorkload`

@@ -1,6 +1,6 @@
 import Foundation
 import LoadEngine
-import Reports
+import Transport
 
 /// Instructions per push, by stage, as `pushbench hotpath --instructions` counts them under
 /// Valgrind: figures a busy neighbour cannot change, for a CI gate that does not flake

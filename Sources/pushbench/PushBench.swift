@@ -1,5 +1,6 @@
 import ArgumentParser
 import Reports
+import Transport
 import Wire
 import Workload
 

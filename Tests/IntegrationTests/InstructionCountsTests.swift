@@ -2,6 +2,7 @@ import Analysis
 import Instructions
 import LoadEngine
 import Reports
+import Transport
 import XCTest
 
 /// Instruction counts: read from callgrind's file, and judged stage by stage.

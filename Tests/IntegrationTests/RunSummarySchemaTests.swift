@@ -1,6 +1,7 @@
 import Foundation
 import LoadEngine
 import Sampling
+import Transport
 import XCTest
 
 @testable import Reports

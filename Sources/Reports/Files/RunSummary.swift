@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// `summary.json`: the machine-readable result of a run, written and read through this one
 /// type, so that `merge`, `plan`, `compare` and the reports agree on every key.

@@ -1,9 +1,10 @@
-import Transport
 import Wire
 
 /// What produced a binary: PushBench's version and git commit, and the versions of the
 /// libraries it was compiled against. `pushbench --version` prints it and every
 /// `summary.json` records it (`build`), so a figure can be traced to the code that measured it.
+/// It lives with the transports, whose C libraries it names, so that the reports and the
+/// instruction counts can both record it without one depending on the other.
 public struct BuildDescription: Codable, Sendable, Equatable {
     public var version: String
     public var commit: String
