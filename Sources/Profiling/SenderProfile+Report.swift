@@ -74,7 +74,7 @@ extension SenderProfile {
             rows: rows,
             stderrTail: stderrTail
         )
-        figures.service = service?.figures(pushes: lag.pushes)
+        figures.service = service?.figures(pushes: lag.pushes, measured: !command.isEmpty)
         figures.processesMeasured = !command.isEmpty
         return figures
     }

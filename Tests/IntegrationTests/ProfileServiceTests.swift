@@ -106,7 +106,23 @@ final class ProfileServiceTests: XCTestCase {
         XCTAssertEqual(try section(summary, "events")["missing"] as? Int, 0)
         let sender = try section(summary, "sender")
         XCTAssertEqual(sender["stop"] as? String, "drained", "ended once its pushes were in")
-        XCTAssertGreaterThan(try XCTUnwrap(sender["cpu_us_per_push"] as? Double), 0)
+        let wholeCost = try XCTUnwrap(sender["cpu_us_per_push"] as? Double)
+        let fanoutCost = try XCTUnwrap(
+            fanout["service_cpu_us_per_push"] as? Double,
+            "the fan-out's cost in summary.json"
+        )
+        XCTAssertGreaterThan(fanoutCost, 0)
+        XCTAssertLessThanOrEqual(fanoutCost, wholeCost, "the fan-out's cost is the whole cost but registering's")
+        // The clock starts a second before the first call, so a progress line (one a second)
+        // comes after the notice that sending began: it is said when the phase begins.
+        let sending = try XCTUnwrap(output.stderr.range(of: "; sending the calls"), output.stderr)
+        XCTAssertNotNil(
+            output.stderr[sending.upperBound...].range(
+                of: #"s  pushes \d+ of 6000 events"#,
+                options: .regularExpression
+            ),
+            output.stderr
+        )
         XCTAssertTrue(output.stdout.contains("of 6000 accepted pushes shown"), "the budget model: \(output.stdout)")
         for topic in ["register", "api", "fan-out", "fan-out cost", "cost", "doctor", "budget"] {
             XCTAssertTrue(output.stdout.contains("\n\(topic)  ") || output.stdout.hasPrefix("\(topic)  "), topic)
@@ -248,6 +264,7 @@ final class ProfileServiceTests: XCTestCase {
         let fanout = try section(summary, "fanout")
         XCTAssertEqual(fanout["expected_pushes"] as? Int, 3000)
         XCTAssertEqual(fanout["matched"] as? Int, 3000)
+        XCTAssertNil(fanout["service_cpu_us_per_push"], "no fan-out cost without the service's process")
         XCTAssertEqual(try section(summary, "sender")["stop"] as? String, "drained")
     }
 

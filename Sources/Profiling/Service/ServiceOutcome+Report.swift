@@ -1,8 +1,9 @@
 import Reports
 
 extension ServiceOutcome {
-    /// The report's figures: both phases' answers, and each call's fan-out.
-    func figures(pushes: Int) -> ServiceFigures {
+    /// The report's figures: both phases' answers, and each call's fan-out, with its cost when
+    /// the service's CPU was `measured` (profile started it).
+    func figures(pushes: Int, measured: Bool) -> ServiceFigures {
         let counts = book.extraAndTagged
         return ServiceFigures(
             registrations: Self.phase(
@@ -29,7 +30,9 @@ extension ServiceOutcome {
             },
             extra: counts.extra,
             matchedByTag: counts.tagged,
-            eventsCPUUsPerPush: pushes > 0 ? eventsCPUSeconds * 1e6 / Double(pushes) : 0
+            eventsCPUUsPerPush: eventsCPUSeconds.flatMap { seconds in
+                measured && pushes > 0 ? seconds * 1e6 / Double(pushes) : nil
+            }
         )
     }
 

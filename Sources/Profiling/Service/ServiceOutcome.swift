@@ -12,8 +12,9 @@ public struct ServiceOutcome: Sendable {
     /// UNIX seconds of the first call's intended time; `nil` when the clock never started.
     public var startAtUnix: Double?
     /// The service's CPU while the calls were sent and fanned out (from the clock's start to
-    /// the end), seconds; registration's is the rest of the sender's.
-    public var eventsCPUSeconds: Double
+    /// the end), seconds; registration's is the rest of the sender's. `nil` when the clock never
+    /// started.
+    public var eventsCPUSeconds: Double?
     /// Why driving the service failed (no registration succeeded), if it did.
     public var failure: String?
 

@@ -6,8 +6,9 @@ import Transport
 /// would: waits until it listens, registers every activity (closed loop, `concurrency` at a
 /// time, at most `rate` a second), then sends the calls open loop on their schedule.
 ///
-/// `profile`'s watch loop reads `phase` and ends the service once the calls are answered and
-/// their pushes are in; every wait here is bounded by a deadline or the stop flag.
+/// `profile`'s watch loop reads the phases entered (each entered when it begins, none skipped)
+/// and ends the service once the calls are answered and their pushes are in; every wait here
+/// is bounded by a deadline or the stop flag.
 public final class ServiceSession: Sendable {
     /// Connections to the service's event endpoint (over HTTP/1.1 keep-alive each carries one
     /// call at a time).
@@ -32,8 +33,11 @@ public final class ServiceSession: Sendable {
 
     /// Where the session is.
     public enum Phase: Sendable, Equatable {
+        /// Until the service accepts connections at every URL of the file.
         case waiting
+        /// Registering every activity, before the clock starts.
         case registering
+        /// From the clock's start (`lead` before the first call) until the last call is answered.
         case sending
         /// Every call was sent and answered (or timed out).
         case sent
@@ -44,7 +48,9 @@ public final class ServiceSession: Sendable {
     }
 
     private struct State {
-        var phase = Phase.waiting
+        /// Every phase entered, in order: a reader that looks less often than they change still
+        /// sees each one.
+        var entered = [Phase.waiting]
         var registration = APIAnswers()
         var events = APIAnswers()
         var startAtUnix: Double?
@@ -79,7 +85,12 @@ public final class ServiceSession: Sendable {
     public func stop() { stopFlag.store(true, ordering: .relaxed) }
 
     /// The phase now.
-    public var phase: Phase { state.withLock { $0.phase } }
+    public var phase: Phase { state.withLock { $0.entered.last! } }
+
+    /// Every phase entered so far, in order, from `.waiting`.
+    public var phasesEntered: [Phase] { state.withLock { $0.entered } }
+
+    private func enter(_ phase: Phase) { state.withLock { $0.entered.append(phase) } }
 
     /// The answers of both phases, and UNIX seconds of the first call's intended time.
     public var answers: (registration: APIAnswers, events: APIAnswers, startAtUnix: Double?) {
@@ -90,29 +101,26 @@ public final class ServiceSession: Sendable {
 
     private func drive() {
         if let refusal = waitForService() {
-            state.withLock { $0.phase = .refused(refusal) }
+            enter(.refused(refusal))
             return
         }
-        state.withLock { $0.phase = .registering }
+        enter(.registering)
         do {
             try register()
             guard !stopped else { return }
             let registration = answers.registration
             if registration.succeeded == 0 {
                 let cause = registration.firstFailure ?? "statuses \(registration.byStatus.keys.sorted())"
-                state.withLock {
-                    $0.phase = .failed(
-                        "\(file.path):\(file.register.urlLine ?? 0): no registration succeeded (\(cause))"
-                    )
-                }
+                enter(.failed("\(file.path):\(file.register.urlLine ?? 0): no registration succeeded (\(cause))"))
                 return
             }
+            enter(.sending)
             try sendCalls()
         } catch {
-            state.withLock { $0.phase = .failed("\(error)") }
+            enter(.failed("\(error)"))
             return
         }
-        state.withLock { $0.phase = .sent }
+        enter(.sent)
     }
 
     /// Waits until every endpoint the file names accepts a connection; the refusal otherwise.

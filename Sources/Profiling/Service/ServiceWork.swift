@@ -27,34 +27,27 @@ struct ServiceWork {
         settleSeconds = api.settle.inSeconds
     }
 
-    /// Looks at the session once a tick: notes the phases as they begin, and says whether the
-    /// service's work is done (its calls answered and their pushes in, or none for the settle
-    /// time), or driving it failed.
+    /// Looks at the session once a tick: notes each phase it entered since the last look, in
+    /// order, and says whether the service's work is done (its calls answered and their pushes
+    /// in, or none for the settle time), or driving it failed.
     func observe(_ watch: inout ProfileWatch, notice: (String) -> Void) -> Bool {
-        switch session.phase {
-        case .waiting:
-            return false
-        case .registering:
-            phaseNotes.noteRegistering(notice: notice)
-            return false
-        case .sending:
-            phaseNotes.noteSending(
+        let entered = session.phasesEntered
+        for phase in entered.dropFirst(phaseNotes.seen) {
+            phaseNotes.note(
+                phase,
                 cpu: watch.cpuSecondsNow(),
                 registration: session.answers.registration,
                 notice: notice
             )
+        }
+        switch entered.last! {
+        case .waiting, .registering, .sending:
             return false
         case .sent:
-            phaseNotes.noteSending(
-                cpu: watch.cpuSecondsNow(),
-                registration: session.answers.registration,
-                notice: notice
-            )
             if fanout.complete { return true }
             let now = Date().timeIntervalSince1970
-            let sentAt = phaseNotes.noteSent(at: now)
             let lastArrival = Double(fanout.progress.lastArrivalNs) / 1e9
-            return now - max(sentAt, lastArrival) >= settleSeconds
+            return now - max(phaseNotes.sentAt ?? now, lastArrival) >= settleSeconds
         case .refused, .failed:
             return true
         }
@@ -77,48 +70,49 @@ struct ServiceWork {
             events: answers.events,
             book: fanout,
             startAtUnix: answers.startAtUnix,
-            eventsCPUSeconds: phaseNotes.cpu.map { max(0, cpuSeconds - $0) } ?? 0,
+            eventsCPUSeconds: phaseNotes.cpu.map { max(0, cpuSeconds - $0) },
             failure: failure
         )
     }
 }
 
-/// The moments a service profile notes once each: registration began, the clock started (and
-/// the service's CPU then), the last call was answered.
+/// What a service profile notes as each phase begins: a notice when registration begins; the
+/// service's CPU and the registrations' figures when the clock starts (a second before the
+/// first call), so the fan-out's cost counts from there; the moment the last call was answered.
 private final class PhaseNotes {
+    /// The phases noted so far.
+    private(set) var seen = 1
+    /// The service's CPU seconds when the clock started.
     private(set) var cpu: Double?
-    private var registering = false
-    private var sentAt: Double?
+    /// UNIX seconds when the last call was answered.
+    private(set) var sentAt: Double?
 
-    func noteRegistering(notice: (String) -> Void) {
-        guard !registering else { return }
-        registering = true
-        notice("the service listens; registering its activities")
-    }
-
-    /// Notes the clock's start once: the CPU then, read only the first time.
-    func noteSending(
+    func note(
+        _ phase: ServiceSession.Phase,
         cpu now: @autoclosure () -> Double,
         registration: @autoclosure () -> APIAnswers,
         notice: (String) -> Void
     ) {
-        guard cpu == nil else { return }
-        cpu = now()
-        let registration = registration()
-        notice(
-            String(
-                format: "registered %d activities in %.1f s (%.0f a second, %d failed); sending the calls",
-                registration.succeeded,
-                registration.seconds,
-                registration.perSecond,
-                registration.sent - registration.succeeded
+        seen += 1
+        switch phase {
+        case .registering:
+            notice("the service listens; registering its activities")
+        case .sending:
+            cpu = now()
+            let registration = registration()
+            notice(
+                String(
+                    format: "registered %d activities in %.1f s (%.0f a second, %d failed); sending the calls",
+                    registration.succeeded,
+                    registration.seconds,
+                    registration.perSecond,
+                    registration.sent - registration.succeeded
+                )
             )
-        )
-    }
-
-    func noteSent(at now: Double) -> Double {
-        if let sentAt { return sentAt }
-        sentAt = now
-        return now
+        case .sent:
+            sentAt = Date().timeIntervalSince1970
+        case .waiting, .refused, .failed:
+            break
+        }
     }
 }

@@ -162,14 +162,14 @@ public struct ProfileHeadline: Sendable {
             ),
             RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence, good: fanout.missing == 0),
         ]
-        if measured {
+        if measured, let cost = service.eventsCPUUsPerPush {
             lines.append(
                 RunHeadline.Line(
                     topic: "fan-out cost",
                     sentence: String(
                         format:
                             "%.1f µs of the service's CPU per push from the first call on (its registrations apart).",
-                        service.eventsCPUUsPerPush
+                        cost
                     ),
                     good: nil
                 )

@@ -50,8 +50,8 @@ public struct ServiceFigures: Sendable {
     /// Every call, in order, for the fan-out chart.
     public var calls: [Call]
     /// The service's CPU from the clock's start to its end, per push the mock received,
-    /// microseconds: the fan-out's cost without the registrations'.
-    public var eventsCPUUsPerPush: Double
+    /// microseconds: the fan-out's cost without the registrations' (`fanout.service_cpu_us_per_push`).
+    public var eventsCPUUsPerPush: Double? { fanout.serviceCPUUsPerPush }
 
     /// Figures from the phases' answers and the calls.
     public init(
@@ -60,13 +60,13 @@ public struct ServiceFigures: Sendable {
         calls: [Call],
         extra: Int,
         matchedByTag: Int,
-        eventsCPUUsPerPush: Double
+        eventsCPUUsPerPush: Double?
     ) {
         self.registrations = registrations
         self.api = api
         self.calls = calls
         fanout = RunSummary.Fanout(calls: calls, extra: extra, matchedByTag: matchedByTag)
-        self.eventsCPUUsPerPush = eventsCPUUsPerPush
+        fanout.serviceCPUUsPerPush = eventsCPUUsPerPush
     }
 }
 
@@ -243,6 +243,11 @@ extension RunSummary {
         /// Up to ten calls: those with pushes missing first (most missing first), then the latest
         /// to complete.
         public var slowest: [SlowCall]
+        /// The service's CPU from the clock's start (a second before the first call) to the
+        /// profile's end, per push the mock received, microseconds: the fan-out's cost, its
+        /// registrations apart. Absent when profile did not start the service (its CPU is not
+        /// measured) or the clock never started.
+        public var serviceCPUUsPerPush: Double?
 
         /// The fan-out of `calls`.
         public init(calls: [ServiceFigures.Call], extra: Int, matchedByTag: Int) {
@@ -278,6 +283,7 @@ extension RunSummary {
             case expectedPushes = "expected_pushes"
             case matchedByTag = "matched_by_tag"
             case byKind = "by_kind"
+            case serviceCPUUsPerPush = "service_cpu_us_per_push"
         }
     }
 }

@@ -1,0 +1,130 @@
+import Foundation
+import Profiling
+import TestSupport
+import Workload
+import XCTest
+
+/// A service session enters each phase when it begins, in order, and none is skipped however
+/// quickly the next one follows: what `profile --api` reads the service's CPU at (the clock's
+/// start) and says its notices at. Driven over real sockets against a small HTTP/1.1 service
+/// (Python's http.server) that answers every request with one status.
+final class ServiceSessionPhaseTests: XCTestCase {
+    private static let service = """
+        import http.server, sys
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                self.send_response(int(sys.argv[2]))
+                self.send_header("content-length", "0")
+                self.end_headers()
+            def log_message(self, *args):
+                pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+        print("listening", flush=True)
+        server.serve_forever()
+        """
+
+    /// The session of two football matches of 3 fans, through a file that posts to `port`.
+    private func session(port: Int, serviceWait: Duration = .seconds(10)) throws -> ServiceSession {
+        let file = try APIFile(
+            text: """
+                register:
+                  method: POST
+                  url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/register
+                  body: {activity: "{{activity}}", token: "{{update_token}}"}
+                event:
+                  method: POST
+                  url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/event
+                  body: {group: "{{group}}", state: "{{content_state}}"}
+                """,
+            path: "api.yaml",
+            environment: ["PUSHBENCH_SERVICE_PORT": String(port)]
+        )
+        let workload = try ServiceWorkload(
+            scenario: Scenario(name: "matches", cohorts: [Scenario.Cohort(kind: .football, activities: 6, groups: 2)]),
+            perActivity: false,
+            requests: 4,
+            timing: .allAtOnce
+        )
+        var settings = ServiceSession.Settings()
+        settings.serviceWait = serviceWait
+        settings.timeout = .seconds(5)
+        return ServiceSession(
+            file: file,
+            workload: workload,
+            settings: settings,
+            book: LagBook(schedule: workload.schedule, startNs: 0),
+            fanout: FanoutBook(workload: workload)
+        )
+    }
+
+    /// Starts the service answering `status` on a free port.
+    private func startService(status: Int) throws -> (program: RunningProgram, port: Int) {
+        let python = try XCTUnwrap(ExternalProgram.onPath("python3"))
+        let listener = try LoopbackListener()
+        let port = listener.port
+        listener.close()
+        let program = try RunningProgram(python, ["-c", Self.service, String(port), String(status)])
+        XCTAssertNotNil(program.waitForLine(containing: "listening"), program.output)
+        return (program, port)
+    }
+
+    /// Runs `session` until it ends (bounded), and returns the phases it entered.
+    private func phases(of session: ServiceSession) -> [ServiceSession.Phase] {
+        session.start()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            switch session.phase {
+            case .sent, .refused, .failed: return session.phasesEntered
+            case .waiting, .registering, .sending: usleep(20_000)
+            }
+        }
+        session.stop()
+        XCTFail("the session did not end in 30 s: \(session.phasesEntered)")
+        return session.phasesEntered
+    }
+
+    func testAHealthyServiceIsWaitedForRegisteredThenSentTo() throws {
+        let (service, port) = try startService(status: 200)
+        defer { service.interrupt() }
+        let session = try session(port: port)
+        XCTAssertEqual(session.phasesEntered, [.waiting], "a session begins waiting for its service")
+        XCTAssertEqual(phases(of: session), [.waiting, .registering, .sending, .sent])
+        let answers = session.answers
+        XCTAssertEqual(answers.registration.succeeded, 6)
+        XCTAssertEqual(answers.events.succeeded, 4)
+        XCTAssertNotNil(answers.startAtUnix, "the clock started as sending began")
+    }
+
+    func testAServiceThatRefusesEveryRegistrationFailsBeforeAnyCall() throws {
+        let (service, port) = try startService(status: 500)
+        defer { service.interrupt() }
+        let session = try session(port: port)
+        let entered = phases(of: session)
+        XCTAssertEqual(entered.count, 3, "\(entered)")
+        XCTAssertEqual(Array(entered.prefix(2)), [.waiting, .registering])
+        guard case .failed(let reason) = entered.last else { return XCTFail("\(entered)") }
+        XCTAssertTrue(reason.contains("api.yaml:3: no registration succeeded"), reason)
+        XCTAssertEqual(session.answers.events.sent, 0, "no call is sent")
+        XCTAssertNil(session.answers.startAtUnix, "the clock never started")
+    }
+
+    func testAServiceThatNeverListensIsRefusedWithTheURLsLine() throws {
+        let listener = try LoopbackListener()
+        let port = listener.port
+        listener.close()
+        let session = try session(port: port, serviceWait: .seconds(1))
+        let entered = phases(of: session)
+        XCTAssertEqual(entered.count, 2, "\(entered)")
+        guard case .refused(let reason) = entered.last else { return XCTFail("\(entered)") }
+        XCTAssertTrue(reason.hasPrefix("api.yaml:3: "), reason)
+        XCTAssertTrue(
+            reason.hasSuffix(
+                "/register accepted no connection in 1 s (is the service listening on 127.0.0.1:\(port)?)"
+            ),
+            reason
+        )
+        XCTAssertEqual(session.answers.registration.sent, 0)
+    }
+}
