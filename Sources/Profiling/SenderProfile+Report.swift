@@ -70,7 +70,13 @@ extension SenderProfile {
                     ?? 0
             ),
             lag: RunSummary.Lag(lag.lag, early: lag.early),
-            events: RunSummary.Events(total: lag.events, received: lag.matched, missing: lag.missing, extra: lag.extra),
+            events: RunSummary.Events(
+                total: lag.events,
+                received: lag.matched,
+                missing: lag.missing,
+                extra: lag.extra,
+                duplicates: lag.duplicates
+            ),
             rows: rows,
             stderrTail: stderrTail
         )

@@ -147,7 +147,7 @@ public struct SenderProfiler {
                 let due = fanout.arrived(record, receivedNs: receivedNs, body: body)
                 book.arrived(record, receivedNs: receivedNs, matchedDueMicroseconds: due)
             } else {
-                book.arrived(record, receivedNs: receivedNs)
+                book.arrived(record, receivedNs: receivedNs, body: body)
             }
         }
         mock.keys.append(try verificationKey())

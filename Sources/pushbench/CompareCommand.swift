@@ -66,7 +66,8 @@ struct CompareCommand: ParsableCommand {
 
     @Option(
         name: .customLong("max-error-rate"),
-        help: "The largest share of the current runs' requests that may fail (default 0.1%)."
+        help:
+            "The largest share of the current runs' requests that may fail (default 0.1%); for profiles, also of the events missing and of the events sent twice."
     )
     var maxErrorRate: String?
 

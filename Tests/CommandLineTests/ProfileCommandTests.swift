@@ -222,7 +222,7 @@ final class ProfileCommandTests: PushbenchTestCase {
         let (output, _, reports) = try profile(sender, requests: 40)
         XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
         XCTAssertTrue(
-            output.stdout.contains("40 of 40 events never arrived and 30 pushes matched no event"),
+            output.stdout.contains("0 of 40 events arrived, 40 never did, and 30 pushes matched no event."),
             output.stdout
         )
         let summary = try summary(in: reports)

@@ -48,7 +48,7 @@ final class ProfileRealSendersTests: XCTestCase {
 
     private func assertEveryEventArrived(_ summary: [String: Any], total: Int) throws {
         let events = try XCTUnwrap(summary["events"] as? [String: Int])
-        XCTAssertEqual(events, ["total": total, "received": total, "missing": 0, "extra": 0])
+        XCTAssertEqual(events, ["total": total, "received": total, "missing": 0, "extra": 0, "duplicates": 0])
         let sender = try XCTUnwrap(summary["sender"] as? [String: Any])
         XCTAssertEqual(sender["exit_status"] as? Int, 0)
         XCTAssertGreaterThan(try XCTUnwrap(sender["cpu_us_per_push"] as? Double), 0)
@@ -76,6 +76,23 @@ final class ProfileRealSendersTests: XCTestCase {
         let folded = try String(contentsOfFile: "\(folder)/stacks.folded", encoding: .utf8)
         XCTAssertTrue(folded.contains("`_PyEval_EvalFrameDefault"), "the interpreter's loop")
         XCTAssertFalse(folded.contains("pushbench`"), "nothing of the mock's process")
+    }
+
+    /// Two copies of the adapter, each sending every event: a sender that sends each update
+    /// twice. The events arrived once each and as many times again as duplicates, none matched
+    /// to a later event of its token, and lag counts first arrivals only.
+    func testTwoCopiesOfASenderAreEachEventOnceAndADuplicate() throws {
+        let python = try ConformanceSuiteTests.clientEnvironment()
+        let adapter = Self.repository.appendingPathComponent("examples/aioapns_sender.py").path
+        let summary = try profile(
+            ["/bin/sh", "-c", "'\(python.path)' '\(adapter)' & '\(python.path)' '\(adapter)'; wait"],
+            requests: 600,
+            options: ["--rate", "400", "--streams-before-token", "1000"]
+        )
+        let events = try XCTUnwrap(summary["events"] as? [String: Int])
+        XCTAssertEqual(events, ["total": 600, "received": 600, "missing": 0, "extra": 0, "duplicates": 600])
+        let histogram = try XCTUnwrap((summary["lag"] as? [String: Any])?["histogram_us"] as? [String: Any])
+        XCTAssertEqual(histogram["total_count"] as? Int, 600, "lag of the first arrivals only")
     }
 
     func testH2loadIsProfiled() throws {

@@ -114,7 +114,7 @@ final class RunSummarySchemaTests: XCTestCase {
             mockPeakCPUPercent: 12
         )
         summary.lag = RunSummary.Lag(result.latency, early: 1)
-        summary.events = RunSummary.Events(total: 40, received: 39, missing: 1, extra: 2)
+        summary.events = RunSummary.Events(total: 40, received: 39, missing: 1, extra: 2, duplicates: 1)
         var stacks = FoldedStacks()
         stacks.add([StackFrame(function: "pushbench", library: ""), StackFrame(function: "f", library: "pushbench")])
         summary.cpuSamples = RunSummary.CPUSamples(

@@ -110,6 +110,12 @@ public struct RunComparison: ReportSection {
                     current.map(\.missingRate),
                     limit: speedJudged ? thresholds.maxErrorRatePercent : nil
                 ),
+                Self.share(
+                    "duplicate_events_percent",
+                    baseline.map(\.duplicateRate),
+                    current.map(\.duplicateRate),
+                    limit: speedJudged ? thresholds.maxErrorRatePercent : nil
+                ),
             ]
             : [
                 timing(

@@ -30,6 +30,8 @@ public struct RunFigures: Sendable, Equatable {
     /// and its CPU the sender's, per push.
     public var events: Int?
     public var missingEvents: Int?
+    /// For a profile: pushes that repeated an event already accepted.
+    public var duplicateEvents: Int?
     /// Where the sender's CPU went, percent by class of code (`CPUShare`'s keys), when its stacks
     /// were sampled (`--perf`).
     public var cpuSharesPercent: [String: Double]?
@@ -40,6 +42,12 @@ public struct RunFigures: Sendable, Equatable {
     public var missingRate: Double {
         guard let events, let missingEvents, events > 0 else { return 0 }
         return Double(missingEvents) / Double(events)
+    }
+
+    /// Pushes that repeated an event already accepted, as a share of the events handed over.
+    public var duplicateRate: Double {
+        guard let events, let duplicateEvents, events > 0 else { return 0 }
+        return Double(duplicateEvents) / Double(events)
     }
 
     /// Requests that did not succeed, as a share of those sent.
@@ -80,6 +88,7 @@ public struct RunFigures: Sendable, Equatable {
             cpuPerRequestUs = sender.cpuUsPerPush
             self.events = events.total
             missingEvents = events.missing
+            duplicateEvents = events.duplicates
         }
     }
 

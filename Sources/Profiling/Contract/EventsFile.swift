@@ -58,7 +58,12 @@ public enum EventsFile {
                 try tokens.append(token)
                 try tokens.append(CollectionOfOne(UInt8(ascii: "\n")))
             }
-            line.encode(event, dueMicroseconds: due, token: token, payload: payload)
+            line.encode(
+                event,
+                dueMicroseconds: due,
+                token: token,
+                payload: EventTag.tagged(payload, event: schedule.events - 1)
+            )
             try events.append(line.bytes)
         }
         try events.close()

@@ -60,7 +60,7 @@ extension APIFile {
             JSONMember(name, .integer(Int64(call.state[position])))
         }
         var json: [UInt8] = []
-        JSONWriter.write(.object(members + [JSONMember("pushbench_event", .integer(Int64(index)))]), to: &json)
+        JSONWriter.write(.object(members + [JSONMember(EventTag.key, .integer(Int64(index)))]), to: &json)
         return json
     }
 }

@@ -87,7 +87,7 @@ public final class FanoutBook: Sendable {
     @discardableResult
     public func arrived(_ push: TrafficRecord, receivedNs: Int64, body: [UInt8]) -> Int64? {
         let activity = activityOfToken[push.deviceToken].map(Int.init)
-        let tag = Self.tag(in: body)
+        let tag = EventTag.read(body)
         return state.withLock { state -> Int64? in
             state.lastArrivalNs = max(state.lastArrivalNs, receivedNs)
             guard let activity else {
@@ -163,28 +163,5 @@ public final class FanoutBook: Sendable {
             return rank <= sorted.count ? Double(sorted[rank - 1]) / 1e6 : nil
         }
         return Milestones(firstMs: at(0), halfMs: at(0.5), p99Ms: at(0.99), lastMs: at(1))
-    }
-
-    /// The `pushbench_event` number in a push's body, if the service passed it through.
-    static func tag(in body: [UInt8]) -> Int? {
-        let key = Array(#""pushbench_event":"#.utf8)
-        guard body.count > key.count else { return nil }
-        var index = 0
-        while index + key.count <= body.count {
-            if body[index] == key[0], body[index..<(index + key.count)].elementsEqual(key) {
-                var position = index + key.count
-                while position < body.count, body[position] == UInt8(ascii: " ") { position += 1 }
-                var value = 0
-                var digits = 0
-                while position < body.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(body[position]) {
-                    value = value * 10 + Int(body[position] - UInt8(ascii: "0"))
-                    digits += 1
-                    position += 1
-                }
-                return digits > 0 && digits < 10 ? value : nil
-            }
-            index += 1
-        }
-        return nil
     }
 }

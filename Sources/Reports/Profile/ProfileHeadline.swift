@@ -67,15 +67,19 @@ public struct ProfileHeadline: Sendable {
     private static func lateness(_ profile: ProfileFigures) -> RunHeadline.Line {
         let lag = profile.lag
         let events = profile.events
+        let duplicates = events.duplicates ?? 0
         var sentence = String(
-            format: "Against its schedule, pushes arrived %.1f ms late at the median and %.1f ms at p99 (max %.1f ms)",
+            format:
+                "Against its schedule, first arrivals were %.1f ms late at the median and %.1f ms at p99 (max %.1f ms)",
             lag.p50Ms,
             lag.p99Ms,
             lag.maxMs
         )
-        sentence += "; \(events.missing) of \(events.total) events never arrived"
-        sentence += events.extra > 0 ? " and \(events.extra) pushes matched no event." : "."
-        return RunHeadline.Line(topic: "lag", sentence: sentence, good: events.missing == 0)
+        if lag.early > 0 { sentence += ", \(lag.early) of \(events.received) before they were due (counted as 0)" }
+        sentence += "; \(events.received) of \(events.total) events arrived, \(events.missing) never did"
+        if duplicates > 0 { sentence += ", \(duplicates) pushes repeated an event already accepted (duplicates)" }
+        sentence += events.extra > 0 ? ", and \(events.extra) pushes matched no event." : "."
+        return RunHeadline.Line(topic: "lag", sentence: sentence, good: events.missing == 0 && duplicates == 0)
     }
 
     private static func pace(_ sender: RunSummary.Sender) -> RunHeadline.Line {

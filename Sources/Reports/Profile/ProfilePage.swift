@@ -53,10 +53,11 @@ struct ProfilePage {
         html += StackProfileSection(sampling: context.cpuSampling, pushes: profile.sender.pushes).render()
         html += "<h2>Events and answers</h2>"
         html += HTML.table(
-            "The k-th push to a token answers its k-th event",
+            "A push answers the event whose number it carries, else its token's next one",
             [
                 ("events handed to the sender", "\(profile.events.total)"),
                 ("answered by a push", "\(profile.events.received)"), ("missing", "\(profile.events.missing)"),
+                ("duplicates (an event already accepted, sent again)", "\(profile.events.duplicates ?? 0)"),
                 ("pushes matching no event", "\(profile.events.extra)"),
                 ("pushes before their time (lag 0)", "\(lag.early)"),
             ],

@@ -134,19 +134,24 @@ extension RunSummary {
     public struct Events: Codable, Sendable, Equatable {
         /// Events handed to the sender.
         public var total: Int
-        /// Events a push answered: the k-th push to a token answers its k-th event.
+        /// Events a push answered: the push carrying the event's number, else the token's next
+        /// unanswered event by order.
         public var received: Int
         /// Events no push answered.
         public var missing: Int
-        /// Pushes no event explains: retries, duplicates, tokens outside the scenario.
+        /// Pushes no event explains: retries of refused pushes, tokens outside the scenario.
         public var extra: Int
+        /// Pushes for an event an accepted push had already answered: a sender that sent an
+        /// update twice (absent in older summaries).
+        public var duplicates: Int?
 
         /// Creates the counts.
-        public init(total: Int, received: Int, missing: Int, extra: Int) {
+        public init(total: Int, received: Int, missing: Int, extra: Int, duplicates: Int) {
             self.total = total
             self.received = received
             self.missing = missing
             self.extra = extra
+            self.duplicates = duplicates
         }
     }
 }

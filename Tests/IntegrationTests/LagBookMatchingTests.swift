@@ -1,0 +1,126 @@
+import Foundation
+import Profiling
+import TestSupport
+import Workload
+import XCTest
+
+/// How the lag book matches what the mock received to what the sender was handed: by the event
+/// number the events file's payloads carry, so a push sent twice is a duplicate of its event,
+/// not the answer to its token's next one; by order only when the sender rebuilt the payload.
+final class LagBookMatchingTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory()
+    }
+
+    override func tearDown() {
+        directory.remove()
+    }
+
+    /// The events file of a football match's first `count` pushes, as (token, payload) by line,
+    /// with the book of its schedule.
+    private func events(_ count: Int) throws -> (lines: [(token: String, payload: [UInt8])], book: LagBook) {
+        let scenario = Scenario(name: "match", cohorts: [Scenario.Cohort(kind: .football, activities: 2, groups: 1)])
+        let written = try EventsFile.write(
+            scenario: scenario,
+            requests: count,
+            timing: .allAtOnce,
+            bundleID: "com.example.pushbench",
+            startAt: 1_800_000_000,
+            eventsPath: directory.file("events.jsonl"),
+            tokensPath: directory.file("tokens.txt")
+        )
+        let text = try String(contentsOfFile: directory.file("events.jsonl"), encoding: .utf8)
+        // The payload's bytes as written (the line's last member), as a sender passes them on.
+        let lines = try text.split(separator: "\n").map { line in
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let payload = try XCTUnwrap(line.range(of: #","payload":"#)).upperBound
+            return (try XCTUnwrap(object["token"] as? String), Array(line[payload...].dropLast().utf8))
+        }
+        return (lines, LagBook(schedule: written.schedule, startNs: 1_800_000_000 * 1_000_000_000))
+    }
+
+    private func push(_ token: String, status: Int = 200) -> TrafficRecord {
+        TrafficRecord(
+            receivedMs: 0,
+            deviceToken: token,
+            pushType: "liveactivity",
+            priority: 10,
+            status: status,
+            event: .update,
+            timestampSeconds: nil
+        )
+    }
+
+    /// The payload as a sender that rebuilds it from the content state would send it.
+    private func untagged(_ payload: [UInt8]) -> [UInt8] {
+        Array(String(decoding: payload, as: UTF8.self).replacing(#/"pushbench_event":\d+,?/#, with: "").utf8)
+    }
+
+    func testEveryPayloadCarriesItsEventsNumberFirstInItsContentState() throws {
+        let (lines, _) = try events(6)
+        for (number, line) in lines.enumerated() {
+            let text = String(decoding: line.payload, as: UTF8.self)
+            XCTAssertTrue(text.contains(#""content-state":{"pushbench_event":\#(number),"#), text)
+        }
+    }
+
+    func testTwoCopiesOfASenderAreTheirEventsOnceAndAsManyDuplicates() throws {
+        let (lines, book) = try events(6)
+        let received = Int64(1_800_000_001) * 1_000_000_000
+        for _ in 0..<2 {
+            for line in lines { book.arrived(push(line.token), receivedNs: received, body: line.payload) }
+        }
+        let figures = book.figures
+        XCTAssertEqual(figures.matched, 6, "each event once")
+        XCTAssertEqual(figures.duplicates, 6, "and each sent twice")
+        XCTAssertEqual(figures.extra, 0)
+        XCTAssertEqual(figures.missing, 0)
+        XCTAssertEqual(figures.lag.totalCount, 6, "lag counts first arrivals only")
+        XCTAssertEqual(figures.lag.min, 1_000_000, accuracy: 1000, "a second after their due time, all of them")
+    }
+
+    func testAPushWithoutTheNumberIsMatchedByOrderAsAreAllOnceASenderReusesPayloads() throws {
+        let (lines, book) = try events(60)
+        let received = Int64(1_800_000_000) * 1_000_000_000
+        // A token the scenario sends two events or more: its updates, after its start.
+        let token = try XCTUnwrap(
+            lines.map(\.token).first { token in lines.filter { $0.token == token }.count >= 2 },
+            "the scenario sends a token more than one event"
+        )
+        let sameToken = lines.indices.filter { lines[$0].token == token }
+        // The token's second event arrives first, by number; then a rebuilt payload answers the
+        // first event not yet answered: its first.
+        book.arrived(push(token), receivedNs: received, body: lines[sameToken[1]].payload)
+        book.arrived(push(token), receivedNs: received, body: untagged(lines[sameToken[0]].payload))
+        XCTAssertTrue(book.acceptedAnswer(token: token, k: 0))
+        XCTAssertTrue(book.acceptedAnswer(token: token, k: 1))
+        // Another token sent this token's payload: a sender that reuses one payload (h2load's
+        // way), whose numbers say nothing, so from now on every push is matched by order.
+        let other = try XCTUnwrap(lines.firstIndex { $0.token != token })
+        book.arrived(push(lines[other].token), receivedNs: received, body: lines[sameToken[0]].payload)
+        XCTAssertTrue(book.acceptedAnswer(token: lines[other].token, k: 0))
+        if sameToken.count > 2 {
+            book.arrived(push(token), receivedNs: received, body: lines[sameToken[0]].payload)
+            XCTAssertTrue(book.acceptedAnswer(token: token, k: 2), "the token's next event, not a duplicate")
+        }
+        let figures = book.figures
+        XCTAssertEqual(figures.matched, min(3, sameToken.count) + 1)
+        XCTAssertEqual(figures.extra, 0)
+        XCTAssertEqual(figures.duplicates, 0)
+    }
+
+    func testARetryOfARefusedPushIsExtraNotADuplicate() throws {
+        let (lines, book) = try events(2)
+        let received = Int64(1_800_000_000) * 1_000_000_000 - 500_000_000
+        book.arrived(push(lines[0].token, status: 429), receivedNs: received, body: lines[0].payload)
+        book.arrived(push(lines[0].token), receivedNs: received, body: lines[0].payload)
+        let figures = book.figures
+        XCTAssertEqual(figures.matched, 1, "the refused push answered its event")
+        XCTAssertEqual(figures.extra, 1, "the retry explains nothing more")
+        XCTAssertEqual(figures.duplicates, 0, "retrying a refusal is no bug")
+        XCTAssertEqual(figures.early, 1, "it arrived half a second before it was due")
+        XCTAssertFalse(book.acceptedAnswer(token: lines[0].token, k: 0))
+    }
+}
