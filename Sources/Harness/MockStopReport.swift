@@ -67,7 +67,9 @@ public enum MockStopReport {
         let practices = SenderPractices(
             records: records,
             streamsAdvertised: streamsAdvertised,
-            connectionsAccepted: stats.connectionsAccepted
+            connectionsAccepted: stats.connectionsAccepted,
+            answerDelayMs: stats.injectedDelayMicros > 0 && stats.pushes > 0
+                ? Double(stats.injectedDelayMicros) / Double(stats.pushes) / 1000 : nil
         )
         traffic.practices = practices
         if stats.broadcasts > 0 {

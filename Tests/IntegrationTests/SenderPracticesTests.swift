@@ -35,6 +35,36 @@ final class SenderPracticesTests: XCTestCase {
         XCTAssertEqual(doctor.verdict, "no costly practice found in 40 pushes")
     }
 
+    /// 300 pushes a second on 3 connections at 3 streams each, against answers held 20 ms: 450
+    /// a second is all that concurrency allows, so it is the cap, and the finding says so with
+    /// its arithmetic. With answers at once, or streams near the server's limit, it says nothing.
+    func testASenderCappedByItsOwnConcurrencyIsNamedWithTheArithmetic() throws {
+        let capped = (0..<900).map { index in
+            var record = update(1_000_000 + Int64(index) * 10 / 3, "t\(index % 30)")
+            record.connection = index % 3
+            record.streamsOpen = 1 + index % 3
+            return record
+        }
+        let doctor = SenderPractices(records: capped, streamsAdvertised: 1000, answerDelayMs: 20)
+        let finding = try XCTUnwrap(doctor.findings.first { $0.practice == "concurrency-capped" }, "\(doctor.findings)")
+        XCTAssertEqual(doctor.findings.first, finding, "every push is capped: it ranks first")
+        XCTAssertTrue(
+            finding.evidence.hasPrefix(
+                "300 pushes/s, 67% of the 450 pushes/s that 3 streams in flight a connection (p90) × 3 connections ÷ "
+                    + "20.0 ms an answer allow; at most 3 of the 1,000 streams"
+            ),
+            finding.evidence
+        )
+        XCTAssertTrue(finding.cost.contains("at 40 ms to APNs these connections carry 225 pushes/s"), finding.cost)
+        XCTAssertEqual(doctor.figures.streamsInFlightP90, 3)
+        let atOnce = SenderPractices(records: capped, streamsAdvertised: 1000)
+        XCTAssertFalse(atOnce.findings.contains { $0.practice == "concurrency-capped" }, "no delay, no cap to show")
+        let wide = SenderPractices(records: capped, streamsAdvertised: 20, answerDelayMs: 20)
+        XCTAssertFalse(wide.findings.contains { $0.practice == "concurrency-capped" }, "near the server's limit")
+        let slower = SenderPractices(records: capped, streamsAdvertised: 1000, answerDelayMs: 5)
+        XCTAssertFalse(slower.findings.contains { $0.practice == "concurrency-capped" }, "far below its cap")
+    }
+
     func testContentMistakesAreNamedAndRankedByPushesAffected() throws {
         var records = careful
         for index in 0..<3 { records[index].expiration = "" }

@@ -73,6 +73,43 @@ extension SenderPractices {
         )
     }
 
+    /// A sender whose rate is what its own concurrency allows: its streams in flight a
+    /// connection × its connections ÷ the answer's delay, with far fewer streams than the server
+    /// allows. Neither its CPU nor APNs sets its pace, and a longer round trip slows it in
+    /// proportion: the first limit a fleet's plan must lift.
+    static func concurrencyCapped(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+        let inFlight = records.compactMap(\.streamsOpen).sorted()
+        guard !inFlight.isEmpty else { return nil }
+        let streams = inFlight[min(inFlight.count - 1, inFlight.count * 9 / 10)]
+        figures.streamsInFlightP90 = streams
+        let connections = Set(records.map(\.connection)).count
+        guard let delayMs = figures.answerDelayMs, delayMs >= 1, figures.recordingSeconds > 0,
+            let widest = figures.streamsOpenMax, widest * 10 <= figures.streamsAdvertised, connections > 0
+        else { return nil }
+        let rate = Double(records.count) / figures.recordingSeconds
+        let cap = Double(streams * connections) / (delayMs / 1000)
+        guard rate >= 0.6 * cap else { return nil }
+        return Finding(
+            practice: "concurrency-capped",
+            title: "Its own concurrency caps its rate: not its CPU, and not APNs",
+            evidence:
+                String(format: "%.0f pushes/s, %.0f%% of the ", rate, rate * 100 / cap)
+                + String(format: "%.0f pushes/s that ", cap) + "\(streams) streams in flight a connection (p90) × "
+                + "\(connections) connections ÷ " + String(format: "%.1f ms an answer allow", delayMs)
+                + "; at most \(widest) of the \(figures.streamsAdvertised.formatted()) streams the mock advertised "
+                + "were open on any connection",
+            cost:
+                "its rate falls as the round trip grows: at 40 ms to APNs these connections carry "
+                + String(format: "%.0f pushes/s", Double(streams * connections) / 0.04)
+                + ", whatever the CPU; a plan that counts on the server's stream limit overstates it "
+                + String(format: "%.0f times", Double(figures.streamsAdvertised) / Double(streams)),
+            advice:
+                "Keep more requests in flight on each connection (the client's concurrency or stream limit, up to "
+                + "MAX_CONCURRENT_STREAMS), or open more connections: the rate grows with either.",
+            pushesAffected: records.count
+        )
+    }
+
     /// Refused pushes sent again at once, or sooner than `Retry-After` asked: a 429 or 503 burst
     /// becomes a storm.
     static func retryWithoutBackoff(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {

@@ -41,6 +41,12 @@ public struct SenderPractices: Sendable {
         /// Most streams open at once on one connection, and the limit the mock advertised.
         public var streamsOpenMax: Int?
         public var streamsAdvertised = 0
+        /// Streams open on its connection as each push arrived, itself included, at the 90th
+        /// percentile: the sender's concurrency a connection as the mock saw it, a spike apart.
+        public var streamsInFlightP90: Int?
+        /// How long the mock held each answer back on average (its injected latency),
+        /// milliseconds; `nil` when it answered at once.
+        public var answerDelayMs: Double?
         public var providerTokens = 0
         /// The most provider tokens (each used more than once) used side by side.
         public var providerTokensAtOnce = 0
@@ -73,20 +79,28 @@ public struct SenderPractices: Sendable {
     public let figures: Figures
 
     /// Examines `records` (any order), from a mock that advertised `streamsAdvertised`
-    /// concurrent streams and accepted `connectionsAccepted` connections (when known: a
-    /// connection that sent nothing is not in the recording).
-    public init(records: [TrafficRecord], streamsAdvertised: Int, connectionsAccepted: Int? = nil) {
+    /// concurrent streams, accepted `connectionsAccepted` connections (when known: a
+    /// connection that sent nothing is not in the recording) and held its answers back
+    /// `answerDelayMs` on average (when it did: an injected latency, standing for APNs' round trip).
+    public init(
+        records: [TrafficRecord],
+        streamsAdvertised: Int,
+        connectionsAccepted: Int? = nil,
+        answerDelayMs: Double? = nil
+    ) {
         let records = records.inArrivalOrder()
         var figures = Figures()
         figures.pushes = records.count
         figures.streamsAdvertised = streamsAdvertised
+        figures.answerDelayMs = answerDelayMs
         if let first = records.first, let last = records.last {
             figures.recordingSeconds = Double(last.receivedMs - first.receivedMs) / 1000
         }
         var findings: [Finding] = []
         let checks: [(inout Figures, [TrafficRecord], Int?) -> Finding?] = [
             Self.tokenPerPushOrRefresh, Self.tokensAtOnce, Self.clockSkew, Self.connectionPerPush, Self.oneStream,
-            Self.retryWithoutBackoff, Self.allPriority10, Self.expiration, Self.staleDate, Self.payloadNearLimit,
+            Self.concurrencyCapped, Self.retryWithoutBackoff, Self.allPriority10, Self.expiration, Self.staleDate,
+            Self.payloadNearLimit,
             Self.goneTokens,
         ]
         for check in checks {
