@@ -47,13 +47,13 @@ public enum MockStopReport {
     ///
     /// - Parameter streamsAdvertised: the stream limit the mock offered once a token was valid,
     ///   which the doctor compares a sender's use of streams with.
-    /// - Returns: the report page's path and the doctor's verdict in one line.
+    /// - Returns: the report page's path, and the doctor's findings and the figures it read.
     public static func writeTraffic(
         of recording: String,
         stats: MockStats.Snapshot,
         streamsAdvertised: Int,
         to folder: String
-    ) throws -> (page: String, verdict: String) {
+    ) throws -> (page: String, practices: SenderPractices) {
         let irregular = [
             ("accepted_irregular", stats.acceptedIrregular),
             ("live_activity_would_drop", stats.liveActivityWouldDrop),
@@ -81,6 +81,6 @@ public enum MockStopReport {
                 lastDeliveryMicrosMax: stats.broadcastLastDeliveryMicrosMax
             )
         }
-        return (try traffic.write(to: folder), practices.verdict)
+        return (try traffic.write(to: folder), practices)
     }
 }

@@ -9,13 +9,27 @@ extension SenderProfile {
     /// (sent = received; succeeded = accepted; the rest rejected, by reason), with the sender's
     /// CPU as the engine's, so `compare` and `plan` read a profile as they read a run; and the
     /// figures only a profile has.
-    public func report(scenario: Scenario, requests: Int?, timing: EventTiming) -> (RunResult, ProfileFigures) {
+    ///
+    /// Its connections and streams a connection are the sender's `concurrency` as the mock saw
+    /// it (the connections that carried pushes, and the streams in flight on one), so that
+    /// `plan` sizes a fleet from what the sender does, not from the server's limit.
+    public func report(
+        scenario: Scenario,
+        requests: Int?,
+        timing: EventTiming,
+        concurrency: (connections: Int, streams: Int)? = nil
+    ) -> (RunResult, ProfileFigures) {
         var counts = OutcomeCounts()
         counts.sent = lag.pushes
         counts.succeeded = lag.accepted
         counts.rejected = lag.pushes - lag.accepted
+        var transport = TransportConfiguration(origin: "https://127.0.0.1")
+        if let concurrency {
+            transport.connections = max(1, concurrency.connections)
+            transport.streamsPerConnection = max(1, concurrency.streams)
+        }
         let configuration = LoadConfiguration(
-            transport: TransportConfiguration(origin: "https://127.0.0.1"),
+            transport: transport,
             scenario: scenario,
             requests: requests,
             pacing: timing.pacing

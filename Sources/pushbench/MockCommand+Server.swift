@@ -122,7 +122,7 @@ extension MockCommand {
                 to: report
             )
             Console.out("traffic report: \(written.page)")
-            Console.out("sender doctor: \(written.verdict) (practices.json)")
+            Console.out("sender doctor: \(written.practices.verdict) (practices.json)")
         } catch {
             throw CommandLineError.runtime("the traffic report could not be written: \(error)")
         }

@@ -3,6 +3,7 @@ import Harness
 import HotPath
 import Profiling
 import Reports
+import SenderDoctor
 import Wire
 
 /// `pushbench profile`'s steps around the measurement: the sender checked before anything
@@ -65,12 +66,8 @@ extension ProfileCommand {
         runID: String,
         folder: String
     ) throws {
-        let (result, profileFigures) = profile.report(
-            scenario: profiler.scenario,
-            requests: profiler.requests,
-            timing: profiler.timing
-        )
-        var figures = profileFigures
+        var practices: SenderPractices?
+        var trafficPage: String?
         do {
             let traffic = try MockStopReport.writeTraffic(
                 of: recording,
@@ -78,11 +75,22 @@ extension ProfileCommand {
                 streamsAdvertised: server.streams,
                 to: (folder as NSString).appendingPathComponent("traffic")
             )
-            figures.practicesVerdict = traffic.verdict
-            figures.trafficPage = "traffic/report.html"
+            practices = traffic.practices
+            trafficPage = "traffic/report.html"
         } catch {
             Console.err("warning: the traffic report could not be written: \(error)")
         }
+        let (result, profileFigures) = profile.report(
+            scenario: profiler.scenario,
+            requests: profiler.requests,
+            timing: profiler.timing,
+            concurrency: practices.flatMap { doctor in
+                doctor.figures.streamsInFlightP90.map { (connections: doctor.figures.connections, streams: $0) }
+            }
+        )
+        var figures = profileFigures
+        figures.practicesVerdict = practices?.verdict
+        figures.trafficPage = trafficPage
         var context = RunContext(
             runID: runID,
             commandLine: CommandLine.arguments.joined(separator: " "),

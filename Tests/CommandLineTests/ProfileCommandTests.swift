@@ -101,6 +101,21 @@ final class ProfileCommandTests: PushbenchTestCase {
         let plan = try pushbench.run(["plan", profile, "--peak", "1000000", "--within", "10s", "--rtt", "150ms"])
         XCTAssertEqual(plan.status, 0, plan.stderr)
         XCTAssertTrue(plan.stdout.contains("a profile of /bin/sh -c"), plan.stdout)
+        // The plan counts on the streams the sender kept in flight, as the mock saw them, not on a
+        // default it never chose.
+        let practices = try XCTUnwrap(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: "\(profile)/traffic/practices.json"))
+            )
+                as? [String: Any]
+        )
+        let observed = try XCTUnwrap((practices["figures"] as? [String: Any])?["streams_in_flight_p90"] as? Int)
+        let summary = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(profile)/summary.json")))
+                as? [String: Any]
+        )
+        XCTAssertEqual((summary["parameters"] as? [String: Any])?["streams_per_connection"] as? Int, observed)
+        XCTAssertTrue(plan.stdout.contains("sender streams  \(observed) in flight a connection on "), plan.stdout)
         let noRTT = try pushbench.run(["plan", profile, "--peak", "1000000", "--within", "10s"])
         XCTAssertEqual(noRTT.status, 2)
         assertCleanFailure(noRTT, mentions: "is a profile: it measured the sender's CPU per push, not its latency")

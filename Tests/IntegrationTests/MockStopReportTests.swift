@@ -61,6 +61,6 @@ final class MockStopReportTests: XCTestCase {
         let written = try MockStopReport.writeTraffic(of: recording, stats: stats, streamsAdvertised: 1000, to: folder)
         XCTAssertTrue(FileManager.default.fileExists(atPath: written.page), written.page)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/practices.json"))
-        XCTAssertTrue(written.verdict.contains("token-per-push"), written.verdict)
+        XCTAssertTrue(written.practices.verdict.contains("token-per-push"), written.practices.verdict)
     }
 }

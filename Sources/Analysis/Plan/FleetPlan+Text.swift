@@ -48,14 +48,32 @@ extension FleetPlan {
     /// A profile's first rows: what was profiled, and its CPU per push; its latency is not
     /// known from outside.
     private func profileRows(_ command: String) -> [(String, String)] {
-        [
+        let used = measured.configuration.transport
+        return [
             ("measured", "a profile of \(command): its CPU from outside; latency is --rtt's"),
             (
                 "sender CPU",
                 String(format: "%.1f µs per push → 1e6 ÷ %.1f", cpuMicrosPerPush, cpuMicrosPerPush)
                     + " = \(Self.count(pushesPerCore)) pushes/s per core"
             ),
+            (
+                "sender streams",
+                "\(used.streamsPerConnection) in flight a connection on \(used.connections) connection(s), as the "
+                    + "mock saw its pushes (p90): "
+                    + (target.streamsPerConnection == nil
+                        ? "the plan counts on these, not on the server's limit (--streams plans another setting)"
+                        : "the plan counts on --streams \(streamsPerConnection) instead")
+            ),
         ]
+    }
+
+    /// What binds, and for a profile whose own streams set the connections, that those streams do.
+    private var bindingText: String {
+        guard profiledSender != nil, target.streamsPerConnection == nil, bindingConstraint == .connections else {
+            return bindingConstraint.rawValue
+        }
+        return bindingConstraint.rawValue + ", at the sender's own \(streamsPerConnection) streams in flight a "
+            + "connection: more streams a connection (its client's concurrency) need fewer connections and hosts"
     }
 
     /// The fleet the figures call for, row by row.
@@ -103,7 +121,7 @@ extension FleetPlan {
                 "\(threadsPerHost) worker thread(s) (--threads), \(connectionsPerHostPlanned) connection(s) "
                     + "(--connections), \(streamsPerConnection) streams each"
             ),
-            ("binding", bindingConstraint.rawValue),
+            ("binding", bindingText),
             (
                 "p99",
                 "\(Self.ms(predictedP99Seconds)) expected "
