@@ -12,10 +12,10 @@ import Workload
 ///
 /// A push for an event a push the mock accepted had already answered is a `duplicate` (a sender
 /// that sent an update twice), measured apart and with no lag: lag counts first arrivals only.
-/// A push to a token outside the schedule or beyond its events is `extra`, as is a retry of a push the mock refused (its event was answered by
-/// the first attempt; without the number, a push repeating the refused one's body). Events no
-/// push answered are `missing`. A push that arrives before its event was due counts as 0 lag
-/// and as `early`.
+/// A push to a token outside the schedule or beyond its events is `extra`, as is a retry of a
+/// push the mock refused (its event was answered by the first attempt; without the number, a
+/// push repeating the refused one's body). Events no push answered are `missing`. A push that
+/// arrives before its event was due counts as 0 lag and as `early`.
 public final class LagBook: Sendable {
     /// The books at one moment.
     public struct Figures: Sendable {
