@@ -185,9 +185,9 @@ class Cluster:
         script += 'exec "$@"\n'
         full = ["ip", "netns", "exec", PREFIX + name, "unshare", "--mount", "--propagation", "private",
                 "/bin/sh", "-c", script, "sh"] + command
-        output = open(log or os.path.join(self.workdir, f"{name}.log"), "w")
-        process = subprocess.Popen(full, env=env or self.base_env(), stdout=output, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        with open(log or os.path.join(self.workdir, f"{name}.log"), "w") as output:
+            process = subprocess.Popen(full, env=env or self.base_env(), stdout=output, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
         self.processes.append(process)
         return process
 
