@@ -20,9 +20,9 @@ extension SenderProfile {
         concurrency: (connections: Int, streams: Int)? = nil
     ) -> (RunResult, ProfileFigures) {
         var counts = OutcomeCounts()
-        counts.sent = lag.pushes
-        counts.succeeded = lag.accepted
-        counts.rejected = lag.pushes - lag.accepted
+        counts.sent = arrivals.pushes
+        counts.succeeded = arrivals.accepted
+        counts.rejected = arrivals.pushes - arrivals.accepted
         var transport = TransportConfiguration(origin: "https://127.0.0.1")
         if let concurrency {
             transport.connections = max(1, concurrency.connections)
@@ -48,7 +48,7 @@ extension SenderProfile {
             perConnection: mock.pushesByConnection,
             apnsIDMismatches: 0,
             timeline: [],
-            scheduleLag: lag.lag,
+            scheduleLag: arrivals.lag,
             skippedForGoneTokens: 0,
             startsNotSent: 0,
             retries: RetryCounts(),
@@ -57,7 +57,7 @@ extension SenderProfile {
             engineCPUSeconds: cpuSeconds,
             interrupted: stop == .interrupted
         )
-        result.tookEveryEvent = lag.missing == 0
+        result.tookEveryEvent = arrivals.missing == 0
         result.connectionAttempts = mock.connectionsAccepted
         return (result, figures)
     }
@@ -65,14 +65,13 @@ extension SenderProfile {
     private var figures: ProfileFigures {
         var figures = ProfileFigures(
             sender: RunSummary.Sender(
-                command: command.isEmpty
-                    ? "the service at \(service?.file.register.urlText ?? "?")" : command.joined(separator: " "),
+                command: subject.description,
                 exitStatus: ending.map { Int($0.shellStatus) },
                 stop: stop.rawValue,
                 stopS: stopSeconds,
                 failure: failure,
-                pushes: lag.pushes,
-                accepted: lag.accepted,
+                pushes: arrivals.pushes,
+                accepted: arrivals.accepted,
                 cpuUserS: accounting.userSeconds,
                 cpuSystemS: accounting.systemSeconds,
                 peakRSSBytes: peakRSSBytes,
@@ -83,19 +82,19 @@ extension SenderProfile {
                 mockPeakCPUPercent: samples.filter { $0.startSeconds >= clockStartSeconds }.map(\.mockCPUPercent).max()
                     ?? 0
             ),
-            lag: RunSummary.Lag(lag.lag, early: lag.early),
+            lag: RunSummary.Lag(arrivals.lag, early: arrivals.early),
             events: RunSummary.Events(
-                total: lag.events,
-                received: lag.matched,
-                missing: lag.missing,
-                extra: lag.extra,
-                duplicates: lag.duplicates
+                total: arrivals.events,
+                received: arrivals.matched,
+                missing: arrivals.missing,
+                extra: arrivals.extra,
+                duplicates: arrivals.duplicates
             ),
             rows: rows,
             stderrTail: stderrTail
         )
-        figures.service = service?.figures(pushes: lag.pushes, measured: !command.isEmpty)
-        figures.processesMeasured = !command.isEmpty
+        figures.service = service?.figures(arrivals: arrivals, measured: subject.command != nil)
+        figures.processesMeasured = subject.command != nil
         return figures
     }
 
@@ -109,18 +108,18 @@ extension SenderProfile {
     private var rows: [ProfileFigures.Row] {
         samples.map { sample in
             let second = Int(sample.startSeconds)
-            let arrivals = second < lag.intervals.count ? lag.intervals[second] : LagBook.Interval()
+            let interval = second < arrivals.intervals.count ? arrivals.intervals[second] : ArrivalBook.Interval()
             let length = max(sample.intervalSeconds, 0.001)
             return ProfileFigures.Row(
                 startS: sample.startSeconds,
                 intervalS: sample.intervalSeconds,
-                pushesPerS: Double(arrivals.pushes) / length,
-                acceptedPerS: Double(arrivals.accepted) / length,
+                pushesPerS: Double(interval.pushes) / length,
+                acceptedPerS: Double(interval.accepted) / length,
                 cpuPercent: sample.cpuPercent,
                 rssBytes: sample.rssBytes,
                 mockCPUPercent: sample.mockCPUPercent,
-                lagP50Ms: Double(arrivals.lag.valueAtPercentile(50)) / 1000,
-                lagP99Ms: Double(arrivals.lag.valueAtPercentile(99)) / 1000
+                lagP50Ms: Double(interval.lag.valueAtPercentile(50)) / 1000,
+                lagP99Ms: Double(interval.lag.valueAtPercentile(99)) / 1000
             )
         }
     }

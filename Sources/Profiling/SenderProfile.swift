@@ -1,9 +1,6 @@
+import Glibc
 import MockAPNs
 import Sampling
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What `profile` measured of a sender, from outside: its CPU and memory, its pushes matched
 /// against its schedule, the mock's answers and its own CPU, and how the sender stopped.
@@ -34,8 +31,8 @@ public struct SenderProfile: Sendable {
         public var mockCPUPercent: Double
     }
 
-    /// The command, as given.
-    public var command: [String]
+    /// What was profiled: a sender, a service profile started, or one that already ran.
+    public var subject: ProfileSubject
     /// How the sender ended; `nil` if it could not be ended.
     public var ending: SenderProcess.Ending?
     /// Why watching stopped, and how long the sender and its descendants then took to go.
@@ -58,8 +55,8 @@ public struct SenderProfile: Sendable {
     /// Seconds from the sender's start until watching stopped.
     public var wallSeconds: Double
     /// Arrivals matched against the schedule, and the book that matched them.
-    public var lag: LagBook.Figures
-    public var book: LagBook
+    public var arrivals: ArrivalBook.Figures
+    public var book: ArrivalBook
     /// The mock's counters at the end.
     public var mock: MockStats.Snapshot
     /// The series, one sample a second.
@@ -86,7 +83,7 @@ public struct SenderProfile: Sendable {
         default: break
         }
         if let failure = service?.failure { return failure }
-        if lag.pushes == 0 { return "the sender sent nothing: the mock received no push" }
+        if arrivals.pushes == 0 { return "the sender sent nothing: the mock received no push" }
         return nil
     }
 
@@ -95,8 +92,8 @@ public struct SenderProfile: Sendable {
 
     /// Pushes the mock received a second, from the first arrival to the last.
     public var pushesPerSecond: Double {
-        guard let first = lag.firstArrivalNs, let last = lag.lastArrivalNs, last > first else { return 0 }
-        return Double(lag.pushes) / (Double(last - first) / 1e9)
+        guard let first = arrivals.firstArrivalNs, let last = arrivals.lastArrivalNs, last > first else { return 0 }
+        return Double(arrivals.pushes) / (Double(last - first) / 1e9)
     }
 
     /// The name of `signal`, such as `SIGSEGV`.

@@ -12,10 +12,10 @@ import Workload
 ///
 /// Watching is a loop of 200 ms ticks (`ProfileWatch`); every stop is bounded: a sender gets
 /// SIGTERM, then SIGKILL after the grace, and watching ends at most 5 s later whatever remains.
+/// Every time is read from one clock (`ProfileClock`).
 public struct SenderProfiler {
-    /// The command to run, with its arguments; the first is looked up on `PATH`. Empty for a
-    /// service that already runs (`service` then says where).
-    public var command: [String]
+    /// What is profiled: a sender, a service profile starts, or a service that already runs.
+    public var subject: ProfileSubject
     /// The pushes to hand it, the first `requests` of them when set, due as `timing` says.
     public var scenario: Scenario
     public var requests: Int?
@@ -39,8 +39,6 @@ public struct SenderProfiler {
     /// Whether the events file stays once the sender has gone (`--keep-events`): about 400
     /// bytes a push, so a million pushes would leave 400 MB in every profile's folder.
     public var keepsEvents = false
-    /// The service's API, when the command is a sender service driven through it (`--api`).
-    public var service: ServiceAPI?
 
     /// A sender service's API and how to drive it.
     public struct ServiceAPI: Sendable {
@@ -51,26 +49,13 @@ public struct SenderProfiler {
         /// How long after the last call's answer, with pushes still missing, the profile waits
         /// for more before it ends the service.
         public var settle: Duration
-        /// For a service that already runs (no command): the port the mock must listen on, where
-        /// the service sends its pushes, and the certificate the service trusts.
-        public var mockPort: Int?
-        public var mockIdentity: TLSIdentity?
 
         /// Creates the description.
-        public init(
-            file: APIFile,
-            port: Int,
-            settings: ServiceSession.Settings,
-            settle: Duration,
-            mockPort: Int? = nil,
-            mockIdentity: TLSIdentity? = nil
-        ) {
+        public init(file: APIFile, port: Int, settings: ServiceSession.Settings, settle: Duration) {
             self.file = file
             self.port = port
             self.settings = settings
             self.settle = settle
-            self.mockPort = mockPort
-            self.mockIdentity = mockIdentity
         }
     }
 
@@ -84,7 +69,7 @@ public struct SenderProfiler {
 
     /// Creates a profiler; the defaults are `pushbench profile`'s.
     public init(
-        command: [String],
+        subject: ProfileSubject,
         scenario: Scenario,
         folder: String,
         mock: MockAPNsConfiguration,
@@ -96,7 +81,7 @@ public struct SenderProfiler {
         grace: Duration = .seconds(5),
         bundleID: String = "com.example.pushbench"
     ) {
-        self.command = command
+        self.subject = subject
         self.scenario = scenario
         self.folder = folder
         self.mock = mock
@@ -107,6 +92,14 @@ public struct SenderProfiler {
         self.duration = duration
         self.grace = grace
         self.bundleID = bundleID
+    }
+
+    /// What is in place before the mock starts: the book pushes are matched in, and a sender's
+    /// `at_s` 0 (UNIX seconds) or a service's work.
+    private struct Preparation {
+        var book: ArrivalBook
+        var startAtUnix: Double?
+        var work: ServiceWork?
     }
 
     /// Runs the profile.
@@ -123,94 +116,48 @@ public struct SenderProfiler {
         progress: (ProfileProgress) -> Void = { _ in }
     ) throws -> (profile: SenderProfile, recording: String) {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let work = try service.map { try ServiceWork($0, scenario: scenario, requests: requests, timing: timing) }
-        let startAt: Double?
-        let book: LagBook
-        if let work {
-            startAt = nil
-            book = work.book
-            notice(
-                "\(work.workload.activities) activities to register; \(work.workload.calls.count) calls to "
-                    + "\(service!.file.event.urlText), causing \(work.workload.expectedPushes) pushes"
-            )
-        } else {
-            let written = try writeEvents(notice: notice)
-            startAt = written.startAt
-            book = written.book
-        }
-        var mock = self.mock
-        mock.port = service?.mockPort ?? 0
-        if let identity = service?.mockIdentity { mock.identity = identity }
-        let fanout = work?.fanout
-        mock.recorder = try PushRecorder(path: path("traffic.csv")) { record, receivedNs, body in
-            if let fanout {
-                let due = fanout.arrived(record, receivedNs: receivedNs, body: body)
-                book.arrived(record, receivedNs: receivedNs, matchedDueMicroseconds: due)
-            } else {
-                book.arrived(record, receivedNs: receivedNs, body: body)
-            }
-        }
-        mock.keys.append(try verificationKey())
-        let server = try MockAPNsServer.start(mock)
+        let clock = ProfileClock()
+        let prepared = try prepare(clock: clock, notice: notice)
+        let book = prepared.book
+        let recorder = try PushRecorder(path: path("traffic.csv")) { book.arrived($0, receivedNs: $1, body: $2) }
+        let server = try startMock(recorder: recorder)
         defer { server.shutdown() }
-        let contract = try contract(port: server.port, certificate: server.certificatePEM, startAt: startAt)
+        let contract = try contract(
+            port: server.port,
+            certificate: server.certificatePEM,
+            startAt: prepared.startAtUnix
+        )
         // A key made for the run is the sender's only while it runs: no private key is left behind.
         defer { if case .generated = signingKey { try? FileManager.default.removeItem(atPath: contract.authKey) } }
         notice("mock APNs on https://127.0.0.1:\(server.port) for the sender, verifying key \(contract.keyID)")
-        if let startAt { waitForLead(startAt: startAt, notice: notice) }
+        if let startAt = prepared.startAtUnix { waitForLead(startAt: startAt, clock: clock, notice: notice) }
         let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
         let sampler = try? sampling?.get()
-        let sender =
-            command.isEmpty
-            ? nil
-            : try SenderProcess(
-                command: command,
-                environment: contract.inheritedEnvironment,
-                outputPath: path("sender.stdout.log"),
-                errorPath: path("sender.stderr.log"),
-                apart: Set([sampler?.pid].compactMap { $0 })
-            )
+        let sender = try startSender(contract: contract, apart: sampler?.pid)
         var watch = ProfileWatch(
             sender: sender,
             book: book,
             sampler: sampler,
+            clock: clock,
             duration: duration,
             grace: grace
         )
-        if let sender {
-            notice(
-                "started \(command.joined(separator: " ")) (pid \(sender.pid))"
-                    + (startAt.map { String(format: "; at_s 0 is %.1f s after its start", $0 - watch.startedAt) } ?? "")
-                    + "; its output: \(path("sender.stdout.log")), \(path("sender.stderr.log"))"
-            )
-        } else {
-            notice(
-                "profiling the service already running at \(service?.file.register.urlText ?? "?"): its answers and "
-                    + "pushes are measured, its CPU and memory are not (profile did not start it)"
-            )
-        }
-        work?.session.start()
-        while !watch.finished {
-            let workDone = work?.observe(&watch, notice: notice) ?? false
-            watch.tick(stopRequested: stop(), workDone: workDone)
-            if let figures = watch.progressDue() { progress(figures) }
-            usleep(ProfileWatch.tickMicroseconds)
-        }
-        work?.session.stop()
-        if work == nil { removeEvents(notice: notice) }
+        announce(sender, startAt: prepared.startAtUnix, watch: watch, notice: notice)
+        watchUntilFinished(&watch, work: prepared.work, stop: stop, notice: notice, progress: progress)
+        if prepared.work == nil { removeEvents(notice: notice) }
         server.shutdown()
         do {
-            try mock.recorder?.close()
+            try recorder.close()
         } catch {
             notice("warning: \(error); the traffic report covers the pushes before it")
         }
         var profile = watch.profile(
-            command: command,
-            startAt: startAt ?? work?.session.answers.startAtUnix ?? watch.startedAt,
+            subject: subject,
+            startAt: prepared.startAtUnix ?? prepared.work?.session.answers.startAtUnix ?? watch.startedAt,
             mock: server.stats.snapshot(),
             stderrTail: Self.lastLines(of: path("sender.stderr.log"), count: 5)
         )
-        profile.service = try work?.outcome(cpuSeconds: profile.cpuSeconds)
+        profile.service = try prepared.work?.outcome(cpuSeconds: profile.cpuSeconds)
         if let sender {
             profile.cpuSampling = sampling?.flatMap {
                 $0.finish(following: sender.pid, scope: "the sender and every process it started")
@@ -219,9 +166,86 @@ public struct SenderProfiler {
         return (profile, path("traffic.csv"))
     }
 
-    /// Writes the events and tokens files for a sender, and the book their pushes are matched in.
-    private func writeEvents(notice: (String) -> Void) throws -> (startAt: Double, book: LagBook) {
-        let writeBegan = Date().timeIntervalSince1970
+    /// A sender's events written, or a service's work laid out, with the book to match in.
+    private func prepare(clock: ProfileClock, notice: (String) -> Void) throws -> Preparation {
+        guard let api = subject.api else {
+            let written = try writeEvents(clock: clock, notice: notice)
+            return Preparation(book: written.book, startAtUnix: written.startAt)
+        }
+        let work = try ServiceWork(api, scenario: scenario, requests: requests, timing: timing, clock: clock)
+        notice(
+            "\(work.workload.activities) activities to register; \(work.workload.calls.count) calls to "
+                + "\(api.file.event.urlText), causing \(work.workload.expectedPushes) pushes"
+        )
+        return Preparation(book: work.book, work: work)
+    }
+
+    /// Starts the mock with `recorder`, on the port and certificate a running service expects.
+    private func startMock(recorder: PushRecorder) throws -> MockAPNsServer {
+        var mock = self.mock
+        mock.port = 0
+        if case .runningService(_, let port, let identity) = subject {
+            mock.port = port
+            if let identity { mock.identity = identity }
+        }
+        mock.recorder = recorder
+        mock.keys.append(try verificationKey())
+        return try MockAPNsServer.start(mock)
+    }
+
+    /// Starts the command, when profile runs one, with the contract in its environment.
+    private func startSender(contract: SenderContract, apart perfPID: Int32?) throws -> SenderProcess? {
+        guard let command = subject.command else { return nil }
+        return try SenderProcess(
+            command: command,
+            environment: contract.inheritedEnvironment,
+            outputPath: path("sender.stdout.log"),
+            errorPath: path("sender.stderr.log"),
+            apart: Set([perfPID].compactMap { $0 })
+        )
+    }
+
+    /// Says what was started, or that a running service's processes are not measured.
+    private func announce(_ sender: SenderProcess?, startAt: Double?, watch: ProfileWatch, notice: (String) -> Void) {
+        guard let sender, let command = subject.command else {
+            return notice(
+                "profiling \(subject.description): its answers and pushes are measured, its CPU and memory "
+                    + "are not (profile did not start it)"
+            )
+        }
+        notice(
+            "started \(command.joined(separator: " ")) (pid \(sender.pid))"
+                + (startAt.map { String(format: "; at_s 0 is %.1f s after its start", $0 - watch.startedAt) } ?? "")
+                + "; its output: \(path("sender.stdout.log")), \(path("sender.stderr.log"))"
+        )
+    }
+
+    /// Ticks until the sender has gone (or a service's work is done and it has gone), then
+    /// joins the service's session, so that its answers are final when read.
+    private func watchUntilFinished(
+        _ watch: inout ProfileWatch,
+        work: ServiceWork?,
+        stop: () -> Bool,
+        notice: (String) -> Void,
+        progress: (ProfileProgress) -> Void
+    ) {
+        work?.session.start()
+        while !watch.finished {
+            let workDone = work?.observe(&watch, notice: notice) ?? false
+            watch.tick(stopRequested: stop(), workDone: workDone)
+            if let figures = watch.progressDue() { progress(figures) }
+            usleep(ProfileWatch.tickMicroseconds)
+        }
+        work?.session.stopAndJoin()
+    }
+
+    /// Writes the events and tokens files for a sender, and the book their pushes are matched in:
+    /// `at_s` 0 is a whole UNIX second, on `clock`'s wall-clock reading.
+    private func writeEvents(
+        clock: ProfileClock,
+        notice: (String) -> Void
+    ) throws -> (startAt: Double, book: ArrivalBook) {
+        let writeBegan = clock.unix(ofNs: clock.nowNs)
         let startAt = (writeBegan + lead.inSeconds + Self.writingSeconds(requests: requests)).rounded(.up)
         let written = try EventsFile.write(
             scenario: scenario,
@@ -237,10 +261,10 @@ public struct SenderProfiler {
                 + Self.megabytes(written.eventBytes) + ", "
                 + String(format: "%.0f", Double(written.eventBytes) / Double(max(1, written.schedule.events)))
                 + " bytes a push) for \(written.schedule.tokens) tokens in "
-                + String(format: "%.2f s", Date().timeIntervalSince1970 - writeBegan)
+                + String(format: "%.2f s", clock.unix(ofNs: clock.nowNs) - writeBegan)
                 + (keepsEvents ? "" : "; removed when the sender has gone (--keep-events keeps it)")
         )
-        return (startAt, LagBook(schedule: written.schedule, startNs: Int64(startAt * 1e9)))
+        return (startAt, ArrivalBook(schedule: written.schedule, startNs: clock.ns(ofUnix: startAt)))
     }
 
     /// Removes the events file once the sender has gone, unless it is to be kept.
@@ -263,8 +287,8 @@ public struct SenderProfiler {
     }
 
     /// Sleeps until `lead` before `startAt`, when the sender is started.
-    private func waitForLead(startAt: Double, notice: (String) -> Void) {
-        let left = startAt - Date().timeIntervalSince1970
+    private func waitForLead(startAt: Double, clock: ProfileClock, notice: (String) -> Void) {
+        let left = Double(clock.ns(ofUnix: startAt) - clock.nowNs) / 1e9
         if left > lead.inSeconds {
             usleep(useconds_t((left - lead.inSeconds) * 1e6))
         } else {
@@ -303,13 +327,13 @@ public struct SenderProfiler {
             port: port,
             caFile: path("mock-ca.pem"),
             authKey: key.path,
-            tokensFile: service == nil ? path("tokens.txt") : nil,
-            eventsFile: service == nil ? path("events.jsonl") : nil,
+            tokensFile: subject.api == nil ? path("tokens.txt") : nil,
+            eventsFile: subject.api == nil ? path("events.jsonl") : nil,
             keyID: key.keyID,
             teamID: key.teamID,
             bundleID: bundleID,
             startAt: startAt,
-            servicePort: service?.port
+            servicePort: subject.api?.port
         )
     }
 

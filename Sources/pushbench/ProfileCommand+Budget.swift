@@ -35,7 +35,7 @@ extension ProfileCommand {
         return BudgetReport(
             result: feed.finish(
                 name: "accepted pushes of profile \(runID)",
-                tookEveryEvent: profiler.requests.map { profile.lag.events < $0 } ?? true
+                tookEveryEvent: profiler.requests.map { profile.arrivals.events < $0 } ?? true
             ),
             recommendations: nil,
             parametersSource: preset.source,
@@ -44,30 +44,31 @@ extension ProfileCommand {
         )
     }
 
-    /// The scenario's events whose push the mock accepted, in scenario order: a sender's, the
-    /// token's k-th accepted answer for its k-th event; a service's, its call's push to the
-    /// event's activity.
+    /// The scenario's events whose push the mock accepted, in scenario order: a sender's event
+    /// by its number, a service's by its call's push to the event's activity.
     private func acceptedEvents(
         _ profile: SenderProfile,
         profiler: SenderProfiler
     ) throws -> AnySequence<WorkloadEvent> {
         if let service = profile.service {
+            let workload = service.workload
             return AnySequence(
-                try service.workload.events().lazy.filter {
-                    service.book.accepted(call: $0.call, activity: $0.event.activity)
+                try workload.events().lazy.filter {
+                    profile.book.acceptedAnswer(token: workload.updateToken(of: $0.event.activity), identity: $0.call)
                 }
                 .map(\.event)
             )
         }
         let source = ScenarioPushSource(scenario: profiler.scenario, bundleID: profiler.bundleID)
-        var answered: [String: Int] = [:]
+        let events = try EventsFile.pushes(of: profiler.scenario, requests: profiler.requests)
         return AnySequence(
-            try EventsFile.pushes(of: profiler.scenario, requests: profiler.requests).lazy.filter { event in
-                let token = source.tokens(for: event).hex(at: event.tokenIndex)
-                let k = answered[token, default: 0]
-                answered[token] = k + 1
-                return profile.book.acceptedAnswer(token: token, k: k)
+            events.enumerated().lazy.filter { number, event in
+                profile.book.acceptedAnswer(
+                    token: source.tokens(for: event).hex(at: event.tokenIndex),
+                    identity: number
+                )
             }
+            .map(\.element)
         )
     }
 }

@@ -26,8 +26,8 @@ extension ProfileCommand {
         }
     }
 
-    /// The profiler the flags describe, driving `service` through its API when given.
-    func profiler(folder: String, service: SenderProfiler.ServiceAPI?) throws -> SenderProfiler {
+    /// The profiler the flags describe, measuring `subject`.
+    func profiler(folder: String, subject: ProfileSubject) throws -> SenderProfiler {
         let signingKey: SenderProfiler.SigningKey
         if let authKey = key.authKey, let keyID = key.keyID, let teamID = key.teamID {
             signingKey = .file(
@@ -40,7 +40,7 @@ extension ProfileCommand {
             signingKey = .generated(try ES256PrivateKey(), keyID: "PBPROFILE1", teamID: "PUSHBENCH1")
         }
         var profiler = SenderProfiler(
-            command: command,
+            subject: subject,
             scenario: try scenario.scenario(defaultActivities: 1000),
             folder: folder,
             mock: try server.configuration(host: "127.0.0.1", port: 0, key: nil),
@@ -54,7 +54,6 @@ extension ProfileCommand {
         profiler.bundleID = app.bundleID
         profiler.samplesStacks = perf.enabled
         profiler.keepsEvents = keepEvents
-        profiler.service = service
         return profiler
     }
 

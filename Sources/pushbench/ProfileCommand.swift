@@ -109,13 +109,13 @@ struct ProfileCommand: ParsableCommand {
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
         if !command.isEmpty { try checkCommand() }
-        let service = try api.service(startsService: !command.isEmpty)
+        let subject = try api.subject(command: command)
         let stopRequested = Atomic<Bool>(false)
         let trap = InterruptTrap { stopRequested.store(true, ordering: .relaxed) }
         let runID = RunContext.makeRunID()
         let folder = (reports.path as NSString).appendingPathComponent(runID)
         try reports.ensure()
-        let profiler = try profiler(folder: folder, service: service)
+        let profiler = try profiler(folder: folder, subject: subject)
         var display = ProgressDisplay()
         let measured: (profile: SenderProfile, recording: String)
         do {

@@ -78,18 +78,18 @@ struct ServiceAPIOptions: ParsableArguments {
         }
     }
 
-    /// The service's description for the profiler, or `nil` without `--api`: the file read with
-    /// a free port in `PUSHBENCH_SERVICE_PORT` for a service profile starts, or with the
-    /// environment as it is for one that already runs.
+    /// What the profile measures: the sender `command`, or without `--api`; with it, the service
+    /// `command` starts, its file read with a free port in `PUSHBENCH_SERVICE_PORT`, or, with no
+    /// command, the service that already runs, its file read with the environment as it is.
     /// - Throws: `CommandLineError` (bad input) naming the file's line.
-    func service(startsService: Bool) throws -> SenderProfiler.ServiceAPI? {
-        guard let file else { return nil }
+    func subject(command: [String]) throws -> ProfileSubject {
+        guard let file else { return .sender(command: command) }
         let port = try PortProbe.freePort()
         var environment = ProcessInfo.processInfo.environment
-        if startsService { environment["PUSHBENCH_SERVICE_PORT"] = String(port) }
-        let api: APIFile
+        if !command.isEmpty { environment["PUSHBENCH_SERVICE_PORT"] = String(port) }
+        let apiFile: APIFile
         do {
-            api = try APIFile(path: file, environment: environment)
+            apiFile = try APIFile(path: file, environment: environment)
         } catch {
             throw CommandLineError("--api \(error)")
         }
@@ -99,6 +99,8 @@ struct ServiceAPIOptions: ParsableArguments {
         settings.timeout = timeout.duration
         settings.connectTimeout = min(timeout.duration, .seconds(5))
         settings.serviceWait = serviceWait.duration
+        let api = SenderProfiler.ServiceAPI(file: apiFile, port: port, settings: settings, settle: settle.duration)
+        guard command.isEmpty, let mockPort else { return .service(command: command, api: api) }
         var identity: TLSIdentity?
         if let mockTLSCert, let mockTLSKey {
             identity = TLSIdentity(
@@ -106,13 +108,6 @@ struct ServiceAPIOptions: ParsableArguments {
                 privateKeyPEM: try InputFile.bytes(mockTLSKey, what: "TLS key")
             )
         }
-        return SenderProfiler.ServiceAPI(
-            file: api,
-            port: port,
-            settings: settings,
-            settle: settle.duration,
-            mockPort: mockPort,
-            mockIdentity: identity
-        )
+        return .runningService(api: api, mockPort: mockPort, mockIdentity: identity)
     }
 }

@@ -151,18 +151,19 @@ final class ServiceAPIFileTests: XCTestCase {
         XCTAssertEqual(limited.calls.count, 5)
     }
 
-    /// Pushes are matched by the tag the service passed through, else by order; the first, half,
-    /// 99% and last arrivals are ranks of the call's expected pushes.
-    func testTheFanoutBookMatchesByTagThenByOrder() throws {
+    /// A service's pushes are matched by the call number it passed through, else by order, in the
+    /// same book as a sender's; the first, half, 99% and last arrivals are ranks of the call's
+    /// expected pushes, and a call's push sent twice is a duplicate, not extra.
+    func testTheArrivalBookMatchesACallsPushesByTagThenByOrder() throws {
         let workload = try ServiceWorkload(
             scenario: football(groups: 1, perGroup: 4),
             perActivity: false,
             requests: 2,
             timing: .allAtOnce
         )
-        let book = FanoutBook(workload: workload)
+        let book = workload.arrivalBook()
         book.start(atNs: 1_000_000_000)
-        func push(_ activity: Int, tag: Int?, atMs: Int64) -> Int64? {
+        func push(_ activity: Int, tag: Int?, atMs: Int64) {
             let record = TrafficRecord(
                 receivedMs: 0,
                 deviceToken: activity < 0 ? "00ff" : workload.updateToken(of: activity),
@@ -172,21 +173,28 @@ final class ServiceAPIFileTests: XCTestCase {
                 timestampSeconds: 0
             )
             let body = tag.map { #"{"aps":{"content-state":{"minute":1,"pushbench_event":\#($0)}}}"# } ?? "{}"
-            return book.arrived(record, receivedNs: 1_000_000_000 + atMs * 1_000_000, body: Array(body.utf8))
+            book.arrived(record, receivedNs: 1_000_000_000 + atMs * 1_000_000, body: Array(body.utf8))
         }
-        XCTAssertEqual(push(0, tag: 1, atMs: 10), 0, "tagged for call 1")
-        XCTAssertEqual(push(1, tag: nil, atMs: 20), 0, "activity 1's first push answers call 0")
-        XCTAssertEqual(push(1, tag: nil, atMs: 30), 0, "and its second call 1")
-        XCTAssertNil(push(1, tag: nil, atMs: 40), "a third is extra")
-        XCTAssertNil(push(-1, tag: nil, atMs: 40), "a token no activity has is extra")
-        for activity in [0, 2, 3] { _ = push(activity, tag: 0, atMs: Int64(100 * (activity + 1))) }
+        push(0, tag: 1, atMs: 10)
+        XCTAssertTrue(book.acceptedAnswer(token: workload.updateToken(of: 0), identity: 1), "tagged for call 1")
+        push(1, tag: nil, atMs: 20)
+        XCTAssertTrue(book.acceptedAnswer(token: workload.updateToken(of: 1), identity: 0), "first by order: call 0")
+        push(1, tag: nil, atMs: 30)
+        XCTAssertTrue(book.acceptedAnswer(token: workload.updateToken(of: 1), identity: 1), "and its second call 1")
+        push(1, tag: nil, atMs: 40)
+        push(-1, tag: nil, atMs: 40)
+        for activity in [0, 2, 3] { push(activity, tag: 0, atMs: Int64(100 * (activity + 1))) }
+        push(2, tag: 0, atMs: 500)
         let calls = book.calls
         XCTAssertEqual(calls.map(\.arrived), [4, 2])
         let first = calls[0].milestones
         XCTAssertEqual([first.firstMs, first.halfMs, first.p99Ms, first.lastMs], [20, 100, 400, 400])
         XCTAssertEqual(calls[1].milestones.halfMs, 30)
         XCTAssertNil(calls[1].milestones.lastMs, "two of its four pushes never came")
-        XCTAssertEqual(book.extraAndTagged.extra, 2)
-        XCTAssertEqual(book.extraAndTagged.tagged, 4)
+        let figures = book.figures
+        XCTAssertEqual(figures.extra, 2, "a third push to activity 1, and a token no activity has")
+        XCTAssertEqual(figures.duplicates, 1, "call 0's push to activity 2, sent twice")
+        XCTAssertEqual(figures.matchedByTag, 4)
+        XCTAssertEqual(figures.missing, 2)
     }
 }

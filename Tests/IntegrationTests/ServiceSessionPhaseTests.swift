@@ -54,8 +54,8 @@ final class ServiceSessionPhaseTests: XCTestCase {
             file: file,
             workload: workload,
             settings: settings,
-            book: LagBook(schedule: workload.schedule, startNs: 0),
-            fanout: FanoutBook(workload: workload)
+            book: workload.arrivalBook(),
+            clock: ProfileClock()
         )
     }
 
@@ -76,11 +76,13 @@ final class ServiceSessionPhaseTests: XCTestCase {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             switch session.phase {
-            case .sent, .refused, .failed: return session.phasesEntered
+            case .sent, .refused, .failed:
+                session.stopAndJoin()
+                return session.phasesEntered
             case .waiting, .registering, .sending: usleep(20_000)
             }
         }
-        session.stop()
+        session.stopAndJoin()
         XCTFail("the session did not end in 30 s: \(session.phasesEntered)")
         return session.phasesEntered
     }
@@ -126,5 +128,20 @@ final class ServiceSessionPhaseTests: XCTestCase {
             reason
         )
         XCTAssertEqual(session.answers.registration.sent, 0)
+    }
+
+    /// Stopping a session waits for its thread, boundedly: what it answered is final once
+    /// `stopAndJoin` returns.
+    func testStoppingASessionJoinsItsThreadWithinAFewTicks() throws {
+        let listener = try LoopbackListener()
+        let port = listener.port
+        listener.close()
+        let session = try session(port: port, serviceWait: .seconds(30))
+        session.start()
+        usleep(300_000)
+        let began = Date()
+        session.stopAndJoin()
+        XCTAssertLessThan(Date().timeIntervalSince(began), 2, "the thread checks the stop flag every 200 ms")
+        XCTAssertEqual(session.phasesEntered, [.waiting, .refused("stopped before the service listened")])
     }
 }

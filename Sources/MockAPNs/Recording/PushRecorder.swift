@@ -22,10 +22,11 @@ public final class PushRecorder: Sendable {
         var failure: String?
     }
 
-    /// Called with each push as it is recorded, when it arrived (UNIX nanoseconds) and its body,
-    /// on the thread that answered it: `pushbench profile` matches arrivals to its schedule live,
-    /// at a finer resolution than the file's milliseconds, and by a tag the body may carry.
-    public typealias Observer = @Sendable (TrafficRecord, _ receivedNs: Int64, _ body: [UInt8]) -> Void
+    /// Called with each push as it is recorded, when it arrived (the monotonic clock's
+    /// nanoseconds, `CLOCK_MONOTONIC`) and its body, on the thread that answered it: `pushbench
+    /// profile` matches arrivals to its schedule live, on its one clock, at a finer resolution
+    /// than the file's milliseconds, and by a tag the body may carry.
+    public typealias Observer = @Sendable (TrafficRecord, _ receivedMonotonicNs: Int64, _ body: [UInt8]) -> Void
 
     /// The file being written.
     public let path: String
@@ -91,7 +92,9 @@ public final class PushRecorder: Sendable {
             state.recorded += 1
             if state.buffer.count >= Self.blockBytes { Self.flush(&state) }
         }
-        observer?(record, Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec), push.body)
+        guard let observer else { return }
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        observer(record, Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec), push.body)
     }
 
     /// Writes what is buffered and closes the file.

@@ -54,7 +54,8 @@ public enum EventsFile {
             let due = timing.dueMicroseconds(index: schedule.events, event: event)
             let payload = try source.prepare(event, now: Int64(startAt + Double(due) / 1e6), path: &path)
             let token = path.dropFirst(Self.devicePathPrefix)
-            if schedule.add(token: String(decoding: token, as: UTF8.self), dueMicroseconds: due) {
+            let number = schedule.events
+            if schedule.add(token: String(decoding: token, as: UTF8.self), dueMicroseconds: due, identity: number) {
                 try tokens.append(token)
                 try tokens.append(CollectionOfOne(UInt8(ascii: "\n")))
             }
@@ -62,7 +63,7 @@ public enum EventsFile {
                 event,
                 dueMicroseconds: due,
                 token: token,
-                payload: EventTag.tagged(payload, event: schedule.events - 1)
+                payload: EventTag.tagged(payload, event: number)
             )
             try events.append(line.bytes)
         }

@@ -1,35 +1,43 @@
-/// What a sender was asked to send, as the lag book matches arrivals against it: each token's
-/// due times in the order of its events, microseconds after the start.
+/// What a sender was asked to send, as the arrival book matches arrivals against it: each
+/// token's events in order, each with its due time (microseconds after the start) and its
+/// identity, the number `EventTag` puts in its payload.
 ///
-/// A push that carries its event's number (`EventTag`) answers that event; one that does not
-/// (its sender rebuilt the payload) answers its token's first event not yet answered. Tokens are
-/// held once each, with an index into the due times, and each event's token and place among its
-/// token's events by number, so a million events to a hundred thousand tokens take about 24 MB.
+/// A sender's identities are its events' numbers, one token each; a service's are its calls'
+/// numbers, one call reaching many tokens. Either way a token's identities rise with its
+/// events, so a tagged push finds its place among them by binary search. Tokens are held once
+/// each, with an index into the due times, so a million events to a hundred thousand tokens
+/// take about 20 MB.
 public struct PushSchedule: Sendable {
     /// Each token's index in `dueMicroseconds`, by its hex text.
     private(set) var slots: [String: Int] = [:]
     /// Each token's due times, in its events' order.
     private(set) var dueMicroseconds: [[Int64]] = []
-    /// Each event's token (its slot) and place among the token's events, by event number.
-    private var places: [(slot: Int32, k: Int32)] = []
-    /// Events in the schedule.
-    public var events: Int { places.count }
+    /// Each token's events' identities, rising, beside their due times.
+    private var identities: [[Int32]] = []
+    /// Events in the schedule: pushes it asks for.
+    public private(set) var events = 0
+    /// Identities in the schedule: events for a sender, calls for a service. Tags are below it.
+    public private(set) var identityCount = 0
 
     /// An empty schedule.
     public init() {}
 
-    /// Adds `token`'s next event, due `dueMicroseconds` after the start.
+    /// Adds `token`'s next event, due `dueMicroseconds` after the start, whose payload carries
+    /// `identity`: the sender's event number, or the service's call number. Identities must not
+    /// fall from one call to the next.
     /// - Returns: whether the token is new to the schedule.
     @discardableResult
-    mutating func add(token: String, dueMicroseconds due: Int64) -> Bool {
+    mutating func add(token: String, dueMicroseconds due: Int64, identity: Int) -> Bool {
+        events += 1
+        identityCount = max(identityCount, identity + 1)
         if let slot = slots[token] {
-            places.append((Int32(slot), Int32(dueMicroseconds[slot].count)))
             dueMicroseconds[slot].append(due)
+            identities[slot].append(Int32(identity))
             return false
         }
         slots[token] = dueMicroseconds.count
-        places.append((Int32(dueMicroseconds.count), 0))
         dueMicroseconds.append([due])
+        identities.append([Int32(identity)])
         return true
     }
 
@@ -39,11 +47,20 @@ public struct PushSchedule: Sendable {
     /// The slot of `token`, if the schedule sends to it.
     func slot(of token: String) -> Int? { slots[token] }
 
-    /// The token's slot and place `k` among its events of event number `event`, if the
-    /// schedule has that many events.
-    func place(ofEvent event: Int) -> (slot: Int, k: Int)? {
-        event >= 0 && event < places.count ? (Int(places[event].slot), Int(places[event].k)) : nil
+    /// The place `k` among `slot`'s events of the one whose identity is `identity`, if it has one.
+    func place(of identity: Int, slot: Int) -> Int? {
+        let list = identities[slot]
+        var low = 0
+        var high = list.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Int(list[middle]) < identity { low = middle + 1 } else { high = middle }
+        }
+        return low < list.count && Int(list[low]) == identity ? low : nil
     }
+
+    /// The identity of `slot`'s `k`-th event.
+    func identity(slot: Int, k: Int) -> Int { Int(identities[slot][k]) }
 
     /// How many events `slot`'s token has.
     func eventCount(slot: Int) -> Int { dueMicroseconds[slot].count }

@@ -23,11 +23,15 @@ public struct ProfileProgress: Sendable {
 /// when it should stop, SIGTERM first and SIGKILL after the grace. Without a sender (a service
 /// that already ran before the profile), it keeps the arrivals' series and stops when due.
 struct ProfileWatch {
+    /// Where the watch is; a stop's cause and times live in the phases that have them.
     private enum Phase {
         case watching
-        case terminating(since: Double)
-        case killing(since: Double)
-        case finished
+        /// SIGTERM sent at `since` (seconds of the watch) for `cause`.
+        case terminating(cause: SenderProfile.Stop, since: Double)
+        /// SIGKILL sent at `since`; the stop began at `began`.
+        case killing(cause: SenderProfile.Stop, began: Double, since: Double)
+        /// Watching ended at `at`: the sender's processes gone, or given up on (`survivors`).
+        case finished(cause: SenderProfile.Stop, began: Double?, at: Double, survivors: Int)
     }
 
     /// How long a tick sleeps.
@@ -36,23 +40,20 @@ struct ProfileWatch {
     private static let killWaitSeconds = 5.0
 
     let sender: SenderProcess?
-    let book: LagBook
+    let book: ArrivalBook
     /// perf sampling the sender, stopped once the sender's processes are all gone.
     let sampler: PerfRecording?
     /// The profile's `--duration` and `--grace`, in the seconds of this watch's clock.
     private let durationSeconds: Double?
     private let graceSeconds: Double
-    /// UNIX seconds when the sender started.
-    let startedAt = Date().timeIntervalSince1970
-    private let clockStart = DispatchTime.now().uptimeNanoseconds
+    /// The profile's clock, its nanoseconds when the sender started, and that in UNIX seconds.
+    private let clock: ProfileClock
+    private let startNs: Int64
+    let startedAt: Double
     private let mockCPUStart = Self.processCPUSeconds()
     private var phase = Phase.watching
-    private var stop = SenderProfile.Stop.exited
-    private var stopBeganAt: Double?
-    private var stopEndedAt: Double?
     /// When a look first found the sender's processes all gone while perf still ran.
     private var senderGoneAt: Double?
-    private var survivors = 0
     private var peakRSS = 0
     private var largestPeakRSS = 0
     private var samples: [SenderProfile.Sample] = []
@@ -60,11 +61,21 @@ struct ProfileWatch {
     private var lastRSS = 0
     private var nextProgressAt = 1.0
 
-    init(sender: SenderProcess?, book: LagBook, sampler: PerfRecording?, duration: Duration?, grace: Duration) {
+    init(
+        sender: SenderProcess?,
+        book: ArrivalBook,
+        sampler: PerfRecording?,
+        clock: ProfileClock,
+        duration: Duration?,
+        grace: Duration
+    ) {
         self.sender = sender
         self.book = book
         self.sampler = sampler
-        book.beginIntervals(atNs: Int64(startedAt * 1e9))
+        self.clock = clock
+        startNs = clock.nowNs
+        startedAt = clock.unix(ofNs: startNs)
+        book.beginIntervals(atNs: startNs)
         durationSeconds = duration?.inSeconds
         graceSeconds = grace.inSeconds
         lastSample.mockCPU = mockCPUStart
@@ -109,12 +120,11 @@ struct ProfileWatch {
             } else if workDone {
                 terminate(.drained, now: now, tree: tree)
             }
-        case .terminating(let since) where now - since >= graceSeconds:
+        case .terminating(let cause, let since) where now - since >= graceSeconds:
             _ = sender?.send(SIGKILL, to: tree)
-            phase = .killing(since: now)
-        case .killing(let since) where now - since >= Self.killWaitSeconds:
-            survivors = tree.members.count
-            finish(now: now, tree: tree)
+            phase = .killing(cause: cause, began: since, since: now)
+        case .killing(_, _, let since) where now - since >= Self.killWaitSeconds:
+            finish(now: now, tree: tree, survivors: tree.members.count)
         default: break
         }
     }
@@ -139,12 +149,20 @@ struct ProfileWatch {
     }
 
     /// What was measured, once finished.
-    func profile(command: [String], startAt: Double, mock: MockStats.Snapshot, stderrTail: [String]) -> SenderProfile {
-        SenderProfile(
-            command: command,
+    func profile(
+        subject: ProfileSubject,
+        startAt: Double,
+        mock: MockStats.Snapshot,
+        stderrTail: [String]
+    ) -> SenderProfile {
+        guard case .finished(let cause, let began, let endedAt, let survivors) = phase else {
+            preconditionFailure("a profile is read once watching has finished")
+        }
+        return SenderProfile(
+            subject: subject,
             ending: sender?.ending,
-            stop: stop,
-            stopSeconds: stopBeganAt.map { (stopEndedAt ?? elapsed) - $0 } ?? 0,
+            stop: cause,
+            stopSeconds: began.map { endedAt - $0 } ?? 0,
             survivors: survivors,
             accounting: accounting,
             peakRSSBytes: peakRSS,
@@ -152,8 +170,8 @@ struct ProfileWatch {
             mockCPUSeconds: Self.processCPUSeconds() - mockCPUStart,
             startedAtUnix: startedAt,
             startAtUnix: startAt,
-            wallSeconds: stopEndedAt ?? elapsed,
-            lag: book.figures,
+            wallSeconds: endedAt,
+            arrivals: book.figures,
             book: book,
             mock: mock,
             samples: samples,
@@ -174,20 +192,36 @@ struct ProfileWatch {
 
     private var accounting: SenderProcess.Accounting { sender?.accounting ?? SenderProcess.Accounting() }
 
-    private var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - clockStart) / 1e9 }
+    private var elapsed: Double { Double(clock.nowNs - startNs) / 1e9 }
 
     private mutating func terminate(_ cause: SenderProfile.Stop, now: Double, tree: ProcessTree) {
-        stop = cause
-        stopBeganAt = now
-        guard let sender else { return finish(now: now, tree: tree) }
+        guard let sender else { return finish(now: now, tree: tree, cause: cause, began: now) }
         _ = sender.send(SIGTERM, to: tree)
-        phase = .terminating(since: now)
+        phase = .terminating(cause: cause, since: now)
     }
 
-    private mutating func finish(now: Double, tree: ProcessTree) {
+    /// Ends watching at `now`: the stop's cause and start are the phase's, unless given (a stop
+    /// with no sender to end), and an exit by itself when no stop began.
+    private mutating func finish(
+        now: Double,
+        tree: ProcessTree,
+        survivors: Int = 0,
+        cause given: SenderProfile.Stop? = nil,
+        began givenBegan: Double? = nil
+    ) {
         if now > lastSample.at { addSample(now: now, tree: tree) }
-        stopEndedAt = now
-        phase = .finished
+        var cause = given ?? .exited
+        var began = givenBegan
+        switch phase {
+        case .terminating(let stopCause, let since):
+            cause = stopCause
+            began = since
+        case .killing(let stopCause, let stopBegan, _):
+            cause = stopCause
+            began = stopBegan
+        case .watching, .finished: break
+        }
+        phase = .finished(cause: cause, began: began, at: now, survivors: survivors)
     }
 
     /// Closes the interval since the last sample: CPU is what the live processes hold plus what

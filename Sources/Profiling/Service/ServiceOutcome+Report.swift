@@ -3,9 +3,8 @@ import Reports
 extension ServiceOutcome {
     /// The report's figures: both phases' answers, and each call's fan-out, with its cost when
     /// the service's CPU was `measured` (profile started it).
-    func figures(pushes: Int, measured: Bool) -> ServiceFigures {
-        let counts = book.extraAndTagged
-        return ServiceFigures(
+    func figures(arrivals: ArrivalBook.Figures, measured: Bool) -> ServiceFigures {
+        ServiceFigures(
             registrations: Self.phase(
                 registration,
                 request: file.register,
@@ -14,7 +13,7 @@ extension ServiceOutcome {
                 rateLimit: settings.registerRate
             ),
             api: Self.phase(events, request: file.event, per: file.perActivity ? "activity" : "group"),
-            calls: book.calls.map { fanout in
+            calls: calls.map { fanout in
                 let call = workload.calls[fanout.call]
                 return ServiceFigures.Call(
                     kind: call.kind.rawValue,
@@ -28,10 +27,10 @@ extension ServiceOutcome {
                     lastMs: fanout.milestones.lastMs
                 )
             },
-            extra: counts.extra,
-            matchedByTag: counts.tagged,
+            extra: arrivals.extra,
+            matchedByTag: arrivals.matchedByTag,
             eventsCPUUsPerPush: eventsCPUSeconds.flatMap { seconds in
-                measured && pushes > 0 ? seconds * 1e6 / Double(pushes) : nil
+                measured && arrivals.pushes > 0 ? seconds * 1e6 / Double(arrivals.pushes) : nil
             }
         )
     }

@@ -6,9 +6,10 @@ public struct ServiceOutcome: Sendable {
     public var settings: ServiceSession.Settings
     public var registration: APIAnswers
     public var events: APIAnswers
-    /// The book that matched each call's pushes as they arrived, and holds the work the
-    /// service was handed.
-    public var book: FanoutBook
+    /// The work the service was handed: its registrations and calls.
+    public var workload: ServiceWorkload
+    /// Each call's fan-out, as the arrival book matched its pushes.
+    public var calls: [ArrivalBook.CallFanout]
     /// UNIX seconds of the first call's intended time; `nil` when the clock never started.
     public var startAtUnix: Double?
     /// The service's CPU while the calls were sent and fanned out (from the clock's start to
@@ -17,7 +18,4 @@ public struct ServiceOutcome: Sendable {
     public var eventsCPUSeconds: Double?
     /// Why driving the service failed (no registration succeeded), if it did.
     public var failure: String?
-
-    /// The work the service was handed: its registrations and calls.
-    public var workload: ServiceWorkload { book.workload }
 }

@@ -59,30 +59,44 @@ public final class ServiceSession: Sendable {
     public let file: APIFile
     public let workload: ServiceWorkload
     public let settings: Settings
-    private let book: LagBook
-    private let fanout: FanoutBook
+    private let book: ArrivalBook
+    private let clock: ProfileClock
     private let state = Mutex(State())
     private let stopFlag = Atomic<Bool>(false)
+    /// Whether the driving thread was started, and signalled when it has returned.
+    private let started = Atomic<Bool>(false)
+    private let ended = DispatchSemaphore(value: 0)
 
-    /// A session for `workload`, booking its pushes' schedule in `book` and `fanout` once the
-    /// clock starts.
-    public init(file: APIFile, workload: ServiceWorkload, settings: Settings, book: LagBook, fanout: FanoutBook) {
+    /// A session for `workload`, booking its pushes' schedule in `book` once the clock starts;
+    /// the calls' times are read from `clock`, the book's.
+    public init(file: APIFile, workload: ServiceWorkload, settings: Settings, book: ArrivalBook, clock: ProfileClock) {
         self.file = file
         self.workload = workload
         self.settings = settings
         self.book = book
-        self.fanout = fanout
+        self.clock = clock
     }
 
     /// Starts driving the service on a new thread.
     public func start() {
-        let thread = Thread { [self] in drive() }
+        started.store(true, ordering: .relaxed)
+        let thread = Thread { [self] in
+            drive()
+            ended.signal()
+        }
         thread.name = "pb-service-api"
         thread.start()
     }
 
     /// Asks the session to stop at its next step (within a few milliseconds).
     public func stop() { stopFlag.store(true, ordering: .relaxed) }
+
+    /// Stops the session and waits until its thread has returned, so that its answers are final
+    /// when read. Bounded: every step of the thread checks the stop flag within 200 ms.
+    public func stopAndJoin() {
+        stop()
+        if started.load(ordering: .relaxed) { ended.wait() }
+    }
 
     /// The phase now.
     public var phase: Phase { state.withLock { $0.entered.last! } }
@@ -182,10 +196,9 @@ public final class ServiceSession: Sendable {
             caFile: file.caFile,
             insecure: file.insecure
         )
-        let startAt = Date().timeIntervalSince1970 + Self.lead.inSeconds
         let startNanos = monotonicNanos() + Self.lead.inNanoseconds
-        book.start(atNs: Int64(startAt * 1e9))
-        fanout.start(atNs: Int64(startAt * 1e9))
+        let startAt = clock.unix(ofNs: Int64(startNanos))
+        book.start(atNs: Int64(startNanos))
         state.withLock { $0.startAtUnix = startAt }
         var next = 0
         while (next < workload.calls.count || client.inFlight > 0) && !stopped {

@@ -2,29 +2,35 @@ import Foundation
 import Transport
 import Workload
 
-/// A service profile's moving parts while it runs: the session driving the API, the books its
+/// A service profile's moving parts while it runs: the session driving the API, the book its
 /// pushes are matched in, and when the work is done.
 struct ServiceWork {
     let workload: ServiceWorkload
-    let book: LagBook
-    let fanout: FanoutBook
+    let book: ArrivalBook
     let session: ServiceSession
+    private let clock: ProfileClock
     private let settleSeconds: Double
     /// The moments noted once each: registration began, the clock started (with the service's
     /// CPU then), the last call was answered.
     private let phaseNotes = PhaseNotes()
 
-    init(_ api: SenderProfiler.ServiceAPI, scenario: Scenario, requests: Int?, timing: EventTiming) throws {
+    init(
+        _ api: SenderProfiler.ServiceAPI,
+        scenario: Scenario,
+        requests: Int?,
+        timing: EventTiming,
+        clock: ProfileClock
+    ) throws {
         workload = try ServiceWorkload(
             scenario: scenario,
             perActivity: api.file.perActivity,
             requests: requests,
             timing: timing
         )
-        book = LagBook(schedule: workload.schedule, startNs: 0)
-        fanout = FanoutBook(workload: workload)
-        session = ServiceSession(file: api.file, workload: workload, settings: api.settings, book: book, fanout: fanout)
+        book = workload.arrivalBook()
+        session = ServiceSession(file: api.file, workload: workload, settings: api.settings, book: book, clock: clock)
         settleSeconds = api.settle.inSeconds
+        self.clock = clock
     }
 
     /// Looks at the session once a tick: notes each phase it entered since the last look, in
@@ -36,6 +42,7 @@ struct ServiceWork {
             phaseNotes.note(
                 phase,
                 cpu: watch.cpuSecondsNow(),
+                at: clock.nowNs,
                 registration: session.answers.registration,
                 notice: notice
             )
@@ -44,16 +51,17 @@ struct ServiceWork {
         case .waiting, .registering, .sending:
             return false
         case .sent:
-            if fanout.complete { return true }
-            let now = Date().timeIntervalSince1970
-            let lastArrival = Double(fanout.progress.lastArrivalNs) / 1e9
-            return now - max(phaseNotes.sentAt ?? now, lastArrival) >= settleSeconds
+            let counts = book.counts
+            if counts.matched == workload.expectedPushes { return true }
+            let now = clock.nowNs
+            let quietSince = max(phaseNotes.sentAtNs ?? now, counts.lastArrivalNs ?? 0)
+            return Double(now - quietSince) / 1e9 >= settleSeconds
         case .refused, .failed:
             return true
         }
     }
 
-    /// What was measured, once the service is gone.
+    /// What was measured, once the service is gone and the session's thread has returned.
     /// - Throws: `ProfileError.badInput` when the service never listened: nothing was measured.
     func outcome(cpuSeconds: Double) throws -> ServiceOutcome {
         let answers = session.answers
@@ -68,7 +76,8 @@ struct ServiceWork {
             settings: session.settings,
             registration: answers.registration,
             events: answers.events,
-            book: fanout,
+            workload: workload,
+            calls: book.calls,
             startAtUnix: answers.startAtUnix,
             eventsCPUSeconds: phaseNotes.cpu.map { max(0, cpuSeconds - $0) },
             failure: failure
@@ -84,12 +93,13 @@ private final class PhaseNotes {
     private(set) var seen = 1
     /// The service's CPU seconds when the clock started.
     private(set) var cpu: Double?
-    /// UNIX seconds when the last call was answered.
-    private(set) var sentAt: Double?
+    /// The clock's nanoseconds when the last call was answered.
+    private(set) var sentAtNs: Int64?
 
     func note(
         _ phase: ServiceSession.Phase,
         cpu now: @autoclosure () -> Double,
+        at nowNs: Int64,
         registration: @autoclosure () -> APIAnswers,
         notice: (String) -> Void
     ) {
@@ -110,7 +120,7 @@ private final class PhaseNotes {
                 )
             )
         case .sent:
-            sentAt = Date().timeIntervalSince1970
+            sentAtNs = nowNs
         case .waiting, .refused, .failed:
             break
         }

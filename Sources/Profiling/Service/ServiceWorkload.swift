@@ -98,15 +98,21 @@ public struct ServiceWorkload: Sendable {
     /// The hex push-to-start token of `activity`'s device.
     public func pushToStartToken(of activity: Int) -> String { startTokens.hex(at: activity) }
 
-    /// The schedule the lag book matches arrivals against: each call's pushes due at its time.
+    /// The schedule the arrival book matches arrivals against: each call's pushes due at its
+    /// time, identified by the call's number (the `pushbench_event` its content state carries).
     public var schedule: PushSchedule {
         var schedule = PushSchedule()
-        for call in calls {
+        for (index, call) in calls.enumerated() {
             for activity in call.activities {
-                schedule.add(token: updateToken(of: activity), dueMicroseconds: call.dueMicroseconds)
+                schedule.add(token: updateToken(of: activity), dueMicroseconds: call.dueMicroseconds, identity: index)
             }
         }
         return schedule
+    }
+
+    /// A book for this work's pushes, keeping each call's fan-out.
+    public func arrivalBook() -> ArrivalBook {
+        ArrivalBook(schedule: schedule, startNs: 0, callSizes: calls.map(\.activities.count))
     }
 }
 

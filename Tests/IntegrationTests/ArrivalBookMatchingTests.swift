@@ -4,10 +4,10 @@ import TestSupport
 import Workload
 import XCTest
 
-/// How the lag book matches what the mock received to what the sender was handed: by the event
+/// How the arrival book matches what the mock received to what the sender was handed: by the event
 /// number the events file's payloads carry, so a push sent twice is a duplicate of its event,
 /// not the answer to its token's next one; by order only when the sender rebuilt the payload.
-final class LagBookMatchingTests: XCTestCase {
+final class ArrivalBookMatchingTests: XCTestCase {
     private var directory: TemporaryDirectory!
 
     override func setUpWithError() throws {
@@ -20,7 +20,7 @@ final class LagBookMatchingTests: XCTestCase {
 
     /// The events file of a football match's first `count` pushes, as (token, payload) by line,
     /// with the book of its schedule.
-    private func events(_ count: Int) throws -> (lines: [(token: String, payload: [UInt8])], book: LagBook) {
+    private func events(_ count: Int) throws -> (lines: [(token: String, payload: [UInt8])], book: ArrivalBook) {
         let scenario = Scenario(name: "match", cohorts: [Scenario.Cohort(kind: .football, activities: 2, groups: 1)])
         let written = try EventsFile.write(
             scenario: scenario,
@@ -38,7 +38,7 @@ final class LagBookMatchingTests: XCTestCase {
             let payload = try XCTUnwrap(line.range(of: #","payload":"#)).upperBound
             return (try XCTUnwrap(object["token"] as? String), Array(line[payload...].dropLast().utf8))
         }
-        return (lines, LagBook(schedule: written.schedule, startNs: 1_800_000_000 * 1_000_000_000))
+        return (lines, ArrivalBook(schedule: written.schedule, startNs: 1_800_000_000 * 1_000_000_000))
     }
 
     private func push(_ token: String, status: Int = 200) -> TrafficRecord {
@@ -94,16 +94,19 @@ final class LagBookMatchingTests: XCTestCase {
         // first event not yet answered: its first.
         book.arrived(push(token), receivedNs: received, body: lines[sameToken[1]].payload)
         book.arrived(push(token), receivedNs: received, body: untagged(lines[sameToken[0]].payload))
-        XCTAssertTrue(book.acceptedAnswer(token: token, k: 0))
-        XCTAssertTrue(book.acceptedAnswer(token: token, k: 1))
+        XCTAssertTrue(book.acceptedAnswer(token: token, identity: sameToken[0]))
+        XCTAssertTrue(book.acceptedAnswer(token: token, identity: sameToken[1]))
         // Another token sent this token's payload: a sender that reuses one payload (h2load's
         // way), whose numbers say nothing, so from now on every push is matched by order.
         let other = try XCTUnwrap(lines.firstIndex { $0.token != token })
         book.arrived(push(lines[other].token), receivedNs: received, body: lines[sameToken[0]].payload)
-        XCTAssertTrue(book.acceptedAnswer(token: lines[other].token, k: 0))
+        XCTAssertTrue(book.acceptedAnswer(token: lines[other].token, identity: other))
         if sameToken.count > 2 {
             book.arrived(push(token), receivedNs: received, body: lines[sameToken[0]].payload)
-            XCTAssertTrue(book.acceptedAnswer(token: token, k: 2), "the token's next event, not a duplicate")
+            XCTAssertTrue(
+                book.acceptedAnswer(token: token, identity: sameToken[2]),
+                "the token's next event, not a duplicate"
+            )
         }
         let figures = book.figures
         XCTAssertEqual(figures.matched, min(3, sameToken.count) + 1)
@@ -121,6 +124,6 @@ final class LagBookMatchingTests: XCTestCase {
         XCTAssertEqual(figures.extra, 1, "the retry explains nothing more")
         XCTAssertEqual(figures.duplicates, 0, "retrying a refusal is no bug")
         XCTAssertEqual(figures.early, 1, "it arrived half a second before it was due")
-        XCTAssertFalse(book.acceptedAnswer(token: lines[0].token, k: 0))
+        XCTAssertFalse(book.acceptedAnswer(token: lines[0].token, identity: 0))
     }
 }

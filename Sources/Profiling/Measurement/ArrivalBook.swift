@@ -1,0 +1,253 @@
+import Histogram
+import LoadEngine
+import Synchronization
+import Workload
+
+/// Matches what the mock received against what the sender or service was asked to send, as
+/// pushes arrive, on one clock: every time it takes is in the same nanoseconds (the profile's
+/// monotonic clock), and a push's lag is its arrival minus its event's intended time.
+///
+/// A push that carries its event's identity (`EventTag`: a sender's event number, a service's
+/// call number) answers that event; one that does not (its sender rebuilt the payload) answers
+/// its token's first event not yet answered. A sender that once sends a token an identity that
+/// is not one of its own reuses payloads (h2load sends every push the first event's body), so
+/// from then on its pushes are matched by order.
+///
+/// A push for an event a push the mock accepted had already answered is a `duplicate` (an update
+/// sent twice), counted apart and with no lag: lag counts first arrivals only. A push to a token
+/// outside the schedule or beyond its events is `extra`, as is a retry of a push the mock
+/// refused (its event was answered by the first attempt; without the identity, a push repeating
+/// the refused one's body). Events no push answered are `missing`. A push that arrives before
+/// its event was due counts as 0 lag and as `early`.
+///
+/// For a service, the book also keeps each call's fan-out: when each of its pushes arrived.
+public final class ArrivalBook: Sendable {
+    /// The books at one moment.
+    public struct Figures: Sendable {
+        /// Events in the schedule.
+        public var events: Int
+        /// Pushes the mock received, matched or not.
+        public var pushes = 0
+        /// Of them, answered 200.
+        public var accepted = 0
+        /// Events a push answered, and of them, those matched by the identity in the push.
+        public var matched = 0
+        public var matchedByTag = 0
+        /// Pushes no event explains.
+        public var extra = 0
+        /// Pushes for an event an accepted push had already answered.
+        public var duplicates = 0
+        /// Matched pushes that arrived before their event was due.
+        public var early = 0
+        /// Lag of every matched push, microseconds.
+        public var lag = Histogram<UInt64>.latency(digits: .three)
+        /// The clock's nanoseconds at the first and last arrival, when any arrived.
+        public var firstArrivalNs: Int64?
+        public var lastArrivalNs: Int64?
+        /// Arrivals in each second after `beginIntervals` (earlier ones counted in the first).
+        public var intervals: [Interval] = []
+
+        /// Events no push answered.
+        public var missing: Int { events - matched }
+    }
+
+    /// What arrived in one second of the run.
+    public struct Interval: Sendable {
+        /// Pushes received and accepted.
+        public var pushes = 0
+        public var accepted = 0
+        /// Lag of the matched pushes that arrived in it, microseconds, two significant digits.
+        public var lag = Histogram<UInt64>.latency(digits: .two)
+    }
+
+    /// When one call's pushes arrived, milliseconds after its intended time: the first, half of
+    /// them, 99% and the last; each `nil` until that many arrived.
+    public struct Milestones: Sendable, Equatable {
+        public var firstMs: Double?
+        public var halfMs: Double?
+        public var p99Ms: Double?
+        public var lastMs: Double?
+    }
+
+    /// One call's fan-out.
+    public struct CallFanout: Sendable {
+        public var call: Int
+        public var expected: Int
+        public var arrived: Int
+        public var milestones: Milestones
+    }
+
+    /// How an event was answered.
+    private enum Answer: UInt8 {
+        case none, accepted, refused
+    }
+
+    /// What an arriving push is.
+    private enum Match {
+        /// The first answer to `slot`'s `k`-th event, found by its identity or by order.
+        case event(slot: Int, k: Int, byTag: Bool)
+        case extra
+        case duplicate
+    }
+
+    private struct State {
+        /// Each slot's events, by their place among the token's: how each was answered.
+        var answers: [[Answer]]
+        /// Each slot's first event that may still be unanswered: where matching by order looks.
+        var nextByOrder: [Int]
+        /// Whether the sender sent a token an identity not its own: it reuses payloads, so the
+        /// identities say nothing of which event a push answers.
+        var reusesPayloads = false
+        /// The body digest of the last refused push to a slot, until the slot's next push.
+        var refusedBody: [Int: String] = [:]
+        /// Where the per-second intervals count from, and the clock's time of the events' 0.
+        var originNs: Int64
+        var startNs: Int64
+        var figures: Figures
+        /// Each call's arrivals, nanoseconds after its intended time; empty for a sender.
+        var callArrivals: [[Int64]]
+    }
+
+    private let schedule: PushSchedule
+    /// Pushes each call must cause, for a service; empty for a sender.
+    private let callSizes: [Int]
+    private let state: Mutex<State>
+
+    /// Creates the book for `schedule`, whose times count from `startNs`; with `callSizes` (a
+    /// service's calls, each the pushes it must cause) it keeps each call's fan-out.
+    public init(schedule: PushSchedule, startNs: Int64, callSizes: [Int] = []) {
+        self.schedule = schedule
+        self.callSizes = callSizes
+        state = Mutex(
+            State(
+                answers: (0..<schedule.tokens).map {
+                    Array(repeating: Answer.none, count: schedule.eventCount(slot: $0))
+                },
+                nextByOrder: Array(repeating: 0, count: schedule.tokens),
+                originNs: startNs,
+                startNs: startNs,
+                figures: Figures(events: schedule.events),
+                callArrivals: Array(repeating: [], count: callSizes.count)
+            )
+        )
+    }
+
+    /// Books `push`, whose request body was `body`, which arrived at `receivedNs` on the book's
+    /// clock: matched by the identity in its body, else by order. Safe from any thread.
+    public func arrived(_ push: TrafficRecord, receivedNs: Int64, body: [UInt8]) {
+        let tag = EventTag.read(body)
+        let accepted = push.status == 200
+        state.withLock { state in
+            let second = max(0, Int((receivedNs - state.originNs) / 1_000_000_000))
+            state.figures.pushes += 1
+            if accepted { state.figures.accepted += 1 }
+            if state.figures.firstArrivalNs == nil { state.figures.firstArrivalNs = receivedNs }
+            state.figures.lastArrivalNs = max(state.figures.lastArrivalNs ?? receivedNs, receivedNs)
+            while state.figures.intervals.count <= second { state.figures.intervals.append(Interval()) }
+            state.figures.intervals[second].pushes += 1
+            if accepted { state.figures.intervals[second].accepted += 1 }
+            switch match(push, tag: tag, accepted: accepted, in: &state) {
+            case .event(let slot, let k, let byTag):
+                let lagNs = receivedNs - state.startNs - schedule.due(slot: slot, k: k)! * 1000
+                if lagNs < 0 { state.figures.early += 1 }
+                let lagUs = UInt64(max(0, lagNs) / 1000)
+                state.figures.matched += 1
+                if byTag { state.figures.matchedByTag += 1 }
+                _ = state.figures.lag.record(lagUs)
+                _ = state.figures.intervals[second].lag.record(lagUs)
+                if !callSizes.isEmpty { state.callArrivals[schedule.identity(slot: slot, k: k)].append(lagNs) }
+            case .extra:
+                state.figures.extra += 1
+            case .duplicate:
+                state.figures.duplicates += 1
+            }
+        }
+    }
+
+    /// What `push` is: the first answer to an event (by its `tag`, else by order), a
+    /// duplicate, or extra.
+    private func match(_ push: TrafficRecord, tag: Int?, accepted: Bool, in state: inout State) -> Match {
+        guard let slot = schedule.slot(of: push.deviceToken) else { return .extra }
+        let retried = state.refusedBody.removeValue(forKey: slot).map { $0 == push.payloadDigest } ?? false
+        if !accepted { state.refusedBody[slot] = push.payloadDigest }
+        let tagged = tag.flatMap { $0 < schedule.identityCount ? $0 : nil }
+        let place = tagged.flatMap { schedule.place(of: $0, slot: slot) }
+        if tagged != nil && place == nil { state.reusesPayloads = true }
+        let k: Int
+        var byTag = false
+        if let place, !state.reusesPayloads {
+            switch state.answers[slot][place] {
+            case .none:
+                k = place
+                byTag = true
+            case .accepted: return .duplicate
+            case .refused: return .extra
+            }
+        } else {
+            guard !retried else { return .extra }
+            var next = state.nextByOrder[slot]
+            while next < state.answers[slot].count, state.answers[slot][next] != .none { next += 1 }
+            state.nextByOrder[slot] = next
+            guard next < state.answers[slot].count else { return .extra }
+            k = next
+        }
+        state.answers[slot][k] = accepted ? .accepted : .refused
+        return .event(slot: slot, k: k, byTag: byTag)
+    }
+
+    /// Moves the events' 0 to `startNs` on the book's clock: a service's schedule starts once its
+    /// activities are registered, which is known only then.
+    public func start(atNs startNs: Int64) {
+        state.withLock { $0.startNs = startNs }
+    }
+
+    /// Counts the per-second intervals from `originNs` on the book's clock: the sender's start,
+    /// so they line up with its CPU and memory samples.
+    public func beginIntervals(atNs originNs: Int64) {
+        state.withLock { $0.originNs = originNs }
+    }
+
+    /// Whether the event of identity `identity` to `token` was answered by a push the mock
+    /// accepted: for a sender, `identity` is the event's number; for a service, its call's.
+    public func acceptedAnswer(token: String, identity: Int) -> Bool {
+        guard let slot = schedule.slot(of: token), let k = schedule.place(of: identity, slot: slot) else {
+            return false
+        }
+        return state.withLock { $0.answers[slot][k] == .accepted }
+    }
+
+    /// Events, pushes received, accepted and matched now, and the last arrival: what the
+    /// progress line and the watch read, without copying the histograms (a copy held across the
+    /// next arrival would make the mock's thread copy them again, under the lock).
+    public var counts: (events: Int, pushes: Int, accepted: Int, matched: Int, lastArrivalNs: Int64?) {
+        state.withLock {
+            ($0.figures.events, $0.figures.pushes, $0.figures.accepted, $0.figures.matched, $0.figures.lastArrivalNs)
+        }
+    }
+
+    /// The books now.
+    public var figures: Figures { state.withLock { $0.figures } }
+
+    /// Each call's fan-out now; none for a sender.
+    public var calls: [CallFanout] {
+        state.withLock { state in
+            state.callArrivals.enumerated().map { index, times in
+                CallFanout(
+                    call: index,
+                    expected: callSizes[index],
+                    arrived: times.count,
+                    milestones: Self.milestones(times.sorted(), expected: callSizes[index])
+                )
+            }
+        }
+    }
+
+    /// The first, half, 99% and last of `expected` arrivals in `sorted`, milliseconds.
+    static func milestones(_ sorted: [Int64], expected: Int) -> Milestones {
+        func at(_ share: Double) -> Double? {
+            let rank = max(1, Int((share * Double(expected)).rounded(.up)))
+            return rank <= sorted.count ? Double(sorted[rank - 1]) / 1e6 : nil
+        }
+        return Milestones(firstMs: at(0), halfMs: at(0.5), p99Ms: at(0.99), lastMs: at(1))
+    }
+}
