@@ -43,9 +43,10 @@ conformance-matrix: deps
 	PUSHBENCH_WRITE_CONFORMANCE_MATRIX=1 $(SWIFT) test --disable-swift-testing \
 		--filter ConformanceSuiteTests/testEveryClientCaseGetsAppleDocumentedAnswer
 
-## Fail on any formatting difference from .swift-format.
+## Fail on any formatting difference from .swift-format, and on a function in Sources/ over 60 lines.
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Plugins Sources Tests
+	python3 Scripts/function-length.py --limit 60 Sources
 
 ## Rewrite sources in the committed style.
 format:

@@ -3,7 +3,7 @@
 // PushBench: a load and budget harness for the sender side of iOS Live Activity pushes.
 // Module layout and the direction of dependencies follow docs/design.md: each target has
 // one job, and dependencies point down the table (C wrappers, Encodings → Workload/Wire → Transport →
-// LoadEngine → Pages, SenderDoctor → Reports and Instructions → Analysis → Harness, Profiling → pushbench;
+// LoadEngine → Pages, SenderDoctor, BudgetReports → Reports and Instructions → Analysis → Harness, Profiling → pushbench;
 // MockAPNs sits beside Transport on top of Wire, Sampling beside the C wrappers, and Telemetry,
 // Prometheus' format and a plain-HTTP listener, serves both the mock and a run).
 
@@ -66,7 +66,7 @@ let package = Package(
             swiftSettings: hotPath
         ),
         .target(name: "Wire", dependencies: ["COpenSSL", "Encodings"], swiftSettings: hotPath),
-        .target(name: "HotPath", dependencies: ["Wire", "Workload"], swiftSettings: strict),
+        .target(name: "HotPath", dependencies: ["Wire", "Workload", "Transport", "Pages"], swiftSettings: strict),
         .target(
             name: "Budget",
             dependencies: ["Workload", .product(name: "Histogram", package: "hdrhistogram-swift")],
@@ -102,11 +102,20 @@ let package = Package(
         ),
         // The sender doctor: practices judged from a recording of the traffic, and its report.
         .target(name: "SenderDoctor", dependencies: ["Pages", "Workload", "Budget"], swiftSettings: strict),
-        // A run's files and pages: summary.json, CSV, report.html, the budget's, the flame graph.
+        // A budget analysis's files and pages: budget_summary.json, its CSV, budget.html, its console.
+        .target(
+            name: "BudgetReports",
+            dependencies: [
+                "Pages", "Budget", "Workload", "Transport", .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // A run's files and pages: summary.json, CSV, report.html (with the budget's), the flame graph.
         .target(
             name: "Reports",
             dependencies: [
                 "Pages", "SenderDoctor", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Budget",
+                "BudgetReports",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
@@ -115,7 +124,7 @@ let package = Package(
         .target(
             name: "Analysis",
             dependencies: [
-                "Pages", "Reports", "Sampling", "LoadEngine", "Instructions", "Workload",
+                "Pages", "Reports", "BudgetReports", "Sampling", "LoadEngine", "Instructions", "Workload",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
@@ -156,6 +165,7 @@ let package = Package(
             name: "Profiling",
             dependencies: [
                 "CProcess", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs", "Yams",
+                "Budget", "BudgetReports", "Harness",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
@@ -163,7 +173,8 @@ let package = Package(
         .executableTarget(
             name: "pushbench",
             dependencies: [
-                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Pages", "Reports", "Analysis",
+                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Pages", "Reports", "BudgetReports",
+                "Analysis",
                 "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "Sampling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -195,7 +206,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Encodings", "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
-                "SenderDoctor",
+                "BudgetReports", "SenderDoctor",
                 "Analysis", "Instructions", "MockAPNs", "Harness", "Profiling", "Sampling", "TestSupport",
             ],
             swiftSettings: strict

@@ -83,38 +83,10 @@ public struct RunSession {
         progress: (ProgressSnapshot) -> Void = { _ in }
     ) throws -> Outcome {
         var load = load
-        var mock: MockAPNsServer? = nil
-        var recording: PushRecorder? = nil
+        let prepared = try prepareTarget(&load, notice: notice)
         defer {
-            mock?.shutdown()
-            if let recording { try? FileManager.default.removeItem(atPath: recording.path) }
-        }
-        var statsBefore: ServerCounts? = nil
-        let targetDescription: String
-        var channelOrigin = channelOrigin
-        switch target {
-        case .embeddedMock(let configuration):
-            recording = try load.practices.isEmpty ? nil : Self.temporaryRecording()
-            let server = try startMock(configuration, recorder: recording)
-            mock = server
-            load.transport.origin = "https://127.0.0.1:\(server.port)"
-            load.transport.trustedCertificatesPEM = server.certificatePEM
-            channelOrigin = server.channelPort.map { "https://127.0.0.1:\($0)" }
-            targetDescription = "embedded mock"
-            notice(
-                "mock APNs on \(load.transport.origin) (HTTP/2, TLS, ALPN h2, self-signed), "
-                    + "verifying ES256 tokens of key \(tokens.keyID)"
-            )
-        case .endpoint(let comparesStats):
-            targetDescription = load.transport.origin
-            if comparesStats {
-                statsBefore = MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:))
-            }
-            if statsBefore != nil {
-                notice(
-                    "\(load.transport.origin) is a PushBench mock: its /stats will be compared with this run's counts"
-                )
-            }
+            prepared.mock?.shutdown()
+            if let recording = prepared.recording { try? FileManager.default.removeItem(atPath: recording.path) }
         }
         let feed = budget.map {
             BudgetFeed(
@@ -126,17 +98,7 @@ public struct RunSession {
                 sampleEvery: max(1, load.scenario.activities / 1000)
             )
         }
-        let groups = load.scenario.broadcastGroups(in: load.shardActivities)
-        var channels: BroadcastChannels? = nil
-        if !groups.isEmpty {
-            guard let channelOrigin else {
-                throw RunSessionError("the scenario broadcasts, but no channel management endpoint was given")
-            }
-            let opened = try BroadcastChannels.create(for: groups, of: load, at: channelOrigin, tokens: tokens)
-            channels = opened
-            load.channelIDs = opened.ids
-            notice("created \(opened.ids.count) broadcast channel(s) on \(channelOrigin)")
-        }
+        let channels = try openChannels(&load, at: prepared.channelOrigin, notice: notice)
         var result: RunResult
         do {
             result = try LoadTest.run(
@@ -155,17 +117,75 @@ public struct RunSession {
             channels.deleteAll()
             result.channels = channels.books
         }
-        let serverCounts = mock.map(Self.counts(of:)) ?? statsBefore.flatMap { countsSince($0, notice: notice) }
+        let serverCounts =
+            prepared.mock.map(Self.counts(of:)) ?? prepared.statsBefore.flatMap { countsSince($0, notice: notice) }
         var outcome = Outcome(
             result: result,
             serverCounts: serverCounts,
             budget: feed,
-            targetDescription: targetDescription
+            targetDescription: prepared.description
         )
-        if let recording, let mock {
+        if let recording = prepared.recording, let mock = prepared.mock {
             outcome.practices = Self.diagnose(recording, of: mock, notice: notice)
         }
         return outcome
+    }
+
+    /// The target as the run addresses it: the embedded mock started (with a recording for the
+    /// doctor when the run makes mistakes on purpose), or an endpoint's `/stats` read first.
+    private struct PreparedTarget {
+        var mock: MockAPNsServer?
+        var recording: PushRecorder?
+        var statsBefore: ServerCounts?
+        var description: String
+        var channelOrigin: String?
+    }
+
+    /// Starts the embedded mock and points `load` at it, or reads an endpoint's count before.
+    private func prepareTarget(_ load: inout LoadConfiguration, notice: (String) -> Void) throws -> PreparedTarget {
+        switch target {
+        case .embeddedMock(let configuration):
+            let recording = try load.practices.isEmpty ? nil : Self.temporaryRecording()
+            let server = try startMock(configuration, recorder: recording)
+            load.transport.origin = "https://127.0.0.1:\(server.port)"
+            load.transport.trustedCertificatesPEM = server.certificatePEM
+            notice(
+                "mock APNs on \(load.transport.origin) (HTTP/2, TLS, ALPN h2, self-signed), "
+                    + "verifying ES256 tokens of key \(tokens.keyID)"
+            )
+            return PreparedTarget(
+                mock: server,
+                recording: recording,
+                description: "embedded mock",
+                channelOrigin: server.channelPort.map { "https://127.0.0.1:\($0)" }
+            )
+        case .endpoint(let comparesStats):
+            let before =
+                comparesStats ? MockStatsProbe.fetch(load.transport).flatMap(ServerCounts.init(statsJSON:)) : nil
+            if before != nil {
+                notice(
+                    "\(load.transport.origin) is a PushBench mock: its /stats will be compared with this run's counts"
+                )
+            }
+            return PreparedTarget(statsBefore: before, description: load.transport.origin, channelOrigin: channelOrigin)
+        }
+    }
+
+    /// Creates the broadcast channels the scenario's groups need, when it broadcasts.
+    private func openChannels(
+        _ load: inout LoadConfiguration,
+        at channelOrigin: String?,
+        notice: (String) -> Void
+    ) throws -> BroadcastChannels? {
+        let groups = load.scenario.broadcastGroups(in: load.shardActivities)
+        guard !groups.isEmpty else { return nil }
+        guard let channelOrigin else {
+            throw RunSessionError("the scenario broadcasts, but no channel management endpoint was given")
+        }
+        let opened = try BroadcastChannels.create(for: groups, of: load, at: channelOrigin, tokens: tokens)
+        load.channelIDs = opened.ids
+        notice("created \(opened.ids.count) broadcast channel(s) on \(channelOrigin)")
+        return opened
     }
 
     /// A recording of the embedded mock's traffic in the temporary folder, for the doctor.

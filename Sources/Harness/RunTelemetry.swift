@@ -52,6 +52,14 @@ public struct RunTelemetry: Sendable {
     public func exposition(_ snapshot: LiveSnapshot) -> String {
         var text = PrometheusText(commonLabels: [("run", run), ("shard", String(shard))])
         text.gauge("pushbench_run_info", help: "The run's description; always 1.", [.init(description, 1)])
+        Self.addPushes(snapshot, to: &text)
+        Self.addFlow(snapshot, to: &text)
+        Self.addTimesAndWorkers(snapshot, to: &text)
+        return text.text
+    }
+
+    /// Pushes sent, ended by outcome and reason, and the warmup's.
+    private static func addPushes(_ snapshot: LiveSnapshot, to text: inout PrometheusText) {
         let counts = snapshot.counts
         text.counter(
             "pushbench_run_pushes_sent_total",
@@ -83,6 +91,10 @@ public struct RunTelemetry: Sendable {
                 .init([("outcome", "timed_out")], warmup.timedOut),
             ]
         )
+    }
+
+    /// What is in flight or behind, and the connections carrying it.
+    private static func addFlow(_ snapshot: LiveSnapshot, to text: inout PrometheusText) {
         text.gauge(
             "pushbench_run_in_flight_pushes",
             help: "Requests handed to the transport and not yet ended.",
@@ -120,20 +132,24 @@ public struct RunTelemetry: Sendable {
             help: "Retry attempts sent (also in pushbench_run_pushes_sent_total).",
             [.init(snapshot.retriesSent)]
         )
-        Self.histogram(
+    }
+
+    /// Latency, schedule lag, and the workers' CPU and progress.
+    private static func addTimesAndWorkers(_ snapshot: LiveSnapshot, to text: inout PrometheusText) {
+        histogram(
             &text,
             "pushbench_run_push_latency_seconds",
             help:
                 "From each push's intended send time to its answer (open loop: no coordinated omission), answered pushes after the warmup.",
             snapshot.latency,
-            bounds: Self.latencyBoundsSeconds
+            bounds: latencyBoundsSeconds
         )
-        Self.histogram(
+        histogram(
             &text,
             "pushbench_run_schedule_lag_seconds",
             help: "How late each push left against its intended send time, after the warmup.",
             snapshot.scheduleLag,
-            bounds: Self.scheduleLagBoundsSeconds
+            bounds: scheduleLagBoundsSeconds
         )
         text.counter(
             "pushbench_run_worker_cpu_seconds_total",
@@ -146,7 +162,6 @@ public struct RunTelemetry: Sendable {
             help: "Workers done: all of them once the run has ended.",
             [.init(snapshot.workersFinished)]
         )
-        return text.text
     }
 
     /// A latency histogram (microseconds, as the engine records them) as a Prometheus one in

@@ -24,13 +24,21 @@ public struct HotPathMeasurement: Sendable {
 
     /// Every measurement, ours and Foundation's, in report order.
     public static func all(key: ES256PrivateKey) -> [HotPathMeasurement] {
+        signing(key: key) + [deviceTokens()] + SamplePayload.allCases.flatMap(encoding)
+    }
+
+    /// A provider token's header and claims, base64url: what an ES256 signature signs.
+    private static let signingInput = Array(
+        #"eyJhbGciOiJFUzI1NiIsImtpZCI6IlBCS0VZMDAwMDEifQ.eyJpc3MiOiJQQlRFQU0wMDAxIiwiaWF0IjoxfQ"#.utf8
+    )
+
+    /// ES256 signatures, whole provider tokens signed, and cached bearer lookups.
+    private static func signing(key: ES256PrivateKey) -> [HotPathMeasurement] {
         let keyID = "PBKEY00001"
         let teamID = "PBTEAM0001"
         let cache = ProviderTokenCache(key: key, keyID: keyID, teamID: teamID)
-        let signingInput = Array(
-            #"eyJhbGciOiJFUzI1NiIsImtpZCI6IlBCS0VZMDAwMDEifQ.eyJpc3MiOiJQQlRFQU0wMDAxIiwiaWF0IjoxfQ"#.utf8
-        )
-        var measurements = [
+        let signingInput = Self.signingInput
+        return [
             HotPathMeasurement(
                 name: "es256_sign",
                 summary: "ES256 signatures (SHA-256 and ECDSA P-256, raw r||s) with a per-thread signer",
@@ -83,66 +91,69 @@ public struct HotPathMeasurement: Sendable {
                     return bytes
                 }
             },
+        ]
+    }
+
+    /// Synthetic device tokens written into a reused buffer.
+    private static func deviceTokens() -> HotPathMeasurement {
+        HotPathMeasurement(
+            name: "device_token",
+            summary: "synthetic 64-hex device tokens written from (seed, index) into a reused buffer",
+            reportsBytes: false,
+            peer: nil
+        ) {
+            let tokens = TokenSet(seed: 1, count: 10_000_000)
+            var index = 0
+            var buffer = [UInt8](repeating: 0, count: tokens.hexLength)
+            return { iterations in
+                // A local index: the captured one lives in a heap box the token writes
+                // might alias, which would cost a load and a store per token.
+                var next = index
+                defer { index = next }
+                return buffer.withUnsafeMutableBytes { destination in
+                    for _ in 0..<iterations {
+                        tokens.writeHex(at: next, to: destination.baseAddress!)
+                        next = next == 9_999_999 ? 0 : next + 1
+                    }
+                    return iterations * destination.count
+                }
+            }
+        }
+    }
+
+    /// One sample payload encoded by `PayloadEncoder`, and by Foundation's `JSONEncoder`.
+    private static func encoding(_ sample: SamplePayload) -> [HotPathMeasurement] {
+        let payload = sample.payload
+        return [
             HotPathMeasurement(
-                name: "device_token",
-                summary: "synthetic 64-hex device tokens written from (seed, index) into a reused buffer",
-                reportsBytes: false,
+                name: "encode_\(sample.rawValue)",
+                summary: "\(sample.rawValue) payloads encoded by PayloadEncoder into its reused buffer",
+                reportsBytes: true,
+                peer: "jsonencoder_\(sample.rawValue)"
+            ) {
+                var encoder = PayloadEncoder()
+                return { iterations in
+                    var bytes = 0
+                    for _ in 0..<iterations {
+                        try encoder.encode(payload)
+                        bytes &+= encoder.bytes.count
+                    }
+                    return bytes
+                }
+            },
+            HotPathMeasurement(
+                name: "jsonencoder_\(sample.rawValue)",
+                summary: "the same \(sample.rawValue) payloads encoded by Foundation's JSONEncoder",
+                reportsBytes: true,
                 peer: nil
             ) {
-                let tokens = TokenSet(seed: 1, count: 10_000_000)
-                var index = 0
-                var buffer = [UInt8](repeating: 0, count: tokens.hexLength)
+                let encoder = JSONEncoder()
                 return { iterations in
-                    // A local index: the captured one lives in a heap box the token writes
-                    // might alias, which would cost a load and a store per token.
-                    var next = index
-                    defer { index = next }
-                    return buffer.withUnsafeMutableBytes { destination in
-                        for _ in 0..<iterations {
-                            tokens.writeHex(at: next, to: destination.baseAddress!)
-                            next = next == 9_999_999 ? 0 : next + 1
-                        }
-                        return iterations * destination.count
-                    }
+                    var bytes = 0
+                    for _ in 0..<iterations { bytes &+= try encoder.encode(payload).count }
+                    return bytes
                 }
             },
         ]
-        for sample in SamplePayload.allCases {
-            let payload = sample.payload
-            measurements.append(
-                HotPathMeasurement(
-                    name: "encode_\(sample.rawValue)",
-                    summary: "\(sample.rawValue) payloads encoded by PayloadEncoder into its reused buffer",
-                    reportsBytes: true,
-                    peer: "jsonencoder_\(sample.rawValue)"
-                ) {
-                    var encoder = PayloadEncoder()
-                    return { iterations in
-                        var bytes = 0
-                        for _ in 0..<iterations {
-                            try encoder.encode(payload)
-                            bytes &+= encoder.bytes.count
-                        }
-                        return bytes
-                    }
-                }
-            )
-            measurements.append(
-                HotPathMeasurement(
-                    name: "jsonencoder_\(sample.rawValue)",
-                    summary: "the same \(sample.rawValue) payloads encoded by Foundation's JSONEncoder",
-                    reportsBytes: true,
-                    peer: nil
-                ) {
-                    let encoder = JSONEncoder()
-                    return { iterations in
-                        var bytes = 0
-                        for _ in 0..<iterations { bytes &+= try encoder.encode(payload).count }
-                        return bytes
-                    }
-                }
-            )
-        }
-        return measurements
     }
 }

@@ -81,6 +81,26 @@ package struct LineChart {
             svg +=
                 "<text x=\"\(left - 6)\" y=\(q(y + 4)) class=\"tick\" text-anchor=\"end\">\(Self.format(value))</text>\n"
         }
+        svg += xAxis(minX: minX, maxX: maxX, plotWidth: plotWidth, plotHeight: plotHeight, px: px)
+        for band in bands where band.to > minX && band.from < maxX {
+            let from = px(Swift.max(band.from, minX))
+            let to = px(Swift.min(band.to, maxX))
+            svg += "<rect x=\(q(from)) y=\"\(top)\" width=\(q(to - from)) height=\"\(plotHeight)\" class=\"band\"/>"
+            svg += "<text x=\(q(from + 3)) y=\(q(top + 12)) class=\"tick\">\(HTML.escape(band.label))</text>\n"
+        }
+        svg += seriesLines(px: px, py: py)
+        return svg + "</svg>"
+    }
+
+    /// The x axis's ticks and both axes' labels.
+    private func xAxis(
+        minX: Double,
+        maxX: Double,
+        plotWidth: Double,
+        plotHeight: Double,
+        px: (Double) -> Double
+    ) -> String {
+        var svg = ""
         let xStep = Self.niceStep((maxX - minX) / 4)
         let ticks =
             xTicks.isEmpty
@@ -95,12 +115,12 @@ package struct LineChart {
         svg += "\(HTML.escape(xLabel))</text>\n"
         svg += "<text x=\"14\" y=\(q(top + plotHeight / 2)) class=\"label\" text-anchor=\"middle\" "
         svg += "transform=\"rotate(-90 14 \(Int(top + plotHeight / 2)))\">\(HTML.escape(yLabel))</text>\n"
-        for band in bands where band.to > minX && band.from < maxX {
-            let from = px(Swift.max(band.from, minX))
-            let to = px(Swift.min(band.to, maxX))
-            svg += "<rect x=\(q(from)) y=\"\(top)\" width=\(q(to - from)) height=\"\(plotHeight)\" class=\"band\"/>"
-            svg += "<text x=\(q(from + 3)) y=\(q(top + 12)) class=\"tick\">\(HTML.escape(band.label))</text>\n"
-        }
+        return svg
+    }
+
+    /// Each series as a polyline (a dot when it has one point), with its legend.
+    private func seriesLines(px: (Double) -> Double, py: (Double) -> Double) -> String {
+        var svg = ""
         for (index, line) in series.enumerated() {
             let points = line.points.map { "\(q2(px($0.x))),\(q2(py($0.y)))" }.joined(separator: " ")
             svg += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"1.8\" points=\"\(points)\"/>\n"
@@ -112,7 +132,7 @@ package struct LineChart {
             svg += "<rect x=\(q(legendX)) y=\(q(legendY)) width=\"12\" height=\"3\" fill=\"\(line.color)\"/>"
             svg += "<text x=\(q(legendX + 18)) y=\(q(legendY + 5)) class=\"tick\">\(HTML.escape(line.name))</text>\n"
         }
-        return svg + "</svg>"
+        return svg
     }
 
     private func q(_ value: Double) -> String { "\"\(q2(value))\"" }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Budget
+import BudgetReports
 import Foundation
 import LoadEngine
 import Pages

@@ -1,5 +1,6 @@
 import Analysis
 import ArgumentParser
+import BudgetReports
 import Foundation
 import Instructions
 import LoadEngine

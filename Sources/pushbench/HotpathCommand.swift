@@ -214,7 +214,12 @@ struct HotpathCommand: ParsableCommand {
                 "the \(allocator.rawValue) measurement (a child process) exited with status \(child.terminationStatus)"
             )
         }
-        let rows = try HotPathTable.rows(fromDocument: Data(contentsOf: URL(fileURLWithPath: output)))
+        let rows: [HotPathRow]
+        do {
+            rows = try HotPathTable.rows(fromDocument: Data(contentsOf: URL(fileURLWithPath: output)))
+        } catch {
+            throw CommandLineError("\(error)")
+        }
         guard rows.allSatisfy({ $0.allocator == allocator }) else {
             throw CommandLineError(
                 "LD_PRELOAD=\(MemoryAllocator.jemallocLibrary ?? "") did not put the child on \(allocator.rawValue)"

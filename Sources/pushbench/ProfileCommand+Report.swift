@@ -1,3 +1,5 @@
+import Budget
+import BudgetReports
 import Foundation
 import Harness
 import HotPath
@@ -112,6 +114,18 @@ extension ProfileCommand {
         } catch {
             throw CommandLineError.runtime("\(error) (the lines above are complete)")
         }
+    }
+
+    /// The budget of the events the sender got accepted, or `nil` with `--no-budget`.
+    private func budgetReport(_ profile: SenderProfile, profiler: SenderProfiler, runID: String) throws -> BudgetReport?
+    {
+        guard !budget.noBudget else { return nil }
+        return try profile.budgetReport(
+            preset: try BudgetParameters.preset(named: budget.budgetPreset),
+            profiler: profiler,
+            runID: runID,
+            commandLine: CommandLine.arguments.joined(separator: " ")
+        )
     }
 
     /// The live line: pushes against events, the sender's CPU and memory.

@@ -1,6 +1,7 @@
 import Analysis
 import ArgumentParser
 import Budget
+import BudgetReports
 import Foundation
 import Harness
 import LoadEngine

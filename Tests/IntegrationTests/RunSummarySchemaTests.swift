@@ -1,7 +1,10 @@
+import Budget
+import BudgetReports
 import Foundation
 import LoadEngine
 import Sampling
 import Transport
+import Workload
 import XCTest
 
 @testable import Reports
@@ -42,6 +45,54 @@ final class RunSummarySchemaTests: XCTestCase {
         let summary = RunSummary(result, context: RunContext(runID: "r", commandLine: "", targetDescription: "mock"))
         let restored = try RunSummary.decode(try summary.encoded()).runResult()
         XCTAssertEqual(restored.configuration.reconnectBackoff, configuration.reconnectBackoff)
+    }
+
+    /// `budget_summary.json` is held to the same rule: a real analysis (a small match, with its
+    /// recommendations) with every optional set is written whole, read back through
+    /// `BudgetSummary` as `compare` reads it, and re-encodes to the same bytes.
+    func testEveryStoredPropertyOfTheBudgetSummaryIsWrittenAndReadBack() throws {
+        let scenario = Scenario(name: "match", cohorts: [Scenario.Cohort(kind: .football, activities: 20, groups: 2)])
+        let parameters = try BudgetParameters.preset(named: "conservative").parameters
+        var result = try BudgetSimulation(scenario: scenario, parameters: parameters).run()
+        result.runFeed = BudgetResult.RunFeed(
+            clock: .scenario,
+            spanMs: 0...1000,
+            partial: true,
+            wholeScenario: BudgetResult.RunFeed.WholeScenario(pushes: 10, lastEventMs: 1000)
+        )
+        let recommendations = try BudgetRecommendations.compute(
+            PriorityPolicySearch(scenario: scenario, parameters: parameters, sampleActivities: 20)
+        )
+        var summary = BudgetReport(
+            result: result,
+            recommendations: recommendations,
+            parametersSource: "preset conservative",
+            runID: "budget-schema",
+            commandLine: "pushbench budget"
+        ).summary
+        summary.input.seed = summary.input.seed ?? 1
+        var search = try XCTUnwrap(summary.recommendations?.priorityPolicy)
+        search.recommended = search.recommended ?? search.current
+        search.bestShareReached = 1
+        summary.recommendations?.priorityPolicy = search
+        for index in summary.byEvent.indices {
+            summary.byEvent[index].displayLagP50Ms = summary.byEvent[index].displayLagP50Ms ?? 0
+            summary.byEvent[index].displayLagP99Ms = summary.byEvent[index].displayLagP99Ms ?? 0
+            summary.byEvent[index].displayLagMaxMs = summary.byEvent[index].displayLagMaxMs ?? 0
+        }
+        XCTAssertFalse(summary.byEvent.isEmpty)
+        XCTAssertEqual(Self.unsetOptionals(in: summary, path: "budget"), [], "set these above")
+        let encoded = try summary.encoded()
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        XCTAssertEqual(Self.unwritten(summary, json: json, path: "budget"), [])
+        let decoded = try BudgetSummary(decoding: encoded)
+        XCTAssertEqual(decoded, summary)
+        XCTAssertEqual(String(decoding: try decoded.encoded(), as: UTF8.self), String(decoding: encoded, as: UTF8.self))
+        XCTAssertEqual(
+            BudgetSummary.EventRow.columns.filter { $0.hasPrefix("pushes_") && !$0.hasPrefix("pushes_p") },
+            BudgetOutcome.allCases.map { "pushes_\($0.rawValue)" },
+            "one column for each outcome, in the outcomes' order"
+        )
     }
 
     /// A real run's summary (a few pushes to the embedded mock), with the optionals such a run

@@ -1,4 +1,6 @@
+import BudgetReports
 import Foundation
+import Reports
 
 /// The figures of one budget analysis (`budget_summary.json`) a budget gate judges: what a
 /// sender's update policy spends of the devices' budget, and what its users see for it.
@@ -32,32 +34,44 @@ public struct BudgetFigures: Sendable, Equatable {
         self.parameters = parameters
     }
 
-    /// Reads `path`, a `budget_summary.json` or the folder holding one.
-    /// - Throws: `ComparisonError` naming the file and what is missing.
+    /// Reads `path`, a `budget_summary.json` or the folder holding one, through `BudgetSummary`.
+    /// - Throws: `ComparisonError` naming the file and what is wrong with it.
     public init(contentsOf path: String) throws {
-        let (file, read) = Self.summary(at: path)
-        guard let object = read else { throw ComparisonError("cannot read \(file) as a budget summary") }
+        let (file, object) = Self.summary(at: path)
+        guard let object, let data = FileManager.default.contents(atPath: file) else {
+            throw ComparisonError("cannot read \(file) as a budget summary")
+        }
         guard object["kind"] as? String == "budget" else {
             throw ComparisonError("\(file) is not a budget summary (pushbench budget writes budget_summary.json)")
         }
-        guard let spent = object["spent"] as? [String: Any], let p10 = spent["p10_per_activity_hour"] as? Double,
-            let keyShare = spent["key_events_within_target_share"] as? Double,
-            let target = spent["key_lag_target_s"] as? Double,
-            let activities = object["activities"] as? [String: Any],
-            let throttled = activities["throttled_share"] as? Double
-        else {
-            throw ComparisonError("\(file) has no 'spent' figures: it was written by an older pushbench; analyse again")
+        let summary: BudgetSummary
+        do {
+            summary = try BudgetSummary(decoding: data)
+        } catch {
+            throw ComparisonError(
+                "\(file) is not a budget summary this pushbench reads (\(Self.describe(error))): analyse again"
+            )
         }
-        let input = object["input"] as? [String: Any] ?? [:]
-        let parameters = object["parameters"] as? [String: Any] ?? [:]
         self.init(
-            input: "\(input["name"] ?? "?"), \(input["activities"] ?? "?") activities",
-            p10PerActivityHour: p10,
-            throttledShare: throttled,
-            keyEventsWithinTargetShare: keyShare,
-            keyLagTargetSeconds: target,
-            parameters: parameters.filter { $0.key != "source" }.mapValues { "\($0)" }
+            input: "\(summary.input.name), \(summary.input.activities) activities",
+            p10PerActivityHour: summary.spent.p10PerActivityHour,
+            throttledShare: summary.activities.throttledShare,
+            keyEventsWithinTargetShare: summary.spent.keyEventsWithinTargetShare,
+            keyLagTargetSeconds: summary.spent.keyLagTargetS,
+            parameters: summary.parameters.byName
         )
+    }
+
+    /// What a decoding error says is missing or wrong, as a key path.
+    private static func describe(_ error: Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, let context)?:
+            return "no '\((context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: "."))'"
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?, .dataCorrupted(let context)?:
+            return "'\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
+        default:
+            return "\(error)"
+        }
     }
 
     /// Whether `path` holds (or is the folder of) a budget summary.

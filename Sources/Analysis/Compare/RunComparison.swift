@@ -58,52 +58,15 @@ public struct RunComparison: ReportSection {
             MannWhitneyTest.smallestPValue(n: baseline.count, m: current.count) < thresholds.alpha
         self.judgesSignificance = judgesSignificance
         let speedJudged = thresholds.mode == .speed
-
-        /// A timing's check; `limit` says how far it may move the wrong way (percent, positive)
-        /// and which way is wrong.
-        func timing(
-            _ name: String,
-            _ value: KeyPath<RunFigures, Double>,
-            decimals: Int,
-            limit: (percent: Double, worseWhenLower: Bool)? = nil
-        ) -> Check {
-            let sides = (baseline.map { $0[keyPath: value] }, current.map { $0[keyPath: value] })
-            let medians = (MedianRatioInterval.median(sides.0), MedianRatioInterval.median(sides.1))
-            let change = medians.0 == 0 ? 0 : (medians.1 - medians.0) / medians.0 * 100
-            let test = MannWhitneyTest(baseline: sides.0, current: sides.1)
-            let interval = MedianRatioInterval(baseline: sides.0, current: sides.1, level: 1 - thresholds.alpha)
-            var check = Check(
-                name: name,
-                baseline: String(format: "%.\(decimals)f", medians.0),
-                current: String(format: "%.\(decimals)f", medians.1),
-                change: String(format: "%+.1f%%", change),
-                pValue: judgesSignificance ? Self.format(pValue: test.pValue) : "",
-                ratioInterval: interval.map { String(format: "%.3f..%.3f", $0.low, $0.high) } ?? "",
-                limit: "",
-                verdict: .info
-            )
-            guard let limit, speedJudged else { return check }
-            let worse = limit.worseWhenLower ? -change : change
-            let beyond = worse > limit.percent
-            let significant = !judgesSignificance || test.pValue < thresholds.alpha
-            check.limit = "\(limit.worseWhenLower ? "drop" : "rise") ≤ \(limit.percent.formatted())%"
-            check.verdict = beyond && significant ? .fail : .pass
-            return check
-        }
-
-        let profiles = (baseline + current).allSatisfy(\.isProfile)
+        let judge = TimingJudge(
+            baseline: baseline,
+            current: current,
+            thresholds: thresholds,
+            judgesSignificance: judgesSignificance
+        )
         var checks =
-            profiles
-            ? [
-                timing(
-                    "pushes_per_s",
-                    \.throughputPerSecond,
-                    decimals: 1,
-                    limit: (thresholds.maxThroughputDropPercent, true)
-                ),
-                timing("lag_p99_us", \.p99Us, decimals: 0, limit: (thresholds.maxP99RisePercent, false)),
-                timing("lag_p50_us", \.p50Us, decimals: 1),
-                timing("cpu_us_per_push", \.cpuPerRequestUs, decimals: 1, limit: (thresholds.maxCPURisePercent, false)),
+            (baseline + current).allSatisfy(\.isProfile)
+            ? judge.profileChecks + [
                 Self.share(
                     "missing_events_percent",
                     baseline.map(\.missingRate),
@@ -117,18 +80,7 @@ public struct RunComparison: ReportSection {
                     limit: speedJudged ? thresholds.maxErrorRatePercent : nil
                 ),
             ]
-            : [
-                timing(
-                    "throughput_per_s",
-                    \.throughputPerSecond,
-                    decimals: 1,
-                    limit: (thresholds.maxThroughputDropPercent, true)
-                ),
-                timing("latency_p99_us", \.p99Us, decimals: 0, limit: (thresholds.maxP99RisePercent, false)),
-                timing("latency_p50_us", \.p50Us, decimals: 1),
-                timing("latency_p99_9_us", \.p999Us, decimals: 1),
-                timing("cpu_us_per_request", \.cpuPerRequestUs, decimals: 1),
-            ]
+            : judge.runChecks
         checks.append(
             Self.share(
                 "error_rate_percent",
@@ -189,7 +141,7 @@ public struct RunComparison: ReportSection {
     }
 
     /// A p-value to four places, or `<0.0001`.
-    private static func format(pValue: Double) -> String {
+    fileprivate static func format(pValue: Double) -> String {
         pValue < 0.0001 ? "<0.0001" : String(format: "%.4f", pValue)
     }
 
@@ -249,5 +201,77 @@ public struct RunComparison: ReportSection {
             )
         }
         return checks
+    }
+}
+
+/// Judges one timing of a comparison: its medians on each side, their change, and, in speed mode
+/// with a limit, whether it moved the wrong way beyond the limit and beyond noise.
+private struct TimingJudge {
+    let baseline: [RunFigures]
+    let current: [RunFigures]
+    let thresholds: ComparisonThresholds
+    let judgesSignificance: Bool
+
+    /// A profile's timings: pushes a second, lag, and the sender's CPU a push.
+    var profileChecks: [RunComparison.Check] {
+        [
+            check(
+                "pushes_per_s",
+                \.throughputPerSecond,
+                decimals: 1,
+                limit: (thresholds.maxThroughputDropPercent, true)
+            ),
+            check("lag_p99_us", \.p99Us, decimals: 0, limit: (thresholds.maxP99RisePercent, false)),
+            check("lag_p50_us", \.p50Us, decimals: 1),
+            check("cpu_us_per_push", \.cpuPerRequestUs, decimals: 1, limit: (thresholds.maxCPURisePercent, false)),
+        ]
+    }
+
+    /// A run's timings: throughput, latency, and the engine's CPU a request.
+    var runChecks: [RunComparison.Check] {
+        [
+            check(
+                "throughput_per_s",
+                \.throughputPerSecond,
+                decimals: 1,
+                limit: (thresholds.maxThroughputDropPercent, true)
+            ),
+            check("latency_p99_us", \.p99Us, decimals: 0, limit: (thresholds.maxP99RisePercent, false)),
+            check("latency_p50_us", \.p50Us, decimals: 1),
+            check("latency_p99_9_us", \.p999Us, decimals: 1),
+            check("cpu_us_per_request", \.cpuPerRequestUs, decimals: 1),
+        ]
+    }
+
+    /// A timing's check; `limit` says how far it may move the wrong way (percent, positive)
+    /// and which way is wrong.
+    func check(
+        _ name: String,
+        _ value: KeyPath<RunFigures, Double>,
+        decimals: Int,
+        limit: (percent: Double, worseWhenLower: Bool)? = nil
+    ) -> RunComparison.Check {
+        let sides = (baseline.map { $0[keyPath: value] }, current.map { $0[keyPath: value] })
+        let medians = (MedianRatioInterval.median(sides.0), MedianRatioInterval.median(sides.1))
+        let change = medians.0 == 0 ? 0 : (medians.1 - medians.0) / medians.0 * 100
+        let test = MannWhitneyTest(baseline: sides.0, current: sides.1)
+        let interval = MedianRatioInterval(baseline: sides.0, current: sides.1, level: 1 - thresholds.alpha)
+        var check = RunComparison.Check(
+            name: name,
+            baseline: String(format: "%.\(decimals)f", medians.0),
+            current: String(format: "%.\(decimals)f", medians.1),
+            change: String(format: "%+.1f%%", change),
+            pValue: judgesSignificance ? RunComparison.format(pValue: test.pValue) : "",
+            ratioInterval: interval.map { String(format: "%.3f..%.3f", $0.low, $0.high) } ?? "",
+            limit: "",
+            verdict: .info
+        )
+        guard let limit, thresholds.mode == .speed else { return check }
+        let worse = limit.worseWhenLower ? -change : change
+        let beyond = worse > limit.percent
+        let significant = !judgesSignificance || test.pValue < thresholds.alpha
+        check.limit = "\(limit.worseWhenLower ? "drop" : "rise") ≤ \(limit.percent.formatted())%"
+        check.verdict = beyond && significant ? .fail : .pass
+        return check
     }
 }

@@ -76,20 +76,29 @@ extension FleetPlan {
             + "connection: more streams a connection (its client's concurrency) need fewer connections and hosts"
     }
 
+    /// The rate asked for: a peak within a time, or sustained.
+    private var targetText: String {
+        guard let peak = target.peak else { return "\(Self.count(target.ratePerSecond)) pushes/s sustained" }
+        return "\(Self.count(Double(peak.pushes))) pushes within \(Self.number(peak.seconds)) s = "
+            + "\(Self.count(target.ratePerSecond)) pushes/s"
+    }
+
+    /// The p99 to expect, and whether it meets the target.
+    private var p99Text: String {
+        "\(Self.ms(predictedP99Seconds)) expected "
+            + (profiledSender == nil
+                ? "(the assumed latency × the measured p99 ÷ mean)"
+                : "(the assumed latency; a profile measures no spread)")
+            + (target.p99Seconds.map {
+                meetsP99
+                    ? " ≤ \(Self.ms($0)) target: met"
+                    : " > \(Self.ms($0)) target: NOT met, and more hosts do not help (latency-bound)"
+            } ?? "")
+    }
+
     /// The fleet the figures call for, row by row.
     private var planRows: [(String, String)] {
-        var rows: [(String, String)] = []
-        if let peak = target.peak {
-            rows.append(
-                (
-                    "target",
-                    "\(Self.count(Double(peak.pushes))) pushes within \(Self.number(peak.seconds)) s = "
-                        + "\(Self.count(target.ratePerSecond)) pushes/s"
-                )
-            )
-        } else {
-            rows.append(("target", "\(Self.count(target.ratePerSecond)) pushes/s sustained"))
-        }
+        var rows: [(String, String)] = [("target", targetText)]
         rows += [
             (
                 "latency",
@@ -122,18 +131,7 @@ extension FleetPlan {
                     + "(--connections), \(streamsPerConnection) streams each"
             ),
             ("binding", bindingText),
-            (
-                "p99",
-                "\(Self.ms(predictedP99Seconds)) expected "
-                    + (profiledSender == nil
-                        ? "(the assumed latency × the measured p99 ÷ mean)"
-                        : "(the assumed latency; a profile measures no spread)")
-                    + (target.p99Seconds.map {
-                        meetsP99
-                            ? " ≤ \(Self.ms($0)) target: met"
-                            : " > \(Self.ms($0)) target: NOT met, and more hosts do not help (latency-bound)"
-                    } ?? "")
-            ),
+            ("p99", p99Text),
         ]
         if let delivered = peakDeliveredSeconds {
             rows.append(

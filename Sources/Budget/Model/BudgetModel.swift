@@ -155,24 +155,7 @@ public struct BudgetModel: ~Copyable {
         precondition(index >= 0 && index < states.count, "activity \(push.activity) is not in \(activities)")
         let minute = Int(time / 60_000)
         minuteFields[minute * MinuteField.stride + MinuteField.pushes + BudgetTally.priorityIndex(push.priority)] += 1
-        if states[index].status == .waiting {
-            states[index].device = push.device
-            if push.phase == .start {
-                guard takeStart(device: push.device - devices.lowerBound, at: time) else {
-                    states[index].status = .notStarted
-                    activitiesNotStarted += 1
-                    count(.startThrottled, index, push)
-                    return
-                }
-            }
-            begin(index, at: time)
-            if push.phase == .start {
-                appendUnresolved(index, push)
-                show(index, at: time, sentAtMs: time, timestamp: push.timestampSeconds)
-                count(.shown, index, push)
-                return
-            }
-        }
+        if states[index].status == .waiting, begins(index, with: push, at: time) { return }
         closeWindow(index, ifDueBy: time)
         switch states[index].status {
         case .notStarted:
@@ -197,32 +180,67 @@ public struct BudgetModel: ~Copyable {
         appendUnresolved(index, push)
         if push.phase == .end { states[index].endReceived = true }
         if BudgetTally.priorityIndex(push.priority) == 0 {
-            if takeToken(index, at: time) {
-                coalescePending(index)
-                show(index, at: time, sentAtMs: time, timestamp: push.timestampSeconds)
-                count(.shown, index, push)
-                if push.phase == .end { end(index, at: time) }
-            } else {
-                if states[index].firstThrottleMs < 0 {
-                    states[index].firstThrottleMs = time
-                    activitiesThrottled += 1
-                    minuteFields[minute * MinuteField.stride + MinuteField.firstThrottles] += 1
-                    firstThrottleAfterStartMs.record(UInt64(time - states[index].beganAtMs))
-                }
-                count(.throttled, index, push)
-            }
+            spendToken(index, on: push, at: time, minute: minute)
         } else {
-            if states[index].windowEndMs < 0 {
-                states[index].windowEndMs = time + windowMs
-            } else {
-                coalescePending(index)
-            }
-            states[index].pendingSendMs = time
-            states[index].pendingTimestamp = push.timestampSeconds
-            states[index].pendingLabel = Int32(push.label)
-            states[index].pendingPriority = Int32(push.priority)
-            states[index].pendingIsEnd = push.phase == .end
+            holdForWindow(index, push, at: time)
         }
+    }
+
+    /// The first push to a waiting activity: a start the device's start budget refuses leaves
+    /// it never started; otherwise it begins, and a start is shown at once.
+    /// - Returns: whether the push is fully accounted for (a start, shown or refused).
+    @inline(__always)
+    private mutating func begins(_ index: Int, with push: BudgetPush, at time: Int64) -> Bool {
+        states[index].device = push.device
+        if push.phase == .start {
+            guard takeStart(device: push.device - devices.lowerBound, at: time) else {
+                states[index].status = .notStarted
+                activitiesNotStarted += 1
+                count(.startThrottled, index, push)
+                return true
+            }
+        }
+        begin(index, at: time)
+        guard push.phase == .start else { return false }
+        appendUnresolved(index, push)
+        show(index, at: time, sentAtMs: time, timestamp: push.timestampSeconds)
+        count(.shown, index, push)
+        return true
+    }
+
+    /// A priority-10 push: shown if the activity's bucket has a token, throttled otherwise (the
+    /// first throttle of an activity counted in its minute).
+    @inline(__always)
+    private mutating func spendToken(_ index: Int, on push: BudgetPush, at time: Int64, minute: Int) {
+        if takeToken(index, at: time) {
+            coalescePending(index)
+            show(index, at: time, sentAtMs: time, timestamp: push.timestampSeconds)
+            count(.shown, index, push)
+            if push.phase == .end { end(index, at: time) }
+            return
+        }
+        if states[index].firstThrottleMs < 0 {
+            states[index].firstThrottleMs = time
+            activitiesThrottled += 1
+            minuteFields[minute * MinuteField.stride + MinuteField.firstThrottles] += 1
+            firstThrottleAfterStartMs.record(UInt64(time - states[index].beganAtMs))
+        }
+        count(.throttled, index, push)
+    }
+
+    /// A low-priority push: held until its window closes, replacing (coalescing) one pending.
+    @inline(__always)
+    private mutating func holdForWindow(_ index: Int, _ push: BudgetPush, at time: Int64) {
+        if states[index].windowEndMs < 0 {
+            states[index].windowEndMs = time + windowMs
+        } else {
+            coalescePending(index)
+        }
+        states[index].pendingSendMs = time
+        states[index].pendingTimestamp = push.timestampSeconds
+        states[index].pendingLabel = Int32(push.label)
+        states[index].pendingPriority = Int32(push.priority)
+        states[index].pendingIsEnd = push.phase == .end
     }
 
     /// Counts a broadcast whose `deliveries` subscribers of this model were each handed to

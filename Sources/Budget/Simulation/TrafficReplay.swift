@@ -41,6 +41,34 @@ public struct TrafficReplay: Sendable {
         try parameters.validate()
         let clock = ContinuousClock()
         let started = clock.now
+        let (pushes, activities, devices) = budgetPushes()
+        var model = BudgetModel(
+            parameters: parameters,
+            activities: 0..<activities,
+            devices: 0..<max(1, devices),
+            labels: .phases,
+            seed: 0,
+            sampleEvery: sampleEvery
+        )
+        for push in pushes { model.receive(push) }
+        let tally = model.finish()
+        let elapsed = clock.now - started
+        return BudgetResult(
+            input: .traffic,
+            name: path,
+            activities: activities,
+            seed: nil,
+            parameters: parameters,
+            activitiesPerDevice: 1,
+            threads: 1,
+            wallSeconds: elapsed.seconds,
+            tally: tally
+        )
+    }
+
+    /// The records as the model takes them: a start begins a new activity on its push-to-start
+    /// token's device; an update or end goes to its token's activity (a new one the first time).
+    private func budgetPushes() -> (pushes: [BudgetPush], activities: Int, devices: Int) {
         var activityOfToken: [String: Int] = [:]
         var deviceOfToken: [String: Int] = [:]
         var pushes: [BudgetPush] = []
@@ -75,27 +103,6 @@ public struct TrafficReplay: Sendable {
                 )
             )
         }
-        var model = BudgetModel(
-            parameters: parameters,
-            activities: 0..<activities,
-            devices: 0..<max(1, deviceOfToken.count),
-            labels: .phases,
-            seed: 0,
-            sampleEvery: sampleEvery
-        )
-        for push in pushes { model.receive(push) }
-        let tally = model.finish()
-        let elapsed = clock.now - started
-        return BudgetResult(
-            input: .traffic,
-            name: path,
-            activities: activities,
-            seed: nil,
-            parameters: parameters,
-            activitiesPerDevice: 1,
-            threads: 1,
-            wallSeconds: elapsed.seconds,
-            tally: tally
-        )
+        return (pushes, activities, deviceOfToken.count)
     }
 }

@@ -48,37 +48,20 @@ public enum LoadTest {
                 "\(threads) workers need at least as many connections, not \(configuration.transport.connections)"
             )
         }
-        var firstEvents = try ScenarioStream(configuration.scenario)
-        let firstEventMs = firstEvents.next()?.timeMs ?? 0
         let timeline = RunTimeline(workers: threads, keepsLatencyBuckets: configuration.shard.count > 1)
         let abort = StopFlag()
         if let startAt = configuration.startAtUnix { wait(until: startAt, on: configuration.wallClock, stop: stop) }
         live.begin(workers: threads)
         let startedAtUnix = configuration.wallClock.now()
         let start = monotonicNanos()
-        var workerProfile: RateProfile? = nil
-        if case .rate(let profile) = configuration.pacing {
-            workerProfile = profile.scaled(by: 1 / Double(threads * configuration.shard.count))
-        }
-        let shares = configuration.workerActivities
-        let workers = (0..<threads).map { index in
-            LoadWorker(
-                index: index,
-                configuration: configuration,
-                activities: shares[index],
-                requestCap: configuration.shardRequests.map { LoadWorker.share(of: $0, worker: index, of: threads) }
-                    ?? .max,
-                rateProfile: workerProfile,
-                startNanos: start,
-                startedAtUnix: startedAtUnix,
-                firstEventMs: firstEventMs,
-                tokens: tokens,
-                stop: stop,
-                abort: abort,
-                timeline: timeline,
-                live: live
-            )
-        }
+        let workers = try makeWorkers(
+            configuration,
+            clock: (start, startedAtUnix),
+            tokens: tokens,
+            flags: (stop, abort),
+            timeline: timeline,
+            live: live
+        )
         let kind = configuration.transportKind
         let makeTransport = makeTransport ?? { try kind.makeClient($0) }
         let outcomes = Mutex<[Int: Result<LoadWorker.Outcome, Error>]>([:])
@@ -92,7 +75,66 @@ public enum LoadTest {
                 outcomes.withLock { $0[worker.index] = outcome }
             }
         }
+        reportProgress(until: group, live: live, timeline: timeline, start: start, configuration.requests, progress)
+        let end = monotonicNanos()
+        var total = try outcomes.withLock { $0[0]! }.get()
+        for index in 1..<threads { total.add(try outcomes.withLock { $0[index]! }.get()) }
+        return result(
+            of: total,
+            configuration: configuration,
+            startedAtUnix: startedAtUnix,
+            seconds: Double(end - start) / 1e9,
+            timeline: timeline.samples,
+            interrupted: stop.isSet
+        )
+    }
 
+    /// One worker per thread, each with its share of the activities, requests and rate.
+    private static func makeWorkers(
+        _ configuration: LoadConfiguration,
+        clock: (start: UInt64, startedAtUnix: Double),
+        tokens: ProviderTokenCache,
+        flags: (stop: StopFlag, abort: StopFlag),
+        timeline: RunTimeline,
+        live: LiveMetrics
+    ) throws -> [LoadWorker] {
+        let threads = configuration.threads
+        var firstEvents = try ScenarioStream(configuration.scenario)
+        let firstEventMs = firstEvents.next()?.timeMs ?? 0
+        var workerProfile: RateProfile? = nil
+        if case .rate(let profile) = configuration.pacing {
+            workerProfile = profile.scaled(by: 1 / Double(threads * configuration.shard.count))
+        }
+        let shares = configuration.workerActivities
+        return (0..<threads).map { index in
+            LoadWorker(
+                index: index,
+                configuration: configuration,
+                activities: shares[index],
+                requestCap: configuration.shardRequests.map { LoadWorker.share(of: $0, worker: index, of: threads) }
+                    ?? .max,
+                rateProfile: workerProfile,
+                startNanos: clock.start,
+                startedAtUnix: clock.startedAtUnix,
+                firstEventMs: firstEventMs,
+                tokens: tokens,
+                stop: flags.stop,
+                abort: flags.abort,
+                timeline: timeline,
+                live: live
+            )
+        }
+    }
+
+    /// Calls `progress` every 250 ms with the live figures until the workers in `group` are done.
+    private static func reportProgress(
+        until group: DispatchGroup,
+        live: LiveMetrics,
+        timeline: RunTimeline,
+        start: UInt64,
+        _ total: Int?,
+        _ progress: (ProgressSnapshot) -> Void
+    ) {
         var completedAtLastProgress = 0
         var lastProgress = start
         while group.wait(timeout: .now() + .nanoseconds(Int(progressIntervalNanos))) == .timedOut {
@@ -104,7 +146,7 @@ public enum LoadTest {
             progress(
                 ProgressSnapshot(
                     elapsedSeconds: Double(now - start) / 1e9,
-                    total: configuration.requests,
+                    total: total,
                     counts: counts,
                     recentRatePerSecond: Double(counts.completed - completedAtLastProgress) * 1e9
                         / Double(now - lastProgress),
@@ -115,33 +157,23 @@ public enum LoadTest {
             completedAtLastProgress = counts.completed
             lastProgress = now
         }
-        let end = monotonicNanos()
+    }
 
-        var merged: LoadWorker.Outcome? = nil
-        for index in 0..<threads {
-            let outcome = try outcomes.withLock { $0[index]! }.get()
-            if merged == nil {
-                merged = outcome
-            } else {
-                merged!.metrics.add(outcome.metrics)
-                merged!.skippedForGoneTokens += outcome.skippedForGoneTokens
-                merged!.startsNotSent += outcome.startsNotSent
-                merged!.stages.add(outcome.stages)
-                merged!.retries.add(outcome.retries)
-                if let recoveries = outcome.recoveries { merged!.recoveries?.add(recoveries) }
-                merged!.connectionAttempts += outcome.connectionAttempts
-                merged!.gaveUp = merged!.gaveUp || outcome.gaveUp
-                merged!.tookEveryEvent = merged!.tookEveryEvent && outcome.tookEveryEvent
-                merged!.cpuSeconds += outcome.cpuSeconds
-            }
-        }
-        let total = merged!
-        let series = timeline.samples
+    /// The run's result from the workers' outcomes added up, over `seconds` of the run (the
+    /// warmup's are left out of its duration).
+    private static func result(
+        of total: LoadWorker.Outcome,
+        configuration: LoadConfiguration,
+        startedAtUnix: Double,
+        seconds: Double,
+        timeline series: (samples: [TimelineSample], resolutionSeconds: Double),
+        interrupted: Bool
+    ) -> RunResult {
         var result = RunResult(
             configuration: configuration,
             mode: configuration.pacing.isOpenLoop ? .openLoop : .closedLoop,
             startedAtUnix: startedAtUnix,
-            durationSeconds: max(0, Double(end - start) / 1e9 - configuration.warmup.inSeconds),
+            durationSeconds: max(0, seconds - configuration.warmup.inSeconds),
             counts: total.metrics.counts,
             warmupCounts: total.metrics.warmup,
             warmupRejectedByReason: total.metrics.warmupRejectedByReason,
@@ -162,7 +194,7 @@ public enum LoadTest {
             recoveries: total.recoveries,
             stageTimes: total.stages,
             engineCPUSeconds: total.cpuSeconds,
-            interrupted: stop.isSet
+            interrupted: interrupted
         )
         result.erroredSamples = total.metrics.erroredSamples
         result.connectionAttempts = total.connectionAttempts
@@ -171,6 +203,22 @@ public enum LoadTest {
         result.broadcasts = total.metrics.broadcasts
         result.timelineResolutionSeconds = series.resolutionSeconds
         return result
+    }
+}
+
+extension LoadWorker.Outcome {
+    /// Adds another worker's outcome to this one.
+    fileprivate mutating func add(_ other: Self) {
+        metrics.add(other.metrics)
+        skippedForGoneTokens += other.skippedForGoneTokens
+        startsNotSent += other.startsNotSent
+        stages.add(other.stages)
+        retries.add(other.retries)
+        if let recoveries = other.recoveries { self.recoveries?.add(recoveries) }
+        connectionAttempts += other.connectionAttempts
+        gaveUp = gaveUp || other.gaveUp
+        tookEveryEvent = tookEveryEvent && other.tookEveryEvent
+        cpuSeconds += other.cpuSeconds
     }
 }
 

@@ -43,19 +43,6 @@ public final class MockAPNsServer: Sendable {
     /// Binds and starts serving. Throws if the identity is unusable or the port is taken.
     public static func start(_ configuration: MockAPNsConfiguration) throws -> MockAPNsServer {
         let identity = try configuration.identity ?? TLSIdentity.makeSelfSigned()
-        let sslContext: NIOSSLContext
-        do {
-            var tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: try NIOSSLCertificate.fromPEMBytes(identity.certificatePEM).map { .certificate($0) },
-                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: identity.privateKeyPEM, format: .pem))
-            )
-            tls.applicationProtocols = ["h2"]
-            tls.minimumTLSVersion = .tlsv12
-            sslContext = try NIOSSLContext(configuration: tls)
-        } catch {
-            throw MockAPNsStartError.unusableIdentity("\(error)")
-        }
-
         let threads = max(1, configuration.threads)
         let stats = MockStats(lanes: threads)
         let verifier = ProviderTokenVerifier(keys: configuration.keys)
@@ -63,8 +50,67 @@ public final class MockAPNsServer: Sendable {
         let faults =
             configuration.faults.isEmpty ? nil : FaultInjector(plan: configuration.faults, startNanos: startNanos)
         let moments = configuration.faults.incidents.filter(\.kind.isMoment)
-        let openConnections = moments.isEmpty ? nil : OpenConnections()
-        let responder = PushResponder(
+        let pipeline = ConnectionPipeline(
+            configuration: configuration,
+            sslContext: try Self.sslContext(identity),
+            stats: stats,
+            responder: Self.responder(configuration, stats: stats, verifier: verifier, faults: faults),
+            faults: faults,
+            openConnections: moments.isEmpty ? nil : OpenConnections()
+        )
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        for (index, loop) in group.makeIterator().enumerated() {
+            try? loop.submit { MockStats.claimLane(index) }.wait()
+        }
+        for incident in moments {
+            let delay = Int64(incident.atSeconds * 1e9) - Int64(DispatchTime.now().uptimeNanoseconds - startNanos)
+            group.next().scheduleTask(in: .nanoseconds(max(0, delay))) {
+                pipeline.openConnections?.strike(incident.kind, stats: stats)
+            }
+        }
+        do {
+            let listeners = try bind(configuration, group: group, pipeline: pipeline, verifier: verifier)
+            return MockAPNsServer(
+                port: listeners.apns.localAddress?.port ?? configuration.port,
+                adminPort: listeners.admin?.localAddress?.port,
+                channelPort: listeners.channels?.localAddress?.port,
+                certificatePEM: identity.certificatePEM,
+                stats: stats,
+                verifier: verifier,
+                group: group,
+                channel: listeners.apns,
+                adminChannel: listeners.admin,
+                channelsChannel: listeners.channels
+            )
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+    }
+
+    /// The server's TLS: the identity's chain and key, TLS 1.2 or later, ALPN `h2`.
+    private static func sslContext(_ identity: TLSIdentity) throws -> NIOSSLContext {
+        do {
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMBytes(identity.certificatePEM).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: identity.privateKeyPEM, format: .pem))
+            )
+            tls.applicationProtocols = ["h2"]
+            tls.minimumTLSVersion = .tlsv12
+            return try NIOSSLContext(configuration: tls)
+        } catch {
+            throw MockAPNsStartError.unusableIdentity("\(error)")
+        }
+    }
+
+    /// What answers each push, as `configuration` describes APNs.
+    private static func responder(
+        _ configuration: MockAPNsConfiguration,
+        stats: MockStats,
+        verifier: ProviderTokenVerifier,
+        faults: FaultInjector?
+    ) -> PushResponder {
+        PushResponder(
             validator: PushRequestValidator(
                 verifier: verifier,
                 tokenHexLength: configuration.tokenHexLength,
@@ -88,145 +134,35 @@ public final class MockAPNsServer: Sendable {
                 fanout: configuration.broadcastFanout
             )
         )
-        let connectionConfiguration = Self.connectionConfiguration(configuration)
-        let streamConfiguration = Self.streamConfiguration()
+    }
 
-        let gate = ConnectionGate(limit: configuration.limits.maxConnections)
-
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        for (index, loop) in group.makeIterator().enumerated() {
-            try? loop.submit { MockStats.claimLane(index) }.wait()
-        }
-        // One bootstrap per listener: APNs' push API, and the broadcast channel management API.
-        let bootstrap = { (listener: ConnectionState.Listener) in
-            ServerBootstrap(group: group)
-                .serverChannelOption(.backlog, value: 1024)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    stats.update { $0.connectionsAccepted += 1 }
-                    guard gate.admit(channel, stats: stats) else { return channel.close() }
-                    var handshakeTime = configuration.limits.handshakeTimeout
-                    if let delay = faults?.handshakeDelayNanos(nowNanos: DispatchTime.now().uptimeNanoseconds),
-                        delay > 0
-                    {
-                        Self.holdHandshake(of: channel, forNanos: delay, stats: stats)
-                        handshakeTime = handshakeTime + .nanoseconds(Int64(delay))
-                    }
-                    let handshakeDeadline = Self.closeUnlessHandshaken(channel, within: handshakeTime, stats: stats)
-                    let errors = ConnectionErrorCounter(stats: stats)
-                    return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
-                        // A client that stops reading is no longer read from either, so its unread
-                        // answers cannot pile up in memory.
-                        try channel.pipeline.syncOperations.addHandler(BackPressureHandler())
-                        /// Adds the HTTP/2 handlers before `errors`, once the client is known to speak it.
-                        func serveHTTP2(_ channel: Channel) -> EventLoopFuture<Void> {
-                            stats.update { $0.connectionsOpen += 1 }
-                            channel.closeFuture.whenComplete { _ in stats.update { $0.connectionsOpen -= 1 } }
-                            let connection = NIOLoopBoundBox(
-                                ConnectionState(
-                                    port: channel.remoteAddress?.port ?? 0,
-                                    client: channel.remoteAddress?.ipAddress ?? "",
-                                    listener: listener,
-                                    streamsAfterToken: configuration.maxConcurrentStreams,
-                                    raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams,
-                                    dropsAfterRejection: configuration.dropStreamsAfterRejection,
-                                    goAwayAfter: configuration.faults.goAwayAfter,
-                                    resetAfter: configuration.faults.resetAfter
-                                ),
-                                eventLoop: channel.eventLoop
-                            )
-                            openConnections?.add(channel, state: connection)
-                            return channel.eventLoop.makeCompletedFuture {
-                                let http2 = NIOHTTP2Handler(
-                                    mode: .server,
-                                    connectionConfiguration: connectionConfiguration,
-                                    streamConfiguration: streamConfiguration
-                                )
-                                let pushes = PushConnectionHandler(responder: responder, connection: connection.value)
-                                try channel.pipeline.syncOperations.addHandlers(
-                                    [http2, pushes],
-                                    position: .before(errors)
-                                )
-                            }
-                        }
-                        let refuse = { (channel: Channel) in
-                            stats.update { $0.connectionsRefusedWithoutH2 += 1 }
-                            channel.close(promise: nil)
-                        }
-                        let negotiation = ApplicationProtocolNegotiationHandler { result, channel in
-                            handshakeDeadline.cancel()
-                            switch result {
-                            case .negotiated("h2"):
-                                return serveHTTP2(channel)
-                            case .fallback:
-                                let priorKnowledge = { (channel: Channel) in
-                                    stats.update { $0.connectionsWithoutALPN += 1 }
-                                    return serveHTTP2(channel)
-                                }
-                                return channel.eventLoop.makeCompletedFuture {
-                                    try channel.pipeline.syncOperations.addHandler(
-                                        HTTP2PrefaceCheck(serveHTTP2: priorKnowledge, refuse: refuse),
-                                        position: .before(errors)
-                                    )
-                                }
-                            default:
-                                refuse(channel)
-                                return channel.eventLoop.makeSucceededVoidFuture()
-                            }
-                        }
-                        try channel.pipeline.syncOperations.addHandler(negotiation)
-                        try channel.pipeline.syncOperations.addHandler(errors)
-                    }
-                }
-        }
-        for incident in moments {
-            let delay = Int64(incident.atSeconds * 1e9) - Int64(DispatchTime.now().uptimeNanoseconds - startNanos)
-            group.next().scheduleTask(in: .nanoseconds(max(0, delay))) {
-                openConnections?.strike(incident.kind, stats: stats)
+    /// Binds APNs' push listener, and the channel management and admin listeners when asked for;
+    /// if one cannot be bound, closes those bound already and says which port was taken.
+    private static func bind(
+        _ configuration: MockAPNsConfiguration,
+        group: MultiThreadedEventLoopGroup,
+        pipeline: ConnectionPipeline,
+        verifier: ProviderTokenVerifier
+    ) throws -> (apns: Channel, channels: Channel?, admin: Channel?) {
+        var bound: [Channel] = []
+        func bind(_ bootstrap: ServerBootstrap, port: Int) throws -> Channel {
+            do {
+                let channel = try bootstrap.bind(host: configuration.host, port: port).wait()
+                bound.append(channel)
+                return channel
+            } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                for channel in bound { try? channel.close().wait() }
+                throw MockAPNsStartError.addressInUse(host: configuration.host, port: port)
             }
         }
-        do {
-            let channel = try bootstrap(.apns).bind(host: configuration.host, port: configuration.port).wait()
-            var bound = [channel]
-            /// Binds another listener on `port`, closing those bound already if it cannot.
-            func bindAlso(_ extra: ServerBootstrap, port: Int) throws -> Channel {
-                do {
-                    let extraChannel = try extra.bind(host: configuration.host, port: port).wait()
-                    bound.append(extraChannel)
-                    return extraChannel
-                } catch let error as IOError where error.errnoCode == EADDRINUSE {
-                    for channel in bound { try? channel.close().wait() }
-                    throw MockAPNsStartError.addressInUse(host: configuration.host, port: port)
-                }
-            }
-            let channelsChannel = try configuration.channelPort.map { try bindAlso(bootstrap(.channels), port: $0) }
-            let adminChannel = try configuration.adminPort.map {
-                try bindAlso(Self.adminBootstrap(group: group, stats: stats, verifier: verifier), port: $0)
-            }
-            return MockAPNsServer(
-                port: channel.localAddress?.port ?? configuration.port,
-                adminPort: adminChannel?.localAddress?.port,
-                channelPort: channelsChannel?.localAddress?.port,
-                certificatePEM: identity.certificatePEM,
-                stats: stats,
-                verifier: verifier,
-                group: group,
-                channel: channel,
-                adminChannel: adminChannel,
-                channelsChannel: channelsChannel
-            )
-        } catch let error as MockAPNsStartError {
-            try? group.syncShutdownGracefully()
-            throw error
-        } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            try? group.syncShutdownGracefully()
-            throw MockAPNsStartError.addressInUse(host: configuration.host, port: configuration.port)
-        } catch {
-            try? group.syncShutdownGracefully()
-            throw error
+        let apns = try bind(pipeline.bootstrap(group: group, listener: .apns), port: configuration.port)
+        let channels = try configuration.channelPort.map {
+            try bind(pipeline.bootstrap(group: group, listener: .channels), port: $0)
         }
+        let admin = try configuration.adminPort.map {
+            try bind(Self.adminBootstrap(group: group, stats: pipeline.stats, verifier: verifier), port: $0)
+        }
+        return (apns, channels, admin)
     }
 
     private init(
@@ -273,32 +209,6 @@ public final class MockAPNsServer: Sendable {
         }
     }
 
-    /// Closes `channel` if its TLS handshake and ALPN have not finished `within` (half-open TLS, a
-    /// client that connects and says nothing), counting it; the caller cancels the returned task
-    /// once they have.
-    private static func closeUnlessHandshaken(
-        _ channel: Channel,
-        within time: TimeAmount,
-        stats: MockStats
-    ) -> Scheduled<Void> {
-        let deadline = channel.eventLoop.scheduleTask(in: time) {
-            stats.update { $0.handshakesTimedOut += 1 }
-            channel.close(promise: nil)
-        }
-        channel.closeFuture.whenComplete { _ in deadline.cancel() }
-        return deadline
-    }
-
-    /// A `slow_tls_accept` incident: the new connection reads nothing for `nanos`, so the client's
-    /// ClientHello waits in the socket and its handshake takes that much longer.
-    private static func holdHandshake(of channel: Channel, forNanos nanos: UInt64, stats: MockStats) {
-        stats.update { $0.handshakesDelayed += 1 }
-        _ = channel.setOption(ChannelOptions.autoRead, value: false)
-        channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(nanos))) {
-            _ = channel.setOption(ChannelOptions.autoRead, value: true)
-        }
-    }
-
     /// The admin listener: plain HTTP/1.1 with keep-alive, serving the counters read fresh at
     /// each request, as JSON (`/stats`) and in Prometheus' format (`/metrics`).
     private static func adminBootstrap(
@@ -316,38 +226,6 @@ public final class MockAPNsServer: Sendable {
                 },
             ]
         )
-    }
-
-    /// APNs' SETTINGS as last observed (`docs/apns.md` §1.8): header table 4096,
-    /// initial window 65535, max frame 16384, max header list 8000, and one stream until the
-    /// first valid provider token (`ConnectionState` raises it).
-    private static func connectionConfiguration(
-        _ configuration: MockAPNsConfiguration
-    )
-        -> NIOHTTP2Handler.ConnectionConfiguration
-    {
-        var connection = NIOHTTP2Handler.ConnectionConfiguration()
-        connection.initialSettings = [
-            HTTP2Setting(parameter: .headerTableSize, value: 4096),
-            HTTP2Setting(
-                parameter: .maxConcurrentStreams,
-                value: min(configuration.streamsBeforeToken, configuration.maxConcurrentStreams)
-            ),
-            HTTP2Setting(parameter: .initialWindowSize, value: 65535),
-            HTTP2Setting(parameter: .maxFrameSize, value: 16384),
-            HTTP2Setting(parameter: .maxHeaderListSize, value: ConnectionLimits.maxHeaderListBytes),
-        ]
-        return connection
-    }
-
-    /// libcurl 7.88 resets every stream after its response; NIO's default reset-flood limit (200
-    /// per 30 s) would close a busy connection, so the mock allows a reset per stream at any rate
-    /// a loopback client can reach.
-    private static func streamConfiguration() -> NIOHTTP2Handler.StreamConfiguration {
-        var stream = NIOHTTP2Handler.StreamConfiguration()
-        stream.streamResetFrameRateLimit.maximumCount = 10_000_000
-        stream.streamResetFrameRateLimit.windowLength = .seconds(1)
-        return stream
     }
 }
 

@@ -116,14 +116,7 @@ final class PushResponder: Sendable {
         let uniqueID = environment == .development ? APNsID.random(using: &connection.apnsIDs) : nil
         let fault = faults?.decide(push, nowNanos: DispatchTime.now().uptimeNanoseconds, valid: rejection == nil)
         let delayNanos = fault?.delayNanos ?? 0
-        if let fault {
-            stats.update {
-                $0.injectedDelayMicros += Int(fault.delayNanos / 1000)
-                if fault.stalled { $0.answersStalled += 1 }
-                if fault.withheld { $0.answersWithheld += 1 }
-                if let injected = fault.injected { $0.faultsInjected[injected.rawValue, default: 0] += 1 }
-            }
-        }
+        if let fault { count(fault) }
         guard let reason = rejection ?? fault?.injected else {
             if let irregularity = verdict.tokenIrregularity {
                 stats.update { $0.acceptedIrregular[irregularity, default: 0] += 1 }
@@ -145,6 +138,38 @@ final class PushResponder: Sendable {
                 withheld: fault?.withheld ?? false
             )
         }
+        return rejectionAnswer(
+            push,
+            reason: reason,
+            verdict: verdict,
+            fault: fault,
+            now: now,
+            ids: (apnsID, uniqueID),
+            labels: labels
+        )
+    }
+
+    /// Counts what the fault plan did to one answer.
+    private func count(_ fault: FaultInjector.Decision) {
+        stats.update {
+            $0.injectedDelayMicros += Int(fault.delayNanos / 1000)
+            if fault.stalled { $0.answersStalled += 1 }
+            if fault.withheld { $0.answersWithheld += 1 }
+            if let injected = fault.injected { $0.faultsInjected[injected.rawValue, default: 0] += 1 }
+        }
+    }
+
+    /// APNs' answer refusing `push` for `reason`, recorded: its JSON body (with a 410's
+    /// `timestamp`), and `Retry-After` on an injected 429 or 503.
+    private func rejectionAnswer(
+        _ push: InboundPush,
+        reason: APNsReason,
+        verdict: PushRequestValidator.Verdict,
+        fault: FaultInjector.Decision?,
+        now: Int64,
+        ids: (apnsID: String, uniqueID: String?),
+        labels: (pushType: String, priority: String)
+    ) -> Answer {
         let retryAfter =
             fault?.injected != nil && (reason.status == 429 || reason.status == 503)
             ? faults?.plan.retryAfterSeconds : nil
@@ -167,11 +192,11 @@ final class PushResponder: Sendable {
             pushType: labels.pushType,
             priority: labels.priority,
             connection: push.connection,
-            apnsID: apnsID,
-            uniqueID: uniqueID,
+            apnsID: ids.apnsID,
+            uniqueID: ids.uniqueID,
             body: body,
             tokenVerified: verdict.tokenVerified,
-            delayNanos: delayNanos,
+            delayNanos: fault?.delayNanos ?? 0,
             withheld: fault?.withheld ?? false,
             retryAfterSeconds: retryAfter
         )

@@ -17,6 +17,11 @@ extension MockStats.Snapshot {
 
     /// Every single-number counter, in the order both forms list them.
     func scalars(providerTokenFullChecks: Int) -> [Scalar] {
+        connectionScalars + faultScalars + broadcastScalars + providerTokenScalars(fullChecks: providerTokenFullChecks)
+    }
+
+    /// Connections: accepted, refused and why, open now.
+    private var connectionScalars: [Scalar] {
         [
             Scalar(
                 key: "connections_accepted",
@@ -57,6 +62,12 @@ extension MockStats.Snapshot {
                 help: "HTTP/2 connections open now.",
                 value: connectionsOpen
             ),
+        ]
+    }
+
+    /// What the client and the fault plan did to streams, answers and connections.
+    private var faultScalars: [Scalar] {
+        [
             Scalar(
                 key: "streams_reset_by_client",
                 metric: "streams_reset_by_client_total",
@@ -106,6 +117,12 @@ extension MockStats.Snapshot {
                 value: injectedDelayMicros,
                 metricValue: Double(injectedDelayMicros) / 1e6
             ),
+        ]
+    }
+
+    /// Broadcasts, their deliveries and the channels they go through.
+    private var broadcastScalars: [Scalar] {
+        [
             Scalar(
                 key: "broadcasts",
                 metric: "broadcasts_total",
@@ -152,6 +169,12 @@ extension MockStats.Snapshot {
                 help: "Broadcast channels held now.",
                 value: channelsCreated - channelsDeleted
             ),
+        ]
+    }
+
+    /// Provider tokens checked in full, and adopted.
+    private func providerTokenScalars(fullChecks providerTokenFullChecks: Int) -> [Scalar] {
+        [
             Scalar(
                 key: "provider_token_full_checks",
                 metric: "provider_token_full_checks_total",

@@ -23,7 +23,23 @@ extension MockStats.Snapshot {
             help: "Device pushes answered, by HTTP status and APNs reason.",
             answers
         )
-        let families: [(name: String, help: String, label: String, counts: [String: Int])] = [
+        for family in labelledFamilies {
+            text.counter("pushbench_mock_" + family.name, help: family.help, labelled(family.label, family.counts))
+        }
+        for scalar in scalars(providerTokenFullChecks: providerTokenFullChecks) {
+            let sample = [PrometheusText.Sample([], scalar.metricValue ?? Double(scalar.value))]
+            if scalar.type == "gauge" {
+                text.gauge("pushbench_mock_" + scalar.metric, help: scalar.help, sample)
+            } else {
+                text.counter("pushbench_mock_" + scalar.metric, help: scalar.help, sample)
+            }
+        }
+        return text.text
+    }
+
+    /// The counters kept by a label: their name after `pushbench_mock_`, help, label and counts.
+    private var labelledFamilies: [(name: String, help: String, label: String, counts: [String: Int])] {
+        [
             (
                 "pushes_by_push_type_total",
                 "Device pushes answered, by apns-push-type (absent, or invalid for an unknown type).",
@@ -64,17 +80,5 @@ extension MockStats.Snapshot {
                 "kind", connectionErrors
             ),
         ]
-        for family in families {
-            text.counter("pushbench_mock_" + family.name, help: family.help, labelled(family.label, family.counts))
-        }
-        for scalar in scalars(providerTokenFullChecks: providerTokenFullChecks) {
-            let sample = [PrometheusText.Sample([], scalar.metricValue ?? Double(scalar.value))]
-            if scalar.type == "gauge" {
-                text.gauge("pushbench_mock_" + scalar.metric, help: scalar.help, sample)
-            } else {
-                text.counter("pushbench_mock_" + scalar.metric, help: scalar.help, sample)
-            }
-        }
-        return text.text
     }
 }

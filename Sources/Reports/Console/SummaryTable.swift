@@ -6,9 +6,17 @@ import Transport
 public enum SummaryTable {
     /// Renders the table for `result`.
     public static func render(_ result: RunResult, context: RunContext) -> String {
-        let latency = RunSummary.Percentiles(result.latency)
+        let rows =
+            bookRows(result, context: context) + timingRows(result) + senderRows(result)
+            + noteRows(result, context: context)
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
+            .joined(separator: "\n")
+    }
+
+    /// What ran, and every request's outcome: whether the books balance, broadcasts, outages.
+    private static func bookRows(_ result: RunResult, context: RunContext) -> [(String, String)] {
         let counts = result.counts
-        func ms(_ micros: UInt64) -> String { String(format: "%.2f ms", Double(micros) / 1000) }
         var rows: [(String, String)] = []
         if let failure = RunFailure(result) { rows += failure.rows }
         rows += [
@@ -35,6 +43,14 @@ public enum SummaryTable {
         if result.counts.succeeded > 0, let hint = result.failureClasses.lazy.compactMap(\.hint).first {
             rows.append(("hint", hint))
         }
+        return rows
+    }
+
+    /// How long it took, how fast, how late: throughput, latency, connections, engine CPU, lag.
+    private static func timingRows(_ result: RunResult) -> [(String, String)] {
+        let latency = RunSummary.Percentiles(result.latency)
+        func ms(_ micros: UInt64) -> String { String(format: "%.2f ms", Double(micros) / 1000) }
+        var rows: [(String, String)] = []
         rows += [
             ("duration", String(format: "%.2f s", result.durationSeconds)),
             (
@@ -83,6 +99,12 @@ public enum SummaryTable {
                 )
             )
         }
+        return rows
+    }
+
+    /// Whether the sender kept up, where its time went, a burst's spread, and its practices.
+    private static func senderRows(_ result: RunResult) -> [(String, String)] {
+        var rows: [(String, String)] = []
         rows.append(("sender", GeneratorHealth.verdict(result)))
         rows.append(
             (
@@ -112,6 +134,12 @@ public enum SummaryTable {
                 )
             )
         }
+        return rows
+    }
+
+    /// Retries, warmup, pushes not sent, the mock's own count, and how the run ended.
+    private static func noteRows(_ result: RunResult, context: RunContext) -> [(String, String)] {
+        var rows: [(String, String)] = []
         if result.configuration.retryPolicy.maxRetries > 0 {
             let retries = result.retries
             rows.append(
@@ -157,9 +185,7 @@ public enum SummaryTable {
                 )
             )
         }
-        let width = rows.map(\.0.count).max() ?? 0
-        return rows.map { $0.0.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.1 }
-            .joined(separator: "\n")
+        return rows
     }
 
     /// `from s to to s (n s, e errored, t timed out)` for each outage.

@@ -1,4 +1,5 @@
 import Budget
+import BudgetReports
 import Foundation
 import Histogram
 import LoadEngine

@@ -51,30 +51,6 @@ public struct RunContext: Sendable {
         let suffix = String(UInt16.random(in: 0...UInt16.max), radix: 16)
         return formatter.string(from: now) + "-" + String(repeating: "0", count: 4 - suffix.count) + suffix
     }
-
-    /// The machine as a JSON object, for the files not yet written through a Codable type
-    /// (`budget_summary.json`, `hotpath --json`).
-    public static var machineObject: [String: Any] {
-        let data = (try? JSONEncoder().encode(machine)) ?? Data()
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-    }
-
-    /// The machine, for `summary.json`: cores, memory, kernel and libcurl.
-    public static var machine: RunSummary.Machine {
-        var system = utsname()
-        uname(&system)
-        func text<T>(_ field: inout T) -> String {
-            withUnsafeBytes(of: &field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        }
-        return RunSummary.Machine(
-            cores: ProcessInfo.processInfo.activeProcessorCount,
-            memoryBytes: ProcessInfo.processInfo.physicalMemory,
-            kernel: text(&system.sysname) + " " + text(&system.release),
-            arch: text(&system.machine),
-            hostname: ProcessInfo.processInfo.hostName,
-            libcurl: CurlLibrary.version
-        )
-    }
 }
 
 /// A mock server's own count of what it answered, to check a run's books against.

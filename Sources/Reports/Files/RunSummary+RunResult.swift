@@ -25,17 +25,8 @@ extension RunSummary {
         successesPerS = result.successesPerSecond
         latencyUs = Percentiles(result.latency)
         latencyHistogramUs = SerializedHistogram(result.latency)
-        connections = result.perConnection.sorted { $0.key < $1.key }.map {
-            let connection = RunResult.connection(ofKey: $0.key)
-            return Connection(shard: connection.shard, localPort: connection.localPort, answered: $0.value)
-        }
-        shard = ShardEntry(
-            index: configuration.shard.index,
-            count: configuration.shard.count,
-            partial: result.shardGaps.map {
-                ShardEntry.Partial(shards: $0.count, missing: $0.missing, interrupted: $0.interrupted)
-            }
-        )
+        connections = result.perConnection.sorted { $0.key < $1.key }.map(Connection.init)
+        shard = ShardEntry(result)
         timeseries = result.timeline.map(Interval.init)
         timeseriesResolutionS = result.timelineResolutionSeconds
         outages = result.outages.map {
@@ -48,49 +39,17 @@ extension RunSummary {
         scheduleLagHistogramUs = SerializedHistogram(result.scheduleLag)
         skippedGoneTokens = result.skippedForGoneTokens
         startsNotSent = result.startsNotSent
-        retries = Retries(
-            maxPerPush: configuration.retryPolicy.maxRetries,
-            backoffBaseMs: configuration.retryPolicy.base.inSeconds * 1000,
-            attempts: Counts(result.retries.attempts),
-            recovered: result.retries.recovered,
-            exhausted: result.retries.exhausted
-        )
-        warmup = Warmup(
-            seconds: configuration.warmup.inSeconds,
-            rejectedByReason: result.warmupRejectedByReason,
-            counts: Counts(result.warmupCounts)
-        )
+        retries = Retries(result)
+        warmup = Warmup(result)
         connectionAttempts = result.connectionAttempts
         gaveUpOnTarget = result.gaveUpOnTarget
         tookEveryEvent = result.tookEveryEvent
         let books = result.broadcasts
-        broadcasts =
-            books.counts.sent > 0
-            ? Broadcasts(
-                counts: Counts(books.counts),
-                latencyUs: Percentiles(books.latency),
-                latencyHistogramUs: SerializedHistogram(books.latency),
-                devicesReached: books.devicesReached
-            ) : nil
+        broadcasts = Broadcasts(books)
         deviceReachUs = Percentiles(books.deviceReach)
         deviceReachHistogramUs = SerializedHistogram(books.deviceReach)
-        sender = context.profile?.sender
-        lag = context.profile?.lag
-        events = context.profile?.events
         cpuSamples = (try? context.cpuSampling?.get()).map(CPUSamples.init)
-        registrations = context.profile?.service?.registrations
-        api = context.profile?.service?.api
-        fanout = context.profile?.service?.fanout
-        let channels = result.channels
-        channelRequests =
-            channels.requests > 0
-            ? ChannelRequests(
-                created: channels.created,
-                deleted: channels.deleted,
-                failedByReason: channels.failedByReason,
-                latencyUs: Percentiles(channels.latency),
-                latencyHistogramUs: SerializedHistogram(channels.latency)
-            ) : nil
+        channelRequests = ChannelRequests(result.channels)
         reconnections = result.recoveries?.reconnections
         resentRefused = result.recoveries?.resentRefused
         stageNsPerPush = GeneratorHealth.stageNanosPerPush(result)
@@ -101,46 +60,21 @@ extension RunSummary {
             workerBusyShare: result.workerBusyShare,
             limitedBy: result.senderLimited ? "sender" : "target"
         )
-        parameters = Parameters(
-            commandLine: context.commandLine,
-            target: context.targetDescription,
-            origin: configuration.transport.origin,
-            scenario: configuration.scenario.name,
-            scenarioFile: configuration.scenario.yaml,
-            activities: configuration.scenario.activities,
-            seed: configuration.scenario.seed,
-            pacing: PacingEntry(configuration.pacing),
-            requestsCap: configuration.requests,
-            durationCapS: configuration.duration?.inSeconds,
-            threads: configuration.threads,
-            transport: configuration.transportKind.rawValue,
-            connections: configuration.transport.connections,
-            streamsPerConnection: configuration.transport.streamsPerConnection,
-            requestTimeoutMs: configuration.transport.requestTimeout.inMilliseconds,
-            connectTimeoutMs: configuration.transport.connectTimeout.inMilliseconds,
-            pingIntervalMs: configuration.transport.pingInterval.inMilliseconds,
-            reconnectBackoffMs: configuration.reconnectBackoff.base.inSeconds * 1000,
-            reconnectBackoffMaxMs: configuration.reconnectBackoff.cap.inSeconds * 1000,
-            bundleID: configuration.bundleID,
-            topic: configuration.topic,
-            priorityOverride: configuration.priorityOverride,
-            expirationS: configuration.expirationSeconds,
-            jwtMode: configuration.tokenPolicy.rawValue,
-            tlsVerifyPeer: configuration.transport.verifyPeer,
-            practices: configuration.practices.isEmpty ? nil : configuration.practices.map(\.description),
-            startAtUnixS: configuration.startAtUnix
-        )
-        machine = RunContext.machine
+        parameters = Parameters(configuration, context: context)
+        machine = MachineDescription.current
         build = context.build
-        serverCounts = context.serverCounts.map {
-            ServerCountsEntry(
-                pushes: $0.pushes,
-                accepted: $0.accepted,
-                rejectedByReason: $0.rejectedByReason,
-                connections: $0.connections,
-                matchesClient: ServerCheck(result: result, server: $0).matches
-            )
-        }
+        serverCounts = context.serverCounts.map { ServerCountsEntry($0, result: result) }
+        if let profile = context.profile { add(profile) }
+    }
+
+    /// What only a profile measured: its sender, lag, events and a service's API and fan-out.
+    private mutating func add(_ profile: ProfileFigures) {
+        sender = profile.sender
+        lag = profile.lag
+        events = profile.events
+        registrations = profile.service?.registrations
+        api = profile.service?.api
+        fanout = profile.service?.fanout
     }
 
     /// The run the summary describes, restored: what `pushbench merge` adds up and renders.
@@ -172,19 +106,8 @@ extension RunSummary {
             scheduleLag: try scheduleLagHistogramUs.histogram(),
             skippedForGoneTokens: skippedGoneTokens,
             startsNotSent: startsNotSent,
-            retries: {
-                var counts = RetryCounts()
-                counts.attempts = retries.attempts.outcomeCounts
-                counts.recovered = retries.recovered
-                counts.exhausted = retries.exhausted
-                return counts
-            }(),
-            recoveries: reconnections.map {
-                var recoveries = TransportRecoveries()
-                recoveries.reconnections = $0
-                recoveries.resentRefused = resentRefused ?? 0
-                return recoveries
-            },
+            retries: retryCounts,
+            recoveries: recoveries,
             stageTimes: StageTimes(nanos: StageTimes.Stage.allCases.map { stageNsTotal[$0.name] ?? 0 }),
             engineCPUSeconds: engineCPUS,
             interrupted: interrupted
@@ -196,6 +119,32 @@ extension RunSummary {
         result.shardGaps = shard.partial.map {
             RunResult.ShardGaps(count: $0.shards, missing: $0.missing, interrupted: $0.interrupted)
         }
+        try restoreBroadcasts(into: &result)
+        result.timelineResolutionSeconds = timeseriesResolutionS
+        return result
+    }
+
+    /// What the run's retries did, restored.
+    private var retryCounts: RetryCounts {
+        var counts = RetryCounts()
+        counts.attempts = retries.attempts.outcomeCounts
+        counts.recovered = retries.recovered
+        counts.exhausted = retries.exhausted
+        return counts
+    }
+
+    /// The connections reopened and refused pushes resent, when the transport counted them.
+    private var recoveries: TransportRecoveries? {
+        reconnections.map {
+            var recoveries = TransportRecoveries()
+            recoveries.reconnections = $0
+            recoveries.resentRefused = resentRefused ?? 0
+            return recoveries
+        }
+    }
+
+    /// The broadcasts, their reach and the channel requests, put back into `result`.
+    private func restoreBroadcasts(into result: inout RunResult) throws(SummaryError) {
         if let broadcasts {
             result.broadcasts.counts = broadcasts.counts.outcomeCounts
             result.broadcasts.latency = try broadcasts.latencyHistogramUs.histogram()
@@ -210,8 +159,6 @@ extension RunSummary {
             result.channels.failedByReason = channelRequests.failedByReason
             result.channels.latency = try channelRequests.latencyHistogramUs.histogram()
         }
-        result.timelineResolutionSeconds = timeseriesResolutionS
-        return result
     }
 
     /// Where and how the run happened, with the mock's count when one was compared.
@@ -278,6 +225,126 @@ extension RunSummary {
         } catch {
             throw SummaryError("\(error)")
         }
+    }
+}
+
+extension RunSummary.Parameters {
+    /// How `configuration` ran, as `context` started it.
+    init(_ configuration: LoadConfiguration, context: RunContext) {
+        self.init(
+            commandLine: context.commandLine,
+            target: context.targetDescription,
+            origin: configuration.transport.origin,
+            scenario: configuration.scenario.name,
+            scenarioFile: configuration.scenario.yaml,
+            activities: configuration.scenario.activities,
+            seed: configuration.scenario.seed,
+            pacing: RunSummary.PacingEntry(configuration.pacing),
+            requestsCap: configuration.requests,
+            durationCapS: configuration.duration?.inSeconds,
+            threads: configuration.threads,
+            transport: configuration.transportKind.rawValue,
+            connections: configuration.transport.connections,
+            streamsPerConnection: configuration.transport.streamsPerConnection,
+            requestTimeoutMs: configuration.transport.requestTimeout.inMilliseconds,
+            connectTimeoutMs: configuration.transport.connectTimeout.inMilliseconds,
+            pingIntervalMs: configuration.transport.pingInterval.inMilliseconds,
+            reconnectBackoffMs: configuration.reconnectBackoff.base.inSeconds * 1000,
+            reconnectBackoffMaxMs: configuration.reconnectBackoff.cap.inSeconds * 1000,
+            bundleID: configuration.bundleID,
+            topic: configuration.topic,
+            priorityOverride: configuration.priorityOverride,
+            expirationS: configuration.expirationSeconds,
+            jwtMode: configuration.tokenPolicy.rawValue,
+            tlsVerifyPeer: configuration.transport.verifyPeer,
+            practices: configuration.practices.isEmpty ? nil : configuration.practices.map(\.description),
+            startAtUnixS: configuration.startAtUnix
+        )
+    }
+}
+
+extension RunSummary.Connection {
+    /// A connection's answered requests, by its key in `RunResult.perConnection`.
+    init(_ entry: (key: Int, value: Int)) {
+        let connection = RunResult.connection(ofKey: entry.key)
+        self.init(shard: connection.shard, localPort: connection.localPort, answered: entry.value)
+    }
+}
+
+extension RunSummary.ShardEntry {
+    /// Which shard `result` was, and what of the others is missing when it is a merge.
+    init(_ result: RunResult) {
+        self.init(
+            index: result.configuration.shard.index,
+            count: result.configuration.shard.count,
+            partial: result.shardGaps.map {
+                Partial(shards: $0.count, missing: $0.missing, interrupted: $0.interrupted)
+            }
+        )
+    }
+}
+
+extension RunSummary.Retries {
+    /// `result`'s retry policy and what it did.
+    init(_ result: RunResult) {
+        self.init(
+            maxPerPush: result.configuration.retryPolicy.maxRetries,
+            backoffBaseMs: result.configuration.retryPolicy.base.inSeconds * 1000,
+            attempts: RunSummary.Counts(result.retries.attempts),
+            recovered: result.retries.recovered,
+            exhausted: result.retries.exhausted
+        )
+    }
+}
+
+extension RunSummary.Warmup {
+    /// `result`'s warmup and the pushes kept out of its figures.
+    init(_ result: RunResult) {
+        self.init(
+            seconds: result.configuration.warmup.inSeconds,
+            rejectedByReason: result.warmupRejectedByReason,
+            counts: RunSummary.Counts(result.warmupCounts)
+        )
+    }
+}
+
+extension RunSummary.ServerCountsEntry {
+    /// The mock's own count, and whether `result`'s agrees with it.
+    init(_ server: ServerCounts, result: RunResult) {
+        self.init(
+            pushes: server.pushes,
+            accepted: server.accepted,
+            rejectedByReason: server.rejectedByReason,
+            connections: server.connections,
+            matchesClient: ServerCheck(result: result, server: server).matches
+        )
+    }
+}
+
+extension RunSummary.Broadcasts {
+    /// The broadcasts among a run's requests, or `nil` when it sent none.
+    init?(_ books: BroadcastBooks) {
+        guard books.counts.sent > 0 else { return nil }
+        self.init(
+            counts: RunSummary.Counts(books.counts),
+            latencyUs: RunSummary.Percentiles(books.latency),
+            latencyHistogramUs: RunSummary.SerializedHistogram(books.latency),
+            devicesReached: books.devicesReached
+        )
+    }
+}
+
+extension RunSummary.ChannelRequests {
+    /// A run's channel management requests, or `nil` when it made none.
+    init?(_ channels: ChannelBooks) {
+        guard channels.requests > 0 else { return nil }
+        self.init(
+            created: channels.created,
+            deleted: channels.deleted,
+            failedByReason: channels.failedByReason,
+            latencyUs: RunSummary.Percentiles(channels.latency),
+            latencyHistogramUs: RunSummary.SerializedHistogram(channels.latency)
+        )
     }
 }
 

@@ -388,20 +388,7 @@ public struct RunSummary: Codable, Sendable {
     }
 
     /// The machine the run was measured on.
-    public struct Machine: Codable, Sendable, Equatable {
-        public var cores: Int
-        public var memoryBytes: UInt64
-        public var kernel: String
-        public var arch: String
-        public var hostname: String
-        public var libcurl: String
-
-        enum CodingKeys: String, CodingKey {
-            case cores
-            case memoryBytes = "memory_bytes"
-            case kernel, arch, hostname, libcurl
-        }
-    }
+    public typealias Machine = MachineDescription
 
     /// A mock's own count of the run.
     public struct ServerCountsEntry: Codable, Sendable, Equatable {

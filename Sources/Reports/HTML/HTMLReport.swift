@@ -1,4 +1,5 @@
 import Budget
+import BudgetReports
 import Foundation
 import Histogram
 import LoadEngine
@@ -33,19 +34,36 @@ public struct HTMLReport {
 
     /// The page.
     public func render() -> String {
+        var html = topSection()
+        if let comparison { html += comparison.html }
+        html += practiceSection()
+        html += outcomesSection()
+        html += broadcastSection()
+        html += overTimeSection()
+        html += spectrumSection()
+        html += StackProfileSection(sampling: context.cpuSampling, pushes: result.counts.sent).render()
+        html += connectionsSection()
+        html += senderSection()
+        if let budget { html += budget.embeddedHTML }
+        html += parametersSection()
+        return HTML.page(title: "PushBench run \(context.runID)", body: html)
+    }
+
+    /// `micros` in milliseconds, or "none" when no request was answered.
+    private func ms(_ micros: UInt64?) -> String {
+        result.latency.totalCount > 0 ? String(format: "%.2f ms", Double(micros ?? 0) / 1000) : "none"
+    }
+
+    /// The title, any failure, the headline and the cards.
+    private func topSection() -> String {
         let latency = RunSummary.Percentiles(result.latency)
-        let counts = result.counts
-        let anyAnswered = result.latency.totalCount > 0
-        func ms(_ micros: UInt64?) -> String {
-            anyAnswered ? String(format: "%.2f ms", Double(micros ?? 0) / 1000) : "none"
-        }
         let failure = RunFailure(result).map { failure in
             "<p class=\"failed\"><b>FAILED: \(HTML.escape(failure.headline)).</b>"
                 + (failure.connections.map { "<br>\(HTML.escape($0))." } ?? "")
                 + (failure.sample.map { "<br>\(HTML.escape($0))" } ?? "")
                 + (failure.hint.map { "<br>Hint: \(HTML.escape($0))" + ($0.hasSuffix("?") ? "" : ".") } ?? "") + "</p>"
         }
-        var html = """
+        return """
             <h1>PushBench run \(HTML.escape(context.runID))</h1>
             <div class="sub">\(HTML.escape(context.targetDescription)) · \(HTML.escape(result.mode.rawValue.replacingOccurrences(of: "_", with: " "))) · started \(HTML.escape(HTML.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s\(result.interrupted ? " · <b class=\"bad\">interrupted</b>" : "")</div>
             \(failure ?? "")
@@ -61,8 +79,12 @@ public struct HTMLReport {
             </div>
 
             """
-        if let comparison { html += comparison.html }
-        html += practiceSection()
+    }
+
+    /// The outcomes, whether the books balance, and rejections and failures by kind.
+    private func outcomesSection() -> String {
+        let counts = result.counts
+        var html = ""
         html += "<h2>Outcomes</h2>"
         html += HTML.table(
             "Every request ends in exactly one outcome",
@@ -99,8 +121,12 @@ public struct HTMLReport {
             },
             headers: ("failure", "requests")
         )
-        html += broadcastSection()
+        return html
+    }
 
+    /// Throughput and latency over time, with any outages shaded.
+    private func overTimeSection() -> String {
+        var html = ""
         html += "<h2>Over time</h2>"
         html += "<p class=\"sub\">\(result.timeline.count) intervals of \(Self.span(result.timelineResolutionSeconds)) "
         html += "each, the resolution this run's length calls for; each interval's percentiles come from its own "
@@ -127,20 +153,7 @@ public struct HTMLReport {
             bands: bands,
             emptyReason: "no request ended, so there is no throughput to plot"
         ).render()
-        if !outages.isEmpty {
-            html +=
-                "<p class=\"bad\">The target answered nothing for \(String(format: "%.2f", outages.map(\.seconds).reduce(0, +))) s (shaded): every request that ended then failed below HTTP or timed out.</p>"
-            html += HTML.table(
-                "Outages",
-                outages.map {
-                    (
-                        String(format: "%.2f s to %.2f s", $0.fromSeconds, $0.toSeconds),
-                        "\($0.errored) errored, \($0.timedOut) timed out"
-                    )
-                },
-                headers: ("seconds since start", "requests")
-            )
-        }
+        html += outagesNote(outages)
         let answered = result.timeline.filter { $0.p50Us > 0 }
         html += LineChart(
             title: "Latency per interval (answered requests)",
@@ -161,6 +174,30 @@ public struct HTMLReport {
             emptyReason: "no request was answered, so there is no latency to plot"
         ).render()
 
+        return html
+    }
+
+    /// How long the target answered nothing, and when; empty without an outage.
+    private func outagesNote(_ outages: [Outage]) -> String {
+        guard !outages.isEmpty else { return "" }
+        return
+            "<p class=\"bad\">The target answered nothing for \(String(format: "%.2f", outages.map(\.seconds).reduce(0, +))) s (shaded): every request that ended then failed below HTTP or timed out.</p>"
+            + HTML.table(
+                "Outages",
+                outages.map {
+                    (
+                        String(format: "%.2f s to %.2f s", $0.fromSeconds, $0.toSeconds),
+                        "\($0.errored) errored, \($0.timedOut) timed out"
+                    )
+                },
+                headers: ("seconds since start", "requests")
+            )
+    }
+
+    /// The percentile spectrum, chart and table.
+    private func spectrumSection() -> String {
+        let latency = RunSummary.Percentiles(result.latency)
+        var html = ""
         html += "<h2>Latency percentile spectrum</h2>"
         html += "<p class=\"sub\">From each request's submission to its last response byte. The x axis is "
         html += "log<sub>10</sub>(1/(1−p)), as HdrHistogram plots it, so the tail gets the room.</p>"
@@ -174,7 +211,12 @@ public struct HTMLReport {
             headers: ("percentile", "latency")
         )
 
-        html += StackProfileSection(sampling: context.cpuSampling, pushes: result.counts.sent).render()
+        return html
+    }
+
+    /// Answered requests per connection, and recoveries.
+    private func connectionsSection() -> String {
+        var html = ""
         html += "<h2>Connections</h2>"
         let sharded = result.perConnection.keys.contains { RunResult.connection(ofKey: $0).shard > 0 }
         if let recoveries = result.recoveries {
@@ -192,6 +234,12 @@ public struct HTMLReport {
             headers: ("connection", "requests")
         )
 
+        return html
+    }
+
+    /// Where the sender core spent its time.
+    private func senderSection() -> String {
+        var html = ""
         html += "<h2>The sender</h2>"
         html += "<p class=\"sub\">\(HTML.escape(GeneratorHealth.verdict(result))).</p>"
         html += HTML.table(
@@ -199,8 +247,12 @@ public struct HTMLReport {
             GeneratorHealth.stageRows(result),
             headers: ("stage", "per push")
         )
-        if let budget { html += budget.embeddedHTML }
+        return html
+    }
 
+    /// The run's parameters and the machine.
+    private func parametersSection() -> String {
+        var html = ""
         let configuration = result.configuration
         let transport = configuration.transport
         html += "<h2>Parameters</h2>"
@@ -226,7 +278,7 @@ public struct HTMLReport {
             ],
             headers: ("parameter", "value")
         )
-        let machine = RunContext.machine
+        let machine = MachineDescription.current
         html += HTML.table(
             "The machine that wrote this report",
             [
@@ -237,7 +289,7 @@ public struct HTMLReport {
             ],
             headers: ("environment", "value")
         )
-        return HTML.page(title: "PushBench run \(context.runID)", body: html)
+        return html
     }
 
     /// The first screen: one sentence per question the run was for.

@@ -1,3 +1,4 @@
+import BudgetReports
 import Foundation
 import LoadEngine
 

@@ -107,6 +107,54 @@ public struct ProfileHeadline: Sendable {
         let api = service.api
         let fanout = service.fanout
         let unanswered = api.refused + api.timedOut + api.failed
+        var lines = [
+            RunHeadline.Line(
+                topic: "register",
+                sentence: String(
+                    format: "Registered %d of %d activities at %.0f a second (p99 %.1f ms)%@.",
+                    registrations.succeeded,
+                    registrations.sent,
+                    registrations.perS,
+                    registrations.latencyMs?.p99 ?? 0,
+                    registrations.succeeded == registrations.sent
+                        ? "" : "; \(registrations.sent - registrations.succeeded) failed (\(statuses(registrations)))"
+                ),
+                good: registrations.succeeded == registrations.sent
+            ),
+            RunHeadline.Line(
+                topic: "api",
+                sentence: String(
+                    format:
+                        "The event API answered %d calls in %.1f ms at the median and %.1f ms at p99 from their intended times (%@)%@.",
+                    api.sent,
+                    api.latencyMs?.p50 ?? 0,
+                    api.latencyMs?.p99 ?? 0,
+                    statuses(api),
+                    unanswered == 0 ? "" : "; \(unanswered) did not succeed"
+                ),
+                good: unanswered == 0
+            ),
+            RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence(fanout), good: fanout.missing == 0),
+        ]
+        if measured, let cost = service.eventsCPUUsPerPush {
+            lines.append(
+                RunHeadline.Line(
+                    topic: "fan-out cost",
+                    sentence: String(
+                        format:
+                            "%.1f µs of the service's CPU per push from the first call on (its registrations apart).",
+                        cost
+                    ),
+                    good: nil
+                )
+            )
+        }
+        return lines
+    }
+
+    /// How long each call took to reach its last push (or 99% of them), by kind, and what never
+    /// arrived or matched no call.
+    private static func fanoutSentence(_ fanout: RunSummary.Fanout) -> String {
         var fanoutSentence: String
         if let last = fanout.all.lastMs {
             fanoutSentence = String(
@@ -137,49 +185,7 @@ public struct ProfileHeadline: Sendable {
             ? "; every push arrived"
             : "; \(fanout.missing) of \(fanout.expectedPushes) pushes never arrived, in \(fanout.all.incompleteCalls) calls"
         fanoutSentence += fanout.extra > 0 ? ", and \(fanout.extra) matched no call." : "."
-        var lines = [
-            RunHeadline.Line(
-                topic: "register",
-                sentence: String(
-                    format: "Registered %d of %d activities at %.0f a second (p99 %.1f ms)%@.",
-                    registrations.succeeded,
-                    registrations.sent,
-                    registrations.perS,
-                    registrations.latencyMs?.p99 ?? 0,
-                    registrations.succeeded == registrations.sent
-                        ? "" : "; \(registrations.sent - registrations.succeeded) failed (\(statuses(registrations)))"
-                ),
-                good: registrations.succeeded == registrations.sent
-            ),
-            RunHeadline.Line(
-                topic: "api",
-                sentence: String(
-                    format:
-                        "The event API answered %d calls in %.1f ms at the median and %.1f ms at p99 from their intended times (%@)%@.",
-                    api.sent,
-                    api.latencyMs?.p50 ?? 0,
-                    api.latencyMs?.p99 ?? 0,
-                    statuses(api),
-                    unanswered == 0 ? "" : "; \(unanswered) did not succeed"
-                ),
-                good: unanswered == 0
-            ),
-            RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence, good: fanout.missing == 0),
-        ]
-        if measured, let cost = service.eventsCPUUsPerPush {
-            lines.append(
-                RunHeadline.Line(
-                    topic: "fan-out cost",
-                    sentence: String(
-                        format:
-                            "%.1f µs of the service's CPU per push from the first call on (its registrations apart).",
-                        cost
-                    ),
-                    good: nil
-                )
-            )
-        }
-        return lines
+        return fanoutSentence
     }
 
     /// `202: 96, 500: 10, timed out: 2`: a phase's answers.

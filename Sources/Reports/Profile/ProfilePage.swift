@@ -11,7 +11,6 @@ struct ProfilePage {
 
     func render() -> String {
         let sender = profile.sender
-        let lag = profile.lag
         var html = """
             <h1>PushBench profile \(HTML.escape(context.runID))</h1>
             <div class="sub"><code>\(HTML.escape(sender.command))</code> · started \(HTML.escape(HTML.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s · stopped: \(HTML.escape(sender.stop))\(sender.exitStatus.map { ", exit status \($0)" } ?? "")</div>
@@ -21,6 +20,19 @@ struct ProfilePage {
 
             """
         if let service = profile.service { html += ServiceSection(service: service).render() }
+        html += overTimeCharts
+        html += StackProfileSection(sampling: context.cpuSampling, pushes: profile.sender.pushes).render()
+        html += eventsAndAnswers
+        if let page = profile.trafficPage {
+            html += "<p>What the mock saw of the traffic, and the sender doctor's findings: "
+            html += "<a href=\"\(HTML.escape(page))\">\(HTML.escape(page))</a>.</p>"
+        }
+        return HTML.page(title: "PushBench profile \(context.runID)", body: html)
+    }
+
+    /// Arrivals, CPU, lag and memory, second by second.
+    private var overTimeCharts: String {
+        var html = ""
         html += "<h2>Over time</h2>"
         html += chart(
             "Pushes the mock received and accepted per second",
@@ -50,7 +62,12 @@ struct ProfilePage {
                 ("RSS", "#8250df", \.rssMebibytes)
             ]
         )
-        html += StackProfileSection(sampling: context.cpuSampling, pushes: profile.sender.pushes).render()
+        return html
+    }
+
+    /// The events matched, missing, sent twice or matching none, and the mock's answers.
+    private var eventsAndAnswers: String {
+        var html = ""
         html += "<h2>Events and answers</h2>"
         html += HTML.table(
             "A push answers the event whose number it carries, else its token's next one",
@@ -59,7 +76,7 @@ struct ProfilePage {
                 ("answered by a push", "\(profile.events.received)"), ("missing", "\(profile.events.missing)"),
                 ("duplicates (an event already accepted, sent again)", "\(profile.events.duplicates ?? 0)"),
                 ("pushes matching no event", "\(profile.events.extra)"),
-                ("pushes before their time (lag 0)", "\(lag.early)"),
+                ("pushes before their time (lag 0)", "\(profile.lag.early)"),
             ],
             headers: ("", "count")
         )
@@ -69,11 +86,7 @@ struct ProfilePage {
                 + result.rejectedByReason.sorted { $0.value > $1.value }.map { ($0.key, "\($0.value)") },
             headers: ("answer", "pushes")
         )
-        if let page = profile.trafficPage {
-            html += "<p>What the mock saw of the traffic, and the sender doctor's findings: "
-            html += "<a href=\"\(HTML.escape(page))\">\(HTML.escape(page))</a>.</p>"
-        }
-        return HTML.page(title: "PushBench profile \(context.runID)", body: html)
+        return html
     }
 
     /// The figures a reader looks for first: a sender's speed, cost and lag; a service's

@@ -5,6 +5,14 @@ extension TrafficReport {
     /// The report as one self-contained page: headline figures, the arrival rate over time, the
     /// priority mix, refusals, Live Activity events and the per-token cadence.
     public func html() -> String {
+        var body = cardsHTML
+        if let practices { body += practices.htmlSection() }
+        body += arrivalsHTML + mixHTML + cadenceHTML
+        return HTML.page(title: "PushBench: traffic received", body: body)
+    }
+
+    /// The title and the headline figures.
+    private var cardsHTML: String {
         let seconds = seconds
         let peak = seconds.map(\.pushes).max() ?? 0
         let mean = durationSeconds > 0 ? Double(records.count) / durationSeconds : Double(records.count)
@@ -19,7 +27,13 @@ extension TrafficReport {
         body += HTML.card(String(format: "%.0f/s", mean), "mean rate")
         body += HTML.card("\(peak.formatted())/s", "busiest second")
         body += "</div>\n"
-        if let practices { body += practices.htmlSection() }
+        return body
+    }
+
+    /// Pushes received each second: accepted, refused, at priority 10.
+    private var arrivalsHTML: String {
+        let seconds = seconds
+        var body = ""
         body += "<h2>Arrivals</h2>\n"
         body += LineChart(
             title: "Pushes received per second",
@@ -36,6 +50,12 @@ extension TrafficReport {
                 )
             }
         ).render()
+        return body
+    }
+
+    /// The priority mix, refusals, irregular acceptances, broadcasts and Live Activity events.
+    private var mixHTML: String {
+        var body = ""
         body += "<h2>Priorities and refusals</h2>\n"
         body += HTML.grid(
             "Pushes by type and priority",
@@ -76,6 +96,12 @@ extension TrafficReport {
             headers: ["event", "pushes", "share"],
             rows: events.map { [$0.event, $0.pushes.formatted(), percent($0.pushes) + "%"] }
         )
+        return body
+    }
+
+    /// How often each device token was updated, and what that costs its budget.
+    private var cadenceHTML: String {
+        var body = ""
         let cadence = cadence
         body += "<h2>Per-token cadence</h2>\n"
         body += HTML.grid(
@@ -93,6 +119,6 @@ extension TrafficReport {
         body += "<p class=\"note\">iOS spends an hourly budget on priority-10 Live Activity updates and drops "
         body += "the rest silently while APNs answers 200: the last column is what a device's budget pays. "
         body += "<code>pushbench budget --traffic</code> runs the accepted pushes through the budget model.</p>\n"
-        return HTML.page(title: "PushBench: traffic received", body: body)
+        return body
     }
 }

@@ -29,32 +29,40 @@ extension BudgetReport {
         return table
     }
 
-    static let eventColumns =
-        ["event", "key_event", "pushes_p10", "pushes_p5", "pushes_p1"]
-        + BudgetOutcome.allCases.map { "pushes_\($0.rawValue)" }
-        + ["display_lag_p50_ms", "display_lag_p99_ms", "display_lag_max_ms", "updates_never_shown"]
-
-    /// The outcome mix per event kind, as values of `eventColumns`: the CSV writes them as
-    /// text, `budget_summary.json` as numbers (`nil`: no lag to report).
-    var eventRows: [[Any?]] {
+    /// The outcome mix per event kind: `budget_by_event.csv`'s rows and `budget_summary.json`'s
+    /// `by_event`.
+    var eventRows: [BudgetSummary.EventRow] {
         let tally = result.tally
         return tally.labels.names.indices.compactMap { label in
             let pushes: [Int] = (0..<3).map { tally.pushes(label: label, priorityIndex: $0) }
             guard pushes.reduce(0, +) > 0 else { return nil }
             let lag = Self.lagPercentilesMs(tally.lagMsByLabel[label])
-            var row: [Any?] = [tally.labels.names[label], tally.labels.isKey[label]]
-            row += pushes.map { $0 }
-            row += BudgetOutcome.allCases.map { tally.count($0, label: label) }
-            row += ["p50", "p99", "max"].map { lag[$0] }
-            row.append(tally.neverShownByLabel[label])
-            return row
+            let count = { (outcome: BudgetOutcome) in tally.count(outcome, label: label) }
+            return BudgetSummary.EventRow(
+                event: tally.labels.names[label],
+                keyEvent: tally.labels.isKey[label],
+                pushesP10: pushes[0],
+                pushesP5: pushes[1],
+                pushesP1: pushes[2],
+                pushesShown: count(.shown),
+                pushesThrottled: count(.throttled),
+                pushesCoalesced: count(.coalesced),
+                pushesDroppedEnded: count(.droppedEnded),
+                pushesDroppedStale: count(.droppedStale),
+                pushesStartThrottled: count(.startThrottled),
+                pushesNotStarted: count(.notStarted),
+                displayLagP50Ms: lag["p50"],
+                displayLagP99Ms: lag["p99"],
+                displayLagMaxMs: lag["max"],
+                updatesNeverShown: tally.neverShownByLabel[label]
+            )
         }
     }
 
     /// `budget_by_event.csv`.
     public var eventTable: CSVTable {
-        var table = CSVTable(columns: Self.eventColumns)
-        for row in eventRows { table.append(row.map { $0.map { "\($0)" } ?? "" }) }
+        var table = CSVTable(columns: BudgetSummary.EventRow.columns)
+        for row in eventRows { table.append(row.csvValues) }
         return table
     }
 

@@ -6,8 +6,20 @@ import Pages
 extension BudgetReport {
     /// The budget section: what a run's `report.html` embeds and `budget.html` wraps.
     public var htmlBody: String {
+        var html = titleHTML + cardsHTML
+        html += "<h2>Exhaustion over time</h2>"
+        html +=
+            result.tally.minutes.count < 2
+            ? "<p class=\"sub\">Under two simulated minutes: too short to chart; the tables below hold every figure.</p>"
+            : overTimeCharts()
+        html += lagHTML + outcomeMixHTML
+        if let recommendations { html += recommendationsHTML(recommendations) }
+        return html + parametersHTML
+    }
+
+    /// The title, what was analysed, and the notes on its clock, coverage and estimates.
+    private var titleHTML: String {
         let tally = result.tally
-        let pushes = max(tally.pushes, 1)
         var html = "<h1>Live Activity budget: \(HTML.escape(result.name))</h1>"
         html += "<div class=\"sub\">\(result.activities) activities · preset \(HTML.escape(result.parameters.name))"
         html +=
@@ -20,6 +32,14 @@ extension BudgetReport {
             html += "<p class=\"bad\">Interrupted: these figures cover the pushes simulated before the stop.</p>"
         }
         html += "<p class=\"note\">\(HTML.escape(Self.estimateNote))</p>"
+        return html
+    }
+
+    /// The first screen's cards: shares shown, throttled and coalesced, time to first throttle.
+    private var cardsHTML: String {
+        let tally = result.tally
+        let pushes = max(tally.pushes, 1)
+        var html = ""
         let firstThrottle = Self.lagPercentilesMs(tally.firstThrottleAfterStartMs)["p50"]
         let target = recommendations.flatMap { $0.policy == nil ? nil : UInt64($0.keyLagTargetSeconds * 1000) }
         html += "<div class=\"cards\">"
@@ -42,12 +62,13 @@ extension BudgetReport {
         }
         html += "</div>"
 
-        html += "<h2>Exhaustion over time</h2>"
-        html +=
-            tally.minutes.count < 2
-            ? "<p class=\"sub\">Under two simulated minutes: too short to chart; the tables below hold every figure.</p>"
-            : overTimeCharts()
+        return html
+    }
 
+    /// Display lag: the spectrum and its percentiles, of all updates and of key events.
+    private var lagHTML: String {
+        let tally = result.tally
+        var html = ""
         html += "<h2>Display lag</h2>"
         html += "<p class=\"sub\">From an update's send until its state, or a later-sent one, is shown. "
         html += "Updates never followed by a shown state are not in the curve: \(tally.neverShown) of them, "
@@ -65,6 +86,13 @@ extension BudgetReport {
             }
         )
 
+        return html
+    }
+
+    /// What the device did with each kind of push.
+    private var outcomeMixHTML: String {
+        let tally = result.tally
+        var html = ""
         html += "<h2>Outcome mix by event kind</h2>"
         html += HTML.grid(
             "What the device did with each kind of push",
@@ -86,8 +114,12 @@ extension BudgetReport {
                 ]
             }
         )
-        if let recommendations { html += recommendationsHTML(recommendations) }
+        return html
+    }
 
+    /// The model's parameters, and how it was fed.
+    private var parametersHTML: String {
+        var html = ""
         html += "<h2>Parameters</h2>"
         let parameters = result.parameters
         html += HTML.table(

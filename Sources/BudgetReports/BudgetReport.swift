@@ -70,8 +70,10 @@ public struct BudgetReport {
         func save(_ text: String, _ name: String) throws {
             try ReportFile.save(Data(text.utf8), toPath: (directory as NSString).appendingPathComponent(name))
         }
-        let json = try JSONSerialization.data(withJSONObject: summary, options: [.prettyPrinted, .sortedKeys])
-        try ReportFile.save(json, toPath: (directory as NSString).appendingPathComponent("budget_summary.json"))
+        try ReportFile.save(
+            try summary.encoded(),
+            toPath: (directory as NSString).appendingPathComponent("budget_summary.json")
+        )
         try save(timelineTable.text, "budget_timeline.csv")
         try save(eventTable.text, "budget_by_event.csv")
         try save(lagTable.text, "budget_display_lag.csv")
@@ -81,7 +83,7 @@ public struct BudgetReport {
     }
 
     /// The budget section inside a run's `report.html`: the same content, one heading level down.
-    var embeddedHTML: String {
+    package var embeddedHTML: String {
         htmlBody.replacingOccurrences(of: "<h2>", with: "<h3>").replacingOccurrences(of: "</h2>", with: "</h3>")
             .replacingOccurrences(of: "<h1>", with: "<h2>").replacingOccurrences(of: "</h1>", with: "</h2>")
     }

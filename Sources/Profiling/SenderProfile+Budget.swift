@@ -1,18 +1,22 @@
 import Budget
+import BudgetReports
 import Harness
 import LoadEngine
-import Profiling
-import Reports
 import Workload
 
-/// `pushbench profile`'s budget: the events a sender got accepted, through the device budget
-/// model on the scenario's clock, as `pushbench run` models its own accepted pushes.
-extension ProfileCommand {
-    /// The budget report of `profile`'s accepted events, or `nil` with `--no-budget`.
-    func budgetReport(_ profile: SenderProfile, profiler: SenderProfiler, runID: String) throws -> BudgetReport? {
-        guard !budget.noBudget else { return nil }
-        let preset = try BudgetParameters.preset(named: budget.budgetPreset)
-        let scenario = profile.service?.workload.scenario ?? profiler.scenario
+/// A profile's budget: the events its sender got accepted, through the device budget model on
+/// the scenario's clock, as `pushbench run` models its own accepted pushes.
+extension SenderProfile {
+    /// The budget report of the events this profile's sender got accepted, modelled with
+    /// `preset`, as `profiler` handed them out.
+    public func budgetReport(
+        preset: BudgetParameters.Preset,
+        profiler: SenderProfiler,
+        runID: String,
+        commandLine: String
+    ) throws -> BudgetReport {
+        let profile = self
+        let scenario = service?.workload.scenario ?? profiler.scenario
         let feed = BudgetFeed(
             parameters: preset.parameters,
             scenario: scenario,
@@ -20,7 +24,7 @@ extension ProfileCommand {
             clock: .scenario,
             sampleEvery: max(1, scenario.activities / 1000)
         )
-        for (sequence, event) in try acceptedEvents(profile, profiler: profiler).enumerated() {
+        for (sequence, event) in try acceptedEvents(profiler: profiler).enumerated() {
             feed.receive(
                 AcceptedPush(
                     worker: 0,
@@ -40,16 +44,14 @@ extension ProfileCommand {
             recommendations: nil,
             parametersSource: preset.source,
             runID: runID,
-            commandLine: CommandLine.arguments.joined(separator: " ")
+            commandLine: commandLine
         )
     }
 
     /// The scenario's events whose push the mock accepted, in scenario order: a sender's event
     /// by its number, a service's by its call's push to the event's activity.
-    private func acceptedEvents(
-        _ profile: SenderProfile,
-        profiler: SenderProfiler
-    ) throws -> AnySequence<WorkloadEvent> {
+    private func acceptedEvents(profiler: SenderProfiler) throws -> AnySequence<WorkloadEvent> {
+        let profile = self
         if let service = profile.service {
             let workload = service.workload
             return AnySequence(

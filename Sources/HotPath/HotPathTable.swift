@@ -1,16 +1,15 @@
 import Foundation
-import HotPath
 import Pages
-import Reports
+import Transport
 
 /// The outputs of `pushbench hotpath`: the terminal table, the JSON document and the CSV.
-enum HotPathTable {
+package enum HotPathTable {
     /// The schema of `--json`; bump on any change a reader would notice.
-    static let schema = "pushbench.hotpath/1"
+    package static let schema = "pushbench.hotpath/1"
 
     /// One table per allocator (figures by thread count, scaling, ratio to the peer), the
     /// allocators side by side when there are two, and the targets checked.
-    static func render(_ rows: [HotPathRow], sweep: HotPathSweep) -> String {
+    package static func render(_ rows: [HotPathRow], sweep: HotPathSweep) -> String {
         var lines: [String] = []
         let allocators = rows.map(\.allocator).reduce(into: [MemoryAllocator]()) {
             if !$0.contains($1) { $0.append($1) }
@@ -49,11 +48,11 @@ enum HotPathTable {
     }
 
     /// Every figure of every row, for `--json`.
-    static func document(_ rows: [HotPathRow], sweep: HotPathSweep) -> [String: Any] {
+    package static func document(_ rows: [HotPathRow], sweep: HotPathSweep) -> [String: Any] {
         [
             "schema": schema,
             "seconds_per_measurement": sweep.seconds,
-            "machine": RunContext.machineObject,
+            "machine": MachineDescription.currentJSONObject,
             "figures": Dictionary(uniqueKeysWithValues: sweep.measurements.map { ($0.name, $0.summary) }),
             "results": rows.map { row -> [String: Any] in
                 var entry: [String: Any] = ["allocator": row.allocator.rawValue, "threads": row.threads]
@@ -63,23 +62,28 @@ enum HotPathTable {
         ]
     }
 
+    /// A `--json` document that is not one this build writes.
+    package struct DocumentError: Error, CustomStringConvertible {
+        package var description: String
+    }
+
     /// Reads the rows back from a `--json` document (how the parent reads a child's figures).
-    static func rows(fromDocument data: Data) throws -> [HotPathRow] {
+    package static func rows(fromDocument data: Data) throws -> [HotPathRow] {
         guard let document = try JSONSerialization.jsonObject(with: data) as? [String: Any],
             document["schema"] as? String == schema,
             let results = document["results"] as? [[String: Any]]
-        else { throw CommandLineError("hot-path figures are not a \(schema) document") }
+        else { throw DocumentError(description: "hot-path figures are not a \(schema) document") }
         return try results.map { entry in
             guard let allocator = (entry["allocator"] as? String).flatMap(MemoryAllocator.init(rawValue:)),
                 let threads = entry["threads"] as? Int
-            else { throw CommandLineError("a hot-path result has no allocator or thread count") }
+            else { throw DocumentError(description: "a hot-path result has no allocator or thread count") }
             let values = entry.compactMapValues { $0 as? Double }.filter { $0.key != "threads" }
             return HotPathRow(allocator: allocator, threads: threads, values: values)
         }
     }
 
     /// One row per allocator and thread count, every figure a column.
-    static func csv(_ rows: [HotPathRow], sweep: HotPathSweep) -> CSVTable {
+    package static func csv(_ rows: [HotPathRow], sweep: HotPathSweep) -> CSVTable {
         var table = CSVTable(columns: ["allocator", "threads"] + sweep.columns)
         for row in rows {
             table.append(

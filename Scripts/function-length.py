@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Fails on a Swift function longer than a reader holds in one look.
+
+    Scripts/function-length.py [--limit N] DIR...
+
+Counts the lines of every body: func, init, deinit, subscript, and computed properties (a `var`
+whose declaration opens a brace). A body runs from its opening brace's line to its closing
+brace's line; braces in string literals (multi-line and raw ones too) and comments do not
+count. Prints each body over the limit (60 by default) as LINES PATH:LINE NAME, longest first,
+and exits 1 if there is any; `make lint` runs it on Sources/.
+"""
+import argparse
+import os
+import re
+import sys
+
+DECLARATION = re.compile(
+    r"\b(?P<name>func\s+[^\s(<]+|init[?!]?|deinit|subscript|var\s+\w+)(?=[\s(<:{])"
+)
+
+
+def code_only(lines):
+    """Each line with its string literals and comments blanked out."""
+    in_block_comment = False
+    in_multiline = None  # the closing delimiter of an open multi-line string
+    for line in lines:
+        out = []
+        i = 0
+        while i < len(line):
+            if in_block_comment:
+                end = line.find("*/", i)
+                if end < 0:
+                    i = len(line)
+                    continue
+                in_block_comment, i = False, end + 2
+                continue
+            if in_multiline:
+                end = line.find(in_multiline, i)
+                if end < 0:
+                    i = len(line)
+                    continue
+                i, in_multiline = end + len(in_multiline), None
+                continue
+            if line.startswith("//", i):
+                break
+            if line.startswith("/*", i):
+                in_block_comment, i = True, i + 2
+                continue
+            raw = re.match(r'(#*)"""', line[i:])
+            if raw:
+                in_multiline = '"""' + raw.group(1)
+                i += len(raw.group(0))
+                continue
+            quote = re.match(r'(#*)"', line[i:])
+            if quote:
+                closing = '"' + quote.group(1)
+                i += len(quote.group(0))
+                depth = 0
+                while i < len(line):
+                    if line.startswith("\\(", i):
+                        depth, i = depth + 1, i + 2
+                    elif depth and line[i] == ")":
+                        depth, i = depth - 1, i + 1
+                    elif not depth and line[i] == "\\":
+                        i += 2
+                    elif not depth and line.startswith(closing, i):
+                        i += len(closing)
+                        break
+                    else:
+                        i += 1
+                continue
+            out.append(line[i])
+            i += 1
+        yield "".join(out)
+
+
+def bodies(path):
+    """(name, first line, length) of every body in the file at `path`."""
+    with open(path, encoding="utf-8") as handle:
+        code = list(code_only(handle.read().split("\n")))
+    found = []
+    pending = None  # a declaration whose body's brace has not opened yet
+    stack = []  # open braces: (name or None, line, depth)
+    for number, line in enumerate(code, 1):
+        match = DECLARATION.search(line)
+        if match and "=" not in line[: match.start()] and not line.lstrip().startswith("case "):
+            name = match.group("name")
+            if not name.startswith("var") or "{" in line[match.end():]:
+                pending = (name, number)
+        for character in line:
+            if character == "{":
+                if pending:
+                    stack.append((pending[0], pending[1]))
+                    pending = None
+                else:
+                    stack.append((None, number))
+            elif character == "}" and stack:
+                name, first = stack.pop()
+                if name:
+                    found.append((name, first, number - first + 1))
+        if pending and pending[0].startswith("var") and number > pending[1]:
+            pending = None
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=int, default=60)
+    parser.add_argument("folders", nargs="+")
+    arguments = parser.parse_args()
+    long = []
+    for folder in arguments.folders:
+        for root, _, files in os.walk(folder):
+            for file in sorted(files):
+                if file.endswith(".swift"):
+                    path = os.path.join(root, file)
+                    long += [(length, path, first, name) for name, first, length in bodies(path)
+                             if length > arguments.limit]
+    for length, path, first, name in sorted(long, reverse=True):
+        print(f"{length} {path}:{first} {name}")
+    if long:
+        print(f"{len(long)} function(s) over {arguments.limit} lines: split them into steps with names",
+              file=sys.stderr)
+    return 1 if long else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `make lint`'s function-length check (`Scripts/function-length.py`): it fails on a body over
+/// the limit, and braces in strings and comments do not fool it.
+final class FunctionLengthCheckTests: XCTestCase {
+    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scripts/function-length.py")
+        .path
+
+    /// A function whose body is `lines` lines, braces included, with braces in a string, a
+    /// multi-line string and a comment that must not count.
+    private func source(lines: Int) -> String {
+        let filler = (0..<(lines - 7)).map { "    _ = \($0)" }.joined(separator: "\n")
+        return """
+            struct Sample {
+                func long() {
+                    let text = "{ not a brace"
+                    // } nor this
+                    let more = \"\"\"
+                        }}}
+                        \"\"\"
+                \(filler)
+                }
+            }
+            """
+    }
+
+    private func check(_ source: String, limit: Int) throws -> ExternalProgram.Output {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        _ = try directory.write("Sample.swift", Array(source.utf8))
+        let python = try XCTUnwrap(ExternalProgram.onPath("python3"))
+        return try python.run([Self.script, "--limit", String(limit), directory.path])
+    }
+
+    func testABodyOverTheLimitFailsWithItsLengthAndPlace() throws {
+        let output = try check(source(lines: 12), limit: 11)
+        XCTAssertEqual(output.status, 1, output.stderr)
+        XCTAssertTrue(output.stdout.hasPrefix("12 "), output.stdout)
+        XCTAssertTrue(output.stdout.contains("Sample.swift:2 func long"), output.stdout)
+    }
+
+    func testABodyAtTheLimitPasses() throws {
+        let output = try check(source(lines: 12), limit: 12)
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertEqual(output.stdout, "")
+    }
+}
