@@ -39,35 +39,11 @@ struct BudgetCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "A built-in scenario (pushbench scenarios list) or a scenario file.")
-    var scenario = "football"
+    @OptionGroup(title: "The scenario")
+    var workload: ScenarioOptions
 
     @Option(help: "Replay pushes recorded by `pushbench mock --record` instead of a scenario.")
     var traffic: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "How updates reach the activities: token, broadcast, or both side by side (default: each cohort's own delivery).",
-            discussion: """
-                token: a push per activity to its update token. broadcast (iOS 18): a push per group to its \
-                channel, which each activity subscribed to when it started; every subscriber's device still \
-                spends its own budget. both: the report is the per-token one, and budget_delivery.csv and the \
-                console set the two side by side: the pushes the sender sends against what the devices show.
-                """
-        )
-    )
-    var delivery: DeliveryChoice?
-
-    /// `--delivery`: one of the scenario's deliveries for every cohort, or both in turn.
-    enum DeliveryChoice: String, ExpressibleByArgument, CaseIterable {
-        case token, broadcast, both
-    }
-
-    @Option(help: "Scale the scenario to this many activities.")
-    var activities: Int?
-
-    @Option(help: "Override the scenario's seed.")
-    var seed: UInt64?
 
     @OptionGroup(title: "Budget model (a preset, and any value of it overridden)")
     var model: BudgetModelOptions
@@ -111,7 +87,7 @@ struct BudgetCommand: ParsableCommand {
     @OptionGroup var reports: ReportsFolderOptions
 
     func validate() throws {
-        if let activities, activities < 1 { throw ValidationError("--activities must be at least 1") }
+        if workload.requests != nil { throw ValidationError("--requests: budget models the whole scenario") }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
         guard activitiesPerDevice >= 1 else { throw ValidationError("--activities-per-device must be at least 1") }
         guard ["sample", "all", "none"].contains(activitiesCSV) else {
@@ -121,7 +97,9 @@ struct BudgetCommand: ParsableCommand {
         guard (0...1).contains(keyShare) else { throw ValidationError("--key-share must be between 0 and 1") }
         guard policySample >= 1 else { throw ValidationError("--policy-sample must be at least 1") }
         if traffic != nil && sweep { throw ValidationError("--sweep needs a scenario, not --traffic") }
-        if traffic != nil && delivery != nil { throw ValidationError("--delivery needs a scenario, not --traffic") }
+        if traffic != nil && workload.delivery != nil {
+            throw ValidationError("--delivery needs a scenario, not --traffic")
+        }
     }
 
     func run() throws {
@@ -150,7 +128,7 @@ struct BudgetCommand: ParsableCommand {
             Console.out("sweep of every preset and policy (\(path)):")
             for line in table.alignedLines { Console.out("  " + line) }
         }
-        if delivery == .both, let simulation, !result.interrupted {
+        if workload.delivery == .both, let simulation, !result.interrupted {
             var broadcast = simulation
             broadcast.scenario = simulation.scenario.delivered(by: .broadcast)
             Console.err("simulating the same scenario delivered by broadcast")
@@ -190,12 +168,7 @@ struct BudgetCommand: ParsableCommand {
         _ parameters: BudgetParameters,
         stop: StopFlag
     ) throws -> (BudgetResult, BudgetRecommendations?, BudgetSimulation?) {
-        var loaded = try ScenariosCommand.load(scenario, activities: activities, seed: seed)
-        switch delivery {
-        case .token, .both: loaded = loaded.delivered(by: Scenario.Delivery.token)
-        case .broadcast: loaded = loaded.delivered(by: Scenario.Delivery.broadcast)
-        case nil: break
-        }
+        let loaded = try workload.scenario(defaultActivities: nil)
         try MemoryCheck.ensureBudgetModel(of: loaded.activities, needing: "the budget model", advice: "give fewer")
         let simulation = BudgetSimulation(
             scenario: loaded,

@@ -5,11 +5,13 @@ import Workload
 
 /// How a run paces its pushes and how long it lasts: closed loop by default, or one of the open
 /// loops (a rate, a rate profile, the scenario's clock, a burst), each with its intended send
-/// times. One group, so every command that sends a scenario paces it with the same flags.
+/// times. One group, so every command that sends a scenario paces it with the same flags and
+/// checks: `profile` takes its `--rate`, `--time-scale` and `--duration` as its sender's schedule.
 struct PacingOptions: ParsableArguments {
 
     @Option(
-        help: "Stop sending after this long (30s, 5m); answers in flight are still awaited."
+        help:
+            "Stop after this long (30s, 5m): a run stops sending and still awaits the answers in flight; a profile ends its sender (SIGTERM, then SIGKILL after --grace)."
     )
     var duration: TimeSpan?
 
@@ -21,7 +23,7 @@ struct PacingOptions: ParsableArguments {
 
     @Option(
         help:
-            "Open loop at this many pushes per second (default: closed loop, as fast as streams free up, refilled a batch of an eighth of them at a time, held at most 100 µs)."
+            "Open loop at this many pushes per second (default: closed loop, as fast as streams free up, refilled a batch of an eighth of them at a time, held at most 100 µs; a profile's sender gets all its pushes due at once)."
     )
     var rate: Double?
 
@@ -62,7 +64,7 @@ struct PacingOptions: ParsableArguments {
             throw ValidationError("--time-scale must be a positive number")
         }
         if [rate != nil, rateProfile != nil, timeScale != nil, burst != nil].filter({ $0 }).count > 1 {
-            throw ValidationError("--rate, --rate-profile, --time-scale and --burst are ways to pace a run; give one")
+            throw ValidationError("--rate, --rate-profile, --time-scale and --burst are ways to pace pushes; give one")
         }
         if let burst, EventKind(rawValue: burst) == nil {
             throw ValidationError(

@@ -48,9 +48,9 @@ extension ProfileCommand {
             mock: try server.configuration(host: "127.0.0.1", port: 0, key: nil),
             signingKey: signingKey,
             requests: scenario.requests,
-            timing: schedule.timing,
+            timing: pace.eventTiming,
             lead: schedule.lead.duration,
-            duration: schedule.duration?.duration,
+            duration: pace.duration?.duration,
             grace: schedule.grace.duration
         )
         profiler.bundleID = app.bundleID

@@ -52,7 +52,10 @@ struct ProfileCommand: ParsableCommand {
     @OptionGroup(title: "Scenario")
     var scenario: ScenarioOptions
 
-    @OptionGroup(title: "Schedule and stop")
+    @OptionGroup(title: "Schedule (as run's; a profile takes --rate, --time-scale and --duration)")
+    var pace: PacingOptions
+
+    @OptionGroup(title: "The sender's start and stop")
     var schedule: ProfileScheduleOptions
 
     @OptionGroup var app: AppOptions
@@ -85,6 +88,8 @@ struct ProfileCommand: ParsableCommand {
     var command: [String] = []
 
     func validate() throws {
+        try scenario.requireOneDelivery()
+        try pace.checkProfileSchedule()
         if budget.budgetClock == .run {
             throw ValidationError("--budget-clock run: profile models the budget on the scenario's clock only")
         }

@@ -1,45 +1,32 @@
 import ArgumentParser
 import Profiling
 
-/// When a profiled sender's pushes are due, and when it is stopped: the schedule it is handed
-/// (`at_s` in its events file) and the bounds on watching it.
+/// What only a profile's schedule has beyond `PacingOptions`: when `at_s` 0 comes after the
+/// sender starts, and how long its processes have to go once asked to.
 struct ProfileScheduleOptions: ParsableArguments {
-    @Option(
-        name: .customLong("time-scale"),
-        help: "Due on the scenario's clock, this many times faster (60: a simulated minute a second)."
-    )
-    var timeScale: Double?
-
-    @Option(
-        help:
-            "Due evenly at this many pushes a second (default: all due at once, at at_s 0, so the sender sends as fast as it can)."
-    )
-    var rate: Double?
-
     @Option(help: "How long after the sender starts at_s 0 comes: time to start up and connect.")
     var lead = TimeSpan(seconds: 2)
 
-    @Option(
-        help: "End the sender (SIGTERM, then SIGKILL after --grace) this long after it started, if it has not exited."
-    )
-    var duration: TimeSpan?
-
     @Option(help: "How long the sender's processes have between SIGTERM and SIGKILL.")
     var grace = TimeSpan(seconds: 5)
+}
 
-    func validate() throws {
-        if timeScale != nil && rate != nil {
-            throw ValidationError("--time-scale and --rate are two schedules; give one")
+extension PacingOptions {
+    /// A profile hands its sender fixed due times: the scenario's clock (`--time-scale`), an even
+    /// rate (`--rate`), or all at once; a rate that changes, a burst and a warmup pace a run.
+    func checkProfileSchedule() throws {
+        if rateProfile != nil || burst != nil {
+            throw ValidationError(
+                "--rate-profile and --burst pace a run; a profile hands its sender due times: give --rate or --time-scale"
+            )
         }
-        if let timeScale, !(timeScale > 0 && timeScale.isFinite) {
-            throw ValidationError("--time-scale must be a positive number")
+        if warmup.nanoseconds > 0 {
+            throw ValidationError("--warmup keeps a run's first pushes out of its figures; a profile counts them all")
         }
-        if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number") }
-        if let duration, duration.nanoseconds == 0 { throw ValidationError("--duration 0: must be longer than 0") }
     }
 
-    /// The schedule the options ask for.
-    var timing: EventTiming {
+    /// The due times a profile hands its sender.
+    var eventTiming: EventTiming {
         if let timeScale { return .scenarioTime(scale: timeScale) }
         if let rate { return .constantRate(perSecond: rate) }
         return .allAtOnce

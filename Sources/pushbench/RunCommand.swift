@@ -169,6 +169,7 @@ struct RunCommand: ParsableCommand {
     static let generatedTeamID = "PBTEAM0001"
 
     func validate() throws {
+        try workload.requireOneDelivery()
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority must be 1, 5 or 10") }
         if destination.endpoint != nil && embeddedMock.isSet {
             throw ValidationError(

@@ -1,18 +1,23 @@
 import ArgumentParser
 import Workload
 
-/// The pushes a command sends: a scenario, scaled to a number of activities, with its seed and
-/// delivery, and how many of its pushes to send. One group, so every command that sends a
-/// scenario takes it the same way.
+/// The pushes a command sends or models: a scenario, scaled to a number of activities, with its
+/// seed and delivery, and how many of its pushes to send. One group, so `run`, `profile` and
+/// `budget` take a scenario the same way.
 struct ScenarioOptions: ParsableArguments {
 
     @Option(help: "A built-in scenario (pushbench scenarios list) or a scenario file.")
     var scenario = "football"
 
-    @Option(help: "Scale the scenario to this many activities (default: 1000, or one per --tokens line).")
+    @Option(
+        help: """
+            Scale the scenario to this many activities (default: 1000 for run and profile, or one per --tokens line; \
+            the scenario's own for budget).
+            """
+    )
     var activities: Int?
 
-    @Option(help: "Stop after this many pushes (default: the whole scenario).")
+    @Option(help: "Stop after this many pushes (default: the whole scenario; run and profile).")
     var requests: Int?
 
     @Option(help: "Override the scenario's seed (its tokens and events).")
@@ -20,26 +25,47 @@ struct ScenarioOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "How updates reach the activities, for every cohort: token or broadcast (default: each cohort's own delivery).",
+            "How updates reach the activities, for every cohort: token, broadcast, or (budget) both side by side (default: each cohort's own delivery).",
             discussion: """
-                broadcast (iOS 18): a channel per group is created before the run through the channel \
-                management API (--channel-endpoint; the embedded mock serves one), each activity's start \
-                subscribes to it, each step is one push to /4/broadcasts/apps/<bundle-id>, and the channels \
-                are deleted when the run ends. A group stays with one worker.
+                token: a push per activity to its update token. broadcast (iOS 18): a channel per group is \
+                created before the run through the channel management API (--channel-endpoint; the embedded \
+                mock serves one), each activity's start subscribes to it, each step is one push to \
+                /4/broadcasts/apps/<bundle-id>, and the channels are deleted when the run ends; a group stays \
+                with one worker; every subscriber's device still spends its own budget. both (budget only): \
+                the report is the per-token one, and budget_delivery.csv and the console set the two side by \
+                side: the pushes the sender sends against what the devices show.
                 """
         )
     )
-    var delivery: Scenario.Delivery?
+    var delivery: DeliveryChoice?
+
+    /// `--delivery`: one of the scenario's deliveries for every cohort, or (budget) both in turn.
+    enum DeliveryChoice: String, ExpressibleByArgument, CaseIterable {
+        case token, broadcast, both
+    }
 
     func validate() throws {
         if let requests, requests < 1 { throw ValidationError("--requests must be at least 1") }
         if let activities, activities < 1 { throw ValidationError("--activities must be at least 1") }
     }
 
-    /// The scenario as run: `--scenario`, scaled to `--activities` (or `defaultActivities`),
-    /// with `--seed` and `--delivery` applied.
-    func scenario(defaultActivities: Int) throws -> Scenario {
+    /// For a command that sends the scenario: one delivery, not both.
+    func requireOneDelivery() throws {
+        if delivery == .both {
+            throw ValidationError(
+                "--delivery both sets the two side by side in `pushbench budget`; give token or broadcast"
+            )
+        }
+    }
+
+    /// The scenario as run: `--scenario`, scaled to `--activities` (or `defaultActivities`, or
+    /// its own), with `--seed` and `--delivery` applied (both: per token, the first of the two).
+    func scenario(defaultActivities: Int?) throws -> Scenario {
         let scenario = try ScenariosCommand.load(self.scenario, activities: activities ?? defaultActivities, seed: seed)
-        return delivery.map { scenario.delivered(by: $0) } ?? scenario
+        switch delivery {
+        case .token, .both: return scenario.delivered(by: .token)
+        case .broadcast: return scenario.delivered(by: .broadcast)
+        case nil: return scenario
+        }
     }
 }

@@ -253,10 +253,17 @@ final class CommandLineTests: PushbenchTestCase {
                 ["run", "--rate-profile", "0:100,10:-5"],
                 "--rate-profile 0:100,10:-5: rates must be finite and not negative"
             ),
-            (["run", "--rate", "100", "--time-scale", "60"], "are ways to pace a run; give one"),
+            (["run", "--rate", "100", "--time-scale", "60"], "are ways to pace pushes; give one"),
             (["run", "--burst", "penalty"], "--burst: no event kind 'penalty'; the kinds are start, kick-off"),
             (["run", "--burst", "goal", "--warmup", "2s"], "--warmup does not apply to --burst"),
             (["run", "--threads", "4", "--connections", "2"], "--connections must be at least --threads"),
+            (["run", "--delivery", "both"], "--delivery both sets the two side by side in `pushbench budget`"),
+            // profile's schedule is the same flags, with the same checks, and what paces only a run
+            (["profile", "--rate", "100", "--time-scale", "60", "--", "true"], "are ways to pace pushes; give one"),
+            (["profile", "--rate", "0", "--", "true"], "--rate must be a positive number"),
+            (["profile", "--burst", "goal", "--", "true"], "--rate-profile and --burst pace a run"),
+            (["profile", "--warmup", "5s", "--", "true"], "--warmup keeps a run's first pushes out of its figures"),
+            (["budget", "--requests", "10"], "--requests: budget models the whole scenario"),
         ]
         for (arguments, message) in cases {
             assertCleanFailure(try pushbench.run(arguments), mentions: message)
