@@ -24,10 +24,36 @@ final class HTTP2Connection {
     enum Phase {
         /// Connecting and shaking hands.
         case opening(TLSByteStream)
-        /// HTTP/2 agreed: the session runs over the stream.
-        case ready(TLSByteStream, session: OpaquePointer)
+        /// HTTP/2 agreed: the session runs over the stream, with what the server said of it.
+        case ready(ReadySession)
         /// Closed, for this reason: what a request submitted to it then fails with.
         case closed(ConnectionFailure)
+    }
+
+    /// What exists only once HTTP/2 runs: the stream and the nghttp2 session over it, the
+    /// server's stream limit and GOAWAY, and the liveness clock. A reference, so that a read or a
+    /// callback updates it in place rather than rewriting the phase.
+    final class ReadySession {
+        let stream: TLSByteStream
+        let session: OpaquePointer
+        /// Whether the server's first SETTINGS has come; until then one stream at a time.
+        var peerSettingsReceived = false
+        /// The most streams the server allows open at once: one until its SETTINGS say (APNs
+        /// starts a connection at one), then its SETTINGS_MAX_CONCURRENT_STREAMS, which may be 0
+        /// (wait). Read again after every read, since SETTINGS may change it.
+        var peerStreamLimit = 1
+        /// The server's GOAWAY, once one came: its error code and debug data (APNs puts a JSON
+        /// `reason` there), which every request it ends fails with.
+        var goaway: ConnectionFailure?
+        /// When bytes last arrived, and when a PING went out that nothing has answered since.
+        var lastReadAt: UInt64
+        var pingSentAt: UInt64?
+
+        init(stream: TLSByteStream, session: OpaquePointer, now: UInt64) {
+            self.stream = stream
+            self.session = session
+            lastReadAt = now
+        }
     }
 
     private(set) var phase: Phase
@@ -39,12 +65,6 @@ final class HTTP2Connection {
     /// or beyond the streams the server allows. Kept here, not in nghttp2's queue, so that one
     /// past its deadline can be cancelled before it was ever sent.
     private(set) var waiting: [StreamSlot] = []
-    /// Whether the server's first SETTINGS has come; until then one stream at a time.
-    private var peerSettingsReceived = false
-    /// The most streams the server allows open at once: one until its SETTINGS say (APNs starts
-    /// a connection at one), then its SETTINGS_MAX_CONCURRENT_STREAMS, which may be 0 (wait).
-    /// Read again after every read, since SETTINGS may change it.
-    private var peerStreamLimit = 1
     /// Requests that finished while bytes were read or written, for the client to hand back.
     var finished: [StreamSlot] = []
     /// Requests the server refused before processing them (REFUSED_STREAM: over its stream
@@ -53,13 +73,7 @@ final class HTTP2Connection {
     /// Whether the server has answered a request here: only then are refused requests sent
     /// again by the transport (a server that answers nothing is the engine's to back off from).
     private(set) var hasAnswered = false
-    /// The server's GOAWAY, once one came: its error code and debug data (APNs puts a JSON
-    /// `reason` there), which every request it ends fails with.
-    private(set) var goaway: ConnectionFailure?
     private let authority: nghttp2_nv
-    /// When bytes last arrived, and when a PING went out that nothing has answered since.
-    private var lastReadAt: UInt64
-    private var pingSentAt: UInt64?
     private var output: [UInt8] = []
     private var outputOffset = 0
     private var input = [UInt8](repeating: 0, count: 64 * 1024)
@@ -88,7 +102,8 @@ final class HTTP2Connection {
     /// Its socket, to poll; -1 in memory and once closed.
     var socket: Int32 {
         switch phase {
-        case .opening(let stream), .ready(let stream, _): stream.socket
+        case .opening(let stream): stream.socket
+        case .ready(let ready): ready.stream.socket
         case .closed: -1
         }
     }
@@ -109,7 +124,7 @@ final class HTTP2Connection {
         guard requestsLeft != 0 else { return false }
         return switch phase {
         case .opening: true
-        case .ready(_, let session): nghttp2_session_check_request_allowed(session) != 0
+        case .ready(let ready): nghttp2_session_check_request_allowed(ready.session) != 0
         case .closed: false
         }
     }
@@ -183,7 +198,6 @@ final class HTTP2Connection {
         requestsLeft = requestLimit
         ownAuthorization = authorization.map { HeaderBlock(lines: ["authorization: \($0)"]) }
         self.authority = authority
-        lastReadAt = now
         phase = .opening(stream)
         if case .closed(let failure?) = stream.phase { fail(failure) }
         if case .open = stream.phase { becomeReady(stream, now: now) }
@@ -192,7 +206,7 @@ final class HTTP2Connection {
 
     deinit {
         fields.deallocate()
-        if case .ready(_, let session) = phase { nghttp2_session_del(session) }
+        if case .ready(let ready) = phase { nghttp2_session_del(ready.session) }
     }
 
     /// Queues a prepared request on this connection: on nghttp2 when the connection is ready
@@ -203,12 +217,12 @@ final class HTTP2Connection {
         switch phase {
         case .opening:
             waiting.append(slot)
-        case .ready(_, let session):
+        case .ready(let ready):
             // A connection idle until now has not been silent before now: the clock is read
             // only then, not for every request.
-            if open.isEmpty { lastReadAt = max(lastReadAt, monotonicNanos()) }
-            if waiting.isEmpty && open.count < peerStreamLimit {
-                submitToSession(slot, session: session)
+            if open.isEmpty { ready.lastReadAt = max(ready.lastReadAt, monotonicNanos()) }
+            if waiting.isEmpty && open.count < ready.peerStreamLimit {
+                submitToSession(slot, session: ready.session)
             } else {
                 waiting.append(slot)
                 admitWaiting()
@@ -226,7 +240,7 @@ final class HTTP2Connection {
     func cancel(_ slot: StreamSlot) {
         if let index = waiting.firstIndex(where: { $0 === slot }) {
             waiting.remove(at: index)
-            if isReady && peerStreamLimit == 0 {
+            if case .ready(let ready) = phase, ready.peerStreamLimit == 0 {
                 slot.failure = ConnectionFailure(
                     .noStreams,
                     "the server allowed no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0) for the request's whole deadline"
@@ -238,8 +252,13 @@ final class HTTP2Connection {
             return
         }
         slot.timedOut = true
-        guard case .ready(_, let session) = phase else { return }
-        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), slot.streamID, NGHTTP2_CANCEL.rawValue)
+        guard case .ready(let ready) = phase else { return }
+        nghttp2_submit_rst_stream(
+            ready.session,
+            UInt8(NGHTTP2_FLAG_NONE.rawValue),
+            slot.streamID,
+            NGHTTP2_CANCEL.rawValue
+        )
     }
 
     /// Moves the connection on: opens it further (or fails it past its deadline), or, when
@@ -252,7 +271,7 @@ final class HTTP2Connection {
             case .open: becomeReady(stream, now: now)
             case .failed(let failure): fail(failure)
             }
-        case .ready(let stream, let session): readable ? transfer(stream, session, now: now) : flush()
+        case .ready(let ready): readable ? transfer(ready, now: now) : flush()
         case .closed: return
         }
     }
@@ -260,8 +279,8 @@ final class HTTP2Connection {
     /// Sends a PING when requests are open and nothing has been read for `interval`, and ends
     /// the connection as lost when nothing answers within `interval` more.
     func checkLiveness(now: UInt64, interval: UInt64) {
-        guard case .ready(_, let session) = phase, !open.isEmpty else { return }
-        if let sent = pingSentAt {
+        guard !open.isEmpty, case .ready(let ready) = phase else { return }
+        if let sent = ready.pingSentAt {
             if now &- sent >= interval {
                 fail(
                     ConnectionFailure(
@@ -272,20 +291,20 @@ final class HTTP2Connection {
             }
             return
         }
-        guard now &- lastReadAt >= interval else { return }
-        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
-        pingSentAt = now
+        guard now &- ready.lastReadAt >= interval else { return }
+        nghttp2_submit_ping(ready.session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        ready.pingSentAt = now
         flush()
     }
 
     /// The next instant this connection has something to check without socket activity: its
     /// opening deadline, or its next PING's time or answer's deadline.
     func nextCheck(pingInterval: UInt64) -> UInt64 {
-        switch phase {
-        case .opening(let stream): stream.deadline ?? .max
-        case .ready where !open.isEmpty: (pingSentAt ?? lastReadAt) &+ pingInterval
-        case .ready, .closed: .max
+        if !open.isEmpty, case .ready(let ready) = phase {
+            return (ready.pingSentAt ?? ready.lastReadAt) &+ pingInterval
         }
+        if case .opening(let stream) = phase { return stream.deadline ?? .max }
+        return .max
     }
 
     /// Every request on the connection, sent or waiting (a copy: cancelling one changes both).
@@ -297,24 +316,23 @@ final class HTTP2Connection {
         guard let session = startSession() else {
             return fail(ConnectionFailure(.clientError, "nghttp2 could not create a session"))
         }
-        phase = .ready(stream, session: session)
-        lastReadAt = now
+        phase = .ready(ReadySession(stream: stream, session: session, now: now))
         admitWaiting()
         flush()
     }
 
     /// Hands waiting requests to nghttp2 while the server's stream limit has room.
     private func admitWaiting() {
-        guard case .ready(_, let session) = phase, !waiting.isEmpty else { return }
-        let room = peerStreamLimit - open.count
+        guard !waiting.isEmpty, case .ready(let ready) = phase else { return }
+        let room = ready.peerStreamLimit - open.count
         guard room > 0 else { return }
         let admitted = waiting.prefix(room)
         waiting.removeFirst(admitted.count)
-        for slot in admitted { submitToSession(slot, session: session) }
+        for slot in admitted { submitToSession(slot, session: ready.session) }
     }
 
     fileprivate func receivedSettings() {
-        peerSettingsReceived = true
+        if case .ready(let ready) = phase { ready.peerSettingsReceived = true }
     }
 
     /// Writes the fields every request with `headers` shares into `fields`.
@@ -373,13 +391,13 @@ final class HTTP2Connection {
     }
 
     /// Reads what the stream has, hands it to nghttp2, then writes what nghttp2 has queued.
-    private func transfer(_ stream: TLSByteStream, _ session: OpaquePointer, now: UInt64) {
+    private func transfer(_ ready: ReadySession, now: UInt64) {
         reading: while true {
-            switch stream.read(into: &input) {
+            switch ready.stream.read(into: &input) {
             case .bytes(let count):
-                lastReadAt = now
-                pingSentAt = nil
-                let used = input.withUnsafeBytes { nghttp2_session_mem_recv(session, $0.baseAddress, count) }
+                ready.lastReadAt = now
+                ready.pingSentAt = nil
+                let used = input.withUnsafeBytes { nghttp2_session_mem_recv(ready.session, $0.baseAddress, count) }
                 if used < 0 {
                     return fail(
                         ConnectionFailure(
@@ -394,8 +412,10 @@ final class HTTP2Connection {
                 return fail(ConnectionFailure(.connectionLost, detail))
             }
         }
-        if peerSettingsReceived {
-            peerStreamLimit = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+        if ready.peerSettingsReceived {
+            ready.peerStreamLimit = Int(
+                nghttp2_session_get_remote_settings(ready.session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+            )
         }
         admitWaiting()
         flush()
@@ -413,7 +433,9 @@ final class HTTP2Connection {
 
     /// Writes what nghttp2 has queued, as one buffer; nothing before the connection is ready.
     func flush() {
-        guard case .ready(let stream, let session) = phase else { return }
+        guard case .ready(let ready) = phase else { return }
+        let stream = ready.stream
+        let session = ready.session
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: true)
             outputOffset = 0
@@ -443,16 +465,16 @@ final class HTTP2Connection {
             }
         }
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 && !hasPendingOutput {
-            fail(goaway ?? ConnectionFailure(.goaway, "the server ended the connection"))
+            fail(ready.goaway ?? ConnectionFailure(.goaway, "the server ended the connection"))
         }
     }
 
     /// Closes a used-up connection politely: GOAWAY, then the socket.
     func retire() {
-        guard case .ready(_, let session) = phase else {
+        guard case .ready(let ready) = phase else {
             return fail(ConnectionFailure(.goaway, "closed after its requests"))
         }
-        nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
+        nghttp2_session_terminate_session(ready.session, NGHTTP2_NO_ERROR.rawValue)
         flush()
         fail(ConnectionFailure(.goaway, "closed after its requests"))
     }
@@ -461,11 +483,13 @@ final class HTTP2Connection {
     /// `goaway` when the server had said it was going away; requests never sent join `refused`.
     func fail(_ failure: ConnectionFailure) {
         let stream: TLSByteStream
+        var goaway: ConnectionFailure?
         switch phase {
         case .opening(let opening): stream = opening
-        case .ready(let ready, let session):
-            stream = ready
-            nghttp2_session_del(session)
+        case .ready(let ready):
+            stream = ready.stream
+            goaway = ready.goaway
+            nghttp2_session_del(ready.session)
         case .closed: return
         }
         let failure =
@@ -489,8 +513,9 @@ final class HTTP2Connection {
     }
 
     fileprivate func receivedGoaway(errorCode: UInt32, debugData: UnsafeBufferPointer<UInt8>) {
+        guard case .ready(let ready) = phase else { return }
         let printable = debugData.prefix(200).map { $0 >= 0x20 && $0 < 0x7F ? Character(UnicodeScalar($0)) : "?" }
-        goaway = ConnectionFailure(
+        ready.goaway = ConnectionFailure(
             .goaway,
             "the server sent GOAWAY \(String(cString: nghttp2_http2_strerror(errorCode)))"
                 + (printable.isEmpty ? "" : ": \(String(printable))")
@@ -517,6 +542,8 @@ final class HTTP2Connection {
         if slot.status > 0 { hasAnswered = true }
         if slot.status == 0 && !slot.timedOut && errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
             slot.refusals += 1
+            var goaway: ConnectionFailure?
+            if case .ready(let ready) = phase { goaway = ready.goaway }
             slot.failure =
                 goaway
                 ?? ConnectionFailure(.refusedStream, "the server refused the stream unprocessed (REFUSED_STREAM)")

@@ -15,8 +15,9 @@ import Glibc
 final class TLSByteStream {
     /// Where the stream stands, with what it has there.
     enum Phase {
-        /// TCP connecting, to be done by `deadline`.
-        case connecting(deadline: UInt64)
+        /// TCP connecting, to be done by `deadline`; or, over `memory` (a BIO pair's end, which
+        /// the stream owns until the handshake takes it), about to shake hands.
+        case connecting(deadline: UInt64, memory: OpaquePointer? = nil)
         /// The TLS handshake under way over `ssl`, to be done by `deadline`; `wantsWrite` when
         /// it waits to write rather than to read.
         case handshaking(ssl: OpaquePointer, deadline: UInt64, wantsWrite: Bool)
@@ -62,8 +63,6 @@ final class TLSByteStream {
     private let host: String
     private let tls: TLSClientContext
     private let connectTimeoutNanos: UInt64
-    /// A BIO pair's end to run TLS over instead of a socket, until the handshake takes it.
-    private var memory: OpaquePointer?
 
     /// Starts connecting to `address` without waiting; a failure to even start leaves the
     /// stream closed, and `advance` reports it.
@@ -108,20 +107,18 @@ final class TLSByteStream {
         self.host = host
         self.tls = tls
         connectTimeoutNanos = UInt64(Int64.max)
-        memory = bio
-        phase = .connecting(deadline: .max)
+        phase = .connecting(deadline: .max, memory: bio)
         if let failure = startHandshake(now: now) { close(failure) }
     }
 
     deinit {
         close(nil)
-        if let memory { BIO_free(memory) }
     }
 
     /// When the opening phase must have finished; nil once open or closed.
     var deadline: UInt64? {
         switch phase {
-        case .connecting(let deadline), .handshaking(_, let deadline, _): deadline
+        case .connecting(let deadline, _), .handshaking(_, let deadline, _): deadline
         case .open, .closed: nil
         }
     }
@@ -140,7 +137,7 @@ final class TLSByteStream {
     func advance(now: UInt64) -> Progress {
         let failure: ConnectionFailure?
         switch phase {
-        case .connecting(let deadline): failure = finishConnecting(now: now, deadline: deadline)
+        case .connecting(let deadline, _): failure = finishConnecting(now: now, deadline: deadline)
         case .handshaking(let ssl, let deadline, _): failure = continueHandshake(ssl, now: now, deadline: deadline)
         case .open: return .open
         case .closed(let reason):
@@ -182,6 +179,7 @@ final class TLSByteStream {
     func close(_ reason: ConnectionFailure?) {
         switch phase {
         case .handshaking(let ssl, _, _), .open(let ssl): SSL_free(ssl)
+        case .connecting(_, let memory?): BIO_free(memory)
         case .connecting, .closed: break
         }
         phase = .closed(reason)
@@ -210,9 +208,10 @@ final class TLSByteStream {
         guard let ssl = SSL_new(tls.context) else {
             return ConnectionFailure(.clientError, "SSL_new failed: \(TLSClientContext.lastError())")
         }
-        if let memory {
+        if case .connecting(let deadline, let memory?) = phase {
             SSL_set_bio(ssl, memory, memory)
-            self.memory = nil
+            // The handshake owns the BIO now: the phase no longer holds it.
+            phase = .connecting(deadline: deadline)
         } else {
             localPort = SocketAddress.localPort(of: socket)
             SSL_set_fd(ssl, socket)
