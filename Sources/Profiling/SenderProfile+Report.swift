@@ -5,65 +5,52 @@ import Transport
 import Workload
 
 extension SenderProfile {
-    /// The profile as `run`'s report files take it: a `RunResult` of what the mock received
-    /// (sent = received; succeeded = accepted; the rest rejected, by reason), with the sender's
-    /// CPU as the engine's, so `compare` and `plan` read a profile as they read a run; and the
-    /// figures only a profile has.
+    /// The profile as its report files take it: what the mock received and answered, what the
+    /// sender was handed, and the figures only a profile has.
     ///
-    /// Its connections and streams a connection are the sender's `concurrency` as the mock saw
-    /// it (the connections that carried pushes, and the streams in flight on one), so that
-    /// `plan` sizes a fleet from what the sender does, not from the server's limit.
+    /// Its transport is the sender's `concurrency` as the mock saw it (the connections that
+    /// carried pushes, and the streams in flight on one), so that `plan` sizes a fleet from what
+    /// the sender does, not from the server's limit.
     public func report(
         scenario: Scenario,
         requests: Int?,
         timing: EventTiming,
         concurrency: (connections: Int, streams: Int)? = nil
-    ) -> (RunResult, ProfileFigures) {
-        var counts = OutcomeCounts()
-        counts.sent = arrivals.pushes
-        counts.succeeded = arrivals.accepted
-        counts.rejected = arrivals.pushes - arrivals.accepted
+    ) -> ProfileFigures {
         var transport = TransportConfiguration(origin: "https://127.0.0.1")
         if let concurrency {
             transport.connections = max(1, concurrency.connections)
             transport.streamsPerConnection = max(1, concurrency.streams)
         }
-        let configuration = LoadConfiguration(
-            transport: transport,
-            scenario: scenario,
-            requests: requests,
-            pacing: timing.pacing
+        var counts = OutcomeCounts()
+        counts.sent = arrivals.pushes
+        counts.succeeded = arrivals.accepted
+        counts.rejected = arrivals.pushes - arrivals.accepted
+        return figures(
+            ProfileFigures.Arrivals(
+                startedAtUnix: startedAtUnix,
+                durationSeconds: wallSeconds,
+                counts: counts,
+                rejectedByReason: mock.rejectedByReason,
+                perConnection: mock.pushesByConnection,
+                connectionAttempts: mock.connectionsAccepted,
+                lag: arrivals.lag,
+                cpuSeconds: cpuSeconds,
+                interrupted: stop == .interrupted,
+                tookEveryEvent: arrivals.missing == 0,
+                configuration: LoadConfiguration(
+                    transport: transport,
+                    scenario: scenario,
+                    requests: requests,
+                    pacing: timing.pacing
+                )
+            )
         )
-        var result = RunResult(
-            configuration: configuration,
-            mode: timing == .allAtOnce ? .closedLoop : .openLoop,
-            startedAtUnix: startedAtUnix,
-            durationSeconds: wallSeconds,
-            counts: counts,
-            warmupCounts: OutcomeCounts(),
-            warmupRejectedByReason: [:],
-            latency: Histogram<UInt64>.latency(digits: .three),
-            rejectedByReason: mock.rejectedByReason,
-            erroredByKind: [:],
-            perConnection: mock.pushesByConnection,
-            apnsIDMismatches: 0,
-            timeline: [],
-            scheduleLag: arrivals.lag,
-            skippedForGoneTokens: 0,
-            startsNotSent: 0,
-            retries: RetryCounts(),
-            recoveries: nil,
-            stageTimes: StageTimes(),
-            engineCPUSeconds: cpuSeconds,
-            interrupted: stop == .interrupted
-        )
-        result.tookEveryEvent = arrivals.missing == 0
-        result.connectionAttempts = mock.connectionsAccepted
-        return (result, figures)
     }
 
-    private var figures: ProfileFigures {
+    private func figures(_ measured: ProfileFigures.Arrivals) -> ProfileFigures {
         var figures = ProfileFigures(
+            arrivals: measured,
             sender: RunSummary.Sender(
                 command: subject.description,
                 exitStatus: ending.map { Int($0.shellStatus) },

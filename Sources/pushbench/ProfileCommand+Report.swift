@@ -81,7 +81,7 @@ extension ProfileCommand {
         } catch {
             Console.err("warning: the traffic report could not be written: \(error)")
         }
-        let (result, profileFigures) = profile.report(
+        var figures = profile.report(
             scenario: profiler.scenario,
             requests: profiler.requests,
             timing: profiler.timing,
@@ -89,7 +89,6 @@ extension ProfileCommand {
                 doctor.figures.streamsInFlightP90.map { (connections: doctor.figures.connections, streams: $0) }
             }
         )
-        var figures = profileFigures
         figures.practicesVerdict = practices?.verdict
         figures.trafficPage = trafficPage
         var context = RunContext(
@@ -100,7 +99,6 @@ extension ProfileCommand {
         )
         let budgetReport = try budgetReport(profile, profiler: profiler, runID: runID)
         figures.budgetVerdict = budgetReport?.verdict
-        context.profile = figures
         context.cpuSampling = profile.cpuSampling
         if let failure = profile.failure {
             Console.out("FAILED: \(failure)")
@@ -109,7 +107,12 @@ extension ProfileCommand {
         for line in ProfileHeadline(figures).lines { Console.out("\(line.topic)  \(line.sentence)") }
         if let sampling = profile.cpuSampling { Console.out(PerfOptions.summaryLine(sampling)) }
         do {
-            let written = try ReportWriter.write(result, context: context, directory: folder, budget: budgetReport)
+            let written = try ReportWriter.write(
+                profile: figures,
+                context: context,
+                directory: folder,
+                budget: budgetReport
+            )
             Console.out("report: \(written.htmlPath)")
         } catch {
             throw CommandLineError.runtime("\(error) (the lines above are complete)")

@@ -7,9 +7,9 @@ import Pages
 
 /// Writes a run's report folder: `summary.json`, `latency_percentiles.csv`, `latency.hgrm`,
 /// `timeseries.csv`, `outcomes.csv`, `connections.csv` and `report.html`, and the budget files
-/// when the run fed the budget model. A profile's has `lag_percentiles.csv` and `lag.hgrm`
-/// instead of the latency files, and its own timeseries and page. A sampled sender's (`--perf`)
-/// has its stacks in `stacks.folded`.
+/// when the run fed the budget model. A profile's (`write(profile:)`) has `lag_percentiles.csv`
+/// and `lag.hgrm` instead of the latency files, and its own timeseries and page. A sampled
+/// sender's (`--perf`) has its stacks in `stacks.folded`.
 public enum ReportWriter {
     /// The files written, for the closing message.
     public struct Written: Sendable {
@@ -56,23 +56,61 @@ public enum ReportWriter {
             throw ReportError(path: directory, underlying: error)
         }
         try save(try RunSummary(result, context: context).encoded(), as: "summary.json", in: directory)
-        // A profile sees no latency from outside: its histogram is the sender's lag.
-        let (histogram, name) = context.profile == nil ? (result.latency, "latency") : (result.scheduleLag, "lag")
-        try save(Data(percentileTable(histogram).text.utf8), as: "\(name)_percentiles.csv", in: directory)
-        let timeseries = context.profile?.timeseriesTable ?? timeseriesTable(result.timeline)
-        try save(Data(timeseries.text.utf8), as: "timeseries.csv", in: directory)
-        try save(Data(hgrm(histogram).utf8), as: "\(name).hgrm", in: directory)
-        try save(Data(outcomesTable(result).text.utf8), as: "outcomes.csv", in: directory)
-        try save(Data(connectionsTable(result.perConnection).text.utf8), as: "connections.csv", in: directory)
+        try save(Data(percentileTable(result.latency).text.utf8), as: "latency_percentiles.csv", in: directory)
+        try save(Data(timeseriesTable(result.timeline).text.utf8), as: "timeseries.csv", in: directory)
+        try save(Data(hgrm(result.latency).utf8), as: "latency.hgrm", in: directory)
+        try saveOutcomes(result.counts, result.rejectedByReason, result.erroredByKind, result.perConnection, directory)
+        try saveStacksAndBudget(context: context, budget: budget, directory: directory)
+        let html = HTMLReport(result: result, context: context, budget: budget, comparison: comparison).render()
+        try save(Data(html.utf8), as: "report.html", in: directory)
+        return Written(directory: directory, htmlPath: (directory as NSString).appendingPathComponent("report.html"))
+    }
+
+    /// Writes a profile's report into `directory`: its summary, its lag (a profile sees no
+    /// latency from outside) instead of the latency files, its own time series and page.
+    ///
+    /// - Throws: `ReportError` naming the file and the system's reason.
+    public static func write(
+        profile: ProfileFigures,
+        context: RunContext,
+        directory: String,
+        budget: BudgetReport? = nil
+    ) throws -> Written {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError(path: directory, underlying: error)
+        }
+        let arrivals = profile.arrivals
+        try save(try RunSummary(profile: profile, context: context).encoded(), as: "summary.json", in: directory)
+        try save(Data(percentileTable(arrivals.lag).text.utf8), as: "lag_percentiles.csv", in: directory)
+        try save(Data(profile.timeseriesTable.text.utf8), as: "timeseries.csv", in: directory)
+        try save(Data(hgrm(arrivals.lag).utf8), as: "lag.hgrm", in: directory)
+        try saveOutcomes(arrivals.counts, arrivals.rejectedByReason, [:], arrivals.perConnection, directory)
+        try saveStacksAndBudget(context: context, budget: budget, directory: directory)
+        try save(Data(ProfilePage(context: context, profile: profile).render().utf8), as: "report.html", in: directory)
+        return Written(directory: directory, htmlPath: (directory as NSString).appendingPathComponent("report.html"))
+    }
+
+    /// `outcomes.csv` and `connections.csv`.
+    private static func saveOutcomes(
+        _ counts: OutcomeCounts,
+        _ rejectedByReason: [String: Int],
+        _ erroredByKind: [String: Int],
+        _ perConnection: [Int: Int],
+        _ directory: String
+    ) throws {
+        let outcomes = outcomesTable(counts, rejectedByReason: rejectedByReason, erroredByKind: erroredByKind)
+        try save(Data(outcomes.text.utf8), as: "outcomes.csv", in: directory)
+        try save(Data(connectionsTable(perConnection).text.utf8), as: "connections.csv", in: directory)
+    }
+
+    /// The sampled stacks (`stacks.folded`) and the budget's files, when there are any.
+    private static func saveStacksAndBudget(context: RunContext, budget: BudgetReport?, directory: String) throws {
         if case .success(let profile) = context.cpuSampling {
             try save(Data(profile.stacks.text.utf8), as: "stacks.folded", in: directory)
         }
         if let budget { _ = try budget.write(root: (directory as NSString).deletingLastPathComponent) }
-        let html =
-            context.profile.map { ProfilePage(result: result, context: context, profile: $0).render() }
-            ?? HTMLReport(result: result, context: context, budget: budget, comparison: comparison).render()
-        try save(Data(html.utf8), as: "report.html", in: directory)
-        return Written(directory: directory, htmlPath: (directory as NSString).appendingPathComponent("report.html"))
     }
 
     /// The percentile spectrum as HdrHistogram prints it (5 ticks per half distance).
@@ -101,18 +139,20 @@ public enum ReportWriter {
     }
 
     /// Every request by outcome, and rejections and errors by reason.
-    public static func outcomesTable(_ result: RunResult) -> CSVTable {
+    public static func outcomesTable(
+        _ counts: OutcomeCounts,
+        rejectedByReason: [String: Int],
+        erroredByKind: [String: Int]
+    ) -> CSVTable {
         var table = CSVTable(columns: ["outcome", "reason", "requests", "share_percent"])
-        let sent = max(result.counts.sent, 1)
+        let sent = max(counts.sent, 1)
         func row(_ outcome: String, _ reason: String, _ count: Int) {
             table.append([outcome, reason, String(count), String(format: "%.3f", Double(count) * 100 / Double(sent))])
         }
-        row("succeeded", "", result.counts.succeeded)
-        for (reason, count) in result.rejectedByReason.sorted(by: { $0.key < $1.key }) {
-            row("rejected", reason, count)
-        }
-        for (kind, count) in result.erroredByKind.sorted(by: { $0.key < $1.key }) { row("errored", kind, count) }
-        row("timed_out", "", result.counts.timedOut)
+        row("succeeded", "", counts.succeeded)
+        for (reason, count) in rejectedByReason.sorted(by: { $0.key < $1.key }) { row("rejected", reason, count) }
+        for (kind, count) in erroredByKind.sorted(by: { $0.key < $1.key }) { row("errored", kind, count) }
+        row("timed_out", "", counts.timedOut)
         return table
     }
 

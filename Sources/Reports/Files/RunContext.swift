@@ -18,9 +18,6 @@ public struct RunContext: Sendable {
     /// The sender doctor's findings on the run's own traffic, when the embedded mock recorded it
     /// (`run --practice`): what a mistake made on purpose looks like from the server.
     public var practices: SenderPractices? = nil
-    /// What `pushbench profile` measured of its sender, when the run was a profile: the report
-    /// is then the sender's (its CPU, memory, lag and events), not PushBench's engine's.
-    public var profile: ProfileFigures? = nil
     /// The sender's call stacks sampled with perf (`--perf`), or why they could not be.
     public var cpuSampling: Result<StackProfile, PerfUnavailable>? = nil
 

@@ -64,17 +64,6 @@ extension RunSummary {
         machine = MachineDescription.current
         build = context.build
         serverCounts = context.serverCounts.map { ServerCountsEntry($0, result: result) }
-        if let profile = context.profile { add(profile) }
-    }
-
-    /// What only a profile measured: its sender, lag, events and a service's API and fan-out.
-    private mutating func add(_ profile: ProfileFigures) {
-        sender = profile.sender
-        lag = profile.lag
-        events = profile.events
-        registrations = profile.service?.registrations
-        api = profile.service?.api
-        fanout = profile.service?.fanout
     }
 
     /// The run the summary describes, restored: what `pushbench merge` adds up and renders.

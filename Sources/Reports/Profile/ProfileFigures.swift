@@ -1,8 +1,64 @@
+import Histogram
+import LoadEngine
 import Pages
 
-/// What `pushbench profile` measured of a sender, in the form the report files take: the
-/// summary's `sender`, `lag` and `events` objects, and one row a second for `timeseries.csv`.
+/// What `pushbench profile` measured of a sender, in the form the report files take: what the
+/// mock received and answered (`Arrivals`), the summary's `sender`, `lag` and `events` objects,
+/// and one row a second for `timeseries.csv`. A profile's own type: `summary.json` is written
+/// from it directly, with no run result standing in.
 public struct ProfileFigures: Sendable {
+    /// What the mock received and answered, and what the sender was handed.
+    public struct Arrivals: Sendable {
+        /// When the sender started (UNIX seconds), and how long it was watched.
+        public var startedAtUnix: Double
+        public var durationSeconds: Double
+        /// The mock's answers: sent is pushes received, succeeded accepted, the rest rejected.
+        public var counts: OutcomeCounts
+        public var rejectedByReason: [String: Int]
+        /// Pushes each connection carried, by `RunResult.connectionKey`, and the connections the
+        /// mock accepted.
+        public var perConnection: [Int: Int]
+        public var connectionAttempts: Int
+        /// Each event's first arrival after its due time, microseconds.
+        public var lag: Histogram<UInt64>
+        /// CPU seconds of the sender and every process it started.
+        public var cpuSeconds: Double
+        /// Whether Ctrl-C or SIGTERM ended it, and whether the sender was handed every event
+        /// of the scenario (no `--requests` cut).
+        public var interrupted: Bool
+        public var tookEveryEvent: Bool
+        /// What the sender was handed: the scenario, the requests cap, the pacing, and (as its
+        /// transport) the connections and streams in flight it used, as the mock saw them.
+        public var configuration: LoadConfiguration
+
+        /// Creates the figures.
+        public init(
+            startedAtUnix: Double,
+            durationSeconds: Double,
+            counts: OutcomeCounts,
+            rejectedByReason: [String: Int],
+            perConnection: [Int: Int],
+            connectionAttempts: Int,
+            lag: Histogram<UInt64>,
+            cpuSeconds: Double,
+            interrupted: Bool,
+            tookEveryEvent: Bool,
+            configuration: LoadConfiguration
+        ) {
+            self.startedAtUnix = startedAtUnix
+            self.durationSeconds = durationSeconds
+            self.counts = counts
+            self.rejectedByReason = rejectedByReason
+            self.perConnection = perConnection
+            self.connectionAttempts = connectionAttempts
+            self.lag = lag
+            self.cpuSeconds = cpuSeconds
+            self.interrupted = interrupted
+            self.tookEveryEvent = tookEveryEvent
+            self.configuration = configuration
+        }
+    }
+
     /// One second of a profile, counted from the sender's start.
     public struct Row: Sendable, Equatable {
         public var startS: Double
@@ -43,6 +99,7 @@ public struct ProfileFigures: Sendable {
         }
     }
 
+    public var arrivals: Arrivals
     public var sender: RunSummary.Sender
     public var lag: RunSummary.Lag
     public var events: RunSummary.Events
@@ -62,12 +119,14 @@ public struct ProfileFigures: Sendable {
 
     /// Creates the figures.
     public init(
+        arrivals: Arrivals,
         sender: RunSummary.Sender,
         lag: RunSummary.Lag,
         events: RunSummary.Events,
         rows: [Row],
         stderrTail: [String]
     ) {
+        self.arrivals = arrivals
         self.sender = sender
         self.lag = lag
         self.events = events

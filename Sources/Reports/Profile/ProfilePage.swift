@@ -1,11 +1,9 @@
 import Foundation
-import LoadEngine
 import Pages
 
 /// `report.html` of a profile: the headline, the sender's cost and lag, its CPU, memory and
 /// pushes over time, the mock's answers, and, when it failed, why with its last words.
 struct ProfilePage {
-    let result: RunResult
     let context: RunContext
     let profile: ProfileFigures
 
@@ -13,7 +11,7 @@ struct ProfilePage {
         let sender = profile.sender
         var html = """
             <h1>PushBench profile \(HTML.escape(context.runID))</h1>
-            <div class="sub"><code>\(HTML.escape(sender.command))</code> · started \(HTML.escape(HTML.utc(result.startedAtUnix))) · \(String(format: "%.2f", result.durationSeconds)) s · stopped: \(HTML.escape(sender.stop))\(sender.exitStatus.map { ", exit status \($0)" } ?? "")</div>
+            <div class="sub"><code>\(HTML.escape(sender.command))</code> · started \(HTML.escape(HTML.utc(profile.arrivals.startedAtUnix))) · \(String(format: "%.2f", profile.arrivals.durationSeconds)) s · stopped: \(HTML.escape(sender.stop))\(sender.exitStatus.map { ", exit status \($0)" } ?? "")</div>
             \(failure)
             \(HTML.headline(ProfileHeadline(profile).lines))
             <div class="cards">\(cards)</div>
@@ -82,8 +80,8 @@ struct ProfilePage {
         )
         html += HTML.table(
             "The mock's answers",
-            [("200", "\(result.counts.succeeded)")]
-                + result.rejectedByReason.sorted { $0.value > $1.value }.map { ($0.key, "\($0.value)") },
+            [("200", "\(profile.arrivals.counts.succeeded)")]
+                + profile.arrivals.rejectedByReason.sorted { $0.value > $1.value }.map { ($0.key, "\($0.value)") },
             headers: ("answer", "pushes")
         )
         return html
