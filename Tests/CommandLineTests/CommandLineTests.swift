@@ -320,7 +320,9 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertEqual(output.status, 0)
         let words = output.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for text in [
-            "--scenario", "--activities", "(default: 1000, or one per --tokens line)", "--time-scale", "--threads",
+            "--scenario", "--activities", "(default: 1000 for run and profile, or one per --tokens line;",
+            "--time-scale",
+            "--threads",
             "--connections", "--dry-run", "--retries", "--warmup", "--rate-profile", "--transport",
             "embedded mock APNs starts", "no coordinated omission", "on Ctrl-C or SIGTERM, sending stops",
             "--connect-timeout", "--ping-interval", "Exit status: 0 when pushes succeeded",
