@@ -13,7 +13,7 @@ import Wire
 extension ProfileCommand {
     /// A sender that cannot be found is bad input, said before the mock starts or a file is
     /// written.
-    func checkCommand() throws {
+    func checkCommand(_ command: [String]) throws {
         let program = command[0]
         let found =
             program.contains("/")

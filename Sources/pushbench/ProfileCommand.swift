@@ -93,28 +93,28 @@ struct ProfileCommand: ParsableCommand {
         if budget.budgetClock == .run {
             throw ValidationError("--budget-clock run: profile models the budget on the scenario's clock only")
         }
-        if command.isEmpty && api.file == nil {
-            throw ValidationError("give the sender to run after --, such as: -- python3 sender.py")
+        guard command.isEmpty else {
+            if api.mockPort != nil || api.mockTLSCert != nil {
+                throw ValidationError(
+                    "--mock-port, --mock-tls-cert and --mock-tls-key are for a service that already runs (no COMMAND)"
+                )
+            }
+            return
         }
-        if command.isEmpty && (api.mockPort == nil || key.authKey == nil) {
+        // No command: only a service that already runs, reached through --api.
+        if api.file == nil { throw ValidationError("give the sender to run after --, such as: -- python3 sender.py") }
+        if api.mockPort == nil || key.authKey == nil {
             throw ValidationError(
                 "--api without a COMMAND profiles a service that already runs: give --mock-port (where it sends its pushes) and --auth-key, --key-id, --team-id (the key it signs with)"
             )
         }
-        if command.isEmpty && perf.enabled {
-            throw ValidationError("--perf samples a sender profile starts: give it after --")
-        }
-        if !command.isEmpty && (api.mockPort != nil || api.mockTLSCert != nil) {
-            throw ValidationError(
-                "--mock-port, --mock-tls-cert and --mock-tls-key are for a service that already runs (no COMMAND)"
-            )
-        }
+        if perf.enabled { throw ValidationError("--perf samples a sender profile starts: give it after --") }
     }
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
-        if !command.isEmpty { try checkCommand() }
         let subject = try api.subject(command: command)
+        if let command = subject.command { try checkCommand(command) }
         let stopRequested = Atomic<Bool>(false)
         let trap = InterruptTrap { stopRequested.store(true, ordering: .relaxed) }
         let runID = RunContext.makeRunID()
