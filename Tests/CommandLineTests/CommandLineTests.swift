@@ -270,6 +270,27 @@ final class CommandLineTests: PushbenchTestCase {
         }
     }
 
+    /// profile's three modes, each asked for by its arguments, each refusing what belongs to
+    /// another with one line.
+    func testEachProfileModeRefusesTheOthersFlags() throws {
+        let cases: [(arguments: [String], message: String)] = [
+            (["profile"], "give the sender to run after --, such as: -- python3 sender.py"),
+            (["profile", "--api", "examples/netmera-api.yaml"], "give --mock-port (where it sends its pushes)"),
+            (
+                [
+                    "profile", "--api", "examples/netmera-api.yaml", "--mock-port", "9443", "--auth-key", "k.p8",
+                    "--key-id", "ABC1234567", "--team-id", "TEAM123456", "--perf",
+                ],
+                "--perf samples a sender profile starts"
+            ),
+            (["profile", "--mock-port", "9443", "--", "true"], "are for a service that already runs (no COMMAND)"),
+            (["profile", "--", "no-such-sender-here"], "no-such-sender-here: command not found on PATH"),
+        ]
+        for (arguments, message) in cases {
+            assertCleanFailure(try pushbench.run(arguments), mentions: message)
+        }
+    }
+
     func testMalformedMockFlagsAreOneClearLine() throws {
         // Each malformed fault or key flag and the words of its one-line error.
         let cases: [(arguments: [String], message: String)] = [
