@@ -62,11 +62,7 @@ public struct BudgetReport {
     /// - Throws: `ReportError` naming the file and the system's reason.
     public func write(root: String) throws -> String {
         let directory = (root as NSString).appendingPathComponent(runID)
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ReportError(path: directory, underlying: error)
-        }
+        try ReportFile.makeFolder(directory)
         func save(_ text: String, _ name: String) throws {
             try ReportFile.save(Data(text.utf8), toPath: (directory as NSString).appendingPathComponent(name))
         }

@@ -13,6 +13,17 @@ public enum ReportFile {
             throw ReportError(path: path, underlying: error)
         }
     }
+
+    /// Creates the folder at `path` and any folder above it that is missing.
+    ///
+    /// - Throws: `ReportError` with the system's reason.
+    public static func makeFolder(_ path: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw ReportError(path: path, underlying: error)
+        }
+    }
 }
 
 /// A report file could not be written.

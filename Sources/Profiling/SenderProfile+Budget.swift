@@ -15,7 +15,6 @@ extension SenderProfile {
         runID: String,
         commandLine: String
     ) throws -> BudgetReport {
-        let profile = self
         let scenario = service?.workload.scenario ?? profiler.scenario
         let feed = BudgetFeed(
             parameters: preset.parameters,
@@ -39,7 +38,7 @@ extension SenderProfile {
         return BudgetReport(
             result: feed.finish(
                 name: "accepted pushes of profile \(runID)",
-                tookEveryEvent: profiler.requests.map { profile.arrivals.events < $0 } ?? true
+                tookEveryEvent: profiler.requests.map { arrivals.events < $0 } ?? true
             ),
             recommendations: nil,
             parametersSource: preset.source,
@@ -51,12 +50,11 @@ extension SenderProfile {
     /// The scenario's events whose push the mock accepted, in scenario order: a sender's event
     /// by its number, a service's by its call's push to the event's activity.
     private func acceptedEvents(profiler: SenderProfiler) throws -> AnySequence<WorkloadEvent> {
-        let profile = self
-        if let service = profile.service {
+        if let service {
             let workload = service.workload
             return AnySequence(
                 try workload.events().lazy.filter {
-                    profile.book.acceptedAnswer(token: workload.updateToken(of: $0.event.activity), identity: $0.call)
+                    book.acceptedAnswer(token: workload.updateToken(of: $0.event.activity), identity: $0.call)
                 }
                 .map(\.event)
             )
@@ -65,7 +63,7 @@ extension SenderProfile {
         let events = try EventsFile.pushes(of: profiler.scenario, requests: profiler.requests)
         return AnySequence(
             events.enumerated().lazy.filter { number, event in
-                profile.book.acceptedAnswer(
+                book.acceptedAnswer(
                     token: source.tokens(for: event).hex(at: event.tokenIndex),
                     identity: number
                 )

@@ -19,9 +19,6 @@ public struct ProfileClock: Sendable {
     /// The clock's nanoseconds now.
     public var nowNs: Int64 { Int64(monotonicNanos()) }
 
-    /// Seconds since the origin, now.
-    public var elapsedSeconds: Double { Double(nowNs - originNs) / 1e9 }
-
     /// The UNIX seconds of the clock's `ns`.
     public func unix(ofNs ns: Int64) -> Double { originUnix + Double(ns - originNs) / 1e9 }
 

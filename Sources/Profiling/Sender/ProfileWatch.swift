@@ -194,34 +194,24 @@ struct ProfileWatch {
 
     private var elapsed: Double { Double(clock.nowNs - startNs) / 1e9 }
 
+    /// Begins the stop for `cause`: SIGTERM to the sender's processes, or, with no sender to
+    /// end, the end of watching at once.
     private mutating func terminate(_ cause: SenderProfile.Stop, now: Double, tree: ProcessTree) {
-        guard let sender else { return finish(now: now, tree: tree, cause: cause, began: now) }
-        _ = sender.send(SIGTERM, to: tree)
         phase = .terminating(cause: cause, since: now)
+        guard let sender else { return finish(now: now, tree: tree) }
+        _ = sender.send(SIGTERM, to: tree)
     }
 
-    /// Ends watching at `now`: the stop's cause and start are the phase's, unless given (a stop
-    /// with no sender to end), and an exit by itself when no stop began.
-    private mutating func finish(
-        now: Double,
-        tree: ProcessTree,
-        survivors: Int = 0,
-        cause given: SenderProfile.Stop? = nil,
-        began givenBegan: Double? = nil
-    ) {
+    /// Ends watching at `now`, with the stop the phase holds (an exit by itself when none began).
+    private mutating func finish(now: Double, tree: ProcessTree, survivors: Int = 0) {
         if now > lastSample.at { addSample(now: now, tree: tree) }
-        var cause = given ?? .exited
-        var began = givenBegan
-        switch phase {
-        case .terminating(let stopCause, let since):
-            cause = stopCause
-            began = since
-        case .killing(let stopCause, let stopBegan, _):
-            cause = stopCause
-            began = stopBegan
-        case .watching, .finished: break
-        }
-        phase = .finished(cause: cause, began: began, at: now, survivors: survivors)
+        let stop: (cause: SenderProfile.Stop, began: Double?) =
+            switch phase {
+            case .terminating(let cause, let since): (cause, since)
+            case .killing(let cause, let began, _): (cause, began)
+            case .watching, .finished: (.exited, nil)
+            }
+        phase = .finished(cause: stop.cause, began: stop.began, at: now, survivors: survivors)
     }
 
     /// Closes the interval since the last sample: CPU is what the live processes hold plus what

@@ -50,11 +50,7 @@ public enum ReportWriter {
         budget: BudgetReport? = nil,
         comparison: (any ReportSection)? = nil
     ) throws -> Written {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ReportError(path: directory, underlying: error)
-        }
+        try ReportFile.makeFolder(directory)
         try save(try RunSummary(result, context: context).encoded(), as: "summary.json", in: directory)
         try save(Data(percentileTable(result.latency).text.utf8), as: "latency_percentiles.csv", in: directory)
         try save(Data(timeseriesTable(result.timeline).text.utf8), as: "timeseries.csv", in: directory)
@@ -76,11 +72,7 @@ public enum ReportWriter {
         directory: String,
         budget: BudgetReport? = nil
     ) throws -> Written {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ReportError(path: directory, underlying: error)
-        }
+        try ReportFile.makeFolder(directory)
         let arrivals = profile.arrivals
         try save(try RunSummary(profile: profile, context: context).encoded(), as: "summary.json", in: directory)
         try save(Data(percentileTable(arrivals.lag).text.utf8), as: "lag_percentiles.csv", in: directory)

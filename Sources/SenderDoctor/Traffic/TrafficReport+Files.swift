@@ -8,11 +8,7 @@ extension TrafficReport {
     /// - Returns: the HTML report's path.
     /// - Throws: `ReportError` naming the file and the system's reason; files already written stay.
     public func write(to directory: String) throws -> String {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw ReportError(path: directory, underlying: error)
-        }
+        try ReportFile.makeFolder(directory)
         var files = [
             ("arrivals.csv", arrivalsTable.text), ("priorities.csv", prioritiesTable.text),
             ("refusals.csv", refusalsTable.text), ("irregular.csv", irregularTable.text),
