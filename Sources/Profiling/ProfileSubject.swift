@@ -34,7 +34,8 @@ public enum ProfileSubject: Sendable {
     public var description: String {
         switch self {
         case .sender(let command), .service(let command, _): command.joined(separator: " ")
-        case .runningService(let api, mockPort: _, mockIdentity: _): "the service at \(api.file.register.urlText)"
+        case .runningService(let api, mockPort: _, mockIdentity: _):
+            "the service at \((api.file.register ?? api.file.event).urlText)"
         }
     }
 }

@@ -46,7 +46,7 @@ final class ServiceAPIFileTests: XCTestCase {
             requests: nil,
             timing: .scenarioTime(scale: 60)
         )
-        let registration = file.registration(of: 4, in: workload)
+        let registration = APIFile.registration(of: 4, with: try XCTUnwrap(file.register), in: workload)
         XCTAssertEqual(registration.method, "POST")
         XCTAssertEqual(registration.url, "http://127.0.0.1:8123/rest/3.0/live-activity/register")
         XCTAssertTrue(registration.headers.contains("X-netmera-api-key: k-1"))
@@ -75,7 +75,7 @@ final class ServiceAPIFileTests: XCTestCase {
         let scenario = Scenario(name: "d", cohorts: [Scenario.Cohort(kind: .delivery, activities: 4)])
         let workload = try ServiceWorkload(scenario: scenario, perActivity: true, requests: nil, timing: .allAtOnce)
         XCTAssertTrue(workload.calls.allSatisfy { $0.activities.count == 1 })
-        let sync = try json(file.registration(of: 2, in: workload).body)
+        let sync = try json(APIFile.registration(of: 2, with: try XCTUnwrap(file.register), in: workload).body)
         XCTAssertEqual(sync["subscriptionId"] as? String, "sub-2")
         XCTAssertEqual(sync["iosLiveActivityToken"] as? String, workload.updateToken(of: 2))
         let end = try XCTUnwrap(workload.calls.firstIndex { $0.phase == .end })

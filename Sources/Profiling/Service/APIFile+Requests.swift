@@ -5,9 +5,10 @@ import Wire
 import Workload
 
 extension APIFile {
-    /// The registration of `activity`: its app syncing its tokens and group.
-    public func registration(
+    /// The registration of `activity` with `register`: its app syncing its tokens and group.
+    public static func registration(
         of activity: Int,
+        with register: Request,
         in workload: ServiceWorkload,
         intendedNanos: UInt64 = 0
     ) -> ServiceClient.Request {
@@ -48,6 +49,7 @@ extension APIFile {
                 call.phase == .update ? .integer(timestamp + ScenarioPushSource.staleAfterSeconds) : .none
             case .dismissalDate:
                 call.phase == .end ? .integer(timestamp + ScenarioPushSource.dismissAfterSeconds) : .none
+            case .device, .user, .oldUpdateToken, .attributesType, .attributes: .none
             }
         }
     }

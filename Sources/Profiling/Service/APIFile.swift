@@ -32,9 +32,27 @@ public struct APIFile: Sendable {
         }
     }
 
+    /// The devices' side of a match's lifecycle, and the operator's start: what a file with a
+    /// `token_report` describes, in place of registrations up front.
+    public struct Lifecycle: Sendable {
+        /// A device reporting its push-to-start token, before the clock (push-to-start cohorts).
+        public var startToken: Request?
+        /// The operator's start, once per group or (`per: activity`) once per activity.
+        public var start: Request?
+        public var startPerActivity: Bool
+        /// A device reporting the update token a start (or a rotation) gave its activity.
+        public var tokenReport: Request
+        /// A device reporting that its user closed the activity.
+        public var close: Request?
+    }
+
     /// The file's path, as given.
     public var path: String
-    public var register: Request
+    /// Registrations up front: every activity with its tokens before the clock (a file without
+    /// a `token_report`).
+    public var register: Request?
+    /// The devices' requests and the operator's start, when the file has a `token_report`.
+    public var lifecycle: Lifecycle?
     public var event: Request
     /// Whether an event is one request per activity (`per: activity`), not one per group.
     public var perActivity: Bool
@@ -65,31 +83,18 @@ public struct APIFile: Sendable {
             throw APIFileError(file: path, line: nil, "not valid YAML: \(error)")
         }
         var reader = try MappingReader(root, file: path, name: "the file")
-        guard let register = reader.take("register") else { throw reader.missing("register") }
+        let register = reader.take("register")
         guard let event = reader.take("event") else { throw reader.missing("event") }
+        let devices = DeviceNodes(&reader)
         caFile = try reader.text("ca_file")
         insecure = try reader.boolean("insecure") ?? false
         try reader.finish()
         self.path = path
+        self.register = try Self.registration(register, devices: devices, reader: reader, environment: environment)
         var eventReader = try MappingReader(event, file: path, name: "event")
-        let per = try eventReader.text("per") ?? "group"
-        guard per == "group" || per == "activity" else {
-            throw APIFileError(file: path, node: event, "event.per: group or activity, not \(per)")
-        }
-        perActivity = per == "activity"
-        var actions: [LifecyclePhase: String] = [.update: "update", .end: "end"]
-        if let node = eventReader.take("actions") {
-            var actionReader = try MappingReader(node, file: path, name: "event.actions")
-            for phase in [LifecyclePhase.update, .end] {
-                if let name = try actionReader.text(phase.rawValue) { actions[phase] = name }
-            }
-            try actionReader.finish()
-        }
-        self.actions = actions
-        var registerReader = try MappingReader(register, file: path, name: "register")
-        self.register = try Self.request(&registerReader, environment: environment)
+        perActivity = try Self.per(&eventReader, node: event, file: path)
+        actions = try Self.actions(&eventReader, file: path)
         self.event = try Self.request(&eventReader, environment: environment)
-        try Self.check(self.register, named: "register", allowed: Placeholder.registration, node: register, file: path)
         try Self.check(
             self.event,
             named: "event",
@@ -97,10 +102,62 @@ public struct APIFile: Sendable {
             node: event,
             file: path
         )
+        lifecycle = try devices.lifecycle(file: path, environment: environment)
+    }
+
+    /// `register`, which a file needs unless its devices report their tokens (`token_report`),
+    /// and may not have then: the devices' reports stand for it.
+    private static func registration(
+        _ node: Node?,
+        devices: DeviceNodes,
+        reader: MappingReader,
+        environment: [String: String]
+    ) throws(APIFileError) -> Request? {
+        if let stray = devices.strayWithoutReport(file: reader.file) { throw stray }
+        switch (node, devices.tokenReport) {
+        case (nil, nil): throw reader.missing("register")
+        case (nil, _?): return nil
+        case (let node?, _?):
+            throw APIFileError(
+                file: reader.file,
+                node: node,
+                "register: a file whose devices report their tokens (token_report) registers nothing up front"
+            )
+        case (let node?, nil):
+            var registerReader = try MappingReader(node, file: reader.file, name: "register")
+            let request = try Self.request(&registerReader, environment: environment)
+            try Self.check(request, named: "register", allowed: Placeholder.registration, node: node, file: reader.file)
+            return request
+        }
+    }
+
+    /// `per: group` (the default) or `per: activity`.
+    fileprivate static func per(_ reader: inout MappingReader, node: Node, file: String) throws(APIFileError) -> Bool {
+        let per = try reader.text("per") ?? "group"
+        guard per == "group" || per == "activity" else {
+            throw APIFileError(file: file, node: node, "\(reader.name).per: group or activity, not \(per)")
+        }
+        return per == "activity"
+    }
+
+    /// What `{{action}}` says for an update and for an end.
+    private static func actions(
+        _ reader: inout MappingReader,
+        file: String
+    ) throws(APIFileError) -> [LifecyclePhase: String] {
+        var actions: [LifecyclePhase: String] = [.update: "update", .end: "end"]
+        if let node = reader.take("actions") {
+            var actionReader = try MappingReader(node, file: file, name: "event.actions")
+            for phase in [LifecyclePhase.update, .end] {
+                if let name = try actionReader.text(phase.rawValue) { actions[phase] = name }
+            }
+            try actionReader.finish()
+        }
+        return actions
     }
 
     /// Reads a request's members from `reader`, which then refuses any key left unread.
-    private static func request(
+    fileprivate static func request(
         _ reader: inout MappingReader,
         environment: [String: String]
     ) throws(APIFileError) -> Request {
@@ -168,7 +225,7 @@ public struct APIFile: Sendable {
     }
 
     /// Refuses a placeholder the request cannot fill (an event sent per group has no token).
-    private static func check(
+    fileprivate static func check(
         _ request: Request,
         named name: String,
         allowed: Set<Placeholder>,
@@ -177,9 +234,13 @@ public struct APIFile: Sendable {
     ) throws(APIFileError) {
         guard let stray = request.placeholders.first(where: { !allowed.contains($0) }) else { return }
         let why =
-            name == "register"
-            ? "a registration knows its activity, group and tokens only"
-            : "an event sent per group has no single activity or token (use per: activity)"
+            switch name {
+            case "register": "a registration knows its activity, group and tokens only"
+            case "start_token": "a device reports its push-to-start token before it has an activity"
+            case "token_report", "close": "a device's report knows its device, activity, group and tokens only"
+            case "start": "a start sent per group has no single activity, device or token (use per: activity)"
+            default: "an event sent per group has no single activity or token (use per: activity)"
+            }
         throw APIFileError(
             file: file,
             line: line(of: stray, under: node) ?? node.mark?.line,
@@ -202,6 +263,84 @@ public struct APIFile: Sendable {
         case .scanner(_, _, let mark, _), .parser(_, _, let mark, _), .composer(_, _, let mark, _): mark.line
         default: nil
         }
+    }
+}
+
+/// The file's device-side sections, read before the file is finished and checked once the
+/// event is: a `token_report` makes it a lifecycle file, and `start_token`, `start` and `close`
+/// need one.
+private struct DeviceNodes {
+    var startToken: Node?
+    var start: Node?
+    var tokenReport: Node?
+    var close: Node?
+
+    init(_ reader: inout MappingReader) {
+        startToken = reader.take("start_token")
+        start = reader.take("start")
+        tokenReport = reader.take("token_report")
+        close = reader.take("close")
+    }
+
+    /// A device-side section in a file without a `token_report`: there is no lifecycle to put it in.
+    func strayWithoutReport(file: String) -> APIFileError? {
+        guard tokenReport == nil, let stray = startToken ?? start ?? close else { return nil }
+        return APIFileError(
+            file: file,
+            node: stray,
+            "start_token, start and close are a device's lifecycle: give token_report, the request a device reports its update token with"
+        )
+    }
+
+    func lifecycle(file: String, environment: [String: String]) throws(APIFileError) -> APIFile.Lifecycle? {
+        guard let tokenReport else { return nil }
+        var startPerActivity = false
+        var startRequest: APIFile.Request?
+        if let start {
+            var reader = try MappingReader(start, file: file, name: "start")
+            startPerActivity = try APIFile.per(&reader, node: start, file: file)
+            startRequest = try Self.request(
+                &reader,
+                "start",
+                Placeholder.start(perActivity: startPerActivity),
+                environment
+            )
+        }
+        return APIFile.Lifecycle(
+            startToken: try startToken.map { (node) throws(APIFileError) in
+                var reader = try MappingReader(node, file: file, name: "start_token")
+                return try Self.request(&reader, "start_token", Placeholder.startTokenReport, environment)
+            },
+            start: startRequest,
+            startPerActivity: startPerActivity,
+            tokenReport: try Self.section(tokenReport, "token_report", file: file, environment: environment),
+            close: try close.map { (node) throws(APIFileError) in
+                try Self.section(node, "close", file: file, environment: environment)
+            }
+        )
+    }
+
+    /// A device's report: its request, with only what a device knows.
+    private static func section(
+        _ node: Node,
+        _ name: String,
+        file: String,
+        environment: [String: String]
+    ) throws(APIFileError) -> APIFile.Request {
+        var reader = try MappingReader(node, file: file, name: name)
+        return try request(&reader, name, Placeholder.deviceReport, environment)
+    }
+
+    private static func request(
+        _ reader: inout MappingReader,
+        _ name: String,
+        _ allowed: Set<Placeholder>,
+        _ environment: [String: String]
+    ) throws(APIFileError) -> APIFile.Request {
+        let node = reader.node
+        let request = try APIFile.request(&reader, environment: environment)
+        try APIFile.check(request, named: name, allowed: allowed, node: node, file: reader.file)
+        return request
     }
 }
 

@@ -7,11 +7,19 @@
 public enum Placeholder: String, Sendable, CaseIterable {
     /// The activity's id (0 to activities − 1).
     case activity
+    /// The activity's device and its user: what a device-side request names itself by.
+    case device
+    case user
     /// Its fan-out group's id: the activities that follow the same match or sale.
     case group
     /// The activity's update token (hex), and its device's push-to-start token.
     case updateToken = "update_token"
     case pushToStartToken = "push_to_start_token"
+    /// The update token a rotation replaced, in the rotated token's report.
+    case oldUpdateToken = "old_update_token"
+    /// A start's `attributes-type` and its `attributes` object.
+    case attributesType = "attributes_type"
+    case attributes
     /// The scenario's name for what happened (`goal`, `minute`, `full-time`).
     case event
     /// `update` or `end`, renamed by the event's `actions` map (Netmera's `UPDATE` and `END`).
@@ -27,6 +35,24 @@ public enum Placeholder: String, Sendable, CaseIterable {
 
     /// The placeholders a registration can fill: one activity, before any event.
     static let registration: Set<Placeholder> = [.activity, .group, .updateToken, .pushToStartToken]
+
+    /// A device reporting its push-to-start token, before the clock: it has no activity yet.
+    static let startTokenReport: Set<Placeholder> = [.device, .user, .group, .pushToStartToken]
+
+    /// A device reporting an update token (after a start, or a rotation), or a close.
+    static let deviceReport: Set<Placeholder> = [
+        .device, .user, .activity, .group, .updateToken, .oldUpdateToken, .pushToStartToken,
+    ]
+
+    /// The operator's start, per group (the group's push-to-start tokens are the service's to
+    /// find) or per activity (its device's push-to-start token given).
+    static func start(perActivity: Bool) -> Set<Placeholder> {
+        var names: Set<Placeholder> = [
+            .group, .event, .contentState, .attributesType, .attributes, .timestamp, .staleDate,
+        ]
+        if perActivity { names.formUnion([.activity, .device, .user, .pushToStartToken]) }
+        return names
+    }
 
     /// The placeholders an event request can fill, sent once per group or once per activity.
     static func event(perActivity: Bool) -> Set<Placeholder> {

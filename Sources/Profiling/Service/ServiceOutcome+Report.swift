@@ -7,7 +7,7 @@ extension ServiceOutcome {
         ServiceFigures(
             registrations: Self.phase(
                 registration,
-                request: file.register,
+                request: register,
                 per: nil,
                 concurrency: settings.registerConcurrency,
                 rateLimit: settings.registerRate

@@ -3,6 +3,8 @@
 public struct ServiceOutcome: Sendable {
     /// The API file, and how the service was driven.
     public var file: APIFile
+    /// The request each activity was registered with.
+    public var register: APIFile.Request
     public var settings: ServiceSession.Settings
     public var registration: APIAnswers
     public var events: APIAnswers

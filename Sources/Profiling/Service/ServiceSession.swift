@@ -57,6 +57,8 @@ public final class ServiceSession: Sendable {
     }
 
     public let file: APIFile
+    /// The request each activity is registered with before the clock.
+    public let registrationRequest: APIFile.Request
     public let workload: ServiceWorkload
     public let settings: Settings
     private let book: ArrivalBook
@@ -69,7 +71,21 @@ public final class ServiceSession: Sendable {
 
     /// A session for `workload`, booking its pushes' schedule in `book` once the clock starts;
     /// the calls' times are read from `clock`, the book's.
-    public init(file: APIFile, workload: ServiceWorkload, settings: Settings, book: ArrivalBook, clock: ProfileClock) {
+    /// - Throws: `ProfileError.badInput` for a file whose devices report their own tokens: the
+    ///   devices' side of a lifecycle is not played yet.
+    public init(
+        file: APIFile,
+        workload: ServiceWorkload,
+        settings: Settings,
+        book: ArrivalBook,
+        clock: ProfileClock
+    ) throws {
+        guard let register = file.register else {
+            throw ProfileError.badInput(
+                "\(file.path): token_report: a file whose devices report their own tokens needs PushBench to play the devices, which it does not yet; give register instead"
+            )
+        }
+        registrationRequest = register
         self.file = file
         self.workload = workload
         self.settings = settings
@@ -125,7 +141,7 @@ public final class ServiceSession: Sendable {
             let registration = answers.registration
             if registration.succeeded == 0 {
                 let cause = registration.firstFailure ?? "statuses \(registration.byStatus.keys.sorted())"
-                enter(.failed("\(file.path):\(file.register.urlLine ?? 0): no registration succeeded (\(cause))"))
+                enter(.failed("\(file.path):\(registrationRequest.urlLine ?? 0): no registration succeeded (\(cause))"))
                 return
             }
             enter(.sending)
@@ -140,7 +156,7 @@ public final class ServiceSession: Sendable {
     /// Waits until every endpoint the file names accepts a connection; the refusal otherwise.
     private func waitForService() -> String? {
         let deadline = monotonicNanos() + settings.serviceWait.inNanoseconds
-        for request in [file.register, file.event] {
+        for request in [registrationRequest, file.event] {
             let url = request.request(tag: 0, intendedNanos: 0) { _ in .integer(0) }.url
             guard let endpoint = PortProbe.endpoint(of: url) else {
                 return "\(file.path):\(request.urlLine ?? 0): \(request.urlText) names no host"
@@ -177,7 +193,12 @@ public final class ServiceSession: Sendable {
                     if due > intended { break }
                     intended = due
                 }
-                let request = file.registration(of: next, in: workload, intendedNanos: intended)
+                let request = APIFile.registration(
+                    of: next,
+                    with: registrationRequest,
+                    in: workload,
+                    intendedNanos: intended
+                )
                 next += 1
                 if let refused = client.submit(request) { book(refused, registration: true) }
             }
@@ -229,7 +250,7 @@ public final class ServiceSession: Sendable {
     private func book(_ answer: ServiceClient.Answer, registration: Bool) {
         state.withLock { state in
             if registration {
-                state.registration.add(answer, request: file.register)
+                state.registration.add(answer, request: registrationRequest)
             } else {
                 state.events.add(answer, request: file.event)
             }

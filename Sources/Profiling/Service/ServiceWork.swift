@@ -28,7 +28,13 @@ struct ServiceWork {
             timing: timing
         )
         book = workload.arrivalBook()
-        session = ServiceSession(file: api.file, workload: workload, settings: api.settings, book: book, clock: clock)
+        session = try ServiceSession(
+            file: api.file,
+            workload: workload,
+            settings: api.settings,
+            book: book,
+            clock: clock
+        )
         settleSeconds = api.settle.inSeconds
         self.clock = clock
     }
@@ -73,6 +79,7 @@ struct ServiceWork {
         }
         return ServiceOutcome(
             file: session.file,
+            register: session.registrationRequest,
             settings: session.settings,
             registration: answers.registration,
             events: answers.events,
