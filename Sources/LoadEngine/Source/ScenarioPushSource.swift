@@ -55,7 +55,7 @@ public struct ScenarioPushSource {
         startTokens = TokenSet(seed: scenario.seed, kind: .pushToStart, count: scenario.activities)
         updateTokens = TokenSet(seed: scenario.seed, kind: .activityUpdate, count: 2 * scenario.activities)
         stateByCohort = scenario.cohorts.map { ContentStateTemplate(names: $0.kind.stateFields) }
-        attributesTypeByCohort = scenario.cohorts.map { Self.attributesType(of: $0.kind) }
+        attributesTypeByCohort = scenario.cohorts.map { $0.kind.attributesType }
     }
 
     /// Whether `event` is sent at all: with real tokens, starts are not.
@@ -119,16 +119,5 @@ public struct ScenarioPushSource {
             alertBody.append(String(event.state[index]))  // a small string: no allocation
         }
         return LiveActivityPayload.Alert(title: event.kind.rawValue, body: alertBody, sound: "default")
-    }
-
-    /// The `ActivityAttributes` type name an app of `kind` would declare.
-    private static func attributesType(of kind: ActivityKind) -> String {
-        switch kind {
-        case .football: "MatchAttributes"
-        case .delivery: "DeliveryAttributes"
-        case .rideshare: "RideAttributes"
-        case .upload: "UploadAttributes"
-        case .flashSale: "FlashSaleAttributes"
-        }
     }
 }

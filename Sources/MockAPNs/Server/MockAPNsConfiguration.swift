@@ -56,6 +56,10 @@ public struct MockAPNsConfiguration: Sendable {
     public var tokenRules: [TokenRule]
     /// Device tokens (lowercase hex) unregistered since the server started: 410 `Unregistered`.
     public var unregisteredTokens: Set<String>
+    /// Device tokens that die while the mock runs, as the devices behind it decide (`profile`
+    /// playing the devices): since when a token (lowercase hex) has been unregistered, UNIX
+    /// seconds, or `nil` while it lives. Asked after `unregisteredTokens`, on the answering thread.
+    public var unregisteredSince: (@Sendable (Substring) -> Int64?)?
     /// Apps (bundle IDs) whose device pushes get 400 `TopicDisallowed`, as for an app APNs does
     /// not allow pushes to.
     public var disallowedTopics: Set<String>

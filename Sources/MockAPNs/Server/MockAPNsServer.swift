@@ -118,6 +118,7 @@ public final class MockAPNsServer: Sendable {
                 startedAt: configuration.clock(),
                 tokenRules: configuration.tokenRules,
                 unregisteredTokens: configuration.unregisteredTokens,
+                unregisteredSince: configuration.unregisteredSince,
                 disallowedTopics: configuration.disallowedTopics,
                 environment: configuration.environment
             ),

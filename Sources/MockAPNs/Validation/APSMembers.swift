@@ -36,9 +36,17 @@ struct APSMembers {
     private(set) var timestamp: Int64?
     private(set) var staleDate: Int64?
     private(set) var dismissalDate: Int64?
+    /// The value of `aps.attributes-type` when it is a string, and the names of the members of
+    /// `aps.attributes` and `aps.content-state` whose values are integers, when `readsObjects`:
+    /// what a device decodes a start with (`LiveActivityPushContent`).
+    private(set) var attributesType: String?
+    private(set) var attributeIntegers: [String]?
+    private(set) var contentStateIntegers: [String]?
 
-    /// `nil` unless `json` is one JSON object whose `aps` is an object.
-    init?(json: [UInt8]) {
+    /// `nil` unless `json` is one JSON object whose `aps` is an object. With `readsObjects`, it
+    /// also reads what a device decodes: the attributes type and the integer members of the
+    /// attributes and the content state.
+    init?(json: [UInt8], readsObjects: Bool = false) {
         var cursor = JSONCursor(json)
         var found = false
         let wellFormed = cursor.members { name, cursor in
@@ -52,8 +60,10 @@ struct APSMembers {
                     self.timestamp = cursor.leadingInteger
                 case "stale-date": self.staleDate = cursor.leadingInteger
                 case "dismissal-date": self.dismissalDate = cursor.leadingInteger
+
                 default: break
                 }
+                if readsObjects, let read = self.readObject(named: name, at: &cursor) { return read }
                 guard name == "event" || name == "input-push-channel", cursor.peek == UInt8(ascii: "\"") else {
                     return cursor.skipValue()
                 }
@@ -63,6 +73,28 @@ struct APSMembers {
             }
         }
         guard wellFormed, found, cursor.isAtEnd else { return nil }
+    }
+
+    /// Reads `attributes-type`, `attributes` or `content-state` (whether it was well formed);
+    /// `nil` for any other member, which the caller reads.
+    private mutating func readObject(named name: String, at cursor: inout JSONCursor) -> Bool? {
+        switch name {
+        case "attributes-type":
+            guard cursor.peek == UInt8(ascii: "\"") else { return cursor.skipValue() }
+            attributesType = cursor.string()
+            return attributesType != nil
+        case "attributes", "content-state":
+            guard cursor.peek == UInt8(ascii: "{") else { return cursor.skipValue() }
+            var integers: [String] = []
+            let wellFormed = cursor.members { member, cursor in
+                if cursor.leadingInteger != nil { integers.append(member) }
+                return cursor.skipValue()
+            }
+            if name == "attributes" { attributeIntegers = integers } else { contentStateIntegers = integers }
+            return wellFormed
+        default:
+            return nil
+        }
     }
 }
 

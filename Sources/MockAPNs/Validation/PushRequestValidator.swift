@@ -33,7 +33,8 @@ import Workload
 /// 11. The device token is `tokenHexLength` hex digits, else 400 `BadDeviceToken`.
 /// 12. The body is not empty (400 `PayloadEmpty`) and within the push type's limit (413
 ///     `PayloadTooLarge`: 4096 bytes, 5120 for VoIP).
-/// 13. A token listed as unregistered gets 410 `Unregistered`; otherwise the first `TokenRule`
+/// 13. A token listed as unregistered, or that the devices behind the mock unregistered
+///     (`unregisteredSince`), gets 410 `Unregistered`; otherwise the first `TokenRule`
 ///     whose prefix the device token starts with gives its reason (410s invalid since the server
 ///     started).
 /// 14. The device token's fate under the configured `TokenHygiene` (all valid by default): 400
@@ -53,6 +54,8 @@ public struct PushRequestValidator: Sendable {
     public let tokenRules: [TokenRule]
     /// Device tokens (lowercase hex) unregistered since the server started.
     public let unregisteredTokens: Set<String>
+    /// Tokens that die while the mock runs: since when, UNIX seconds, or `nil` while alive.
+    public let unregisteredSince: (@Sendable (Substring) -> Int64?)?
     /// Apps (bundle IDs) whose pushes APNs refuses with `TopicDisallowed`.
     public let disallowedTopics: Set<String>
     /// The environment the mock plays, which a scoped key must be for.
@@ -66,11 +69,13 @@ public struct PushRequestValidator: Sendable {
         startedAt: Int64 = 0,
         tokenRules: [TokenRule] = [],
         unregisteredTokens: Set<String> = [],
+        unregisteredSince: (@Sendable (Substring) -> Int64?)? = nil,
         disallowedTopics: Set<String> = [],
         environment: MockAPNsConfiguration.Environment = .production
     ) {
         self.disallowedTopics = disallowedTopics
         self.unregisteredTokens = unregisteredTokens
+        self.unregisteredSince = unregisteredSince
         self.environment = environment
         self.tokenRules = tokenRules
         self.verifier = verifier
@@ -163,6 +168,9 @@ public struct PushRequestValidator: Sendable {
             unregisteredTokens.contains(String(push.path.dropFirst(Self.devicePathPrefix.count)).lowercased())
         {
             return Verdict(rejection: .unregistered, tokenVerified: true, invalidSince: startedAt)
+        }
+        if let unregisteredSince, let since = unregisteredSince(push.path.dropFirst(Self.devicePathPrefix.count)) {
+            return Verdict(rejection: .unregistered, tokenVerified: true, invalidSince: since)
         }
         if !tokenRules.isEmpty {
             let token = push.path.dropFirst(Self.devicePathPrefix.count)

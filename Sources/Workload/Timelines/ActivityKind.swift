@@ -34,6 +34,18 @@ public enum ActivityKind: String, Sendable, CaseIterable {
         }
     }
 
+    /// The `ActivityAttributes` type name an app of the kind declares: a start push must name it
+    /// in `attributes-type`, or the device starts nothing.
+    public var attributesType: String {
+        switch self {
+        case .football: "MatchAttributes"
+        case .delivery: "DeliveryAttributes"
+        case .rideshare: "RideAttributes"
+        case .upload: "UploadAttributes"
+        case .flashSale: "FlashSaleAttributes"
+        }
+    }
+
     /// The event kinds the kind's timeline produces, besides `start` and `limit`.
     public var eventKinds: [EventKind] {
         switch self {
