@@ -52,7 +52,8 @@ public enum MockStopReport {
         of recording: String,
         stats: MockStats.Snapshot,
         streamsAdvertised: Int,
-        to folder: String
+        to folder: String,
+        deviceDrops: [String: Int] = [:]
     ) throws -> (page: String, practices: SenderPractices) {
         let irregular = [
             ("accepted_irregular", stats.acceptedIrregular),
@@ -69,7 +70,8 @@ public enum MockStopReport {
             streamsAdvertised: streamsAdvertised,
             connectionsAccepted: stats.connectionsAccepted,
             answerDelayMs: stats.injectedDelayMicros > 0 && stats.pushes > 0
-                ? Double(stats.injectedDelayMicros) / Double(stats.pushes) / 1000 : nil
+                ? Double(stats.injectedDelayMicros) / Double(stats.pushes) / 1000 : nil,
+            deviceDrops: deviceDrops
         )
         traffic.practices = practices
         if stats.broadcasts > 0 {

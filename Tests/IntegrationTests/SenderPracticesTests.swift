@@ -83,6 +83,25 @@ final class SenderPracticesTests: XCTestCase {
         XCTAssertTrue(doctor.findings[3].evidence.contains("3,900 bytes"), doctor.findings[3].evidence)
     }
 
+    /// What the devices a lifecycle profile plays dropped is named as the mistakes behind it,
+    /// each cause under its pattern, ranked with the rest.
+    func testPushesTheDevicesDroppedAreNamedByThePatternBehindThem() {
+        let practices = SenderPractices(
+            records: [],
+            streamsAdvertised: 1000,
+            deviceDrops: [
+                "after_end_or_dismissal": 40, "stale_push_to_start_token": 3, "undecodable_start": 2, "rotated_out": 0,
+            ]
+        )
+        XCTAssertEqual(
+            practices.findings.map(\.practice),
+            ["updates-after-end", "stale-start-tokens", "unusable-starts"]
+        )
+        XCTAssertEqual(practices.findings.first?.evidence, "40 pushes the devices dropped (after_end_or_dismissal: 40)")
+        XCTAssertEqual(practices.figures.deviceDrops["stale_push_to_start_token"], 3)
+        XCTAssertTrue(SenderPractices(records: [], streamsAdvertised: 1000).findings.isEmpty)
+    }
+
     func testTheFilesCarryTheFindings() throws {
         var records = careful
         records[0].expiration = ""

@@ -71,6 +71,8 @@ public struct SenderPractices: Sendable {
         public var staleOnArrival = 0
         public var payloadsNearLimit = 0
         public var pushesToGoneTokens = 0
+        /// Pushes the devices behind the mock dropped, by cause, when `profile` played them.
+        public var deviceDrops: [String: Int] = [:]
     }
 
     /// What was found, most pushes affected first.
@@ -82,11 +84,14 @@ public struct SenderPractices: Sendable {
     /// concurrent streams, accepted `connectionsAccepted` connections (when known: a
     /// connection that sent nothing is not in the recording) and held its answers back
     /// `answerDelayMs` on average (when it did: an injected latency, standing for APNs' round trip).
+    /// `deviceDrops` are the pushes the devices dropped by cause, when `profile` played them: the
+    /// mistakes no recording shows, because APNs answered them 200.
     public init(
         records: [TrafficRecord],
         streamsAdvertised: Int,
         connectionsAccepted: Int? = nil,
-        answerDelayMs: Double? = nil
+        answerDelayMs: Double? = nil,
+        deviceDrops: [String: Int] = [:]
     ) {
         let records = records.inArrivalOrder()
         var figures = Figures()
@@ -106,6 +111,8 @@ public struct SenderPractices: Sendable {
         for check in checks {
             if let finding = check(&figures, records, connectionsAccepted) { findings.append(finding) }
         }
+        figures.deviceDrops = deviceDrops
+        findings += Self.deviceDropFindings(deviceDrops)
         self.findings = findings.sorted { ($1.pushesAffected, $0.practice) < ($0.pushesAffected, $1.practice) }
         self.figures = figures
     }
