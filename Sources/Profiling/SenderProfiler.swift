@@ -49,13 +49,22 @@ public struct SenderProfiler {
         /// How long after the last call's answer, with pushes still missing, the profile waits
         /// for more before it ends the service.
         public var settle: Duration
+        /// How the devices behave, for a lifecycle file.
+        public var devices: DeviceSettings
 
         /// Creates the description.
-        public init(file: APIFile, port: Int, settings: ServiceSession.Settings, settle: Duration) {
+        public init(
+            file: APIFile,
+            port: Int,
+            settings: ServiceSession.Settings,
+            settle: Duration,
+            devices: DeviceSettings = DeviceSettings()
+        ) {
             self.file = file
             self.port = port
             self.settings = settings
             self.settle = settle
+            self.devices = devices
         }
     }
 
@@ -119,8 +128,14 @@ public struct SenderProfiler {
         let clock = ProfileClock()
         let prepared = try prepare(clock: clock, notice: notice)
         let book = prepared.book
-        let recorder = try PushRecorder(path: path("traffic.csv")) { book.arrived($0, receivedNs: $1, body: $2) }
-        let server = try startMock(recorder: recorder)
+        let fleet = prepared.work?.fleet
+        let recorder = try PushRecorder(path: path("traffic.csv")) { push, receivedNs, body in
+            guard let fleet else { return book.arrived(push, receivedNs: receivedNs, body: body) }
+            if let forBook = fleet.arrived(push, receivedNs: receivedNs, body: body) {
+                book.arrived(forBook, receivedNs: receivedNs, body: body)
+            }
+        }
+        let server = try startMock(recorder: recorder, devices: fleet)
         defer { server.shutdown() }
         let contract = try contract(
             port: server.port,
@@ -173,15 +188,17 @@ public struct SenderProfiler {
             return Preparation(book: written.book, startAtUnix: written.startAt)
         }
         let work = try ServiceWork(api, scenario: scenario, requests: requests, timing: timing, clock: clock)
+        let devices = work.workload.isLifecycle ? "devices to play" : "activities to register"
         notice(
-            "\(work.workload.activities) activities to register; \(work.workload.calls.count) calls to "
+            "\(work.workload.activities) \(devices); \(work.workload.starts.count) start calls and \(work.workload.calls.count) calls to "
                 + "\(api.file.event.urlText), causing \(work.workload.expectedPushes) pushes"
         )
         return Preparation(book: work.book, work: work)
     }
 
-    /// Starts the mock with `recorder`, on the port and certificate a running service expects.
-    private func startMock(recorder: PushRecorder) throws -> MockAPNsServer {
+    /// Starts the mock with `recorder`, on the port and certificate a running service expects;
+    /// the devices, when played, say which of their tokens have died.
+    private func startMock(recorder: PushRecorder, devices: DeviceFleet?) throws -> MockAPNsServer {
         var mock = self.mock
         mock.port = 0
         if case .runningService(_, let port, let identity) = subject {
@@ -189,6 +206,7 @@ public struct SenderProfiler {
             if let identity { mock.identity = identity }
         }
         mock.recorder = recorder
+        if let devices { mock.unregisteredSince = { devices.unregisteredSince($0) } }
         mock.keys.append(try verificationKey())
         return try MockAPNsServer.start(mock)
     }

@@ -74,7 +74,8 @@ extension ProfileCommand {
                 of: recording,
                 stats: profile.mock,
                 streamsAdvertised: server.streams,
-                to: (folder as NSString).appendingPathComponent("traffic")
+                to: (folder as NSString).appendingPathComponent("traffic"),
+                deviceDrops: profile.service?.lifecycle?.deviceDrops ?? [:]
             )
             practices = traffic.practices
             trafficPage = "traffic/report.html"

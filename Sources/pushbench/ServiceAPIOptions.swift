@@ -17,11 +17,18 @@ struct ServiceAPIOptions: ParsableArguments {
                 examples/netmera-api.yaml, examples/cleverpush-api.yaml). The service gets the PUSHBENCH_* \
                 variables to reach the mock and a free port in PUSHBENCH_SERVICE_PORT; profile waits until it \
                 listens, registers every activity, sends the events on the scenario's clock (--time-scale), \
-                matches each call to the pushes it caused, and ends the service once they are in.
+                matches each call to the pushes it caused, and ends the service once they are in. A file with \
+                token_report plays the devices too (docs/profile-lifecycle.md; examples/netmera-lifecycle.yaml, \
+                examples/cleverpush-lifecycle.yaml): devices report push-to-start tokens, the operator's start \
+                calls start activities, each device reports its update token after a delay, and pushes a device \
+                would drop are counted as wasted, by cause.
                 """
         )
     )
     var file: String?
+
+    @OptionGroup(title: "Devices (an API file whose devices report their own tokens)")
+    var devices: DeviceOptions
 
     @Option(name: .customLong("register-rate"), help: "At most this many registrations a second (default: no limit).")
     var registerRate: Double?
@@ -99,7 +106,18 @@ struct ServiceAPIOptions: ParsableArguments {
         settings.timeout = timeout.duration
         settings.connectTimeout = min(timeout.duration, .seconds(5))
         settings.serviceWait = serviceWait.duration
-        let api = SenderProfiler.ServiceAPI(file: apiFile, port: port, settings: settings, settle: settle.duration)
+        if apiFile.lifecycle == nil, devices.isSet {
+            throw CommandLineError(
+                "--report-delay, --never-report, --rotation-rate, --dismiss and the other device flags play a lifecycle: \(file) has no token_report"
+            )
+        }
+        let api = SenderProfiler.ServiceAPI(
+            file: apiFile,
+            port: port,
+            settings: settings,
+            settle: settle.duration,
+            devices: devices.settings()
+        )
         guard command.isEmpty, let mockPort else { return .service(command: command, api: api) }
         var identity: TLSIdentity?
         if let mockTLSCert, let mockTLSKey {

@@ -64,6 +64,34 @@ final class ProfileAPIInputTests: PushbenchTestCase {
         XCTAssertLessThan(seconds, 20, "bounded by --service-wait and --grace")
     }
 
+    /// The device flags play a lifecycle; a file without token_report has none to play.
+    func testDeviceFlagsNeedALifecycleFile() throws {
+        let (output, _) = try profile(file, options: ["--dismiss", "0.1"])
+        XCTAssertEqual(output.status, 2, output.stderr)
+        assertCleanFailure(output, mentions: "has no token_report")
+        let (bad, _) = try profile(file, options: ["--never-report", "1.5"])
+        XCTAssertEqual(bad.status, 64, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("--never-report must be a share from 0 to 1"), bad.stderr)
+        let (delay, _) = try profile(file, options: ["--report-delay", "5,1"])
+        XCTAssertTrue(delay.stderr.contains("--report-delay: MEDIAN[,P99]"), delay.stderr)
+    }
+
+    /// Push-to-start cohorts are started by the operator: a lifecycle file without `start`
+    /// cannot start them, and profile says so before the service starts.
+    func testALifecycleWithoutAStartCannotStartPushToStartCohorts() throws {
+        let lifecycle = """
+            token_report:
+              url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/register
+              body: {activity: "{{activity}}", token: "{{update_token}}"}
+            event:
+              url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/update
+              body: {group: "{{group}}", state: "{{content_state}}"}
+            """
+        let (output, _) = try profile(lifecycle)
+        XCTAssertEqual(output.status, 2, output.stderr)
+        assertCleanFailure(output, mentions: "push-to-start cohorts need the operator's start request (start:)")
+    }
+
     func testRegistrationOptionsNeedAnAPIFile() throws {
         let output = try pushbench.run(["profile", "--register-rate", "100", "--", "true"])
         XCTAssertEqual(output.status, 64, "a usage error: \(output.stderr)")

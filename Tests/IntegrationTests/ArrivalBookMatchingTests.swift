@@ -42,15 +42,7 @@ final class ArrivalBookMatchingTests: XCTestCase {
     }
 
     private func push(_ token: String, status: Int = 200) -> TrafficRecord {
-        TrafficRecord(
-            receivedMs: 0,
-            deviceToken: token,
-            pushType: "liveactivity",
-            priority: 10,
-            status: status,
-            event: .update,
-            timestampSeconds: nil
-        )
+        .arrival(token, status: status)
     }
 
     /// The payload as a sender that rebuilds it from the content state would send it.

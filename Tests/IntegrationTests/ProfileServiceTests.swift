@@ -9,7 +9,7 @@ import XCTest
 /// numbers: 500 to every tenth update, the last 1% of each group dropped, a service that stops
 /// answering, one that dies.
 final class ProfileServiceTests: XCTestCase {
-    private static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     private static let service = repository.appendingPathComponent("Tests/Scripts/live_activity_service.py").path
     private var directory: TemporaryDirectory!
@@ -37,7 +37,7 @@ final class ProfileServiceTests: XCTestCase {
 
     /// Profiles the service with `serviceOptions` through `api`, the first `calls` calls; returns
     /// the exit, the output and the summary (when written).
-    private func profile(
+    func profile(
         api: String = "examples/netmera-api.yaml",
         scenario: [String]? = nil,
         calls: Int = 60,
@@ -63,13 +63,12 @@ final class ProfileServiceTests: XCTestCase {
         return (output, try JSONSerialization.jsonObject(with: data) as? [String: Any], folder)
     }
 
-    private func section(_ summary: [String: Any]?, _ key: String) throws -> [String: Any] {
+    func section(_ summary: [String: Any]?, _ key: String) throws -> [String: Any] {
         try XCTUnwrap(summary?[key] as? [String: Any], "summary.json has \(key)")
     }
 
     /// Every request of a phase is accounted for once.
-    private func assertAccounted(_ phase: [String: Any], sent: Int, file: StaticString = #filePath, line: UInt = #line)
-    {
+    func assertAccounted(_ phase: [String: Any], sent: Int, file: StaticString = #filePath, line: UInt = #line) {
         let parts = ["succeeded", "refused", "timed_out", "failed"].map { phase[$0] as? Int ?? -1 }
         XCTAssertEqual(phase["sent"] as? Int, sent, "\(phase)", file: file, line: line)
         XCTAssertEqual(

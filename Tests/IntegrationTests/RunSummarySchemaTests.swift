@@ -211,6 +211,35 @@ final class RunSummarySchemaTests: XCTestCase {
         summary.registrations = service.registrations
         summary.api = service.api
         summary.fanout = service.fanout
+        summary.lifecycle = RunSummary.Lifecycle(
+            starts: phase,
+            startCalls: service.calls,
+            reissuedStartTokens: phase,
+            storm: RunSummary.Lifecycle.Storm(
+                reports: phase,
+                perSecond: [0, 3, 1],
+                peakPerS: 3,
+                startToReportMs: RunSummary.MillisecondPercentiles([1500, 2500])
+            ),
+            closes: phase,
+            timeToFirstUpdateMs: RunSummary.MillisecondPercentiles([2000, 9000]),
+            activities: RunSummary.Lifecycle.Activities(
+                expected: 100,
+                started: 99,
+                neverStarted: 1,
+                updated: 95,
+                startedNeverUpdated: 4,
+                neverUpdatedByCause: ["report_lost_by_service": 4],
+                dismissed: 2,
+                rotated: 1,
+                extraStarts: 0
+            ),
+            wastedPushesByCause: ["after_end_or_dismissal": 3],
+            serviceCPUByPhaseS: ["start": 0.5, "registration_storm": 1.5, "updates": 2],
+            emulation: RunSummary.Lifecycle.Emulation(cpuS: 0.01, deviceEvents: 1000, cpuUsPerEvent: 10),
+            devices: ["activity_limit": "5"]
+        )
+        summary.lifecycle?.startFanout.serviceCPUUsPerPush = 8
         return summary
     }
 

@@ -50,7 +50,7 @@ final class ServiceSessionPhaseTests: XCTestCase {
         var settings = ServiceSession.Settings()
         settings.serviceWait = serviceWait
         settings.timeout = .seconds(5)
-        return try ServiceSession(
+        return ServiceSession(
             file: file,
             workload: workload,
             settings: settings,

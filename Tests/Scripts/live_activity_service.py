@@ -3,8 +3,17 @@
 It speaks two APIs shaped like those of push providers, keeps the tokens apps register, and
 fans each update out to APNs with aioapns, as such a service does:
 
-  Netmera-shaped (examples/netmera-api.yaml), header X-netmera-api-key = $NETMERA_API_KEY:
-    POST /rest/3.0/live-activity/register  {"groupId", "activityId", "token"}
+  Netmera-shaped (examples/netmera-api.yaml, examples/netmera-lifecycle.yaml), header
+  X-netmera-api-key = $NETMERA_API_KEY:
+    POST /rest/3.0/live-activity/start-token {"extId", "groupId", "token"}: a device's push-to-start
+                                           token (a later one of the same extId replaces it)
+    POST /rest/3.0/sendBulkNotification    {"message": {"title", "text", "contentState",
+                                           "liveActAttr", "liveActAttrType"}, "type": "LIVE_ACTIVITY",
+                                           "target": {"groupId"}}: a start push to each push-to-start
+                                           token of the group
+    POST /rest/3.0/live-activity/register  {"groupId", "activityId", "token"}: replaces an earlier
+                                           token of the same activityId
+    POST /rest/3.0/live-activity/close     {"groupId", "activityId"}
     POST /rest/3.0/update-live-activity    {"groupId", "action": "UPDATE"|"END", "contentState",
                                             "priority"}: one call, every activity of the group
   CleverPush-shaped (examples/cleverpush-api.yaml), header Authorization = $CLEVERPUSH_API_KEY:
@@ -22,6 +31,9 @@ PUSHBENCH_* variables to reach APNs (docs/profile.md). Faults, for the tests tha
   --drop-tail F    leaves out the last share F of each group's tokens (0.01: 1%)
   --stall-after N  never answers an update call after the N-th (the connection stays open)
   --die-after N    exits with status 1 at the (N+1)-th update call, saying so on stderr
+  --drop-reports F answers a share F of token reports with success and forgets them
+  --fail-starts F  answers 500 to a share F of start calls, and starts nothing for them
+  --stall-reports S  answers each token report S seconds late
 Standard library only, besides aioapns: an HTTP/1.1 server with keep-alive on asyncio.
 """
 
@@ -29,6 +41,7 @@ import argparse
 import asyncio
 import json
 import os
+import random
 import signal
 import ssl
 import sys
@@ -58,7 +71,9 @@ class Service:
     def __init__(self, options):
         self.options = options
         self.apns = apns_client()
-        self.groups = {}  # group id -> tokens, in registration order
+        self.groups = {}  # group id -> {activity id: update token}, in registration order
+        self.start_tokens = {}  # group id -> {device (extId): push-to-start token}
+        self.random = random.Random(5521)
         self.subscriptions = {}  # subscription id -> token
         self.updates = 0
         self.pushes = 0
@@ -79,16 +94,27 @@ class Service:
             request = json.loads(body)
         except ValueError:
             return 400, {"error": "body is not JSON"}
-        if path == "/rest/3.0/live-activity/register":
-            self.groups.setdefault(str(request["groupId"]), []).append(request["token"])
+        if path == "/rest/3.0/live-activity/start-token":
+            self.start_tokens.setdefault(str(request["groupId"]), {})[str(request["extId"])] = request["token"]
             return 200, {"registered": True}
+        if path == "/rest/3.0/sendBulkNotification":
+            return self.start(request)
+        if path == "/rest/3.0/live-activity/register":
+            if self.random.random() < self.options.drop_reports:
+                return 200, {"registered": True}  # a lost report: answered, never stored
+            self.groups.setdefault(str(request["groupId"]), {})[str(request["activityId"])] = request["token"]
+            return 200, {"registered": True}
+        if path == "/rest/3.0/live-activity/close":
+            self.groups.get(str(request["groupId"]), {}).pop(str(request["activityId"]), None)
+            return 200, {"closed": True}
         if path == "/subscription/sync":
             self.subscriptions[str(request["subscriptionId"])] = request["iosLiveActivityToken"]
             return 200, {"success": True}
         if path == "/rest/3.0/update-live-activity":
-            tokens = self.groups.get(str(request["groupId"]))
-            if tokens is None:
+            group = self.groups.get(str(request["groupId"]))
+            if group is None:
                 return 404, {"error": "unknown group"}
+            tokens = list(group.values())
             action = request.get("action", "UPDATE").lower()
             return self.update(tokens, action, request.get("contentState"), request.get("priority", 10), None)
         if path == "/notification/send":
@@ -101,6 +127,25 @@ class Service:
                 request.get("iosLiveActivityDismissalDate"),
             )
         return 404, {"error": "no such route"}
+
+    def start(self, request):
+        """The operator's start: a push-to-start push to each device of the target group."""
+        if self.random.random() < self.options.fail_starts:
+            return 500, {"error": "injected start failure"}
+        message = request.get("message", {})
+        tokens = list(self.start_tokens.get(str(request.get("target", {}).get("groupId")), {}).values())
+        aps = {
+            "timestamp": int(time.time()),
+            "event": "start",
+            "content-state": message.get("contentState") or {},
+            "attributes-type": message.get("liveActAttrType"),
+            "attributes": message.get("liveActAttr") or {},
+            "alert": {"title": message.get("title", ""), "body": message.get("text", "")},
+            "input-push-token": 1,
+        }
+        for token in tokens:
+            self.queue.put_nowait((token, {"aps": aps}, 10))
+        return 202, {"accepted": len(tokens)}
 
     def update(self, tokens, event, state, priority, dismissal):
         self.updates += 1
@@ -157,6 +202,8 @@ class Service:
                     headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 status, answer = self.route(method, path.split("?")[0], headers, body)
+                if self.options.stall_reports and path.endswith("/live-activity/register"):
+                    await asyncio.sleep(self.options.stall_reports)
                 if status is None:
                     await asyncio.Event().wait()  # stalled: never answers
                 payload = json.dumps(answer).encode()
@@ -180,6 +227,9 @@ async def main():
     parser.add_argument("--drop-tail", type=float, default=0.0)
     parser.add_argument("--stall-after", type=int)
     parser.add_argument("--die-after", type=int)
+    parser.add_argument("--drop-reports", type=float, default=0.0)
+    parser.add_argument("--fail-starts", type=float, default=0.0)
+    parser.add_argument("--stall-reports", type=float, default=0.0)
     service = Service(parser.parse_args())
     server = await asyncio.start_server(service.serve, "127.0.0.1", int(env["PUSHBENCH_SERVICE_PORT"]), backlog=512)
     stop = asyncio.Event()

@@ -58,11 +58,15 @@ extension APIFile {
     /// `pushbench_event`: the call's number, which matches the pushes of a service that passes
     /// the state through.
     static func contentState(of call: ServiceWorkload.Call, index: Int) -> [UInt8] {
-        let members = call.activityKind.stateFields.enumerated().map { position, name in
-            JSONMember(name, .integer(Int64(call.state[position])))
-        }
+        contentState(call.activityKind, call.state, tag: index)
+    }
+
+    /// A content state named by `kind`'s fields, with `pushbench_event` when `tag` is given.
+    static func contentState(_ kind: ActivityKind, _ state: ContentState, tag: Int? = nil) -> [UInt8] {
+        var members = kind.stateFields.enumerated().map { JSONMember($1, .integer(Int64(state[$0]))) }
+        if let tag { members.append(JSONMember(EventTag.key, .integer(Int64(tag)))) }
         var json: [UInt8] = []
-        JSONWriter.write(.object(members + [JSONMember(EventTag.key, .integer(Int64(index)))]), to: &json)
+        JSONWriter.write(.object(members), to: &json)
         return json
     }
 }

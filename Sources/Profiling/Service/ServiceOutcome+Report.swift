@@ -1,3 +1,4 @@
+import Histogram
 import Reports
 
 extension ServiceOutcome {
@@ -5,14 +6,16 @@ extension ServiceOutcome {
     /// the service's CPU was `measured` (profile started it).
     func figures(arrivals: ArrivalBook.Figures, measured: Bool) -> ServiceFigures {
         ServiceFigures(
-            registrations: Self.phase(
-                registration,
-                request: register,
-                per: nil,
-                concurrency: settings.registerConcurrency,
-                rateLimit: settings.registerRate
-            ),
-            api: Self.phase(events, request: file.event, per: file.perActivity ? "activity" : "group"),
+            registrations: register.map {
+                registration.phase(
+                    request: $0,
+                    per: nil,
+                    concurrency: settings.registerConcurrency,
+                    rateLimit: settings.registerRate
+                )
+            },
+            api: events.phase(request: file.event, per: file.perActivity ? "activity" : "group"),
+            lifecycle: lifecycle?.figures(),
             calls: calls.map { fanout in
                 let call = workload.calls[fanout.call]
                 return ServiceFigures.Call(
@@ -34,39 +37,47 @@ extension ServiceOutcome {
             }
         )
     }
+}
 
-    private static func phase(
-        _ answers: APIAnswers,
+extension APIAnswers {
+    /// The phase's figures, as `summary.json` writes them.
+    func phase(
         request: APIFile.Request,
         per: String?,
         concurrency: Int? = nil,
         rateLimit: Double? = nil
     ) -> RunSummary.APIPhase {
-        let latency = answers.latency
-        return RunSummary.APIPhase(
+        RunSummary.APIPhase(
             method: request.method,
             url: request.urlText,
             per: per,
-            sent: answers.sent,
-            succeeded: answers.succeeded,
-            refused: answers.refused,
-            timedOut: answers.timedOut,
-            failed: answers.failed,
-            byStatus: answers.byStatus,
-            failedByClass: Dictionary(uniqueKeysWithValues: answers.failedByClass.map { ($0.key.rawValue, $0.value) }),
-            latencyMs: latency.totalCount == 0
-                ? nil
-                : RunSummary.MillisecondPercentiles(
-                    count: Int(latency.totalCount),
-                    p50Us: latency.valueAtPercentile(50),
-                    p90Us: latency.valueAtPercentile(90),
-                    p99Us: latency.valueAtPercentile(99),
-                    maxUs: latency.max
-                ),
-            durationS: answers.seconds,
-            httpVersions: answers.httpVersions.sorted(),
+            sent: sent,
+            succeeded: succeeded,
+            refused: refused,
+            timedOut: timedOut,
+            failed: failed,
+            byStatus: byStatus,
+            failedByClass: Dictionary(uniqueKeysWithValues: failedByClass.map { ($0.key.rawValue, $0.value) }),
+            latencyMs: latency.millisecondPercentiles,
+            durationS: seconds,
+            httpVersions: httpVersions.sorted(),
             concurrency: concurrency,
             rateLimitPerS: rateLimit
+        )
+    }
+}
+
+extension Histogram<UInt64> {
+    /// The median, p90, p99 and largest of a histogram of microseconds, in milliseconds;
+    /// `nil` when it is empty.
+    var millisecondPercentiles: RunSummary.MillisecondPercentiles? {
+        guard totalCount > 0 else { return nil }
+        return RunSummary.MillisecondPercentiles(
+            count: Int(totalCount),
+            p50Us: valueAtPercentile(50),
+            p90Us: valueAtPercentile(90),
+            p99Us: valueAtPercentile(99),
+            maxUs: max
         )
     }
 }

@@ -3,8 +3,9 @@
 public struct ServiceOutcome: Sendable {
     /// The API file, and how the service was driven.
     public var file: APIFile
-    /// The request each activity was registered with.
-    public var register: APIFile.Request
+    /// The request each activity (or, for a lifecycle, each push-to-start device) was
+    /// registered with before the clock, if any.
+    public var register: APIFile.Request?
     public var settings: ServiceSession.Settings
     public var registration: APIAnswers
     public var events: APIAnswers
@@ -20,4 +21,6 @@ public struct ServiceOutcome: Sendable {
     public var eventsCPUSeconds: Double?
     /// Why driving the service failed (no registration succeeded), if it did.
     public var failure: String?
+    /// The devices' side, when PushBench played them.
+    public var lifecycle: LifecycleOutcome?
 }

@@ -6,6 +6,10 @@ import Transport
 /// would: waits until it listens, registers every activity (closed loop, `concurrency` at a
 /// time, at most `rate` a second), then sends the calls open loop on their schedule.
 ///
+/// With a lifecycle file the devices report their push-to-start tokens in place of the
+/// registrations, the operator's start calls join the calls, and the devices' reporter
+/// (`DeviceReporter`) starts with the clock.
+///
 /// `profile`'s watch loop reads the phases entered (each entered when it begins, none skipped)
 /// and ends the service once the calls are answered and their pushes are in; every wait here
 /// is bounded by a deadline or the stop flag.
@@ -53,12 +57,16 @@ public final class ServiceSession: Sendable {
         var entered = [Phase.waiting]
         var registration = APIAnswers()
         var events = APIAnswers()
+        var starts = APIAnswers()
         var startAtUnix: Double?
     }
 
     public let file: APIFile
-    /// The request each activity is registered with before the clock.
-    public let registrationRequest: APIFile.Request
+    /// The request each activity is registered with before the clock: `register`, or a
+    /// lifecycle's `start_token` (none when its devices have none to report).
+    public let registrationRequest: APIFile.Request?
+    /// The devices' reporter, for a lifecycle.
+    public let reporter: DeviceReporter?
     public let workload: ServiceWorkload
     public let settings: Settings
     private let book: ArrivalBook
@@ -71,21 +79,17 @@ public final class ServiceSession: Sendable {
 
     /// A session for `workload`, booking its pushes' schedule in `book` once the clock starts;
     /// the calls' times are read from `clock`, the book's.
-    /// - Throws: `ProfileError.badInput` for a file whose devices report their own tokens: the
-    ///   devices' side of a lifecycle is not played yet.
+    /// With `reporter`, the devices' side of a lifecycle is played too.
     public init(
         file: APIFile,
         workload: ServiceWorkload,
         settings: Settings,
         book: ArrivalBook,
-        clock: ProfileClock
-    ) throws {
-        guard let register = file.register else {
-            throw ProfileError.badInput(
-                "\(file.path): token_report: a file whose devices report their own tokens needs PushBench to play the devices, which it does not yet; give register instead"
-            )
-        }
-        registrationRequest = register
+        clock: ProfileClock,
+        reporter: DeviceReporter? = nil
+    ) {
+        registrationRequest = file.lifecycle == nil ? file.register : file.lifecycle?.startToken
+        self.reporter = reporter
         self.file = file
         self.workload = workload
         self.settings = settings
@@ -112,6 +116,7 @@ public final class ServiceSession: Sendable {
     public func stopAndJoin() {
         stop()
         if started.load(ordering: .relaxed) { ended.wait() }
+        reporter?.stopAndJoin()
     }
 
     /// The phase now.
@@ -127,6 +132,9 @@ public final class ServiceSession: Sendable {
         state.withLock { ($0.registration, $0.events, $0.startAtUnix) }
     }
 
+    /// What the operator's start calls were answered.
+    public var startAnswers: APIAnswers { state.withLock { $0.starts } }
+
     private var stopped: Bool { stopFlag.load(ordering: .relaxed) }
 
     private func drive() {
@@ -139,7 +147,7 @@ public final class ServiceSession: Sendable {
             try register()
             guard !stopped else { return }
             let registration = answers.registration
-            if registration.succeeded == 0 {
+            if let registrationRequest, registration.succeeded == 0 {
                 let cause = registration.firstFailure ?? "statuses \(registration.byStatus.keys.sorted())"
                 enter(.failed("\(file.path):\(registrationRequest.urlLine ?? 0): no registration succeeded (\(cause))"))
                 return
@@ -156,7 +164,9 @@ public final class ServiceSession: Sendable {
     /// Waits until every endpoint the file names accepts a connection; the refusal otherwise.
     private func waitForService() -> String? {
         let deadline = monotonicNanos() + settings.serviceWait.inNanoseconds
-        for request in [registrationRequest, file.event] {
+        let lifecycle = file.lifecycle
+        let requests = [registrationRequest, file.event, lifecycle?.start, lifecycle?.tokenReport, lifecycle?.close]
+        for request in requests.compactMap({ $0 }) {
             let url = request.request(tag: 0, intendedNanos: 0) { _ in .integer(0) }.url
             guard let endpoint = PortProbe.endpoint(of: url) else {
                 return "\(file.path):\(request.urlLine ?? 0): \(request.urlText) names no host"
@@ -174,8 +184,10 @@ public final class ServiceSession: Sendable {
         return nil
     }
 
-    /// Registers every activity, `registerConcurrency` at a time.
+    /// Registers every activity, `registerConcurrency` at a time: with `register`, or for a
+    /// lifecycle each push-to-start device's token with `start_token`.
     private func register() throws {
+        guard let registrationRequest else { return }
         let client = try ServiceClient(
             timeout: settings.timeout,
             connectTimeout: settings.connectTimeout,
@@ -183,22 +195,34 @@ public final class ServiceSession: Sendable {
             caFile: file.caFile,
             insecure: file.insecure
         )
+        let fleet = reporter?.fleet
+        let devices =
+            fleet.map { $0.workload.starts.flatMap { Array($0.activities) } } ?? Array(0..<workload.activities)
         let began = monotonicNanos()
         var next = 0
-        while (next < workload.activities || client.inFlight > 0) && !stopped {
-            while next < workload.activities, client.inFlight < settings.registerConcurrency {
+        while (next < devices.count || client.inFlight > 0) && !stopped {
+            while next < devices.count, client.inFlight < settings.registerConcurrency {
                 var intended = monotonicNanos()
                 if let rate = settings.registerRate {
                     let due = began + UInt64(Double(next) / rate * 1e9)
                     if due > intended { break }
                     intended = due
                 }
-                let request = APIFile.registration(
-                    of: next,
-                    with: registrationRequest,
-                    in: workload,
-                    intendedNanos: intended
-                )
+                let activity = devices[next]
+                let request =
+                    fleet.flatMap {
+                        file.deviceRequest(
+                            .startToken(activity: activity, reissued: false),
+                            of: $0,
+                            intendedNanos: intended
+                        )
+                    }
+                    ?? APIFile.registration(
+                        of: activity,
+                        with: registrationRequest,
+                        in: workload,
+                        intendedNanos: intended
+                    )
                 next += 1
                 if let refused = client.submit(request) { book(refused, registration: true) }
             }
@@ -206,6 +230,40 @@ public final class ServiceSession: Sendable {
         }
         let seconds = Double(monotonicNanos() - began) / 1e9
         state.withLock { $0.registration.seconds = seconds }
+    }
+
+    /// One of the operator's calls: an event call, or (`isStart`) a lifecycle's start call.
+    private struct OperatorCall {
+        var dueMicroseconds: Int64
+        var index: Int
+        var isStart: Bool
+    }
+
+    /// The operator's calls in the order they fall due, starts before events due with them.
+    private var operatorCalls: [OperatorCall] {
+        let starts = workload.starts.enumerated().map {
+            OperatorCall(dueMicroseconds: $1.dueMicroseconds, index: $0, isStart: true)
+        }
+        let events = workload.calls.enumerated().map {
+            OperatorCall(dueMicroseconds: $1.dueMicroseconds, index: $0, isStart: false)
+        }
+        return (starts + events).enumerated().sorted {
+            ($0.element.dueMicroseconds, $0.offset) < ($1.element.dueMicroseconds, $1.offset)
+        }.map(\.element)
+    }
+
+    /// The request of `call`, whose time counts from `startAt`.
+    private func request(of call: OperatorCall, startAt: Double, intended: UInt64) -> ServiceClient.Request {
+        if call.isStart, let start = file.lifecycle?.start {
+            return file.startRequest(
+                start,
+                call: call.index,
+                in: workload,
+                startAtUnix: startAt,
+                intendedNanos: intended
+            )
+        }
+        return file.eventRequest(call: call.index, in: workload, startAtUnix: startAt, intendedNanos: intended)
     }
 
     /// Sends each call at its intended time, whatever is still in flight (open loop).
@@ -217,28 +275,25 @@ public final class ServiceSession: Sendable {
             caFile: file.caFile,
             insecure: file.insecure
         )
+        let calls = operatorCalls
         let startNanos = monotonicNanos() + Self.lead.inNanoseconds
         let startAt = clock.unix(ofNs: Int64(startNanos))
         book.start(atNs: Int64(startNanos))
+        reporter?.start(atNs: Int64(startNanos))
         state.withLock { $0.startAtUnix = startAt }
         var next = 0
-        while (next < workload.calls.count || client.inFlight > 0) && !stopped {
+        while (next < calls.count || client.inFlight > 0) && !stopped {
             let now = monotonicNanos()
-            while next < workload.calls.count {
-                let intended = startNanos + UInt64(workload.calls[next].dueMicroseconds * 1000)
+            while next < calls.count {
+                let intended = startNanos + UInt64(calls[next].dueMicroseconds * 1000)
                 guard intended <= now else { break }
-                let request = file.eventRequest(
-                    call: next,
-                    in: workload,
-                    startAtUnix: startAt,
-                    intendedNanos: intended
-                )
+                let request = request(of: calls[next], startAt: startAt, intended: intended)
                 next += 1
                 if let refused = client.submit(request) { book(refused, registration: false) }
             }
             var waitMs = 5
-            if next < workload.calls.count {
-                let due = startNanos + UInt64(workload.calls[next].dueMicroseconds * 1000)
+            if next < calls.count {
+                let due = startNanos + UInt64(calls[next].dueMicroseconds * 1000)
                 waitMs = max(0, min(5, Int((Int64(due) - Int64(monotonicNanos())) / 1_000_000)))
             }
             for answer in client.perform(waitMs: waitMs) { book(answer, registration: false) }
@@ -249,8 +304,10 @@ public final class ServiceSession: Sendable {
 
     private func book(_ answer: ServiceClient.Answer, registration: Bool) {
         state.withLock { state in
-            if registration {
+            if registration, let registrationRequest {
                 state.registration.add(answer, request: registrationRequest)
+            } else if answer.tag < 0, let start = file.lifecycle?.start {
+                state.starts.add(answer, request: start)
             } else {
                 state.events.add(answer, request: file.event)
             }

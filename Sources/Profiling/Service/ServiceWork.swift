@@ -8,11 +8,15 @@ struct ServiceWork {
     let workload: ServiceWorkload
     let book: ArrivalBook
     let session: ServiceSession
+    /// The devices, for a lifecycle file.
+    let fleet: DeviceFleet?
     private let clock: ProfileClock
     private let settleSeconds: Double
     /// The moments noted once each: registration began, the clock started (with the service's
     /// CPU then), the last call was answered.
     private let phaseNotes = PhaseNotes()
+    /// For a lifecycle, the service's CPU when the starts and the registration storm were done.
+    private let lifecycleNotes = LifecyclePhaseNotes()
 
     init(
         _ api: SenderProfiler.ServiceAPI,
@@ -21,19 +25,29 @@ struct ServiceWork {
         timing: EventTiming,
         clock: ProfileClock
     ) throws {
-        workload = try ServiceWorkload(
+        let workload = try ServiceWorkload(
             scenario: scenario,
             perActivity: api.file.perActivity,
             requests: requests,
-            timing: timing
+            timing: timing,
+            startsPerActivity: api.file.lifecycle.map(\.startPerActivity)
         )
+        if let lifecycle = api.file.lifecycle, lifecycle.start == nil, !workload.starts.isEmpty {
+            throw ProfileError.badInput(
+                "\(api.file.path): the scenario's push-to-start cohorts need the operator's start request (start:); give one, or start them locally (push_to_start: false)"
+            )
+        }
+        self.workload = workload
         book = workload.arrivalBook()
-        session = try ServiceSession(
+        let fleet = api.file.lifecycle.map { _ in DeviceFleet(workload: workload, settings: api.devices, clock: clock) }
+        self.fleet = fleet
+        session = ServiceSession(
             file: api.file,
             workload: workload,
             settings: api.settings,
             book: book,
-            clock: clock
+            clock: clock,
+            reporter: fleet.map { DeviceReporter(file: api.file, fleet: $0, settings: api.settings) }
         )
         settleSeconds = api.settle.inSeconds
         self.clock = clock
@@ -50,13 +64,22 @@ struct ServiceWork {
                 cpu: watch.cpuSecondsNow(),
                 at: clock.nowNs,
                 registration: session.answers.registration,
+                registering: session.registrationRequest == nil
+                    ? nil : fleet == nil ? "activities" : "devices' push-to-start tokens",
                 notice: notice
             )
+        }
+        var stormOver = true
+        if let fleet, entered.contains(.sending) {
+            let startsAnswered = session.startAnswers.sent == workload.starts.count
+            let cpu = watch.cpuSecondsNow()
+            stormOver = lifecycleNotes.note(fleet, startsAnswered: startsAnswered, cpu: cpu, at: clock.nowNs)
         }
         switch entered.last! {
         case .waiting, .registering, .sending:
             return false
         case .sent:
+            guard stormOver else { return false }
             let counts = book.counts
             if counts.matched == workload.expectedPushes { return true }
             let now = clock.nowNs
@@ -87,7 +110,19 @@ struct ServiceWork {
             calls: book.calls,
             startAtUnix: answers.startAtUnix,
             eventsCPUSeconds: phaseNotes.cpu.map { max(0, cpuSeconds - $0) },
-            failure: failure
+            failure: failure,
+            lifecycle: fleet.map { fleet in
+                LifecycleOutcome(
+                    file: session.file,
+                    starts: session.startAnswers,
+                    devices: session.reporter?.snapshot ?? DeviceReporter.Answers(),
+                    settings: fleet.settings,
+                    serviceCPUByPhase: phaseNotes.cpu.map { lifecycleNotes.cpuByPhase(from: $0, to: cpuSeconds) },
+                    fleet: fleet.snapshot,
+                    workload: workload,
+                    emulationCPUSeconds: fleet.emulationCPUSeconds
+                )
+            }
         )
     }
 }
@@ -108,19 +143,22 @@ private final class PhaseNotes {
         cpu now: @autoclosure () -> Double,
         at nowNs: Int64,
         registration: @autoclosure () -> APIAnswers,
+        registering what: String?,
         notice: (String) -> Void
     ) {
         seen += 1
         switch phase {
         case .registering:
-            notice("the service listens; registering its activities")
+            notice("the service listens; " + (what.map { "registering its \($0)" } ?? "nothing to register first"))
         case .sending:
             cpu = now()
             let registration = registration()
+            guard let what else { return notice("sending the calls; the devices report as they start") }
             notice(
                 String(
-                    format: "registered %d activities in %.1f s (%.0f a second, %d failed); sending the calls",
+                    format: "registered %d %@ in %.1f s (%.0f a second, %d failed); sending the calls",
                     registration.succeeded,
+                    what,
                     registration.seconds,
                     registration.perSecond,
                     registration.sent - registration.succeeded
@@ -131,5 +169,44 @@ private final class PhaseNotes {
         case .waiting, .refused, .failed:
             break
         }
+    }
+}
+
+/// When a lifecycle's phases ended, with the service's CPU then: the starts (every start call
+/// answered, every local start made, and no start push for a second) and the registration storm
+/// (every first token report answered, no device action waiting).
+private final class LifecyclePhaseNotes {
+    private var startsDoneCPU: Double?
+    private var stormDoneCPU: Double?
+
+    /// Notes what ended by now; whether the storm is over, so the work may end.
+    func note(
+        _ fleet: DeviceFleet,
+        startsAnswered: Bool,
+        cpu now: @autoclosure () -> Double,
+        at nowNs: Int64
+    ) -> Bool {
+        let progress = fleet.progress
+        if startsDoneCPU == nil, startsAnswered, progress.localStartsWaiting == 0,
+            progress.lastStartNs.map({ nowNs - $0 >= 1_000_000_000 }) ?? true
+        {
+            startsDoneCPU = now()
+        }
+        if startsDoneCPU != nil, stormDoneCPU == nil, progress.reportsPending == 0, progress.actionsWaiting == 0 {
+            stormDoneCPU = now()
+        }
+        return stormDoneCPU != nil
+    }
+
+    /// The service's CPU seconds in each phase, from `clockStart` (its CPU at the clock's start)
+    /// to `end`; a phase not over by the end runs to it.
+    func cpuByPhase(from clockStart: Double, to end: Double) -> [String: Double] {
+        let startsDone = startsDoneCPU ?? end
+        let stormDone = stormDoneCPU ?? end
+        return [
+            "start": max(0, startsDone - clockStart),
+            "registration_storm": max(0, stormDone - startsDone),
+            "updates": max(0, end - stormDone),
+        ]
     }
 }

@@ -5,9 +5,12 @@ import Workload
 /// What a profile hands a sender service through its API: every activity to register, and the
 /// scenario's events as the calls the service is sent, each with the pushes it must cause.
 ///
-/// Starts are not sent: registering an activity stands for the app having started it and synced
-/// its tokens. A group's step (one goal, to every activity of the match) is one call with `per:
-/// group`, or one call per activity with `per: activity`. The clock's 0 is the first call.
+/// Without a lifecycle, starts are not sent: registering an activity stands for the app having
+/// started it and synced its tokens, and the clock's 0 is the first call. With one (`starts`),
+/// the operator starts the push-to-start cohorts' activities and the local-start cohorts' apps
+/// start their own (`ServiceWorkload+Lifecycle.swift`), and the clock's 0 is the first start. A
+/// group's step (one goal, to every activity of the match) is one call with `per: group`, or one
+/// call per activity with `per: activity`.
 public struct ServiceWorkload: Sendable {
     /// One request to the service's event endpoint.
     public struct Call: Sendable {
@@ -26,16 +29,29 @@ public struct ServiceWorkload: Sendable {
     public let scenario: Scenario
     public let calls: [Call]
     public let perActivity: Bool
+    /// The operator's start calls and the apps' own starts, for a lifecycle; empty otherwise.
+    public let starts: [Start]
+    public let localStarts: [LocalStart]
+    /// Whether the devices are played: started by the operator's calls or by their apps, then
+    /// reporting their own tokens.
+    public let isLifecycle: Bool
     /// Activities to register, `0..<activities`.
     public var activities: Int { scenario.activities }
     let updateTokens: TokenSet
     let startTokens: TokenSet
 
     /// The work of `scenario`: its first `requests` calls when given, due as `timing` says.
-    /// Token rotations are left out: each activity keeps the update token it registered.
+    /// Token rotations are left out: each activity keeps the update token it registered. With
+    /// `startsPerActivity` (a lifecycle file's `start.per`), the scenario's starts are kept too.
     /// - Throws: `ProfileError.badInput` for a scenario that broadcasts (a service is handed
     ///   groups to fan out to tokens), `WorkloadError` for an invalid one.
-    public init(scenario: Scenario, perActivity: Bool, requests: Int?, timing: EventTiming) throws {
+    public init(
+        scenario: Scenario,
+        perActivity: Bool,
+        requests: Int?,
+        timing: EventTiming,
+        startsPerActivity: Bool? = nil
+    ) throws {
         if scenario.cohorts.contains(where: { $0.delivery == .broadcast }) {
             throw ProfileError.badInput(
                 "--api: the scenario broadcasts to channels; a service is handed groups to fan out to tokens (use --delivery token)"
@@ -45,6 +61,12 @@ public struct ServiceWorkload: Sendable {
         // each activity keeps the token it registered (docs/profile-api.md).
         var scenario = scenario
         for index in scenario.cohorts.indices { scenario.cohorts[index].rotateFraction = 0 }
+        let lifecycle = try startsPerActivity.map {
+            try LifecycleStarts(scenario: &scenario, perActivity: $0, timing: timing)
+        }
+        starts = lifecycle?.starts ?? []
+        localStarts = lifecycle?.localStarts ?? []
+        isLifecycle = lifecycle != nil
         self.scenario = scenario
         self.perActivity = perActivity
         updateTokens = TokenSet(seed: scenario.seed, kind: .activityUpdate, count: 2 * scenario.activities)
@@ -73,7 +95,7 @@ public struct ServiceWorkload: Sendable {
                 )
             )
         }
-        let origin = times.first ?? 0
+        let origin = lifecycle?.originMs ?? times.first ?? 0
         for index in calls.indices {
             calls[index].dueMicroseconds = timing.dueMicroseconds(index: index, timeMs: times[index] - origin)
         }

@@ -86,6 +86,8 @@ public struct RunSummary: Codable, Sendable {
     public var registrations: APIPhase?
     public var api: APIPhase?
     public var fanout: Fanout?
+    /// The devices' side of a service's lifecycle, when PushBench played them (absent before 0.6).
+    public var lifecycle: Lifecycle?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version"
@@ -127,7 +129,7 @@ public struct RunSummary: Codable, Sendable {
         case deviceReachHistogramUs = "device_reach_histogram_us"
         case sender, lag, events
         case cpuSamples = "cpu_samples"
-        case registrations, api, fanout
+        case registrations, api, fanout, lifecycle
     }
 
     /// A run's broadcasts, apart from its pushes to tokens.

@@ -101,26 +101,17 @@ public struct ProfileHeadline: Sendable {
         return RunHeadline.Line(topic: "pace", sentence: sentence, good: saturated ? false : nil)
     }
 
-    /// A service's lines: its registrations, its event API, and its fan-out to the last push.
+    /// A service's lines: its registrations, its event API, and its fan-out to the last push;
+    /// for a lifecycle, the devices' side after them.
     private static func service(_ service: ServiceFigures, measured: Bool) -> [RunHeadline.Line] {
-        let registrations = service.registrations
         let api = service.api
         let fanout = service.fanout
         let unanswered = api.refused + api.timedOut + api.failed
-        var lines = [
-            RunHeadline.Line(
-                topic: "register",
-                sentence: String(
-                    format: "Registered %d of %d activities at %.0f a second (p99 %.1f ms)%@.",
-                    registrations.succeeded,
-                    registrations.sent,
-                    registrations.perS,
-                    registrations.latencyMs?.p99 ?? 0,
-                    registrations.succeeded == registrations.sent
-                        ? "" : "; \(registrations.sent - registrations.succeeded) failed (\(statuses(registrations)))"
-                ),
-                good: registrations.succeeded == registrations.sent
-            ),
+        var lines: [RunHeadline.Line] = []
+        if let registrations = service.registrations {
+            lines.append(registrationLine(registrations, lifecycle: service.lifecycle != nil))
+        }
+        lines += [
             RunHeadline.Line(
                 topic: "api",
                 sentence: String(
@@ -136,6 +127,7 @@ public struct ProfileHeadline: Sendable {
             ),
             RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence(fanout), good: fanout.missing == 0),
         ]
+        if let lifecycle = service.lifecycle { lines += Self.lifecycle(lifecycle, measured: measured) }
         if measured, let cost = service.eventsCPUUsPerPush {
             lines.append(
                 RunHeadline.Line(
@@ -150,6 +142,26 @@ public struct ProfileHeadline: Sendable {
             )
         }
         return lines
+    }
+
+    /// The registrations before the clock: every activity's tokens, or a lifecycle's
+    /// push-to-start tokens.
+    private static func registrationLine(_ registrations: RunSummary.APIPhase, lifecycle: Bool) -> RunHeadline.Line {
+        RunHeadline.Line(
+            topic: lifecycle ? "start tokens" : "register",
+            sentence: String(
+                format: "%@ %d of %d %@ at %.0f a second (p99 %.1f ms)%@.",
+                lifecycle ? "Devices reported" : "Registered",
+                registrations.succeeded,
+                registrations.sent,
+                lifecycle ? "push-to-start tokens" : "activities",
+                registrations.perS,
+                registrations.latencyMs?.p99 ?? 0,
+                registrations.succeeded == registrations.sent
+                    ? "" : "; \(registrations.sent - registrations.succeeded) failed (\(statuses(registrations)))"
+            ),
+            good: registrations.succeeded == registrations.sent
+        )
     }
 
     /// How long each call took to reach its last push (or 99% of them), by kind, and what never
@@ -189,7 +201,7 @@ public struct ProfileHeadline: Sendable {
     }
 
     /// `202: 96, 500: 10, timed out: 2`: a phase's answers.
-    private static func statuses(_ phase: RunSummary.APIPhase) -> String {
+    static func statuses(_ phase: RunSummary.APIPhase) -> String {
         var parts = phase.byStatus.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         if phase.timedOut > 0 { parts.append("timed out: \(phase.timedOut)") }
         parts += phase.failedByClass.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }

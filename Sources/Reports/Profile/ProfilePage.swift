@@ -106,7 +106,7 @@ struct ProfilePage {
         let last = service.fanout.all.lastMs
         return
             ([
-                HTML.card(String(format: "%.0f", service.registrations.perS), "registrations per second"),
+                HTML.card(String(format: "%.0f", service.registrations?.perS ?? 0), "registrations per second"),
                 HTML.card(String(format: "%.1f ms", service.api.latencyMs?.p99 ?? 0), "API p99"),
                 HTML.card(last.map { String(format: "%.0f ms", $0.p50) } ?? "–", "fan-out to the last push, p50"),
                 HTML.card(last.map { String(format: "%.0f ms", $0.p99) } ?? "–", "fan-out to the last push, p99"),

@@ -77,5 +77,6 @@ extension RunSummary {
         registrations = profile.service?.registrations
         api = profile.service?.api
         fanout = profile.service?.fanout
+        lifecycle = profile.service?.lifecycle
     }
 }

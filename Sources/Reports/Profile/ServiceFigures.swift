@@ -44,9 +44,13 @@ public struct ServiceFigures: Sendable {
         }
     }
 
-    public var registrations: RunSummary.APIPhase
+    /// The registrations before the clock: `register`'s, or a lifecycle's push-to-start token
+    /// reports (`nil` when its devices had none to report).
+    public var registrations: RunSummary.APIPhase?
     public var api: RunSummary.APIPhase
     public var fanout: RunSummary.Fanout
+    /// The devices' side, when PushBench played them.
+    public var lifecycle: RunSummary.Lifecycle?
     /// Every call, in order, for the fan-out chart.
     public var calls: [Call]
     /// The service's CPU from the clock's start to its end, per push the mock received,
@@ -55,8 +59,9 @@ public struct ServiceFigures: Sendable {
 
     /// Figures from the phases' answers and the calls.
     public init(
-        registrations: RunSummary.APIPhase,
+        registrations: RunSummary.APIPhase?,
         api: RunSummary.APIPhase,
+        lifecycle: RunSummary.Lifecycle? = nil,
         calls: [Call],
         extra: Int,
         matchedByTag: Int,
@@ -64,6 +69,7 @@ public struct ServiceFigures: Sendable {
     ) {
         self.registrations = registrations
         self.api = api
+        self.lifecycle = lifecycle
         self.calls = calls
         fanout = RunSummary.Fanout(calls: calls, extra: extra, matchedByTag: matchedByTag)
         fanout.serviceCPUUsPerPush = eventsCPUUsPerPush

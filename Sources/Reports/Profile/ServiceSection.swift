@@ -11,10 +11,12 @@ struct ServiceSection {
 
     func render() -> String {
         var html = "<h2>The service's API</h2><p>"
-        html +=
-            "Registrations: <code>\(HTML.escape("\(service.registrations.method) \(service.registrations.url)"))</code>, "
-        html +=
-            "one per activity before the clock. Events: <code>\(HTML.escape("\(service.api.method) \(service.api.url)"))"
+        if let registrations = service.registrations {
+            html += "\(service.lifecycle == nil ? "Registrations" : "Push-to-start tokens"): "
+            html += "<code>\(HTML.escape("\(registrations.method) \(registrations.url)"))</code>, "
+            html += "one per \(service.lifecycle == nil ? "activity" : "device") before the clock. "
+        }
+        html += "Events: <code>\(HTML.escape("\(service.api.method) \(service.api.url)"))"
         html += "</code>, one per \(HTML.escape(service.api.per ?? "group")), open loop on the scenario's clock.</p>"
         html += HTML.grid(
             "Every request accounted for: sent = succeeded + refused + timed out + failed; latency from its intended time",
@@ -22,7 +24,7 @@ struct ServiceSection {
                 "phase", "sent", "succeeded", "refused", "timed out", "failed", "per s", "p50 ms", "p99 ms", "max ms",
                 "answers",
             ],
-            rows: [("registrations", service.registrations), ("events", service.api)].map { name, phase in
+            rows: phases.map { name, phase in
                 [
                     name, "\(phase.sent)", "\(phase.succeeded)", "\(phase.refused)",
                     "\(phase.timedOut)", "\(phase.failed)", String(format: "%.0f", phase.perS),
@@ -52,6 +54,7 @@ struct ServiceSection {
             }
         )
         html += chart(kinds.map(\.key), "the last push", \.lastMs)
+        if let lifecycle = service.lifecycle { html += LifecycleSection(lifecycle: lifecycle).render() }
         html += chart(kinds.map(\.key), "99% of the pushes", \.p99Ms)
         html += HTML.grid(
             "The slowest calls: pushes missing first, then the latest to complete",
@@ -64,6 +67,17 @@ struct ServiceSection {
             }
         )
         return html
+    }
+
+    /// Every phase of requests to the service, in the order they began.
+    private var phases: [(String, RunSummary.APIPhase)] {
+        let lifecycle = service.lifecycle
+        let named: [(String, RunSummary.APIPhase?)] = [
+            (lifecycle == nil ? "registrations" : "push-to-start tokens", service.registrations),
+            ("starts", lifecycle?.starts), ("events", service.api), ("token reports", lifecycle?.storm.reports),
+            ("closes", lifecycle?.closes), ("re-issued push-to-start tokens", lifecycle?.reissuedStartTokens),
+        ]
+        return named.compactMap { name, phase in phase.map { (name, $0) } }
     }
 
     /// Each call's fan-out to `milestone`, a line per event kind, over the run.
@@ -86,13 +100,13 @@ struct ServiceSection {
         ).render()
     }
 
-    private static func ms(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "–" }
+    static func ms(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "–" }
 
-    private static func pair(_ value: RunSummary.MillisecondPercentiles?) -> String {
+    static func pair(_ value: RunSummary.MillisecondPercentiles?) -> String {
         value.map { String(format: "%.0f / %.0f", $0.p50, $0.p99) } ?? "–"
     }
 
-    private static func answers(_ phase: RunSummary.APIPhase) -> String {
+    static func answers(_ phase: RunSummary.APIPhase) -> String {
         let statuses = phase.byStatus.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         let failures = phase.failedByClass.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
         return (statuses + failures).joined(separator: ", ")

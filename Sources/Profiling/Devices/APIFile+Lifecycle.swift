@@ -1,0 +1,112 @@
+import Foundation
+import LoadEngine
+import Transport
+import Wire
+import Workload
+
+extension APIFile {
+    /// The operator's start call `index`, whose time is `startAtUnix` plus its due time: its
+    /// attributes type, attributes and content state as the app's types declare them.
+    public func startRequest(
+        _ start: Request,
+        call index: Int,
+        in workload: ServiceWorkload,
+        startAtUnix: Double,
+        intendedNanos: UInt64
+    ) -> ServiceClient.Request {
+        let call = workload.starts[index]
+        let timestamp = Int64(startAtUnix + Double(call.dueMicroseconds) / 1e6)
+        let activity = call.activities.lowerBound
+        return start.request(tag: -(index + 1), intendedNanos: intendedNanos) { name in
+            switch name {
+            case .activity, .device, .user: .integer(Int64(activity))
+            case .group: .integer(Int64(call.group))
+            case .pushToStartToken: .text(workload.pushToStartToken(of: activity))
+            case .event: .text("start")
+            case .attributesType: .text(call.activityKind.attributesType)
+            case .attributes: .json(Self.attributes(group: call.group))
+            case .contentState: .json(Self.contentState(call.activityKind, call.state))
+            case .timestamp: .integer(timestamp)
+            case .staleDate: .integer(timestamp + ScenarioPushSource.staleAfterSeconds)
+            case .updateToken, .oldUpdateToken, .action, .priority, .dismissalDate: .none
+            }
+        }
+    }
+
+    /// A device's request, tagged so that its answer finds it again (`DeviceRequestTag`).
+    public func deviceRequest(
+        _ request: DeviceFleet.DeviceRequest,
+        of fleet: DeviceFleet,
+        intendedNanos: UInt64
+    ) -> ServiceClient.Request? {
+        guard let lifecycle, let template = lifecycle.template(for: request) else { return nil }
+        let workload = fleet.workload
+        let activity = request.activity
+        let group = workload.scenario.group(containing: activity)?.group ?? 0
+        var generation = 0
+        var reissued = false
+        switch request {
+        case .tokenReport(_, let reported): generation = reported
+        case .startToken(_, let again): reissued = again
+        case .close: generation = fleet.generation(of: activity)
+        }
+        let tag = DeviceRequestTag(request).rawValue
+        return template.request(tag: tag, intendedNanos: intendedNanos) { name in
+            switch name {
+            case .activity, .device, .user: .integer(Int64(activity))
+            case .group: .integer(Int64(group))
+            case .updateToken:
+                .text(generation == 0 ? workload.updateToken(of: activity) : workload.rotatedUpdateToken(of: activity))
+            case .oldUpdateToken: generation == 0 ? .none : .text(workload.updateToken(of: activity))
+            case .pushToStartToken: .text(fleet.pushToStartToken(of: activity, reissued: reissued))
+            default: .none
+            }
+        }
+    }
+
+    /// The attributes a start carries: what the app's attributes type decodes.
+    static func attributes(group: Int) -> [UInt8] {
+        var json: [UInt8] = []
+        JSONWriter.write(.object([JSONMember("groupID", .integer(Int64(group)))]), to: &json)
+        return json
+    }
+}
+
+extension APIFile.Lifecycle {
+    /// The file's request for `request`, if it has one (a close needs `close`, a re-issued
+    /// push-to-start token `start_token`).
+    func template(for request: DeviceFleet.DeviceRequest) -> APIFile.Request? {
+        switch request {
+        case .tokenReport: tokenReport
+        case .close: close
+        case .startToken: startToken
+        }
+    }
+}
+
+/// A device request's tag for `ServiceClient`: its activity and kind in one non-negative
+/// integer (the operator's calls use the others).
+struct DeviceRequestTag: RawRepresentable {
+    var rawValue: Int
+
+    init(rawValue: Int) { self.rawValue = rawValue }
+
+    init(_ request: DeviceFleet.DeviceRequest) {
+        let kind =
+            switch request {
+            case .tokenReport(_, let generation): generation
+            case .close: 2
+            case .startToken(_, let reissued): reissued ? 4 : 3
+            }
+        rawValue = request.activity * 8 + kind
+    }
+
+    var request: DeviceFleet.DeviceRequest {
+        let activity = rawValue / 8
+        switch rawValue % 8 {
+        case 0, 1: return .tokenReport(activity: activity, generation: rawValue % 8)
+        case 2: return .close(activity: activity)
+        default: return .startToken(activity: activity, reissued: rawValue % 8 == 4)
+        }
+    }
+}

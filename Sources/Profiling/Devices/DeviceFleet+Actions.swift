@@ -1,0 +1,92 @@
+import Workload
+
+extension DeviceFleet {
+    /// A request a device sends the service, through the API file's device side.
+    public enum DeviceRequest: Sendable, Equatable {
+        /// The update token of `activity`: its first (`generation` 0) or its rotated one.
+        case tokenReport(activity: Int, generation: Int)
+        /// The user closed `activity`.
+        case close(activity: Int)
+        /// The push-to-start token of `activity`'s device: before the clock, or re-issued.
+        case startToken(activity: Int, reissued: Bool)
+
+        /// The activity the request is about.
+        public var activity: Int {
+            switch self {
+            case .tokenReport(let activity, _), .close(let activity), .startToken(let activity, _): activity
+            }
+        }
+    }
+
+    /// Takes every action due by `nowNs`, in order, and returns the requests they send, each
+    /// with its intended moment.
+    public func takeDue(nowNs: Int64) -> [(request: DeviceRequest, dueNs: Int64)] {
+        state.withLock { state in
+            var requests: [(DeviceRequest, Int64)] = []
+            while let action = state.actions.popDue(by: nowNs) {
+                state.deviceEvents += 1
+                if let request = take(action, in: &state) { requests.append((request, action.dueNs)) }
+            }
+            return requests
+        }
+    }
+
+    /// Whether an action is waiting, and when the next one is due.
+    public var nextActionNs: Int64? { state.withLock { $0.actions.peekDueNs } }
+
+    /// One action: its change to the device, and the request it sends, if any.
+    private func take(_ action: DeviceAction, in state: inout FleetState) -> DeviceRequest? {
+        let activity = action.activity
+        let ended = state.endedNs[activity] != FleetState.none
+        switch action.kind {
+        case .localStart:
+            state.localStartsWaiting -= 1
+            start(activity, atNs: action.dueNs, byCall: -1, in: &state)
+            return nil
+        case .report(let generation):
+            if generation == 0 { state.reportSent[activity] = true }
+            guard !ended else {
+                if generation == 0 { state.reportsPending -= 1 }
+                return nil
+            }
+            return .tokenReport(activity: activity, generation: generation)
+        case .rotate:
+            guard !ended else { return nil }
+            state.rotatedNs[activity] = action.dueNs
+            let delay = state.plan.reportDelayNs[activity]
+            state.actions.push(
+                DeviceAction(dueNs: action.dueNs + delay, activity: activity, kind: .report(generation: 1))
+            )
+            return nil
+        case .dismiss:
+            guard !ended else { return nil }
+            state.endedNs[activity] = action.dueNs
+            state.dismissed[activity] = true
+            state.liveOnDevice[activity] -= 1
+            return .close(activity: activity)
+        case .reissue:
+            state.startTokenStale[activity] = true
+            return .startToken(activity: activity, reissued: true)
+        }
+    }
+
+    /// Books the service's answer to `request`, at `atNs`: a first token report's success ends
+    /// its device's part in the registration storm.
+    public func answered(_ request: DeviceRequest, succeeded: Bool, atNs: Int64) {
+        guard case .tokenReport(let activity, 0) = request else { return }
+        state.withLock { state in
+            state.reportsPending -= 1
+            guard succeeded else {
+                state.reportFailed[activity] = true
+                return
+            }
+            state.reportedNs[activity] = atNs
+            _ = state.startToReport.record(UInt64(max(0, atNs - state.startedNs[activity]) / 1000))
+        }
+    }
+}
+
+extension DeviceActionQueue {
+    /// When the earliest action is due, if any waits.
+    var peekDueNs: Int64? { first?.dueNs }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Workload
+
+/// How the devices PushBench plays behave, where Apple publishes no number: each default is an
+/// assumption, named as one in `docs/profile-lifecycle.md` with its reasoning.
+public struct DeviceSettings: Sendable, Equatable {
+    /// From an activity's start to its app reporting the update token (`--report-delay`).
+    public var reportDelay = ReportDelay(medianSeconds: 1.5, p99Seconds: 10)
+    /// Share of devices that never report an update token: a user who never allows the
+    /// activity, an app that was force-quit (`--never-report`).
+    public var neverReportShare = 0.0
+    /// Share of active activities whose update token rotates each minute, once at most
+    /// (`--rotation-rate`), and how long the old token keeps working (`--rotation-grace`).
+    public var rotationsPerMinute = 0.0
+    public var rotationGrace: Duration = .seconds(30)
+    /// Share of devices that re-issue their push-to-start token right after a remote start
+    /// (`--start-token-reissue`): they report the new one, and a start to the old one starts
+    /// nothing.
+    public var startTokenReissueShare = 0.0
+    /// Share of users who close the activity before its end (`--dismiss`).
+    public var dismissShare = 0.0
+    /// Concurrent activities a device allows the app (`--activity-limit`; vendors report about 5).
+    public var activityLimit = 5
+    /// From a token's death (its activity ended, or it was rotated out past its grace) to APNs
+    /// answering it 410 `Unregistered` (`--unregister-delay`).
+    public var unregisterDelay: Duration = .seconds(60)
+
+    /// The defaults.
+    public init() {}
+
+    /// A log-normal delay given by its median and its 99th percentile: most apps report within
+    /// a second or two, a long tail waits for a background launch or for the user's Allow.
+    public struct ReportDelay: Sendable, Equatable, CustomStringConvertible {
+        public var medianSeconds: Double
+        public var p99Seconds: Double
+
+        /// A distribution; the 99th percentile at least the median.
+        public init(medianSeconds: Double, p99Seconds: Double) {
+            self.medianSeconds = medianSeconds
+            self.p99Seconds = max(medianSeconds, p99Seconds)
+        }
+
+        /// Reads `MEDIAN,P99` in seconds (`1.5,10`), or `MEDIAN` alone (no spread).
+        /// - Throws: `ProfileError.badInput` naming the flag.
+        public init(parsing text: String) throws {
+            let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard (1...2).contains(parts.count), let median = parts[0], median >= 0,
+                let p99 = parts.count == 2 ? parts[1] : median, p99 >= median
+            else {
+                throw ProfileError.badInput(
+                    "--report-delay: MEDIAN[,P99] in seconds, the 99th percentile at least the median (such as 1.5,10), not \(text)"
+                )
+            }
+            self.init(medianSeconds: median, p99Seconds: p99)
+        }
+
+        public var description: String { String(format: "median %g s, p99 %g s", medianSeconds, p99Seconds) }
+
+        /// The longest delay drawn: a profile waits for every first report, so the tail is cut
+        /// at two minutes (with the defaults, about 3 devices in a million wait longer than 60 s).
+        static let longestSeconds = 120.0
+
+        /// One delay, nanoseconds, from two uniform draws (Box–Muller).
+        func nanoseconds(_ random: inout SplitMix64) -> Int64 {
+            guard p99Seconds > medianSeconds, medianSeconds > 0 else { return Int64(medianSeconds * 1e9) }
+            let sigma = log(p99Seconds / medianSeconds) / 2.326
+            let normal = sqrt(-2 * log(1 - random.nextUnit())) * cos(2 * .pi * random.nextUnit())
+            return Int64(min(medianSeconds * exp(sigma * normal), Self.longestSeconds) * 1e9)
+        }
+    }
+}

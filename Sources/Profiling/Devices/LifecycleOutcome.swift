@@ -1,0 +1,122 @@
+import Foundation
+import Reports
+
+/// What a lifecycle profile measured of the devices' side: the operator's starts, the
+/// devices' requests and what the service answered, the fleet's books, and the costs.
+public struct LifecycleOutcome: Sendable {
+    public var file: APIFile
+    public var starts: APIAnswers
+    public var devices: DeviceReporter.Answers
+    public var settings: DeviceSettings
+    /// The service's CPU seconds by phase (`start`, `registration_storm`, `updates`), when
+    /// profile started it.
+    public var serviceCPUByPhase: [String: Double]?
+    let fleet: FleetState
+    let workload: ServiceWorkload
+    let emulationCPUSeconds: Double
+
+    /// The pushes the devices dropped, by cause (`DeviceFleet.Drop`'s names).
+    public var deviceDrops: [String: Int] {
+        Dictionary(uniqueKeysWithValues: fleet.drops.map { ($0.key.rawValue, $0.value) })
+    }
+
+    /// The figures the reports show.
+    func figures() -> RunSummary.Lifecycle {
+        let lifecycle = file.lifecycle
+        let startCalls = fleet.startArrivals.enumerated().map { index, arrivals in
+            let start = workload.starts[index]
+            let milestones = ArrivalBook.milestones(arrivals.sorted(), expected: start.activities.count)
+            return ServiceFigures.Call(
+                kind: "start",
+                group: start.group,
+                dueS: Double(start.dueMicroseconds) / 1e6,
+                expected: start.activities.count,
+                arrived: arrivals.count,
+                firstMs: milestones.firstMs,
+                halfMs: milestones.halfMs,
+                p99Ms: milestones.p99Ms,
+                lastMs: milestones.lastMs
+            )
+        }
+        let peak = devices.reportsPerSecond.max() ?? 0
+        return RunSummary.Lifecycle(
+            starts: lifecycle?.start.map {
+                starts.phase(request: $0, per: lifecycle?.startPerActivity == true ? "activity" : "group")
+            },
+            startCalls: startCalls,
+            reissuedStartTokens: lifecycle?.startToken.flatMap {
+                devices.startTokens.sent > 0 ? devices.startTokens.phase(request: $0, per: nil) : nil
+            },
+            storm: RunSummary.Lifecycle.Storm(
+                reports: devices.tokenReports.phase(request: file.lifecycle!.tokenReport, per: nil),
+                perSecond: devices.reportsPerSecond,
+                peakPerS: peak,
+                startToReportMs: fleet.startToReport.millisecondPercentiles
+            ),
+            closes: lifecycle?.close.flatMap {
+                devices.closes.sent > 0 ? devices.closes.phase(request: $0, per: nil) : nil
+            },
+            timeToFirstUpdateMs: fleet.timeToFirstUpdate.millisecondPercentiles,
+            activities: activities(),
+            wastedPushesByCause: deviceDrops,
+            serviceCPUByPhaseS: serviceCPUByPhase,
+            emulation: RunSummary.Lifecycle.Emulation(
+                cpuS: emulationCPUSeconds,
+                deviceEvents: fleet.deviceEvents,
+                cpuUsPerEvent: fleet.deviceEvents > 0 ? emulationCPUSeconds * 1e6 / Double(fleet.deviceEvents) : nil
+            ),
+            devices: settings.asReported
+        )
+    }
+
+    /// What became of each activity the scenario starts, and why a started one never updated.
+    private func activities() -> RunSummary.Lifecycle.Activities {
+        let none = FleetState.none
+        let expected = workload.starts.reduce(0) { $0 + $1.activities.count } + workload.localStarts.count
+        var started = 0
+        var updated = 0
+        var causes: [String: Int] = [:]
+        for activity in 0..<fleet.startedNs.count where fleet.startedNs[activity] != none {
+            started += 1
+            if fleet.firstUpdateNs[activity] != none {
+                updated += 1
+                continue
+            }
+            let cause =
+                if fleet.plan.neverReports[activity] { "never_reported" } else if fleet.reportFailed[activity] {
+                    "report_failed"
+                } else if fleet.reportedNs[activity] != none {
+                    fleet.reportedNs[activity] > fleet.startNs + fleet.plan.lastDueMicroseconds[activity] * 1000
+                        ? "reported_after_last_update" : "report_lost_by_service"
+                } else if fleet.dismissed[activity] { "ended_before_update" } else { "report_not_answered" }
+            causes[cause, default: 0] += 1
+        }
+        return RunSummary.Lifecycle.Activities(
+            expected: expected,
+            started: started,
+            neverStarted: expected - started,
+            updated: updated,
+            startedNeverUpdated: started - updated,
+            neverUpdatedByCause: causes,
+            dismissed: fleet.dismissed.filter { $0 }.count,
+            rotated: fleet.rotatedNs.filter { $0 != none }.count,
+            extraStarts: fleet.extraStarts
+        )
+    }
+}
+
+extension DeviceSettings {
+    /// Each setting as the report shows it.
+    var asReported: [String: String] {
+        [
+            "report_delay": reportDelay.description,
+            "never_report": "\(neverReportShare)",
+            "rotation_rate_per_min": "\(rotationsPerMinute)",
+            "rotation_grace_s": "\(rotationGrace.inSeconds)",
+            "start_token_reissue": "\(startTokenReissueShare)",
+            "dismiss": "\(dismissShare)",
+            "activity_limit": "\(activityLimit)",
+            "unregister_delay_s": "\(unregisterDelay.inSeconds)",
+        ]
+    }
+}

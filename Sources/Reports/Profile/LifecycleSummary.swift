@@ -1,0 +1,170 @@
+extension RunSummary {
+    /// A lifecycle profile's figures (`profile --api` with a file whose devices report their own
+    /// tokens; absent before 0.6): the operator's starts and their fan-out to push-to-start
+    /// tokens, the registration storm of token reports behind them, each activity's time to
+    /// its first update, and the pushes the devices dropped, by cause.
+    public struct Lifecycle: Codable, Sendable, Equatable {
+        /// What became of the activities the scenario starts.
+        public struct Activities: Codable, Sendable, Equatable {
+            /// Activities the scenario starts (by the operator's calls or by their apps).
+            public var expected: Int
+            public var started: Int
+            public var neverStarted: Int
+            /// Started, and shown at least one update (or their end).
+            public var updated: Int
+            public var startedNeverUpdated: Int
+            /// Why each started activity was never updated: `never_reported` (the device never
+            /// reported its token: the user never allowed it, the app was killed),
+            /// `report_failed` (the service refused the report or did not answer in time),
+            /// `report_lost_by_service` (answered with success before its last update was due,
+            /// yet no update came), `reported_after_last_update` (too late for any update),
+            /// `report_not_answered` (still waiting when the profile ended),
+            /// `ended_before_update` (dismissed before any update was due).
+            public var neverUpdatedByCause: [String: Int]
+            public var dismissed: Int
+            public var rotated: Int
+            /// Starts to a device whose activity was already running: a second activity on it.
+            public var extraStarts: Int
+
+            /// Creates the figures.
+            public init(
+                expected: Int,
+                started: Int,
+                neverStarted: Int,
+                updated: Int,
+                startedNeverUpdated: Int,
+                neverUpdatedByCause: [String: Int],
+                dismissed: Int,
+                rotated: Int,
+                extraStarts: Int
+            ) {
+                self.expected = expected
+                self.started = started
+                self.neverStarted = neverStarted
+                self.updated = updated
+                self.startedNeverUpdated = startedNeverUpdated
+                self.neverUpdatedByCause = neverUpdatedByCause
+                self.dismissed = dismissed
+                self.rotated = rotated
+                self.extraStarts = extraStarts
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case expected, started, updated, dismissed, rotated
+                case neverStarted = "never_started"
+                case startedNeverUpdated = "started_never_updated"
+                case neverUpdatedByCause = "never_updated_by_cause"
+                case extraStarts = "extra_starts"
+            }
+        }
+
+        /// The token reports as the service saw them: every request accounted for, and how many
+        /// were sent in each second after the clock's start.
+        public struct Storm: Codable, Sendable, Equatable {
+            public var reports: APIPhase
+            public var perSecond: [Int]
+            public var peakPerS: Int
+            /// From each activity's start to its first token report's successful answer.
+            public var startToReportMs: MillisecondPercentiles?
+
+            /// Creates the figures.
+            public init(reports: APIPhase, perSecond: [Int], peakPerS: Int, startToReportMs: MillisecondPercentiles?) {
+                self.reports = reports
+                self.perSecond = perSecond
+                self.peakPerS = peakPerS
+                self.startToReportMs = startToReportMs
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case reports
+                case perSecond = "per_second"
+                case peakPerS = "peak_per_s"
+                case startToReportMs = "start_to_report_ms"
+            }
+        }
+
+        /// PushBench's own CPU playing the devices, kept apart from the service's.
+        public struct Emulation: Codable, Sendable, Equatable {
+            public var cpuS: Double
+            /// Pushes a device saw, and the devices' own steps (starts, reports, rotations,
+            /// dismissals).
+            public var deviceEvents: Int
+            public var cpuUsPerEvent: Double?
+
+            /// Creates the figures.
+            public init(cpuS: Double, deviceEvents: Int, cpuUsPerEvent: Double?) {
+                self.cpuS = cpuS
+                self.deviceEvents = deviceEvents
+                self.cpuUsPerEvent = cpuUsPerEvent
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case cpuS = "cpu_s"
+                case deviceEvents = "device_events"
+                case cpuUsPerEvent = "cpu_us_per_event"
+            }
+        }
+
+        /// The operator's start calls, and their fan-out as push-to-start pushes that started an
+        /// activity (milliseconds after each call's intended time).
+        public var starts: APIPhase?
+        public var startFanout: Fanout
+        /// Push-to-start tokens the devices re-issued and reported during the run (those before
+        /// the clock are the summary's `registrations`).
+        public var reissuedStartTokens: APIPhase?
+        public var storm: Storm
+        public var closes: APIPhase?
+        /// From each activity's start to the first update it showed.
+        public var timeToFirstUpdateMs: MillisecondPercentiles?
+        public var activities: Activities
+        /// Pushes the devices dropped, whatever APNs answered, by cause.
+        public var wastedPushes: Int
+        public var wastedPushesByCause: [String: Int]
+        /// The service's CPU seconds in each phase: `start` (to the last start push),
+        /// `registration_storm` (to the last first token report's answer), `updates` (the
+        /// rest). Absent when profile did not start the service.
+        public var serviceCPUByPhaseS: [String: Double]?
+        public var emulation: Emulation
+        /// The devices' behaviour as played: each flag's value (docs/profile-lifecycle.md says
+        /// which are assumptions).
+        public var devices: [String: String]
+
+        /// Creates the figures.
+        public init(
+            starts: APIPhase?,
+            startCalls: [ServiceFigures.Call],
+            reissuedStartTokens: APIPhase?,
+            storm: Storm,
+            closes: APIPhase?,
+            timeToFirstUpdateMs: MillisecondPercentiles?,
+            activities: Activities,
+            wastedPushesByCause: [String: Int],
+            serviceCPUByPhaseS: [String: Double]?,
+            emulation: Emulation,
+            devices: [String: String]
+        ) {
+            self.starts = starts
+            startFanout = Fanout(calls: startCalls, extra: 0, matchedByTag: 0)
+            self.reissuedStartTokens = reissuedStartTokens
+            self.storm = storm
+            self.closes = closes
+            self.timeToFirstUpdateMs = timeToFirstUpdateMs
+            self.activities = activities
+            self.wastedPushesByCause = wastedPushesByCause
+            wastedPushes = wastedPushesByCause.values.reduce(0, +)
+            self.serviceCPUByPhaseS = serviceCPUByPhaseS
+            self.emulation = emulation
+            self.devices = devices
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case starts, storm, closes, activities, emulation, devices
+            case startFanout = "start_fanout"
+            case reissuedStartTokens = "reissued_start_tokens"
+            case timeToFirstUpdateMs = "time_to_first_update_ms"
+            case wastedPushes = "wasted_pushes"
+            case wastedPushesByCause = "wasted_pushes_by_cause"
+            case serviceCPUByPhaseS = "service_cpu_by_phase_s"
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+extension ProfileHeadline {
+    /// A lifecycle's lines: the starts and their fan-out, the registration storm, the time to
+    /// first update with what was never updated and why, the devices' drops, and the costs.
+    static func lifecycle(_ lifecycle: RunSummary.Lifecycle, measured: Bool) -> [RunHeadline.Line] {
+        var lines = [
+            startLine(lifecycle), stormLine(lifecycle.storm), firstUpdateLine(lifecycle), wasteLine(lifecycle),
+        ]
+        var cost = String(
+            format:
+                "PushBench spent %.1f µs of its own CPU per device event playing the devices (%d events), apart from every figure above",
+            lifecycle.emulation.cpuUsPerEvent ?? 0,
+            lifecycle.emulation.deviceEvents
+        )
+        if measured, let phases = lifecycle.serviceCPUByPhaseS {
+            cost += String(
+                format:
+                    "; the service spent %.2f s of CPU on the starts, %.2f s in the registration storm, %.2f s on updates",
+                phases["start"] ?? 0,
+                phases["registration_storm"] ?? 0,
+                phases["updates"] ?? 0
+            )
+        }
+        lines.append(RunHeadline.Line(topic: "costs", sentence: cost + ".", good: nil))
+        return lines
+    }
+
+    private static func startLine(_ lifecycle: RunSummary.Lifecycle) -> RunHeadline.Line {
+        let fanout = lifecycle.startFanout
+        let activities = lifecycle.activities
+        guard fanout.calls > 0 else {
+            return RunHeadline.Line(
+                topic: "starts",
+                sentence:
+                    "\(activities.started) of \(activities.expected) apps started their activities themselves (no push-to-start).",
+                good: activities.neverStarted == 0
+            )
+        }
+        var sentence =
+            lifecycle.starts.map { "The start API answered \($0.sent) calls (\(statuses($0))); " } ?? ""
+        sentence += "\(fanout.matched) of \(fanout.expectedPushes) devices started"
+        if let all = fanout.all.lastMs ?? fanout.all.p99Ms, let first = fanout.all.firstMs, let half = fanout.all.halfMs
+        {
+            sentence += String(
+                format: ", the first after %.0f ms, half after %.0f ms, %@ after %.0f ms (medians over %d calls)",
+                first.p50,
+                half.p50,
+                fanout.all.lastMs == nil ? "99%" : "the last",
+                all.p50,
+                all.count
+            )
+        }
+        let starts = lifecycle.starts
+        let good = fanout.missing == 0 && (starts.map { $0.succeeded == $0.sent } ?? true)
+        return RunHeadline.Line(topic: "starts", sentence: sentence + ".", good: good)
+    }
+
+    private static func stormLine(_ storm: RunSummary.Lifecycle.Storm) -> RunHeadline.Line {
+        let reports = storm.reports
+        var sentence = String(
+            format: "%d token reports hit the service, peaking at %d a second, answered in %.1f ms at p99 (%@)",
+            reports.sent,
+            storm.peakPerS,
+            reports.latencyMs?.p99 ?? 0,
+            statuses(reports)
+        )
+        if let delay = storm.startToReportMs {
+            sentence += String(
+                format: "; start to reported token %.2f s at the median, %.2f s at p99",
+                delay.p50 / 1000,
+                delay.p99 / 1000
+            )
+        }
+        return RunHeadline.Line(topic: "storm", sentence: sentence + ".", good: reports.succeeded == reports.sent)
+    }
+
+    private static func firstUpdateLine(_ lifecycle: RunSummary.Lifecycle) -> RunHeadline.Line {
+        let activities = lifecycle.activities
+        var sentence =
+            lifecycle.timeToFirstUpdateMs.map {
+                String(
+                    format: "Time to first update %.2f s at the median, %.2f s at p99 over %d activities",
+                    $0.p50 / 1000,
+                    $0.p99 / 1000,
+                    $0.count
+                )
+            } ?? "No activity was updated"
+        if activities.startedNeverUpdated > 0 {
+            let causes = activities.neverUpdatedByCause.filter { $0.value > 0 }.sorted { $0.value > $1.value }
+            sentence += String(
+                format: "; %d of %d started (%.1f%%) were never updated (%@)",
+                activities.startedNeverUpdated,
+                activities.started,
+                100 * Double(activities.startedNeverUpdated) / Double(max(1, activities.started)),
+                causes.map { "\($0.key.replacingOccurrences(of: "_", with: " ")): \($0.value)" }.joined(separator: ", ")
+            )
+        }
+        if activities.neverStarted > 0 { sentence += "; \(activities.neverStarted) never started" }
+        let good = activities.startedNeverUpdated == 0 && activities.neverStarted == 0
+        return RunHeadline.Line(topic: "first update", sentence: sentence + ".", good: good)
+    }
+
+    private static func wasteLine(_ lifecycle: RunSummary.Lifecycle) -> RunHeadline.Line {
+        guard lifecycle.wastedPushes > 0 else {
+            return RunHeadline.Line(topic: "wasted", sentence: "No push was dropped on a device.", good: true)
+        }
+        let causes = lifecycle.wastedPushesByCause.filter { $0.value > 0 }.sorted { $0.value > $1.value }
+        return RunHeadline.Line(
+            topic: "wasted",
+            sentence: "\(lifecycle.wastedPushes) pushes were dropped on the devices, though APNs took them ("
+                + causes.map { "\($0.key.replacingOccurrences(of: "_", with: " ")): \($0.value)" }.joined(
+                    separator: ", "
+                )
+                + ").",
+            good: false
+        )
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Workload
+import XCTest
+
+@testable import Profiling
+
+/// The devices PushBench plays behind the mock, in process: what starts an activity, what a
+/// device drops and why, rotations, dismissals, the limit of concurrent activities, the 410s
+/// that come after a token dies, and the requests the devices send. No sockets: the pushes are
+/// the records the mock would hand the fleet.
+final class DeviceFleetTests: XCTestCase {
+    private static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    private let clock = ProfileClock()
+
+    /// Two football matches of three fans each, started per group, on the scenario's clock.
+    private func fleet(_ settings: DeviceSettings = DeviceSettings()) throws -> DeviceFleet {
+        let workload = try ServiceWorkload(
+            scenario: Scenario(name: "matches", cohorts: [Scenario.Cohort(kind: .football, activities: 6, groups: 2)]),
+            perActivity: false,
+            requests: nil,
+            timing: .scenarioTime(scale: 60),
+            startsPerActivity: false
+        )
+        let fleet = DeviceFleet(workload: workload, settings: settings, clock: clock)
+        fleet.start(atNs: clock.nowNs)
+        return fleet
+    }
+
+    /// A start push as a service builds it, with parts to break.
+    private func start(
+        type: String = "MatchAttributes",
+        attributes: String = #"{"groupID":0}"#,
+        state: String = #"{"homeScore":0,"awayScore":0,"minute":0,"period":1}"#,
+        alert: Bool = true,
+        event: String = "start"
+    ) -> [UInt8] {
+        let alertMember = alert ? #","alert":{"title":"Kick-off","body":"on"}"# : ""
+        return Array(
+            #"{"aps":{"event":"\#(event)","timestamp":1,"content-state":\#(state),"attributes-type":"\#(type)","attributes":\#(attributes)\#(alertMember)}}"#
+                .utf8
+        )
+    }
+
+    @discardableResult
+    private func push(
+        _ fleet: DeviceFleet,
+        _ token: String,
+        _ body: [UInt8],
+        event: LifecyclePhase? = nil
+    ) -> TrafficRecord? {
+        fleet.arrived(.arrival(token, event: event), receivedNs: clock.nowNs, body: body)
+    }
+
+    func testAValidStartStartsTheActivityAndItsDeviceReportsTheTokenItMinted() throws {
+        let fleet = try fleet()
+        let token = fleet.workload.pushToStartToken(of: 1)
+        XCTAssertNil(push(fleet, token, start()), "a start is the fleet's, not the arrival book's")
+        let state = fleet.snapshot
+        XCTAssertNotEqual(state.startedNs[1], FleetState.none)
+        XCTAssertEqual(state.startArrivals[0].count, 1, "booked under its group's start call")
+        XCTAssertEqual(state.drops, [:])
+        let later = clock.nowNs + 3_600_000_000_000
+        XCTAssertEqual(fleet.takeDue(nowNs: later).map(\.request), [.tokenReport(activity: 1, generation: 0)])
+    }
+
+    func testStartsADeviceCannotShowStartNothingAndAreCountedByCause() throws {
+        let fleet = try fleet()
+        let token = fleet.workload.pushToStartToken(of: 0)
+        push(fleet, token, start(type: "OrderAttributes"))
+        push(fleet, token, start(attributes: #"{"matchID":"x"}"#))
+        push(fleet, token, start(state: #"{"homeScore":0}"#))
+        push(fleet, token, start(alert: false))
+        push(fleet, token, start(event: "update"))
+        let state = fleet.snapshot
+        XCTAssertEqual(state.startedNs[0], FleetState.none, "nothing started")
+        XCTAssertEqual(state.drops, [.wrongAttributesType: 1, .undecodableStart: 4])
+        XCTAssertEqual(fleet.takeDue(nowNs: clock.nowNs + 3_600_000_000_000).count, 0, "and nothing to report")
+    }
+
+    func testADeviceStartsNoMoreActivitiesThanItsLimit() throws {
+        var settings = DeviceSettings()
+        settings.activityLimit = 2
+        let fleet = try fleet(settings)
+        let token = fleet.workload.pushToStartToken(of: 2)
+        for _ in 0..<3 { push(fleet, token, start()) }
+        let state = fleet.snapshot
+        XCTAssertEqual(state.extraStarts, 1, "a second start to a running device starts a second activity")
+        XCTAssertEqual(state.drops, [.overActivityLimit: 1])
+        XCTAssertEqual(state.startArrivals[0].count, 1, "the start fan-out counts each device once")
+    }
+
+    func testUpdatesReachAStartedActivityUntilItEndsAndTheBookSeesItsFirstToken() throws {
+        var settings = DeviceSettings()
+        settings.unregisterDelay = .zero
+        let fleet = try fleet(settings)
+        let update = fleet.workload.updateToken(of: 0)
+        push(fleet, update, [], event: .update)
+        XCTAssertEqual(fleet.snapshot.drops, [.unknownToken: 1], "no activity holds the token before its start")
+        push(fleet, fleet.workload.pushToStartToken(of: 0), start())
+        XCTAssertEqual(push(fleet, update, [], event: .update)?.deviceToken, update)
+        push(fleet, update, [], event: .end)
+        push(fleet, update, [], event: .update)
+        let state = fleet.snapshot
+        XCTAssertEqual(state.updatesShown, 2)
+        XCTAssertEqual(state.timeToFirstUpdate.totalCount, 1)
+        XCTAssertEqual(state.drops, [.unknownToken: 1, .afterEnd: 1])
+        XCTAssertNotNil(fleet.unregisteredSince(Substring(update)), "APNs answers 410 once the delay has passed")
+        XCTAssertNil(fleet.unregisteredSince(Substring(fleet.workload.updateToken(of: 1))), "a live token is not")
+    }
+
+    func testARotatedTokenKeepsWorkingForItsGraceThenIsDroppedWhileTheNewOneWorks() throws {
+        var settings = DeviceSettings()
+        settings.rotationGrace = .zero
+        let fleet = try fleet(settings)
+        push(fleet, fleet.workload.pushToStartToken(of: 3), start())
+        let old = fleet.workload.updateToken(of: 3)
+        let new = fleet.workload.rotatedUpdateToken(of: 3)
+        XCTAssertNil(fleet.canonicalUpdateToken(of: new), "not a token of the fleet's: activity 3 draws no rotation")
+        fleet.state.withLock { $0.actions.push(DeviceAction(dueNs: clock.nowNs, activity: 3, kind: .rotate)) }
+        XCTAssertTrue(fleet.takeDue(nowNs: clock.nowNs).isEmpty, "the rotated token is reported after the delay")
+        XCTAssertEqual(fleet.generation(of: 3), 1)
+        let reports = fleet.takeDue(nowNs: clock.nowNs + 3_600_000_000_000).map(\.request)
+        XCTAssertTrue(reports.contains(.tokenReport(activity: 3, generation: 1)), "\(reports)")
+        push(fleet, old, [], event: .update)
+        XCTAssertEqual(fleet.snapshot.drops, [.rotatedOut: 1])
+    }
+
+    func testADeviceThatReissuesItsPushToStartTokenStartsNothingFromTheOldOne() throws {
+        var settings = DeviceSettings()
+        settings.startTokenReissueShare = 1
+        let fleet = try fleet(settings)
+        let old = fleet.workload.pushToStartToken(of: 5)
+        push(fleet, old, start())
+        let requests = fleet.takeDue(nowNs: clock.nowNs + 3_600_000_000_000).map(\.request)
+        XCTAssertTrue(requests.contains(.startToken(activity: 5, reissued: true)), "\(requests)")
+        XCTAssertNotEqual(fleet.pushToStartToken(of: 5, reissued: true), old)
+        push(fleet, old, start())
+        XCTAssertEqual(fleet.snapshot.drops, [.stalePushToStartToken: 1])
+    }
+
+    func testDevicesSendTheirRequestsAsTheLifecycleFileWritesThem() throws {
+        let file = try APIFile(
+            path: Self.repository.appendingPathComponent("examples/netmera-lifecycle.yaml").path,
+            environment: ["PUSHBENCH_SERVICE_PORT": "8123", "NETMERA_API_KEY": "k-1"]
+        )
+        let fleet = try fleet()
+        let lifecycle = try XCTUnwrap(file.lifecycle)
+        let start = file.startRequest(
+            try XCTUnwrap(lifecycle.start),
+            call: 1,
+            in: fleet.workload,
+            startAtUnix: 1_800_000_000,
+            intendedNanos: 0
+        )
+        let body = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(start.body)) as? [String: Any])
+        let message = try XCTUnwrap(body["message"] as? [String: Any])
+        XCTAssertEqual(message["liveActAttrType"] as? String, "MatchAttributes")
+        XCTAssertEqual(message["liveActAttr"] as? [String: Int], ["groupID": 1])
+        XCTAssertEqual(
+            (message["contentState"] as? [String: Int])?.keys.sorted(),
+            ["awayScore", "homeScore", "minute", "period"]
+        )
+        XCTAssertEqual(body["target"] as? [String: String], ["groupId": "match-1"])
+        let report = try XCTUnwrap(
+            file.deviceRequest(.tokenReport(activity: 4, generation: 0), of: fleet, intendedNanos: 0)
+        )
+        let reported = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: String])
+        XCTAssertEqual(
+            reported,
+            ["groupId": "match-1", "activityId": "activity-4", "token": fleet.workload.updateToken(of: 4)]
+        )
+        XCTAssertEqual(DeviceRequestTag(rawValue: report.tag).request, .tokenReport(activity: 4, generation: 0))
+        let close = try XCTUnwrap(file.deviceRequest(.close(activity: 4), of: fleet, intendedNanos: 0))
+        XCTAssertTrue(close.url.hasSuffix("/rest/3.0/live-activity/close"))
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `pushbench profile --api` playing the devices too, against the same real service: devices
+/// report push-to-start tokens, the operator's start calls fan out as start pushes the devices
+/// check, each device reports the update token its start minted, and updates reach the
+/// activities whose tokens the service learned; with the service's faults (lost reports, refused
+/// starts, stalled registrations) and the devices' (dismissals, dead tokens) in numbers.
+extension ProfileServiceTests {
+    /// A Netmera-shaped lifecycle of three matches of 100 fans, the first `calls` updates, devices
+    /// reporting fast enough to be known before the first update (3 s after the starts).
+    private func lifecycle(
+        calls: Int = 5,
+        options: [String] = [],
+        serviceOptions: [String] = []
+    ) throws -> (output: ExternalProgram.Output, summary: [String: Any]?, folder: String?) {
+        try profile(
+            api: "examples/netmera-lifecycle.yaml",
+            calls: calls,
+            options: ["--report-delay", "0.2,0.5", "--settle", "2s"] + options,
+            serviceOptions: serviceOptions
+        )
+    }
+
+    func testTheNetmeraLifecycleStartsEveryActivityAndUpdatesItOnceItsTokenIsReported() throws {
+        let (output, summary, folder) = try lifecycle()
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let lifecycle = try section(summary, "lifecycle")
+        let starts = try XCTUnwrap(lifecycle["starts"] as? [String: Any])
+        assertAccounted(starts, sent: 3)
+        XCTAssertEqual(starts["by_status"] as? [String: Int], ["202": 3], "one start call a match")
+        assertAccounted(try section(summary, "registrations"), sent: 300)
+        let startFanout = try XCTUnwrap(lifecycle["start_fanout"] as? [String: Any])
+        XCTAssertEqual(startFanout["expected_pushes"] as? Int, 300)
+        XCTAssertEqual(startFanout["matched"] as? Int, 300, "every start push started its activity")
+        let storm = try XCTUnwrap(lifecycle["storm"] as? [String: Any])
+        let reports = try XCTUnwrap(storm["reports"] as? [String: Any])
+        assertAccounted(reports, sent: 300)
+        XCTAssertEqual(reports["by_status"] as? [String: Int], ["200": 300])
+        XCTAssertEqual((storm["per_second"] as? [Int])?.reduce(0, +), 300)
+        XCTAssertGreaterThan(storm["peak_per_s"] as? Int ?? 0, 0)
+        let activities = try XCTUnwrap(lifecycle["activities"] as? [String: Any])
+        XCTAssertEqual(activities["started"] as? Int, 300)
+        XCTAssertEqual(activities["updated"] as? Int, 300)
+        XCTAssertEqual(activities["never_started"] as? Int, 0)
+        XCTAssertEqual((lifecycle["time_to_first_update_ms"] as? [String: Double])?["count"], 300)
+        XCTAssertEqual(lifecycle["wasted_pushes"] as? Int, 0)
+        XCTAssertEqual(try section(summary, "fanout")["missing"] as? Int, 0, "every update reached its activity")
+        let emulation = try XCTUnwrap(lifecycle["emulation"] as? [String: Any])
+        XCTAssertGreaterThanOrEqual(
+            emulation["device_events"] as? Int ?? 0,
+            300 + 300 + 500,
+            "starts, reports, updates"
+        )
+        XCTAssertEqual(
+            (lifecycle["service_cpu_by_phase_s"] as? [String: Double])?.keys.sorted(),
+            ["registration_storm", "start", "updates"]
+        )
+        for topic in ["start tokens", "starts", "storm", "first update", "wasted", "costs"] {
+            XCTAssertTrue(output.stdout.contains("\n\(topic)  "), "\(topic): \(output.stdout)")
+        }
+        let page = try String(contentsOfFile: "\(try XCTUnwrap(folder))/report.html", encoding: .utf8)
+        XCTAssertTrue(page.contains("The registration storm: token reports sent each second"))
+    }
+
+    /// A service that loses 5% of the token reports it answers: about 5% of the activities are
+    /// never updated, and the cause is named.
+    func testAServiceThatLosesTokenReportsLeavesThoseActivitiesNeverUpdated() throws {
+        let (output, summary, _) = try lifecycle(serviceOptions: ["--drop-reports", "0.05"])
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let activities = try XCTUnwrap(try section(summary, "lifecycle")["activities"] as? [String: Any])
+        let never = try XCTUnwrap(activities["started_never_updated"] as? Int)
+        let missing = try XCTUnwrap(try section(summary, "fanout")["missing"] as? Int)
+        XCTAssertTrue(
+            (never...(never * 5)).contains(missing),
+            "each lost activity misses its match's updates: \(missing)"
+        )
+        XCTAssertTrue(output.stdout.contains("were never updated (report lost by service: \(never))"), output.stdout)
+    }
+
+    /// Refused starts start nothing; stalled registrations cost each report its timeout.
+    func testRefusedStartsAndStalledRegistrationsAreCounted() throws {
+        let refused = try lifecycle(calls: 2, serviceOptions: ["--fail-starts", "1"])
+        XCTAssertEqual(refused.output.status, 3, "a service that sent nothing failed: \(refused.output.stdout)")
+        XCTAssertTrue(refused.output.stdout.contains("the mock received no push"), refused.output.stdout)
+        let figures = try section(refused.summary, "lifecycle")
+        XCTAssertEqual((figures["starts"] as? [String: Any])?["by_status"] as? [String: Int], ["500": 3])
+        XCTAssertEqual((figures["activities"] as? [String: Any])?["never_started"] as? Int, 300)
+        XCTAssertTrue(refused.output.stdout.contains("0 of 300 devices started"), refused.output.stdout)
+
+        let stalled = try lifecycle(calls: 2, options: ["--timeout", "1s"], serviceOptions: ["--stall-reports", "3"])
+        XCTAssertEqual(stalled.output.status, 0, stalled.output.stdout + stalled.output.stderr)
+        let storm = try XCTUnwrap(try section(stalled.summary, "lifecycle")["storm"] as? [String: Any])
+        let reports = try XCTUnwrap(storm["reports"] as? [String: Any])
+        assertAccounted(reports, sent: 300)
+        XCTAssertEqual((reports["timed_out"] as? Int ?? 0) + (reports["failed"] as? Int ?? 0), 300, "\(reports)")
+        let activities = try XCTUnwrap(try section(stalled.summary, "lifecycle")["activities"] as? [String: Any])
+        // The service stores a token before it stalls, so it updates some activities all the same.
+        let failed = try XCTUnwrap((activities["never_updated_by_cause"] as? [String: Int])?["report_failed"])
+        XCTAssertEqual(failed + (activities["updated"] as? Int ?? 0), 300, "\(activities)")
+    }
+
+    /// Local starts, a service that never hears of a dismissal, and dead tokens answered 410:
+    /// the pushes to dismissed activities are wasted whatever APNs answered.
+    func testLocalStartsAndDismissalsAPushCannotReachAreWasted() throws {
+        let (output, summary, folder) = try profile(
+            api: "examples/cleverpush-lifecycle.yaml",
+            scenario: [
+                "--scenario", Self.repository.appendingPathComponent("examples/local-start-deliveries.yaml").path,
+                "--activities", "200",
+            ],
+            calls: 4000,
+            options: ["--report-delay", "0.1,0.3", "--dismiss", "0.3", "--unregister-delay", "0s", "--settle", "2s"]
+        )
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let lifecycle = try section(summary, "lifecycle")
+        XCTAssertNil(lifecycle["starts"], "the apps start their own activities")
+        let activities = try XCTUnwrap(lifecycle["activities"] as? [String: Any])
+        XCTAssertEqual(activities["started"] as? Int, 200)
+        XCTAssertGreaterThan(activities["dismissed"] as? Int ?? 0, 20)
+        let wasted = try XCTUnwrap(lifecycle["wasted_pushes_by_cause"] as? [String: Int])
+        XCTAssertGreaterThan(wasted["after_end_or_dismissal"] ?? 0, 0, "\(wasted)")
+        let traffic = try String(contentsOfFile: "\(try XCTUnwrap(folder))/traffic.csv", encoding: .utf8)
+        XCTAssertTrue(traffic.contains(",410,Unregistered,"), "a dead token is answered 410 after the delay")
+        XCTAssertTrue(output.stdout.contains("apps started their activities themselves"), output.stdout)
+    }
+}
