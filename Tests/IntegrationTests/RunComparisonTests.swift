@@ -98,6 +98,48 @@ final class RunComparisonTests: XCTestCase {
         XCTAssertEqual(verdict(try profile(missing: 2), "missing_events_percent"), .fail, "0.2% of events lost")
     }
 
+    /// Lifecycle profiles are set side by side on their kick-off, storm and first updates, and
+    /// judged on the activities never updated, as missing events are.
+    func testLifecycleProfilesShowTheirKickOffAndJudgeActivitiesNeverUpdated() throws {
+        func lifecycle(neverUpdated: Double, firstUpdateP99: Double) throws -> RunFigures {
+            var figures = try figures()
+            figures.events = 1000
+            figures.missingEvents = 0
+            figures.lifecycle = LifecycleFigures(
+                startFanoutLastMs: 900,
+                reportP99Ms: 40,
+                reportPeakPerS: 12_000,
+                firstUpdateP50Ms: 2000,
+                firstUpdateP99Ms: firstUpdateP99,
+                neverUpdatedShare: neverUpdated
+            )
+            return figures
+        }
+        let baseline = [try lifecycle(neverUpdated: 0, firstUpdateP99: 9000)]
+        let same = RunComparison(
+            baseline: baseline,
+            current: [try lifecycle(neverUpdated: 0, firstUpdateP99: 9500)],
+            thresholds: ComparisonThresholds()
+        )
+        XCTAssertTrue(same.passed, same.text)
+        let rows = Dictionary(uniqueKeysWithValues: same.checks.map { ($0.name, $0) })
+        XCTAssertEqual(rows["lifecycle_time_to_first_update_p99_ms"]?.current, "9500.0")
+        XCTAssertEqual(rows["lifecycle_token_reports_peak_per_s"]?.baseline, "12000.0")
+        XCTAssertEqual(rows["lifecycle_never_updated_percent"]?.verdict, .pass)
+        let lossy = RunComparison(
+            baseline: baseline,
+            current: [try lifecycle(neverUpdated: 0.05, firstUpdateP99: 9000)],
+            thresholds: ComparisonThresholds()
+        )
+        XCTAssertEqual(verdicts(lossy)["lifecycle_never_updated_percent"], .fail, "5% of activities never updated")
+        let plain = RunComparison(
+            baseline: [try figures()],
+            current: [try figures()],
+            thresholds: ComparisonThresholds()
+        )
+        XCTAssertFalse(plain.checks.contains { $0.name.hasPrefix("lifecycle_") })
+    }
+
     /// With `--perf` on both sides, compare shows where the CPU went, each class's share and its
     /// move in points, without judging it; without stacks on every run it shows nothing of it.
     func testSampledRunsShowWhereTheCPUMovedWithoutJudgingIt() throws {

@@ -89,6 +89,11 @@ public struct RunComparison: ReportSection {
                 limit: speedJudged ? thresholds.maxErrorRatePercent : nil
             )
         )
+        checks += Self.lifecycle(
+            baseline: baseline,
+            current: current,
+            limit: speedJudged ? thresholds.maxErrorRatePercent : nil
+        )
         checks += Self.cpuShares(baseline: baseline, current: current)
         checks += Self.correctness(baseline: baseline, current: current, countsJudged: !speedJudged)
         self.checks = checks
@@ -128,7 +133,7 @@ public struct RunComparison: ReportSection {
 
     /// A share that must stay under `limit` percent (judged when given): the median of the
     /// current runs' against it, the baseline's shown beside it.
-    private static func share(_ name: String, _ baseline: [Double], _ current: [Double], limit: Double?) -> Check {
+    static func share(_ name: String, _ baseline: [Double], _ current: [Double], limit: Double?) -> Check {
         let medians = (MedianRatioInterval.median(baseline) * 100, MedianRatioInterval.median(current) * 100)
         return Check(
             name: name,

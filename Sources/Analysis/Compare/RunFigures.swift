@@ -35,6 +35,8 @@ public struct RunFigures: Sendable, Equatable {
     /// Where the sender's CPU went, percent by class of code (`CPUShare`'s keys), when its stacks
     /// were sampled (`--perf`).
     public var cpuSharesPercent: [String: Double]?
+    /// For a lifecycle profile: the devices' side.
+    public var lifecycle: LifecycleFigures?
 
     /// Whether the figures are a profile's.
     public var isProfile: Bool { events != nil }
@@ -80,6 +82,7 @@ public struct RunFigures: Sendable, Equatable {
         cpuPerRequestUs = summary.engineCPUUsPerRequest
         serverAgrees = summary.serverCounts?.matchesClient
         cpuSharesPercent = summary.cpuSamples?.sharesPercent
+        lifecycle = summary.lifecycle.map(LifecycleFigures.init)
         if let sender = summary.sender, let lag = summary.lag, let events = summary.events {
             throughputPerSecond = sender.pushesPerS
             p50Us = lag.p50Ms * 1000
