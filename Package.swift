@@ -28,6 +28,8 @@ let package = Package(
         // For the benchmark package in Benchmarks/: the hot-path code, its sample payloads, and the
         // budget model that simulations push 100 M updates through.
         .library(name: "PushBenchHotPath", targets: ["Wire", "Workload", "HotPath", "Budget", "LoadEngine"]),
+        // For the benchmark package in Benchmarks/: the devices `profile` plays (LifecycleBenchmarks).
+        .library(name: "PushBenchServiceProfiling", targets: ["ServiceProfiling", "ArrivalMatching", "Workload"]),
         // For the fuzzing package in Fuzz/: the mock, whose request checks it fuzzes.
         .library(name: "PushBenchMockAPNs", targets: ["MockAPNs"]),
     ],
@@ -161,11 +163,30 @@ let package = Package(
         ),
         // Where a sender's CPU goes: perf's samples, folded stacks, the shares by class of code.
         .target(name: "Sampling", dependencies: ["CProcess"], swiftSettings: strict),
+        // What the mock received matched against what a sender or service was asked to send:
+        // the schedule, the identity a push carries, the book, and the one clock they are read on.
+        .target(
+            name: "ArrivalMatching",
+            dependencies: [
+                "Workload", "LoadEngine", "Transport", .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // A sender service driven through its own API, and the devices it serves played behind the
+        // mock: the request file, the workload, the session, the fleet and its reporter.
+        .target(
+            name: "ServiceProfiling",
+            dependencies: [
+                "ArrivalMatching", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs", "Yams",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "Profiling",
             dependencies: [
-                "CProcess", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs", "Yams",
-                "Budget", "BudgetReports", "Harness",
+                "CProcess", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs",
+                "Budget", "BudgetReports", "Harness", "ArrivalMatching", "ServiceProfiling",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
@@ -175,7 +196,8 @@ let package = Package(
             dependencies: [
                 "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Pages", "Reports", "BudgetReports",
                 "Analysis",
-                "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "Sampling",
+                "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "ServiceProfiling", "ArrivalMatching",
+                "Sampling",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict,
@@ -207,7 +229,9 @@ let package = Package(
             dependencies: [
                 "Encodings", "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
                 "BudgetReports", "SenderDoctor",
-                "Analysis", "Instructions", "MockAPNs", "Harness", "Profiling", "Sampling", "TestSupport",
+                "Analysis", "Instructions", "MockAPNs", "Harness", "Profiling", "ServiceProfiling", "ArrivalMatching",
+                "Sampling",
+                "TestSupport",
             ],
             swiftSettings: strict
         ),

@@ -1,3 +1,4 @@
+import ServiceProfiling
 import Wire
 
 /// What `profile` measures: a sender it starts, a sender service it starts and drives through
@@ -7,11 +8,11 @@ public enum ProfileSubject: Sendable {
     /// A sender run as a child, handed the events and tokens files.
     case sender(command: [String])
     /// A sender service run as a child and driven through its API.
-    case service(command: [String], api: SenderProfiler.ServiceAPI)
+    case service(command: [String], api: ServiceAPI)
     /// A sender service that already runs, driven through its API. The mock listens on
     /// `mockPort`, where the service sends its pushes, with `mockIdentity` (the certificate the
     /// service trusts) when given.
-    case runningService(api: SenderProfiler.ServiceAPI, mockPort: Int, mockIdentity: TLSIdentity?)
+    case runningService(api: ServiceAPI, mockPort: Int, mockIdentity: TLSIdentity?)
 
     /// The command profile starts, or `nil` for a service that already runs: its processes'
     /// CPU and memory are measured only when profile started them.
@@ -23,7 +24,7 @@ public enum ProfileSubject: Sendable {
     }
 
     /// The service's API, for a service.
-    public var api: SenderProfiler.ServiceAPI? {
+    public var api: ServiceAPI? {
         switch self {
         case .sender: nil
         case .service(_, let api), .runningService(let api, _, _): api

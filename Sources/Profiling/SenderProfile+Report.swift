@@ -1,3 +1,4 @@
+import ArrivalMatching
 import Histogram
 import LoadEngine
 import Reports

@@ -1,6 +1,8 @@
+import ArrivalMatching
 import Glibc
 import MockAPNs
 import Sampling
+import ServiceProfiling
 
 /// What `profile` measured of a sender, from outside: its CPU and memory, its pushes matched
 /// against its schedule, the mock's answers and its own CPU, and how the sender stopped.

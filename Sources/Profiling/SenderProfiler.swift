@@ -1,7 +1,9 @@
+import ArrivalMatching
 import Foundation
 import Glibc
 import MockAPNs
 import Sampling
+import ServiceProfiling
 import Transport
 import Wire
 import Workload
@@ -39,34 +41,6 @@ public struct SenderProfiler {
     /// Whether the events file stays once the sender has gone (`--keep-events`): about 400
     /// bytes a push, so a million pushes would leave 400 MB in every profile's folder.
     public var keepsEvents = false
-
-    /// A sender service's API and how to drive it.
-    public struct ServiceAPI: Sendable {
-        /// The API request file, read with `port` in `PUSHBENCH_SERVICE_PORT`.
-        public var file: APIFile
-        public var port: Int
-        public var settings: ServiceSession.Settings
-        /// How long after the last call's answer, with pushes still missing, the profile waits
-        /// for more before it ends the service.
-        public var settle: Duration
-        /// How the devices behave, for a lifecycle file.
-        public var devices: DeviceSettings
-
-        /// Creates the description.
-        public init(
-            file: APIFile,
-            port: Int,
-            settings: ServiceSession.Settings,
-            settle: Duration,
-            devices: DeviceSettings = DeviceSettings()
-        ) {
-            self.file = file
-            self.port = port
-            self.settings = settings
-            self.settle = settle
-            self.devices = devices
-        }
-    }
 
     /// The key handed to the sender.
     public enum SigningKey: Sendable {
@@ -249,7 +223,7 @@ public struct SenderProfiler {
     ) {
         work?.session.start()
         while !watch.finished {
-            let workDone = work?.observe(&watch, notice: notice) ?? false
+            let workDone = work?.observe(cpuSeconds: { watch.cpuSecondsNow() }, notice: notice) ?? false
             watch.tick(stopRequested: stop(), workDone: workDone)
             if let figures = watch.progressDue() { progress(figures) }
             usleep(ProfileWatch.tickMicroseconds)

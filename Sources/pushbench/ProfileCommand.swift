@@ -3,6 +3,7 @@ import Foundation
 import Harness
 import Profiling
 import Reports
+import ServiceProfiling
 import Synchronization
 import Wire
 

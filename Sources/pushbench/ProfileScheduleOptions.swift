@@ -1,4 +1,5 @@
 import ArgumentParser
+import ArrivalMatching
 import Profiling
 
 /// What only a profile's schedule has beyond `PacingOptions`: when `at_s` 0 comes after the

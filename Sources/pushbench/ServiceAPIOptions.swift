@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Profiling
+import ServiceProfiling
 import Wire
 import Workload
 
@@ -111,7 +112,7 @@ struct ServiceAPIOptions: ParsableArguments {
                 "--report-delay, --never-report, --rotation-rate, --dismiss and the other device flags play a lifecycle: \(file) has no token_report"
             )
         }
-        let api = SenderProfiler.ServiceAPI(
+        let api = ServiceAPI(
             file: apiFile,
             port: port,
             settings: settings,

@@ -1,5 +1,6 @@
 import Foundation
 import Profiling
+import ServiceProfiling
 import XCTest
 
 /// The request file's device side: a device reporting its push-to-start token, the operator's

@@ -1,8 +1,9 @@
+import ArrivalMatching
 import Foundation
 import Workload
 import XCTest
 
-@testable import Profiling
+@testable import ServiceProfiling
 
 /// The devices PushBench plays behind the mock, in process: what starts an activity, what a
 /// device drops and why, rotations, dismissals, the limit of concurrent activities, the 410s

@@ -1,5 +1,6 @@
 import Foundation
 import Profiling
+import ServiceProfiling
 import Transport
 import Workload
 import XCTest

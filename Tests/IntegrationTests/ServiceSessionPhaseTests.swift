@@ -1,5 +1,7 @@
+import ArrivalMatching
 import Foundation
 import Profiling
+import ServiceProfiling
 import TestSupport
 import Workload
 import XCTest

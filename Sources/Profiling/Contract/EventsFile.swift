@@ -1,4 +1,6 @@
+import ArrivalMatching
 import LoadEngine
+import ServiceProfiling
 import Workload
 
 /// Writes `PUSHBENCH_EVENTS` and `PUSHBENCH_TOKENS`: a scenario's pushes as JSON lines, in

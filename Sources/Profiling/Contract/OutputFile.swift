@@ -1,4 +1,5 @@
 import Foundation
+import ServiceProfiling
 import Workload
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
 import CProcess
 import Foundation
 import Sampling
+import ServiceProfiling
 import Synchronization
 
 #if canImport(Glibc)

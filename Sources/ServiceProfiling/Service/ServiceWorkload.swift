@@ -1,3 +1,4 @@
+import ArrivalMatching
 import Foundation
 import LoadEngine
 import Workload

@@ -27,7 +27,7 @@ public struct PushSchedule: Sendable {
     /// fall from one call to the next.
     /// - Returns: whether the token is new to the schedule.
     @discardableResult
-    mutating func add(token: String, dueMicroseconds due: Int64, identity: Int) -> Bool {
+    public mutating func add(token: String, dueMicroseconds due: Int64, identity: Int) -> Bool {
         events += 1
         identityCount = max(identityCount, identity + 1)
         if let slot = slots[token] {

@@ -11,7 +11,7 @@ public enum ProfileError: Error, CustomStringConvertible, Equatable {
     case systemCall(String)
 
     /// `message` with `errno`'s text appended, for a call that just failed.
-    static func failure(_ message: String, errno code: Int32 = errno) -> ProfileError {
+    public static func failure(_ message: String, errno code: Int32 = errno) -> ProfileError {
         .systemCall("\(message): \(String(cString: strerror(code)))")
     }
 

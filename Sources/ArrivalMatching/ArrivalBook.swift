@@ -49,6 +49,9 @@ public final class ArrivalBook: Sendable {
 
         /// Events no push answered.
         public var missing: Int { events - matched }
+
+        /// The books of `events` events before any push arrived.
+        public init(events: Int) { self.events = events }
     }
 
     /// What arrived in one second of the run.
@@ -58,6 +61,9 @@ public final class ArrivalBook: Sendable {
         public var accepted = 0
         /// Lag of the matched pushes that arrived in it, microseconds, two significant digits.
         public var lag = Histogram<UInt64>.latency(digits: .two)
+
+        /// An empty second.
+        public init() {}
     }
 
     /// When one call's pushes arrived, milliseconds after its intended time: the first, half of
@@ -243,7 +249,7 @@ public final class ArrivalBook: Sendable {
     }
 
     /// The first, half, 99% and last of `expected` arrivals in `sorted`, milliseconds.
-    static func milestones(_ sorted: [Int64], expected: Int) -> Milestones {
+    public static func milestones(_ sorted: [Int64], expected: Int) -> Milestones {
         func at(_ share: Double) -> Double? {
             let rank = max(1, Int((share * Double(expected)).rounded(.up)))
             return rank <= sorted.count ? Double(sorted[rank - 1]) / 1e6 : nil

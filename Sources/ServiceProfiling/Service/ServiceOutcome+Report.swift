@@ -1,10 +1,11 @@
+import ArrivalMatching
 import Histogram
 import Reports
 
 extension ServiceOutcome {
     /// The report's figures: both phases' answers, and each call's fan-out, with its cost when
     /// the service's CPU was `measured` (profile started it).
-    func figures(arrivals: ArrivalBook.Figures, measured: Bool) -> ServiceFigures {
+    public func figures(arrivals: ArrivalBook.Figures, measured: Bool) -> ServiceFigures {
         ServiceFigures(
             registrations: register.map {
                 registration.phase(

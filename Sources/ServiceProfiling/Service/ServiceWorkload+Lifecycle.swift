@@ -1,3 +1,4 @@
+import ArrivalMatching
 import Workload
 
 extension ServiceWorkload {

@@ -1,3 +1,5 @@
+import ArrivalMatching
+
 /// What `profile --api` measured of a service beyond what every profile measures: its API's
 /// answers in both phases, and each call's fan-out to the mock.
 public struct ServiceOutcome: Sendable {

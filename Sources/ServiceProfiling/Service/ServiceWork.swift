@@ -1,15 +1,18 @@
+import ArrivalMatching
 import Foundation
 import Transport
 import Workload
 
 /// A service profile's moving parts while it runs: the session driving the API, the book its
-/// pushes are matched in, and when the work is done.
-struct ServiceWork {
-    let workload: ServiceWorkload
-    let book: ArrivalBook
-    let session: ServiceSession
+/// pushes are matched in, the devices when they are played, and when the work is done. The
+/// profiler's watch loop looks at it once a tick (`observe`) and reads what it measured at the
+/// end (`outcome`).
+public struct ServiceWork {
+    public let workload: ServiceWorkload
+    public let book: ArrivalBook
+    public let session: ServiceSession
     /// The devices, for a lifecycle file.
-    let fleet: DeviceFleet?
+    public let fleet: DeviceFleet?
     private let clock: ProfileClock
     private let settleSeconds: Double
     /// The moments noted once each: registration began, the clock started (with the service's
@@ -18,8 +21,11 @@ struct ServiceWork {
     /// For a lifecycle, the service's CPU when the starts and the registration storm were done.
     private let lifecycleNotes = LifecyclePhaseNotes()
 
-    init(
-        _ api: SenderProfiler.ServiceAPI,
+    /// The work of `scenario` for the service behind `api`: its first `requests` calls when given,
+    /// due as `timing` says, on `clock`.
+    /// - Throws: `ProfileError.badInput` for a scenario or file the service cannot be handed.
+    public init(
+        _ api: ServiceAPI,
         scenario: Scenario,
         requests: Int?,
         timing: EventTiming,
@@ -56,12 +62,13 @@ struct ServiceWork {
     /// Looks at the session once a tick: notes each phase it entered since the last look, in
     /// order, and says whether the service's work is done (its calls answered and their pushes
     /// in, or none for the settle time), or driving it failed.
-    func observe(_ watch: inout ProfileWatch, notice: (String) -> Void) -> Bool {
+    /// `cpuSeconds` reads the service's CPU now, for the phases' costs.
+    public func observe(cpuSeconds: () -> Double, notice: (String) -> Void) -> Bool {
         let entered = session.phasesEntered
         for phase in entered.dropFirst(phaseNotes.seen) {
             phaseNotes.note(
                 phase,
-                cpu: watch.cpuSecondsNow(),
+                cpu: cpuSeconds(),
                 at: clock.nowNs,
                 registration: session.answers.registration,
                 registering: session.registrationRequest == nil
@@ -72,7 +79,7 @@ struct ServiceWork {
         var stormOver = true
         if let fleet, entered.contains(.sending) {
             let startsAnswered = session.startAnswers.sent == workload.starts.count
-            let cpu = watch.cpuSecondsNow()
+            let cpu = cpuSeconds()
             stormOver = lifecycleNotes.note(fleet, startsAnswered: startsAnswered, cpu: cpu, at: clock.nowNs)
         }
         switch entered.last! {
@@ -92,7 +99,7 @@ struct ServiceWork {
 
     /// What was measured, once the service is gone and the session's thread has returned.
     /// - Throws: `ProfileError.badInput` when the service never listened: nothing was measured.
-    func outcome(cpuSeconds: Double) throws -> ServiceOutcome {
+    public func outcome(cpuSeconds: Double) throws -> ServiceOutcome {
         let answers = session.answers
         var failure: String?
         switch session.phase {

@@ -3,15 +3,15 @@
 /// that passes the payload through is matched to its event by identity, not by order. A push
 /// repeated (a retry after a timeout that had in fact succeeded) then reads as a duplicate of
 /// its event, not as the token's next one.
-enum EventTag {
+public enum EventTag {
     /// The member's name in the content state.
-    static let key = "pushbench_event"
+    public static let key = "pushbench_event"
     private static let member = Array("\"\(key)\":".utf8)
     private static let contentState = Array("\"content-state\":{".utf8)
 
     /// `payload` with `"pushbench_event":event` first in its content state; `payload` as it is
     /// when it has no content state.
-    static func tagged(_ payload: [UInt8], event: Int) -> [UInt8] {
+    public static func tagged(_ payload: [UInt8], event: Int) -> [UInt8] {
         guard let open = firstIndex(of: contentState, in: payload) else { return payload }
         let at = open + contentState.count
         var inserted = member + Array(String(event).utf8)
@@ -22,7 +22,7 @@ enum EventTag {
     }
 
     /// The event number in a push's `body`, if the sender passed it through.
-    static func read(_ body: [UInt8]) -> Int? {
+    public static func read(_ body: [UInt8]) -> Int? {
         guard var position = firstIndex(of: member, in: body).map({ $0 + member.count }) else { return nil }
         while position < body.count, body[position] == UInt8(ascii: " ") { position += 1 }
         var value = 0

@@ -12,13 +12,13 @@ public enum EventTiming: Sendable, Equatable {
     case constantRate(perSecond: Double)
 
     /// Microseconds after the start at which the `index`-th push (from 0), `event`, is due.
-    func dueMicroseconds(index: Int, event: WorkloadEvent) -> Int64 {
+    public func dueMicroseconds(index: Int, event: WorkloadEvent) -> Int64 {
         dueMicroseconds(index: index, timeMs: event.timeMs)
     }
 
     /// Microseconds after the start at which the `index`-th push (from 0), due `timeMs` on the
     /// scenario's clock, is due.
-    func dueMicroseconds(index: Int, timeMs: Int64) -> Int64 {
+    public func dueMicroseconds(index: Int, timeMs: Int64) -> Int64 {
         switch self {
         case .allAtOnce: 0
         case .scenarioTime(let scale): Int64((Double(timeMs) * 1000 / scale).rounded())
