@@ -1,5 +1,6 @@
 import ArgumentParser
 import MockAPNs
+import Workload
 
 /// How a mock misbehaves on purpose and which answers it gives by rule: its fault plan
 /// (`--faults` and the single fault flags over it) and its token and topic rules. One group, so
@@ -144,7 +145,7 @@ struct MockFaultOptions: ParsableArguments {
         AnswerRules(
             tokenRules: try tokenRules.map(TokenRule.init(parsing:)),
             unregisteredTokens: Set(
-                try unregisteredTokens.map(RealTokensFile.read)?.map { String(decoding: $0, as: UTF8.self) } ?? []
+                try unregisteredTokens.map(DeviceTokensFile.read)?.map { String(decoding: $0, as: UTF8.self) } ?? []
             ),
             disallowedTopics: Set(disallowedTopics)
         )

@@ -17,7 +17,7 @@ extension RunCommand {
     /// broadcast channels are made; checks those, memory and the reports folder before anything
     /// is written, and applies `--practice`.
     func loadConfiguration(toward target: RunTarget) throws -> (load: LoadConfiguration, channelOrigin: String?) {
-        let realTokens = try destination.tokensFile.map(RealTokensFile.read)
+        let realTokens = try destination.tokensFile.map(DeviceTokensFile.read)
         let workload = try self.workload.scenario(defaultActivities: realTokens?.count ?? 1000)
         let channelOrigin = try destination.channelManagementOrigin(for: workload, target: target)
         if !budget.noBudget {

@@ -1,13 +1,11 @@
 import ArgumentParser
 import Synchronization
+import Transport
 
-/// A length of time on the command line, with its unit: `500us`, `250ms`, `5s`, `1.5m`, `1h`.
-///
-/// One rule for every flag of every command, Go's and k6's: a unit is required, except for `0`,
-/// and a bare number is refused with the fix (`--p99 250: a duration needs a unit, such as 250ms
-/// or 250s`), since whether it meant seconds or milliseconds is exactly what a reader cannot
-/// tell. The parser reports a value it refused only as invalid, so the refusal is kept
-/// (`explain`) to say what is wrong with it.
+/// A length of time on the command line, with its unit: `500us`, `250ms`, `5s`, `1.5m`, `1h`,
+/// read by `Duration(parsing:)`, whose rule it states: a bare number is refused with the fix
+/// (`--p99 250: a duration needs a unit, such as 250ms or 250s`). The parser reports a value it
+/// refused only as invalid, so the refusal is kept (`explain`) to say what is wrong with it.
 struct TimeSpan: ExpressibleByArgument, CustomStringConvertible, Equatable {
     /// The length in nanoseconds.
     let nanoseconds: UInt64
@@ -16,22 +14,10 @@ struct TimeSpan: ExpressibleByArgument, CustomStringConvertible, Equatable {
         nanoseconds = UInt64(seconds * 1e9)
     }
 
-    /// Reads `argument`.
+    /// Reads `argument` (`Duration(parsing:)`).
     /// - Throws: `DurationError` saying what is wrong and how to write it.
     init(parsing argument: String) throws(DurationError) {
-        let units: [(suffix: String, seconds: Double)] = [
-            ("us", 1e-6), ("ms", 1e-3), ("s", 1), ("m", 60), ("h", 3600),
-        ]
-        guard let unit = units.first(where: { argument.hasSuffix($0.suffix) }) else {
-            guard let number = Double(argument) else { throw DurationError(argument, .notADuration) }
-            guard number == 0 else { throw DurationError(argument, .noUnit) }
-            self.init(seconds: 0)
-            return
-        }
-        guard let number = Double(argument.dropLast(unit.suffix.count)), number >= 0, number.isFinite,
-            number * unit.seconds <= 86_400 * 365
-        else { throw DurationError(argument, .notADuration) }
-        self.init(seconds: number * unit.seconds)
+        nanoseconds = try Duration(parsing: argument).inNanoseconds
     }
 
     init?(argument: String) {
@@ -72,31 +58,4 @@ struct TimeSpan: ExpressibleByArgument, CustomStringConvertible, Equatable {
     }
 
     static var defaultCompletionKind: CompletionKind { .default }
-}
-
-/// Why a command-line value is not a duration, in words that show how to write one.
-struct DurationError: Error, CustomStringConvertible, Sendable {
-    /// What is wrong with a value.
-    enum Problem: Sendable {
-        /// A bare number other than 0.
-        case noUnit
-        /// Not a number with a unit, negative, or longer than a year.
-        case notADuration
-    }
-
-    /// The value as given.
-    let value: String
-    let problem: Problem
-
-    init(_ value: String, _ problem: Problem) {
-        self.value = value
-        self.problem = problem
-    }
-
-    var description: String {
-        switch problem {
-        case .noUnit: "a duration needs a unit, such as \(value)ms or \(value)s"
-        case .notADuration: "not a duration such as 500us, 250ms, 30s, 5m or 1h (up to a year)"
-        }
-    }
 }

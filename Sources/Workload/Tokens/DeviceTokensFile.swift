@@ -1,12 +1,13 @@
-import Workload
+import Foundation
 
 /// Reads a file of device tokens, one hex token per line (`#` comments and blank lines allowed):
 /// your devices' activity tokens for runs toward real APNs (`run --tokens`), or the tokens a mock
 /// treats as unregistered (`mock --unregistered-tokens`).
-enum RealTokensFile {
+public enum DeviceTokensFile {
     /// The tokens, lower-case hex bytes.
-    /// - Throws: `CommandLineError` naming the file and the first bad line.
-    static func read(_ path: String) throws -> [[UInt8]] {
+    /// - Throws: `WorkloadError` naming the file and the first bad line, `InputFileError` for one
+    ///   that cannot be read.
+    public static func read(_ path: String) throws -> [[UInt8]] {
         let text = String(decoding: try InputFile.bytes(path, what: "tokens file"), as: UTF8.self)
         var tokens: [[UInt8]] = []
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -15,11 +16,11 @@ enum RealTokensFile {
             let hex = Array(line.lowercased().utf8)
             let isHex = hex.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
             guard isHex, hex.count >= 16, hex.count % 2 == 0 else {
-                throw CommandLineError("\(path) line \(number + 1): not a hex device token (an even number of 0-9a-f)")
+                throw WorkloadError("\(path) line \(number + 1): not a hex device token (an even number of 0-9a-f)")
             }
             tokens.append(hex)
         }
-        guard !tokens.isEmpty else { throw CommandLineError("\(path) holds no tokens") }
+        guard !tokens.isEmpty else { throw WorkloadError("\(path) holds no tokens") }
         return tokens
     }
 }
