@@ -12,8 +12,8 @@ import Transport
 public final class DeviceReporter: Sendable {
     /// Connections to the service's device endpoints: phones are many, so many at once.
     static let connections = 64
-    /// Requests handed to libcurl at once.
-    static let inFlightLimit = 2 * connections
+    /// Requests handed to libcurl at once: one a connection (HTTP/1.1 carries one at a time).
+    static let inFlightLimit = connections
 
     /// What the service answered the devices.
     public struct Answers: Sendable {

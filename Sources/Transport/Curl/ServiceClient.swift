@@ -151,31 +151,50 @@ public final class ServiceClient {
         let transfer: Transfer
         if let reused = idle.popLast() {
             transfer = reused
-            curl_easy_reset(transfer.easy)
         } else {
             guard let easy = curl_easy_init() else { return refused(request, "curl_easy_init failed") }
             transfer = Transfer(easy: easy)
+            configure(transfer)
         }
         let easy = transfer.easy
         curl_slist_free_all(transfer.headers)
         transfer.headers = nil
+        for line in request.headers { transfer.headers = curl_slist_append(transfer.headers, line) }
         // An empty Expect: keeps libcurl from waiting for 100-continue before a larger body.
-        for line in request.headers + ["Expect:"] { transfer.headers = curl_slist_append(transfer.headers, line) }
+        transfer.headers = curl_slist_append(transfer.headers, "Expect:")
         transfer.tag = request.tag
         transfer.intendedNanos = request.intendedNanos
         transfer.errorBuffer.pointee = 0
         (transfer.status, transfer.headersEnded, transfer.length, transfer.bodyBytes) = (0, false, nil, 0)
         let key = nextKey
         nextKey += 1
+        // Everything a request sets is set again by the next on the same handle: a reused handle
+        // keeps the options `configure` set once, and no earlier request's body or method.
         _ = pb_easy_setopt_ptr(easy, CURLOPT_URL, request.url)
-        _ = pb_easy_setopt_ptr(easy, CURLOPT_CUSTOMREQUEST, request.method)
-        _ = pb_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, transfer.headers)
-        if request.body.isEmpty, request.method != "GET" {
+        if request.method == "GET" {
+            _ = pb_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+        } else if request.body.isEmpty {
+            _ = pb_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, 0)
             _ = pb_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, "")
-        } else if !request.body.isEmpty {
+        } else {
             _ = pb_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, request.body.count)
             _ = request.body.withUnsafeBytes { pb_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) }
         }
+        _ = pb_easy_setopt_ptr(easy, CURLOPT_CUSTOMREQUEST, request.method)
+        _ = pb_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, transfer.headers)
+        _ = pb_easy_setopt_ptr(easy, CURLOPT_PRIVATE, UnsafeRawPointer(bitPattern: key))
+        guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+            idle.append(transfer)
+            return refused(request, "curl_multi_add_handle failed")
+        }
+        inFlightTransfers[key] = transfer
+        return nil
+    }
+
+    /// Sets the options every request of a new handle shares, once: the client's deadlines and
+    /// TLS, and the callbacks that follow the answer.
+    private func configure(_ transfer: Transfer) {
+        let easy = transfer.easy
         _ = pb_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         _ = pb_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
         _ = pb_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
@@ -190,13 +209,6 @@ public final class ServiceClient {
         _ = pb_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, countBody)
         _ = pb_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, context)
         _ = pb_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, followHeader)
-        _ = pb_easy_setopt_ptr(easy, CURLOPT_PRIVATE, UnsafeRawPointer(bitPattern: key))
-        guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
-            idle.append(transfer)
-            return refused(request, "curl_multi_add_handle failed")
-        }
-        inFlightTransfers[key] = transfer
-        return nil
     }
 
     /// Moves every transfer on, waiting at most `waitMs` for something to happen, and returns the
