@@ -120,9 +120,10 @@ extension RunSummary {
         /// Pushes the devices dropped, whatever APNs answered, by cause.
         public var wastedPushes: Int
         public var wastedPushesByCause: [String: Int]
-        /// The service's CPU seconds in each phase: `start` (to the last start push),
-        /// `registration_storm` (to the last first token report's answer), `updates` (the
-        /// rest). Absent when profile did not start the service.
+        /// The service's CPU seconds in each phase: `start` (to the last start),
+        /// `registration_storm` (to the last first token report's answer, or the first update
+        /// call's due time if sooner), `updates` (the rest). Absent when profile did not start
+        /// the service.
         public var serviceCPUByPhaseS: [String: Double]?
         public var emulation: Emulation
         /// The devices' behaviour as played: each flag's value (docs/profile-lifecycle.md says

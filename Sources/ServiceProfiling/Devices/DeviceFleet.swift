@@ -152,11 +152,16 @@ extension DeviceFleet {
     /// The books now.
     var snapshot: FleetState { state.withLock { $0 } }
 
-    /// What the watch reads each tick: the last start push's arrival, first token reports not
-    /// yet answered, and actions still waiting.
-    var progress: (lastStartNs: Int64?, localStartsWaiting: Int, reportsPending: Int, actionsWaiting: Int) {
-        state.withLock { ($0.lastStartNs, $0.localStartsWaiting, $0.reportsPending, $0.actions.count) }
+    /// What the watch reads each tick: the last start, the start pushes seen, the apps' own
+    /// starts to come, first token reports not yet answered, and actions still waiting.
+    var progress:
+        (lastStartNs: Int64?, startPushes: Int, localStartsWaiting: Int, reportsPending: Int, actionsWaiting: Int)
+    {
+        state.withLock { ($0.lastStartNs, $0.startPushes, $0.localStartsWaiting, $0.reportsPending, $0.actions.count) }
     }
+
+    /// Start pushes the operator's calls should cause: one to each device they start.
+    var expectedStartPushes: Int { state.withLock { $0.startSizes.reduce(0, +) } }
 
     /// Which of its update tokens `activity` holds now: 0, or 1 once rotated.
     func generation(of activity: Int) -> Int {

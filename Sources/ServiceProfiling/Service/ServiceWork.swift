@@ -79,8 +79,17 @@ public struct ServiceWork {
         var stormOver = true
         if let fleet, entered.contains(.sending) {
             let startsAnswered = session.startAnswers.sent == workload.starts.count
+            let updatesDueNs = session.answers.startAtUnix.flatMap { startAt in
+                workload.calls.first.map { clock.ns(ofUnix: startAt) + $0.dueMicroseconds * 1000 }
+            }
             let cpu = cpuSeconds()
-            stormOver = lifecycleNotes.note(fleet, startsAnswered: startsAnswered, cpu: cpu, at: clock.nowNs)
+            stormOver = lifecycleNotes.note(
+                fleet,
+                startsAnswered: startsAnswered,
+                updatesDueNs: updatesDueNs,
+                cpu: cpu,
+                at: clock.nowNs
+            )
         }
         switch entered.last! {
         case .waiting, .registering, .sending:
@@ -180,24 +189,34 @@ private final class PhaseNotes {
 }
 
 /// When a lifecycle's phases ended, with the service's CPU then: the starts (every start call
-/// answered, every local start made, and no start push for a second) and the registration storm
-/// (every first token report answered, no device action waiting).
+/// answered, every local start made, and every device of a start call reached, or no start for a
+/// second since the last, or for five since the calls were answered if none came) and the
+/// registration storm (every first token report answered, no device step left). The updates'
+/// phase begins when the first update call is due, or when the storm is over if that is later;
+/// work of one phase done in another's time counts in the other's (a late token report while the
+/// updates fan out counts as updates).
 private final class LifecyclePhaseNotes {
     private var startsDoneCPU: Double?
     private var stormDoneCPU: Double?
+    private var updatesDueCPU: Double?
+    /// When the start calls were seen all answered.
+    private var answeredAtNs: Int64?
 
     /// Notes what ended by now; whether the storm is over, so the work may end.
     func note(
         _ fleet: DeviceFleet,
         startsAnswered: Bool,
+        updatesDueNs: Int64?,
         cpu now: @autoclosure () -> Double,
         at nowNs: Int64
     ) -> Bool {
         let progress = fleet.progress
-        if startsDoneCPU == nil, startsAnswered, progress.localStartsWaiting == 0,
-            progress.lastStartNs.map({ nowNs - $0 >= 1_000_000_000 }) ?? true
-        {
-            startsDoneCPU = now()
+        if updatesDueCPU == nil, let updatesDueNs, nowNs >= updatesDueNs { updatesDueCPU = now() }
+        if startsAnswered, answeredAtNs == nil { answeredAtNs = nowNs }
+        if startsDoneCPU == nil, let answeredAtNs, progress.localStartsWaiting == 0 {
+            let quietNs =
+                progress.lastStartNs.map { nowNs - $0 >= 1_000_000_000 } ?? (nowNs - answeredAtNs >= 5_000_000_000)
+            if progress.startPushes >= fleet.expectedStartPushes || quietNs { startsDoneCPU = now() }
         }
         if startsDoneCPU != nil, stormDoneCPU == nil, progress.reportsPending == 0, progress.actionsWaiting == 0 {
             stormDoneCPU = now()
@@ -209,7 +228,7 @@ private final class LifecyclePhaseNotes {
     /// to `end`; a phase not over by the end runs to it.
     func cpuByPhase(from clockStart: Double, to end: Double) -> [String: Double] {
         let startsDone = startsDoneCPU ?? end
-        let stormDone = stormDoneCPU ?? end
+        let stormDone = max(startsDone, min(stormDoneCPU ?? end, updatesDueCPU ?? end))
         return [
             "start": max(0, startsDone - clockStart),
             "registration_storm": max(0, stormDone - startsDone),
