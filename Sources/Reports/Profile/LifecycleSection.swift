@@ -7,6 +7,23 @@ import Pages
 struct LifecycleSection {
     let lifecycle: RunSummary.Lifecycle
 
+    /// The cards a lifecycle's page opens with: the kick-off's last start, the storm's peak and
+    /// p99, the time to first update, and what never got there.
+    static func cards(_ lifecycle: RunSummary.Lifecycle) -> [String] {
+        let ms = { (value: Double?) in
+            value.map { $0 >= 10_000 ? String(format: "%.1f s", $0 / 1000) : String(format: "%.0f ms", $0) } ?? "–"
+        }
+        let activities = lifecycle.activities
+        return [
+            HTML.card(ms(lifecycle.startFanout.all.lastMs?.p50), "last device started, p50 over calls"),
+            HTML.card("\(lifecycle.storm.peakPerS)", "token reports a second, peak"),
+            HTML.card(ms(lifecycle.storm.reports.latencyMs?.p99), "token report p99"),
+            HTML.card(ms(lifecycle.timeToFirstUpdateMs?.p99), "time to first update, p99"),
+            HTML.card("\(activities.startedNeverUpdated + activities.neverStarted)", "activities never updated"),
+            HTML.card("\(lifecycle.wastedPushes)", "pushes wasted on devices"),
+        ]
+    }
+
     func render() -> String {
         let fanout = lifecycle.startFanout
         var html = "<h2>The devices: starts, token reports, first updates</h2>"
@@ -90,6 +107,15 @@ struct LifecycleSection {
             lifecycle.emulation.deviceEvents,
             lifecycle.emulation.cpuUsPerEvent ?? 0
         )
+        if let phases = lifecycle.serviceCPUByPhaseS {
+            html += String(
+                format:
+                    "The service's CPU: %.2f s in the starts, %.2f s in the registration storm, %.2f s on the updates. ",
+                phases["start"] ?? 0,
+                phases["registration_storm"] ?? 0,
+                phases["updates"] ?? 0
+            )
+        }
         html += "Devices as played: "
         html += lifecycle.devices.sorted { $0.key < $1.key }.map { "\(HTML.escape($0.key)) \(HTML.escape($0.value))" }
             .joined(separator: "; ")

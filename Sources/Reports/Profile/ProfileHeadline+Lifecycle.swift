@@ -38,23 +38,26 @@ extension ProfileHeadline {
             )
         }
         var sentence =
-            lifecycle.starts.map { "The start API answered \($0.sent) calls (\(statuses($0))); " } ?? ""
+            lifecycle.starts.map { "The start API answered \(calls($0.sent)) (\(statuses($0))); " } ?? ""
         sentence += "\(fanout.matched) of \(fanout.expectedPushes) devices started"
         if let all = fanout.all.lastMs ?? fanout.all.p99Ms, let first = fanout.all.firstMs, let half = fanout.all.halfMs
         {
             sentence += String(
-                format: ", the first after %.0f ms, half after %.0f ms, %@ after %.0f ms (medians over %d calls)",
+                format: ", the first after %.0f ms, half after %.0f ms, %@ after %.0f ms (%@)",
                 first.p50,
                 half.p50,
                 fanout.all.lastMs == nil ? "99%" : "the last",
                 all.p50,
-                all.count
+                all.count == 1 ? "one call" : "medians over \(all.count) calls"
             )
         }
         let starts = lifecycle.starts
         let good = fanout.missing == 0 && (starts.map { $0.succeeded == $0.sent } ?? true)
         return RunHeadline.Line(topic: "starts", sentence: sentence + ".", good: good)
     }
+
+    /// `1 call`, `3 calls`.
+    private static func calls(_ count: Int) -> String { count == 1 ? "1 call" : "\(count) calls" }
 
     private static func stormLine(_ storm: RunSummary.Lifecycle.Storm) -> RunHeadline.Line {
         let reports = storm.reports

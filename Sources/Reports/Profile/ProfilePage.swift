@@ -88,7 +88,7 @@ struct ProfilePage {
     }
 
     /// The figures a reader looks for first: a sender's speed, cost and lag; a service's
-    /// registrations, API and fan-out.
+    /// registrations, API and fan-out; a lifecycle's kick-off, storm and first updates.
     private var cards: String {
         let sender = profile.sender
         let cost = [
@@ -103,6 +103,7 @@ struct ProfilePage {
                     HTML.card("\(profile.events.missing)", "events missing"),
                 ]).joined()
         }
+        if let lifecycle = service.lifecycle { return (LifecycleSection.cards(lifecycle) + cost).joined() }
         let last = service.fanout.all.lastMs
         return
             ([

@@ -54,7 +54,6 @@ struct ServiceSection {
             }
         )
         html += chart(kinds.map(\.key), "the last push", \.lastMs)
-        if let lifecycle = service.lifecycle { html += LifecycleSection(lifecycle: lifecycle).render() }
         html += chart(kinds.map(\.key), "99% of the pushes", \.p99Ms)
         html += HTML.grid(
             "The slowest calls: pushes missing first, then the latest to complete",
@@ -66,6 +65,7 @@ struct ServiceSection {
                 ]
             }
         )
+        if let lifecycle = service.lifecycle { html += LifecycleSection(lifecycle: lifecycle).render() }
         return html
     }
 
