@@ -140,6 +140,33 @@ final class DeviceFleetTests: XCTestCase {
         XCTAssertEqual(fleet.snapshot.drops, [.stalePushToStartToken: 1])
     }
 
+    /// A started activity never updated is put down to its cause: a refused report, a report the
+    /// service lost (an update was due after it), a user who closed it before any was due.
+    func testEachActivityNeverUpdatedIsPutDownToItsCause() throws {
+        let fleet = try fleet()
+        for activity in 0..<3 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
+        fleet.answered(.tokenReport(activity: 0, generation: 0), succeeded: false, atNs: clock.nowNs)
+        fleet.answered(.tokenReport(activity: 1, generation: 0), succeeded: true, atNs: clock.nowNs)
+        fleet.state.withLock { $0.actions.push(DeviceAction(dueNs: clock.nowNs, activity: 2, kind: .dismiss)) }
+        XCTAssertEqual(fleet.takeDue(nowNs: clock.nowNs).map(\.request), [.close(activity: 2)])
+        let outcome = LifecycleOutcome(
+            file: try APIFile(
+                path: Self.repository.appendingPathComponent("examples/netmera-lifecycle.yaml").path,
+                environment: ["PUSHBENCH_SERVICE_PORT": "8123", "NETMERA_API_KEY": "k-1"]
+            ),
+            starts: APIAnswers(),
+            devices: DeviceReporter.Answers(),
+            settings: fleet.settings,
+            fleet: fleet.snapshot,
+            workload: fleet.workload,
+            emulationCPUSeconds: 0
+        )
+        XCTAssertEqual(
+            (0..<3).map(outcome.neverUpdatedCause(of:)),
+            ["report_failed", "report_lost_by_service", "ended_before_update"]
+        )
+    }
+
     func testDevicesSendTheirRequestsAsTheLifecycleFileWritesThem() throws {
         let file = try APIFile(
             path: Self.repository.appendingPathComponent("examples/netmera-lifecycle.yaml").path,

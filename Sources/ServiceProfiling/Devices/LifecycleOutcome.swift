@@ -83,14 +83,7 @@ public struct LifecycleOutcome: Sendable {
                 updated += 1
                 continue
             }
-            let cause =
-                if fleet.plan.neverReports[activity] { "never_reported" } else if fleet.reportFailed[activity] {
-                    "report_failed"
-                } else if fleet.reportedNs[activity] != none {
-                    fleet.reportedNs[activity] > fleet.startNs + fleet.plan.lastDueMicroseconds[activity] * 1000
-                        ? "reported_after_last_update" : "report_lost_by_service"
-                } else if fleet.dismissed[activity] { "ended_before_update" } else { "report_not_answered" }
-            causes[cause, default: 0] += 1
+            causes[neverUpdatedCause(of: activity), default: 0] += 1
         }
         return RunSummary.Lifecycle.Activities(
             expected: expected,
@@ -103,6 +96,29 @@ public struct LifecycleOutcome: Sendable {
             rotated: fleet.rotatedNs.filter { $0 != none }.count,
             extraStarts: fleet.extraStarts
         )
+    }
+}
+
+extension LifecycleOutcome {
+    /// Why a started activity was never updated. Its app never reported its token, or the
+    /// service refused the report or did not answer it in time; or no update call reached it
+    /// between the report's answer and the activity's end (it reported after the last one, or
+    /// its user closed it first); or one did, and the service lost the token it was told.
+    func neverUpdatedCause(of activity: Int) -> String {
+        let none = FleetState.none
+        if fleet.plan.neverReports[activity] { return "never_reported" }
+        if fleet.reportFailed[activity] { return "report_failed" }
+        let reportedNs = fleet.reportedNs[activity]
+        let endNs = fleet.endedNs[activity] == none ? Int64.max : fleet.endedNs[activity]
+        guard reportedNs != none else {
+            return fleet.dismissed[activity] ? "ended_before_update" : "report_not_answered"
+        }
+        let dueAfterReport = workload.calls.contains { call in
+            let dueNs = fleet.startNs + call.dueMicroseconds * 1000
+            return call.activities.contains(activity) && dueNs >= reportedNs && dueNs < endNs
+        }
+        if dueAfterReport { return "report_lost_by_service" }
+        return endNs < Int64.max ? "ended_before_update" : "reported_after_last_update"
     }
 }
 
