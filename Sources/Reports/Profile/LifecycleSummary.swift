@@ -16,9 +16,10 @@ extension RunSummary {
             /// Why each started activity was never updated: `never_reported` (the device never
             /// reported its token: the user never allowed it, the app was killed),
             /// `report_failed` (the service refused the report or did not answer in time),
-            /// `report_lost_by_service` (answered with success before its last update was due,
-            /// yet no update came), `reported_after_last_update` (too late for any update),
-            /// `report_not_answered` (still waiting when the profile ended),
+            /// `report_lost_by_service` (answered with success before an update was due, yet no
+            /// update came), `token_rotated` (the same, but its token had rotated and the updates
+            /// went to the old one past its grace), `reported_after_last_update` (too late for any
+            /// update), `report_not_answered` (still waiting when the profile ended),
             /// `ended_before_update` (dismissed before any update was due).
             public var neverUpdatedByCause: [String: Int]
             public var dismissed: Int

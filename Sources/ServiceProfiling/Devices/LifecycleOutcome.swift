@@ -103,7 +103,8 @@ extension LifecycleOutcome {
     /// Why a started activity was never updated. Its app never reported its token, or the
     /// service refused the report or did not answer it in time; or no update call reached it
     /// between the report's answer and the activity's end (it reported after the last one, or
-    /// its user closed it first); or one did, and the service lost the token it was told.
+    /// its user closed it first); or one did, and its token had rotated (the updates went to the
+    /// old one past its grace), or the service lost the token it was told.
     func neverUpdatedCause(of activity: Int) -> String {
         let none = FleetState.none
         if fleet.plan.neverReports[activity] { return "never_reported" }
@@ -117,7 +118,7 @@ extension LifecycleOutcome {
             let dueNs = fleet.startNs + call.dueMicroseconds * 1000
             return call.activities.contains(activity) && dueNs >= reportedNs && dueNs < endNs
         }
-        if dueAfterReport { return "report_lost_by_service" }
+        if dueAfterReport { return fleet.rotatedNs[activity] == none ? "report_lost_by_service" : "token_rotated" }
         return endNs < Int64.max ? "ended_before_update" : "reported_after_last_update"
     }
 }
