@@ -101,25 +101,22 @@ public struct LifecycleOutcome: Sendable {
 
 extension LifecycleOutcome {
     /// Why a started activity was never updated. Its app never reported its token, or the
-    /// service refused the report or did not answer it in time; or no update call reached it
-    /// between the report's answer and the activity's end (it reported after the last one, or
-    /// its user closed it first); or one did, and its token had rotated (the updates went to the
-    /// old one past its grace), or the service lost the token it was told.
+    /// service refused the report or did not answer it in time; or its user closed it before an
+    /// update reached it; or it reported after the last update call was due; or one was due
+    /// after, and its token had rotated (the updates went to the old one past its grace), or the
+    /// service lost the token it was told.
     func neverUpdatedCause(of activity: Int) -> String {
         let none = FleetState.none
         if fleet.plan.neverReports[activity] { return "never_reported" }
         if fleet.reportFailed[activity] { return "report_failed" }
+        if fleet.dismissed[activity] { return "ended_before_update" }
         let reportedNs = fleet.reportedNs[activity]
-        let endNs = fleet.endedNs[activity] == none ? Int64.max : fleet.endedNs[activity]
-        guard reportedNs != none else {
-            return fleet.dismissed[activity] ? "ended_before_update" : "report_not_answered"
-        }
+        guard reportedNs != none else { return "report_not_answered" }
         let dueAfterReport = workload.calls.contains { call in
-            let dueNs = fleet.startNs + call.dueMicroseconds * 1000
-            return call.activities.contains(activity) && dueNs >= reportedNs && dueNs < endNs
+            call.activities.contains(activity) && fleet.startNs + call.dueMicroseconds * 1000 >= reportedNs
         }
-        if dueAfterReport { return fleet.rotatedNs[activity] == none ? "report_lost_by_service" : "token_rotated" }
-        return endNs < Int64.max ? "ended_before_update" : "reported_after_last_update"
+        guard dueAfterReport else { return "reported_after_last_update" }
+        return fleet.rotatedNs[activity] == none ? "report_lost_by_service" : "token_rotated"
     }
 }
 
