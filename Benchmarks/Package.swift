@@ -32,6 +32,16 @@ let package = Package(
             swiftSettings: [.treatAllWarnings(as: .error)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "LifecycleBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PushBenchServiceProfiling", package: "PushBench"),
+            ],
+            path: "Benchmarks/LifecycleBenchmarks",
+            swiftSettings: [.treatAllWarnings(as: .error)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         // The floor `mock-vs-bare.sh` compares `pushbench mock` with. Kept out of `Benchmarks/`:
         // the benchmark plugin runs every executable there as a suite, and this one is not.
         .executableTarget(

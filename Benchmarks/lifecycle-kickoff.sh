@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The kick-off of a big match, end to end: ACTIVITIES devices (100,000 by default) in one
+# football final, all in push-to-start cohorts, driven through the Netmera-shaped test service
+# (Tests/Scripts/live_activity_service.py, aioapns) with examples/netmera-lifecycle.yaml. The
+# devices report their push-to-start tokens, one start call fans out to every device, every
+# device reports its update token after the default delay, and the first UPDATES updates go to
+# every activity whose token the service learned, at --time-scale SCALE. Football activities
+# start 30 minutes of the scenario's clock before kick-off, so at SCALE 45 the kick-off update
+# comes 40 s after the start call: after this test service's start fan-out and storm (about 35 s
+# for 100,000 devices on 2 cores). A higher SCALE sends the updates while the storm still runs.
+#
+# Runs it twice: the service healthy, then losing DROP of the token reports it answers (0.05).
+# Prints each run's start fan-out, registration storm, time to first update, activities never
+# updated and why, wasted pushes by cause, the service's CPU by phase and PushBench's own CPU per
+# device event, and fails when that is above 20 µs (the emulation must not be what is measured).
+# Each run's report folder stays in OUT (a temporary folder by default) for render-report.sh.
+#
+# Usage: [ACTIVITIES=100000] [UPDATES=3] [SCALE=45] [DROP=0.05] [OUT=dir] Benchmarks/lifecycle-kickoff.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+activities=${ACTIVITIES:-100000} updates=${UPDATES:-3} scale=${SCALE:-45} drop=${DROP:-0.05}
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+binary=.build/release/pushbench
+python=.build/conformance-venv/bin/python
+[[ -x $binary ]] || swift build -c release --product pushbench >/dev/null
+[[ -x $python ]] || { echo "error: $python not found: make conformance builds the aioapns venv" >&2; exit 2; }
+export NETMERA_API_KEY=netmera-secret-5521
+
+status=0
+for run in healthy "drop-$drop"; do
+    service=(Tests/Scripts/live_activity_service.py)
+    [[ $run == healthy ]] || service+=(--drop-reports "$drop")
+    rm -rf "$out/$run"
+    echo "== $run: $activities activities, $updates updates, --time-scale $scale"
+    start=$(date +%s)
+    "$binary" profile --api examples/netmera-lifecycle.yaml --scenario football --activities "$activities" \
+        --requests "$updates" --time-scale "$scale" --streams-before-token 1000 --settle 5s --no-budget \
+        --reports-dir "$out/$run" -- "$python" "${service[@]}" >"$out/$run.stdout" 2>"$out/$run.stderr" || true
+    echo "   took $(($(date +%s) - start)) s; first screen: $out/$run.stdout"
+    python3 - "$out/$run"/*/summary.json <<'PYTHON' || status=1
+import json, sys
+summary = json.load(open(sys.argv[1]))
+life = summary["lifecycle"]
+def ms(p): return "–" if p is None else "p50 %.0f / p99 %.0f / max %.0f ms" % (p["p50"], p["p99"], p["max"])
+fan = life["start_fanout"]["all"]
+print("   start fan-out: first %s; half %s; 99%% %s; last %s" % tuple(
+    "%.0f ms" % fan[k]["p50"] if fan.get(k) else "–" for k in ("first_ms", "half_ms", "p99_ms", "last_ms")))
+print("   started %d of %d" % (life["activities"]["started"], life["activities"]["expected"]))
+storm = life["storm"]
+reports = storm["reports"]
+print("   storm: %d reports, peak %d/s, latency %s, statuses %s, failed %s" % (
+    reports["sent"], storm["peak_per_s"], ms(reports.get("latency_ms")), reports["by_status"],
+    reports["timed_out"] + reports["failed"]))
+print("   start to reported token: %s" % ms(storm.get("start_to_report_ms")))
+first = life.get("time_to_first_update_ms")
+print("   time to first update: %s over %d activities" % (ms(first), first["count"] if first else 0))
+acts = life["activities"]
+print("   never updated: %d of %d started (%.1f%%): %s; never started: %d" % (
+    acts["started_never_updated"], acts["started"], 100 * acts["started_never_updated"] / max(1, acts["started"]),
+    acts["never_updated_by_cause"], acts["never_started"]))
+print("   wasted pushes: %d %s" % (life["wasted_pushes"], life["wasted_pushes_by_cause"]))
+print("   service CPU by phase: %s" % {k: round(v, 2) for k, v in (life.get("service_cpu_by_phase_s") or {}).items()})
+emulation = life["emulation"]
+per_event = emulation["cpu_us_per_event"] or 0
+print("   PushBench playing the devices: %.2f s CPU, %d device events, %.1f µs each (budget 20)" % (
+    emulation["cpu_s"], emulation["device_events"], per_event))
+counts = summary["events"]
+print("   books: %d update pushes expected, %d matched, %d missing, %d extra" % (
+    counts["total"], counts["total"] - counts["missing"], counts["missing"], summary["fanout"]["extra"]))
+sys.exit(0 if per_event <= 20 else 1)
+PYTHON
+done
+exit $status
