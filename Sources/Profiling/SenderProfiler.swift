@@ -102,14 +102,8 @@ public struct SenderProfiler {
         let clock = ProfileClock()
         let prepared = try prepare(clock: clock, notice: notice)
         let book = prepared.book
-        let fleet = prepared.work?.fleet
-        let recorder = try PushRecorder(path: path("traffic.csv")) { push, receivedNs, body in
-            guard let fleet else { return book.arrived(push, receivedNs: receivedNs, body: body) }
-            if let forBook = fleet.arrived(push, receivedNs: receivedNs, body: body) {
-                book.arrived(forBook, receivedNs: receivedNs, body: body)
-            }
-        }
-        let server = try startMock(recorder: recorder, devices: fleet)
+        let recorder = try recorder(book: book, devices: prepared.work?.fleet)
+        let server = try startMock(recorder: recorder, devices: prepared.work?.fleet)
         defer { server.shutdown() }
         let contract = try contract(
             port: server.port,
@@ -153,6 +147,17 @@ public struct SenderProfiler {
             }
         }
         return (profile, path("traffic.csv"))
+    }
+
+    /// The recording of every push the mock answers, each handed on as it arrives: to the
+    /// devices first when they are played (a start is theirs alone), then to the book.
+    private func recorder(book: ArrivalBook, devices: DeviceFleet?) throws -> PushRecorder {
+        try PushRecorder(path: path("traffic.csv")) { push, receivedNs, body in
+            guard let devices else { return book.arrived(push, receivedNs: receivedNs, body: body) }
+            if let forBook = devices.arrived(push, receivedNs: receivedNs, body: body) {
+                book.arrived(forBook, receivedNs: receivedNs, body: body)
+            }
+        }
     }
 
     /// A sender's events written, or a service's work laid out, with the book to match in.
