@@ -42,6 +42,25 @@ final class FunctionLengthCheckTests: XCTestCase {
         XCTAssertTrue(output.stdout.contains("Sample.swift:2 func long"), output.stdout)
     }
 
+    /// A signature over several lines with a closure as a default argument: its braces are not
+    /// the body's, which is counted from the declaration.
+    func testADefaultArgumentsClosureDoesNotEndTheCount() throws {
+        let filler = (0..<8).map { "        _ = \($0)" }.joined(separator: "\n")
+        let source = """
+            struct Sample {
+                func long(
+                    notice: (String) -> Void = { _ in }
+                ) {
+            \(filler)
+                }
+            }
+            """
+        let output = try check(source, limit: 11)
+        XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+        XCTAssertTrue(output.stdout.hasPrefix("12 "), output.stdout)
+        XCTAssertTrue(output.stdout.contains("Sample.swift:2 func long"), output.stdout)
+    }
+
     func testABodyAtTheLimitPasses() throws {
         let output = try check(source(lines: 12), limit: 12)
         XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
