@@ -117,7 +117,7 @@ final class DeviceFleetTests: XCTestCase {
         push(fleet, fleet.workload.pushToStartToken(of: 3), start())
         let old = fleet.workload.updateToken(of: 3)
         let new = fleet.workload.rotatedUpdateToken(of: 3)
-        XCTAssertNil(fleet.canonicalUpdateToken(of: new), "not a token of the fleet's: activity 3 draws no rotation")
+        XCTAssertNil(fleet.tokens[new], "not a token of the fleet's: activity 3 draws no rotation")
         fleet.state.withLock { $0.actions.push(DeviceAction(dueNs: clock.nowNs, activity: 3, kind: .rotate)) }
         XCTAssertTrue(fleet.takeDue(nowNs: clock.nowNs).isEmpty, "the rotated token is reported after the delay")
         XCTAssertEqual(fleet.generation(of: 3), 1)

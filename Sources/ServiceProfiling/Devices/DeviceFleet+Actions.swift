@@ -44,7 +44,6 @@ extension DeviceFleet {
             start(activity, atNs: action.dueNs, byCall: -1, in: &state)
             return nil
         case .report(let generation):
-            if generation == 0 { state.reportSent[activity] = true }
             guard !ended else {
                 if generation == 0 { state.reportsPending -= 1 }
                 return nil

@@ -50,9 +50,9 @@ extension DeviceFleet {
 
     /// Why the device of `activity` would start nothing from a start with `content`.
     private func startProblem(_ content: LiveActivityPushContent?, of activity: Int) -> Drop? {
-        guard let content, content.event == "start", content.hasAlert,
-            let kind = workload.cohort(of: activity)?.kind
-        else { return .undecodableStart }
+        // Only activities of start calls hold push-to-start tokens: the call names their kind.
+        let kind = workload.starts[Int(startCall[activity])].activityKind
+        guard let content, content.event == "start", content.hasAlert else { return .undecodableStart }
         guard content.attributesType == kind.attributesType else { return .wrongAttributesType }
         guard let attributes = content.attributeIntegers, let state = content.contentStateIntegers,
             ServiceWorkload.attributeMembers.allSatisfy(attributes.contains),
@@ -107,7 +107,6 @@ extension DeviceFleet {
     /// An update (or end) to `activity`'s first token, or its rotated one, arriving at `atNs`:
     /// shown, or dropped as a device drops it.
     private func updateArrived(_ activity: Int, rotated: Bool, ends: Bool, atNs: Int64, in state: inout FleetState) {
-        state.updatePushes += 1
         state.deviceEvents += 1
         let started = state.startedNs[activity]
         if started == FleetState.none || (rotated && state.rotatedNs[activity] == FleetState.none) {

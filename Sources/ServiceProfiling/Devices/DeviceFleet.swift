@@ -109,13 +109,6 @@ public final class DeviceFleet: Sendable {
         }
     }
 
-    /// The update token `push` went to, as the arrival book knows its activity (the activity's
-    /// first token), or `nil` when it is not an update token of the fleet's.
-    public func canonicalUpdateToken(of token: String) -> String? {
-        guard let code = tokens[token], let role = TokenRole(rawValue: code & 3) else { return nil }
-        return role == .update || role == .rotatedUpdate ? workload.updateToken(of: Int(code >> 2)) : nil
-    }
-
     /// Since when (UNIX seconds) APNs answers `token` 410 `Unregistered`: its activity ended, or
     /// it was rotated out past its grace, `unregisterDelay` ago or more. `nil` while it lives.
     public func unregisteredSince(_ token: Substring) -> Int64? {

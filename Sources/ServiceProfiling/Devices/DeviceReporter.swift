@@ -23,8 +23,8 @@ public final class DeviceReporter: Sendable {
         public var startTokens = APIAnswers()
         /// Token reports sent in each second after the clock's start: the storm's shape.
         public var reportsPerSecond: [Int] = []
-        /// When each kind's first request was due: its phase's seconds count from there.
-        fileprivate var began: [Int: Int64] = [:]
+        /// When each phase's first request was due: its seconds count from there.
+        fileprivate var began: [Phase: Int64] = [:]
     }
 
     let file: APIFile
@@ -118,12 +118,12 @@ public final class DeviceReporter: Sendable {
         let nowNs = Int64(monotonicNanos())
         fleet.answered(request, succeeded: succeeded, atNs: nowNs)
         let intendedNs = nowNs - Int64(answer.latencyNanos)
+        let phase = Answers.Phase(request)
         answers.withLock { answers in
-            let kind = answers.kind(of: request)
-            let began = min(answers.began[kind] ?? intendedNs, intendedNs)
-            answers.began[kind] = began
-            answers[phase: kind].add(answer, request: template)
-            answers[phase: kind].seconds = Double(nowNs - began) / 1e9
+            let began = min(answers.began[phase] ?? intendedNs, intendedNs)
+            answers.began[phase] = began
+            answers[keyPath: phase.answers].add(answer, request: template)
+            answers[keyPath: phase.answers].seconds = Double(nowNs - began) / 1e9
         }
     }
 }
@@ -136,23 +136,23 @@ func threadCPUNanos() -> Int64 {
 }
 
 extension DeviceReporter.Answers {
-    /// The phase a device request belongs to: 0 token reports, 1 closes, 2 push-to-start tokens.
-    fileprivate func kind(of request: DeviceFleet.DeviceRequest) -> Int {
-        switch request {
-        case .tokenReport: 0
-        case .close: 1
-        case .startToken: 2
-        }
-    }
+    /// The answers a device request is booked in.
+    fileprivate enum Phase: Hashable, Sendable {
+        case tokenReports, closes, startTokens
 
-    /// The answers of phase `kind`.
-    fileprivate subscript(phase kind: Int) -> APIAnswers {
-        get { kind == 0 ? tokenReports : kind == 1 ? closes : startTokens }
-        set {
-            switch kind {
-            case 0: tokenReports = newValue
-            case 1: closes = newValue
-            default: startTokens = newValue
+        init(_ request: DeviceFleet.DeviceRequest) {
+            switch request {
+            case .tokenReport: self = .tokenReports
+            case .close: self = .closes
+            case .startToken: self = .startTokens
+            }
+        }
+
+        var answers: WritableKeyPath<DeviceReporter.Answers, APIAnswers> {
+            switch self {
+            case .tokenReports: \.tokenReports
+            case .closes: \.closes
+            case .startTokens: \.startTokens
             }
         }
     }

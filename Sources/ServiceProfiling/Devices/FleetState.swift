@@ -106,7 +106,6 @@ struct FleetState {
     /// When its first token report was answered with success, or whether it failed.
     var reportedNs: [Int64]
     var reportFailed: [Bool]
-    var reportSent: [Bool]
     var startTokenStale: [Bool]
     var liveOnDevice: [UInt8]
     /// Each start call's arrivals that started an activity, nanoseconds after its intended time.
@@ -120,7 +119,6 @@ struct FleetState {
     var startPushes = 0
     /// Pushes a device saw, and the devices' own steps: what the emulation's CPU is divided by.
     var deviceEvents = 0
-    var updatePushes = 0
     var updatesShown = 0
     /// From each activity's start to its token report's answer, and to its first update, µs.
     var startToReport = Histogram<UInt64>.latency(digits: .three)
@@ -138,7 +136,6 @@ struct FleetState {
         reportedNs = startedNs
         dismissed = Array(repeating: false, count: activities)
         reportFailed = dismissed
-        reportSent = dismissed
         startTokenStale = dismissed
         liveOnDevice = Array(repeating: 0, count: activities)
         startArrivals = starts.map { _ in [] }

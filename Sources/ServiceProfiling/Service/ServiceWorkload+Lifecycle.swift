@@ -23,16 +23,6 @@ extension ServiceWorkload {
 
     /// The integer members the app's attributes type decodes (every kind: its group).
     public static let attributeMembers = ["groupID"]
-
-    /// Which cohort `activity` belongs to.
-    func cohort(of activity: Int) -> Scenario.Cohort? {
-        var first = 0
-        for cohort in scenario.cohorts {
-            if activity < first + cohort.activities { return cohort }
-            first += cohort.activities
-        }
-        return nil
-    }
 }
 
 /// The scenario's starts as a lifecycle plays them: the push-to-start cohorts' as the
