@@ -74,7 +74,7 @@ struct DeviceOptions: ParsableArguments {
         var settings = DeviceSettings()
         if let delay = try? DeviceSettings.ReportDelay(parsing: reportDelay) { settings.reportDelay = delay }
         settings.neverReportShare = neverReport
-        settings.rotationsPerMinute = rotationRate
+        settings.rotationSharePerMinute = rotationRate
         settings.rotationGrace = rotationGrace.duration
         settings.startTokenReissueShare = startTokenReissue
         settings.dismissShare = dismiss

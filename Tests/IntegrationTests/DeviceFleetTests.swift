@@ -14,8 +14,9 @@ final class DeviceFleetTests: XCTestCase {
         .deletingLastPathComponent().deletingLastPathComponent()
     private let clock = ProfileClock()
 
-    /// Two football matches of three fans each, started per group, on the scenario's clock.
-    private func fleet(_ settings: DeviceSettings = DeviceSettings()) throws -> DeviceFleet {
+    /// Two football matches of three fans each, started per group, on the scenario's clock
+    /// (started now unless `clockStarted` is false).
+    private func fleet(_ settings: DeviceSettings = DeviceSettings(), clockStarted: Bool = true) throws -> DeviceFleet {
         let workload = try ServiceWorkload(
             scenario: Scenario(name: "matches", cohorts: [Scenario.Cohort(kind: .football, activities: 6, groups: 2)]),
             perActivity: false,
@@ -24,7 +25,7 @@ final class DeviceFleetTests: XCTestCase {
             startsPerActivity: false
         )
         let fleet = DeviceFleet(workload: workload, settings: settings, clock: clock)
-        fleet.start(atNs: clock.nowNs)
+        if clockStarted { fleet.start(atNs: clock.nowNs) }
         return fleet
     }
 
@@ -48,9 +49,10 @@ final class DeviceFleetTests: XCTestCase {
         _ fleet: DeviceFleet,
         _ token: String,
         _ body: [UInt8],
-        event: LifecyclePhase? = nil
+        event: LifecyclePhase? = nil,
+        status: Int = 200
     ) -> TrafficRecord? {
-        fleet.arrived(.arrival(token, event: event), receivedNs: clock.nowNs, body: body)
+        fleet.arrived(.arrival(token, status: status, event: event), receivedNs: clock.nowNs, body: body)
     }
 
     func testAValidStartStartsTheActivityAndItsDeviceReportsTheTokenItMinted() throws {
@@ -58,11 +60,91 @@ final class DeviceFleetTests: XCTestCase {
         let token = fleet.workload.pushToStartToken(of: 1)
         XCTAssertNil(push(fleet, token, start()), "a start is the fleet's, not the arrival book's")
         let state = fleet.snapshot
-        XCTAssertNotEqual(state.startedNs[1], FleetState.none)
+        XCTAssertNotNil(state.devices[1].activity)
         XCTAssertEqual(state.startArrivals[0].count, 1, "booked under its group's start call")
         XCTAssertEqual(state.drops, [:])
         let later = clock.nowNs + 3_600_000_000_000
         XCTAssertEqual(fleet.takeDue(nowNs: later).map(\.request), [.tokenReport(activity: 1, generation: 0)])
+    }
+
+    /// A service that starts an activity as soon as it learns a push-to-start token sends its
+    /// start before the operator's first call, before the scenario's clock: the device starts,
+    /// the start is not put down to the call, and its user's close is planned once the clock runs.
+    func testAStartBeforeTheScenarioClockStartsTheActivityOutsideItsCallsFanOut() throws {
+        var settings = DeviceSettings()
+        settings.dismissShare = 1
+        let fleet = try fleet(settings, clockStarted: false)
+        push(fleet, fleet.workload.pushToStartToken(of: 1), start())
+        var state = fleet.snapshot
+        guard case .running(let activity) = state.devices[1].life else {
+            return XCTFail("started: \(state.devices[1].life)")
+        }
+        XCTAssertNil(activity.firstUpdateNs)
+        XCTAssertEqual(state.startArrivals[0], [], "no call had been sent: not its fan-out")
+        XCTAssertEqual(state.startsBeforeTheirCall, 1)
+        XCTAssertNil(state.clockZeroNs)
+        fleet.start(atNs: clock.nowNs)
+        state = fleet.snapshot
+        XCTAssertNotNil(state.clockZeroNs)
+        let requests = fleet.takeDue(nowNs: clock.nowNs + 3_600_000_000_000).map(\.request)
+        XCTAssertTrue(requests.contains(.close(activity: 1)), "its user's close, planned at the clock: \(requests)")
+        XCTAssertTrue(requests.contains(.tokenReport(activity: 1, generation: 0)), "\(requests)")
+    }
+
+    /// APNs refused these: no device sees them, whatever the status. A 410 the fleet did not
+    /// cause (the mock's token hygiene) starts nothing and shows nothing.
+    func testOnlyAnAcceptedPushReachesADevice() throws {
+        let fleet = try fleet()
+        let startToken = fleet.workload.pushToStartToken(of: 0)
+        for status in [410, 429, 400] { push(fleet, startToken, start(), status: status) }
+        XCTAssertEqual(fleet.snapshot.devices[0].life, .waiting, "a refused start starts nothing")
+        XCTAssertEqual(fleet.snapshot.startPushes, 0)
+        push(fleet, startToken, start())
+        let update = fleet.workload.updateToken(of: 0)
+        for status in [410, 429, 500] { push(fleet, update, [], event: .update, status: status) }
+        var state = fleet.snapshot
+        XCTAssertEqual(state.updatesShown, 0, "a refused update shows nothing")
+        XCTAssertNil(state.devices[0].activity?.firstUpdateNs)
+        XCTAssertEqual(state.drops, [:], "and no device dropped it: it never reached one")
+        push(fleet, update, [], event: .end, status: 410)
+        XCTAssertNil(fleet.snapshot.devices[0].endedNs, "a refused end ends nothing")
+        push(fleet, update, [], event: .update)
+        state = fleet.snapshot
+        XCTAssertEqual(state.updatesShown, 1)
+        XCTAssertNotNil(state.devices[0].activity?.firstUpdateNs)
+    }
+
+    /// The fleet's own 410, to a token whose activity ended past the unregister delay, is the
+    /// fleet's answer: booked as the drop its device would have made of it.
+    func testTheFleetsOwn410IsBookedWithItsCause() throws {
+        var settings = DeviceSettings()
+        settings.unregisterDelay = .zero
+        let fleet = try fleet(settings)
+        push(fleet, fleet.workload.pushToStartToken(of: 0), start())
+        let update = fleet.workload.updateToken(of: 0)
+        push(fleet, update, [], event: .end)
+        XCTAssertNotNil(fleet.unregisteredSince(Substring(update)))
+        push(fleet, update, [], event: .update, status: 410)
+        XCTAssertEqual(fleet.snapshot.drops, [.afterEnd: 1])
+    }
+
+    /// `--rotation-rate` is the share of the activities not yet rotated that rotate within
+    /// each minute: at 0.5, half in the first minute and three quarters by the second.
+    func testTheRotationRateIsAShareAMinute() {
+        var settings = DeviceSettings()
+        let units = (0..<10_000).map { (Double($0) + 0.5) / 10_000 }
+        func share(rotatedWithin minutes: Double) -> Double {
+            let within = units.compactMap(settings.rotationAfterNs).filter { Double($0) <= minutes * 60e9 }
+            return Double(within.count) / Double(units.count)
+        }
+        XCTAssertNil(settings.rotationAfterNs(0.5), "no rotation by default")
+        settings.rotationSharePerMinute = 0.5
+        XCTAssertEqual(share(rotatedWithin: 1), 0.5, accuracy: 0.001)
+        XCTAssertEqual(share(rotatedWithin: 2), 0.75, accuracy: 0.001)
+        settings.rotationSharePerMinute = 1
+        XCTAssertEqual(share(rotatedWithin: 1), 1, "every one within the first minute, not 63%")
+        settings.rotationSharePerMinute = 1e-9
+        XCTAssertNotNil(settings.rotationAfterNs(0.999_999), "a rare rotation far off does not overflow")
     }
 
     func testStartsADeviceCannotShowStartNothingAndAreCountedByCause() throws {
@@ -74,7 +156,7 @@ final class DeviceFleetTests: XCTestCase {
         push(fleet, token, start(alert: false))
         push(fleet, token, start(event: "update"))
         let state = fleet.snapshot
-        XCTAssertEqual(state.startedNs[0], FleetState.none, "nothing started")
+        XCTAssertEqual(state.devices[0].life, .waiting, "nothing started")
         XCTAssertEqual(state.drops, [.wrongAttributesType: 1, .undecodableStart: 4])
         XCTAssertEqual(fleet.takeDue(nowNs: clock.nowNs + 3_600_000_000_000).count, 0, "and nothing to report")
     }

@@ -125,4 +125,34 @@ extension ProfileServiceTests {
         XCTAssertTrue(traffic.contains(",410,Unregistered,"), "a dead token is answered 410 after the delay")
         XCTAssertTrue(output.stdout.contains("apps started their activities themselves"), output.stdout)
     }
+
+    /// A service that starts each activity the moment it learns its push-to-start token, before
+    /// any operator call: every device starts, outside the calls' fan-out, and PushBench
+    /// measures it (it once died here on an arithmetic overflow).
+    func testAServiceThatStartsBeforeTheClockIsMeasured() throws {
+        let (output, summary, _) = try lifecycle(calls: 2, serviceOptions: ["--start-on-token"])
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let activities = try XCTUnwrap(try section(summary, "lifecycle")["activities"] as? [String: Any])
+        XCTAssertEqual(activities["started"] as? Int, 300)
+        let early = try XCTUnwrap(activities["starts_before_their_call"] as? Int)
+        XCTAssertGreaterThan(early, 250, "the service's own starts came before the calls: \(activities)")
+        XCTAssertTrue(
+            output.stdout.contains("more were started by the service before their call was due"),
+            output.stdout
+        )
+    }
+
+    /// The mock's token hygiene answers a fifth of the tokens 410: a start it refused starts
+    /// no device, so as many devices never start as the mock answered starts 410.
+    func testAStartAPNsRefusedStartsNoDevice() throws {
+        let (output, summary, folder) = try lifecycle(calls: 2, options: ["--unregistered", "0.2"])
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let traffic = try String(contentsOfFile: "\(try XCTUnwrap(folder))/traffic.csv", encoding: .utf8)
+        let refusedStarts = traffic.split(separator: "\n").filter { $0.contains(",410,Unregistered,start,") }.count
+        XCTAssertGreaterThan(refusedStarts, 20, "about a fifth of 300")
+        let activities = try XCTUnwrap(try section(summary, "lifecycle")["activities"] as? [String: Any])
+        XCTAssertEqual(activities["never_started"] as? Int, refusedStarts, "\(activities)")
+        XCTAssertEqual(activities["started"] as? Int, 300 - refusedStarts)
+        XCTAssertTrue(output.stdout.contains("\(300 - refusedStarts) of 300 devices started"), output.stdout)
+    }
 }

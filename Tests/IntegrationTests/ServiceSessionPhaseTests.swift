@@ -101,6 +101,53 @@ final class ServiceSessionPhaseTests: XCTestCase {
         XCTAssertNotNil(answers.startAtUnix, "the clock started as sending began")
     }
 
+    /// A lifecycle file with `start_token`, on a scenario whose apps start every activity
+    /// themselves: no device has a push-to-start token to report, so none is registered, and the
+    /// session goes on to its calls rather than failing for want of a registration.
+    func testLocalStartsRegisterNoPushToStartToken() throws {
+        let (service, port) = try startService(status: 200)
+        defer { service.interrupt() }
+        let file = try APIFile(
+            text: """
+                start_token:
+                  url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/start-token
+                  body: {device: "{{device}}", token: "{{push_to_start_token}}"}
+                start:
+                  url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/start
+                  body: {group: "{{group}}"}
+                token_report:
+                  url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/report
+                  body: {activity: "{{activity}}", token: "{{update_token}}"}
+                event:
+                  url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/event
+                  body: {group: "{{group}}", state: "{{content_state}}"}
+                """,
+            path: "api.yaml",
+            environment: ["PUSHBENCH_SERVICE_PORT": String(port)]
+        )
+        let local = Scenario.Cohort(kind: .football, activities: 6, groups: 2, pushToStart: false)
+        let workload = try ServiceWorkload(
+            scenario: Scenario(name: "local", cohorts: [local]),
+            perActivity: false,
+            requests: 2,
+            timing: .scenarioTime(scale: 6000),
+            startsPerActivity: false
+        )
+        let clock = ProfileClock()
+        let fleet = DeviceFleet(workload: workload, settings: DeviceSettings(), clock: clock)
+        let session = ServiceSession(
+            file: file,
+            workload: workload,
+            settings: ServiceSession.Settings(),
+            book: workload.arrivalBook(),
+            clock: clock,
+            reporter: DeviceReporter(file: file, fleet: fleet, settings: ServiceSession.Settings())
+        )
+        XCTAssertNil(session.registrationRequest, "no push-to-start token to report")
+        XCTAssertEqual(phases(of: session), [.waiting, .registering, .sending, .sent])
+        XCTAssertEqual(session.answers.registration.sent, 0)
+    }
+
     func testAServiceThatRefusesEveryRegistrationFailsBeforeAnyCall() throws {
         let (service, port) = try startService(status: 500)
         defer { service.interrupt() }

@@ -34,6 +34,9 @@ PUSHBENCH_* variables to reach APNs (docs/profile.md). Faults, for the tests tha
   --drop-reports F answers a share F of token reports with success and forgets them
   --fail-starts F  answers 500 to a share F of start calls, and starts nothing for them
   --stall-reports S  answers each token report S seconds late
+  --start-on-token   starts a match's activity as soon as it learns a push-to-start token, before
+                     any operator call (a "start on subscribe" service); its start names
+                     MatchAttributes with the group's number, as the app's football activity has
 Standard library only, besides aioapns: an HTTP/1.1 server with keep-alive on asyncio.
 """
 
@@ -96,6 +99,8 @@ class Service:
             return 400, {"error": "body is not JSON"}
         if path == "/rest/3.0/live-activity/start-token":
             self.start_tokens.setdefault(str(request["groupId"]), {})[str(request["extId"])] = request["token"]
+            if self.options.start_on_token:
+                self.start_now(request["token"], str(request["groupId"]))
             return 200, {"registered": True}
         if path == "/rest/3.0/sendBulkNotification":
             return self.start(request)
@@ -146,6 +151,18 @@ class Service:
         for token in tokens:
             self.queue.put_nowait((token, {"aps": aps}, 10))
         return 202, {"accepted": len(tokens)}
+
+    def start_now(self, token, group):
+        """A start of the service's own, to one device, before any operator call."""
+        aps = {
+            "timestamp": int(time.time()),
+            "event": "start",
+            "content-state": {"homeScore": 0, "awayScore": 0, "minute": 0, "period": 1},
+            "attributes-type": "MatchAttributes",
+            "attributes": {"groupID": int(group.rsplit("-", 1)[-1])},
+            "alert": {"title": "Kick-off soon", "body": "Follow the match"},
+        }
+        self.queue.put_nowait((token, {"aps": aps}, 10))
 
     def update(self, tokens, event, state, priority, dismissal):
         self.updates += 1
@@ -230,6 +247,7 @@ async def main():
     parser.add_argument("--drop-reports", type=float, default=0.0)
     parser.add_argument("--fail-starts", type=float, default=0.0)
     parser.add_argument("--stall-reports", type=float, default=0.0)
+    parser.add_argument("--start-on-token", action="store_true")
     service = Service(parser.parse_args())
     server = await asyncio.start_server(service.serve, "127.0.0.1", int(env["PUSHBENCH_SERVICE_PORT"]), backlog=512)
     stop = asyncio.Event()

@@ -26,6 +26,10 @@ extension RunSummary {
             public var rotated: Int
             /// Starts to a device whose activity was already running: a second activity on it.
             public var extraStarts: Int
+            /// Activities a start push started before the operator's call meant to start them
+            /// was due: the service started them on its own (on subscribe, from a scheduler).
+            /// They are not in that call's fan-out.
+            public var startsBeforeTheirCall: Int
 
             /// Creates the figures.
             public init(
@@ -37,7 +41,8 @@ extension RunSummary {
                 neverUpdatedByCause: [String: Int],
                 dismissed: Int,
                 rotated: Int,
-                extraStarts: Int
+                extraStarts: Int,
+                startsBeforeTheirCall: Int = 0
             ) {
                 self.expected = expected
                 self.started = started
@@ -48,6 +53,22 @@ extension RunSummary {
                 self.dismissed = dismissed
                 self.rotated = rotated
                 self.extraStarts = extraStarts
+                self.startsBeforeTheirCall = startsBeforeTheirCall
+            }
+
+            /// Reads the figures; an older summary has no `starts_before_their_call`: 0.
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                expected = try container.decode(Int.self, forKey: .expected)
+                started = try container.decode(Int.self, forKey: .started)
+                neverStarted = try container.decode(Int.self, forKey: .neverStarted)
+                updated = try container.decode(Int.self, forKey: .updated)
+                startedNeverUpdated = try container.decode(Int.self, forKey: .startedNeverUpdated)
+                neverUpdatedByCause = try container.decode([String: Int].self, forKey: .neverUpdatedByCause)
+                dismissed = try container.decode(Int.self, forKey: .dismissed)
+                rotated = try container.decode(Int.self, forKey: .rotated)
+                extraStarts = try container.decode(Int.self, forKey: .extraStarts)
+                startsBeforeTheirCall = try container.decodeIfPresent(Int.self, forKey: .startsBeforeTheirCall) ?? 0
             }
 
             enum CodingKeys: String, CodingKey {
@@ -56,6 +77,7 @@ extension RunSummary {
                 case startedNeverUpdated = "started_never_updated"
                 case neverUpdatedByCause = "never_updated_by_cause"
                 case extraStarts = "extra_starts"
+                case startsBeforeTheirCall = "starts_before_their_call"
             }
         }
 

@@ -39,7 +39,8 @@ extension ProfileHeadline {
         }
         var sentence =
             lifecycle.starts.map { "The start API answered \(calls($0.sent)) (\(statuses($0))); " } ?? ""
-        sentence += "\(fanout.matched) of \(fanout.expectedPushes) devices started"
+        let early = activities.startsBeforeTheirCall
+        sentence += "\(fanout.matched) of \(fanout.expectedPushes) devices started" + (early > 0 ? " by them" : "")
         if let all = fanout.all.lastMs ?? fanout.all.p99Ms, let first = fanout.all.firstMs, let half = fanout.all.halfMs
         {
             sentence += String(
@@ -51,8 +52,11 @@ extension ProfileHeadline {
                 all.count == 1 ? "one call" : "medians over \(all.count) calls"
             )
         }
+        if early > 0 {
+            sentence += "; \(early) more were started by the service before their call was due (not in its fan-out)"
+        }
         let starts = lifecycle.starts
-        let good = fanout.missing == 0 && (starts.map { $0.succeeded == $0.sent } ?? true)
+        let good = fanout.matched + early >= fanout.expectedPushes && (starts.map { $0.succeeded == $0.sent } ?? true)
         return RunHeadline.Line(topic: "starts", sentence: sentence + ".", good: good)
     }
 

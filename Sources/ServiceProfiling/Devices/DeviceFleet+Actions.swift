@@ -37,7 +37,7 @@ extension DeviceFleet {
     /// One action: its change to the device, and the request it sends, if any.
     private func take(_ action: DeviceAction, in state: inout FleetState) -> DeviceRequest? {
         let activity = action.activity
-        let ended = state.endedNs[activity] != FleetState.none
+        let ended = state.devices[activity].endedNs != nil
         switch action.kind {
         case .localStart:
             state.localStartsWaiting -= 1
@@ -51,7 +51,7 @@ extension DeviceFleet {
             return .tokenReport(activity: activity, generation: generation)
         case .rotate:
             guard !ended else { return nil }
-            state.rotatedNs[activity] = action.dueNs
+            state.devices[activity].updateActivity { $0.rotatedNs = action.dueNs }
             let delay = state.plan.reportDelayNs[activity]
             state.actions.push(
                 DeviceAction(dueNs: action.dueNs + delay, activity: activity, kind: .report(generation: 1))
@@ -59,12 +59,10 @@ extension DeviceFleet {
             return nil
         case .dismiss:
             guard !ended else { return nil }
-            state.endedNs[activity] = action.dueNs
-            state.dismissed[activity] = true
-            state.liveOnDevice[activity] -= 1
+            state.devices[activity].end(atNs: action.dueNs, dismissed: true)
             return .close(activity: activity)
         case .reissue:
-            state.startTokenStale[activity] = true
+            state.devices[activity].startTokenStale = true
             return .startToken(activity: activity, reissued: true)
         }
     }
@@ -75,12 +73,10 @@ extension DeviceFleet {
         guard case .tokenReport(let activity, 0) = request else { return }
         state.withLock { state in
             state.reportsPending -= 1
-            guard succeeded else {
-                state.reportFailed[activity] = true
-                return
+            state.devices[activity].updateActivity { $0.report = succeeded ? .answered(atNs: atNs) : .failed }
+            if succeeded, let started = state.devices[activity].activity {
+                _ = state.startToReport.record(UInt64(max(0, atNs - started.startedNs) / 1000))
             }
-            state.reportedNs[activity] = atNs
-            _ = state.startToReport.record(UInt64(max(0, atNs - state.startedNs[activity]) / 1000))
         }
     }
 }

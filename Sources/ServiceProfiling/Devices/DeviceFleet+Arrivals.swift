@@ -6,8 +6,9 @@ extension DeviceFleet {
     /// Books `push`, which reached the mock at `receivedNs`, as the device its token belongs to
     /// sees it, and says what the arrival book is to match: the push with its update token
     /// replaced by its activity's first (a rotated token still answers its activity's calls), or
-    /// `nil` for a start, which is the fleet's alone. A push APNs refused never reaches a
-    /// device, except a 410 the fleet itself caused, which is counted with its cause.
+    /// `nil` for a start, which is the fleet's alone. Only a push APNs accepted (200) reaches a
+    /// device; of those it refused, the fleet books only its own 410s (to a token it let die),
+    /// each as the drop its device would have made of it.
     public func arrived(_ push: TrafficRecord, receivedNs: Int64, body: [UInt8]) -> TrafficRecord? {
         let cpuBegan = threadCPUNanos()
         defer { addEmulationCPU(nanoseconds: threadCPUNanos() - cpuBegan) }
@@ -16,23 +17,27 @@ extension DeviceFleet {
             return push
         }
         let activity = Int(code >> 2)
-        let reachesDevice = push.status == 200 || push.status == 410
         switch role {
         case .pushToStart, .reissuedPushToStart:
-            guard reachesDevice else { return nil }
+            guard push.status == 200 else { return nil }
             let content = LiveActivityPushContent(json: body)
             let problem = startProblem(content, of: activity)
             state.withLock { state in
                 state.startPushes += 1
                 state.deviceEvents += 1
-                if role == .pushToStart, state.startTokenStale[activity] { return state.drop(.stalePushToStartToken) }
+                if role == .pushToStart, state.devices[activity].startTokenStale {
+                    return state.drop(.stalePushToStartToken)
+                }
                 if let problem { return state.drop(problem) }
                 start(activity, atNs: receivedNs, byCall: Int(startCall[activity]), in: &state)
             }
             return nil
         case .update, .rotatedUpdate:
-            if reachesDevice {
-                state.withLock { state in
+            state.withLock { state in
+                let fleetsOwn410 =
+                    push.status == 410
+                    && unregisteredSinceNs(activity: activity, role: role, atNs: receivedNs, in: state) != nil
+                if push.status == 200 || fleetsOwn410 {
                     updateArrived(
                         activity,
                         rotated: role == .rotatedUpdate,
@@ -65,16 +70,23 @@ extension DeviceFleet {
     /// started it), unless the device is at its limit; a second start to a device whose
     /// activity runs starts another (`extraStarts`). Schedules what its device does next.
     func start(_ activity: Int, atNs: Int64, byCall call: Int, in state: inout FleetState) {
-        guard Int(state.liveOnDevice[activity]) < settings.activityLimit else { return state.drop(.overActivityLimit) }
-        state.liveOnDevice[activity] += 1
-        guard state.startedNs[activity] == FleetState.none else {
+        guard Int(state.devices[activity].liveActivities) < settings.activityLimit else {
+            return state.drop(.overActivityLimit)
+        }
+        state.devices[activity].liveActivities += 1
+        guard case .waiting = state.devices[activity].life else {
             state.extraStarts += 1
             return
         }
-        state.startedNs[activity] = atNs
+        state.devices[activity].life = .running(DeviceState.Activity(startedNs: atNs))
         state.lastStartNs = atNs
         if call >= 0 {
-            state.startArrivals[call].append(atNs - state.startNs - workload.starts[call].dueMicroseconds * 1000)
+            // A start before its call was due was the service's own doing, not the call's.
+            if let dueNs = state.dueNs(microseconds: workload.starts[call].dueMicroseconds), atNs >= dueNs {
+                state.startArrivals[call].append(atNs - dueNs)
+            } else {
+                state.startsBeforeTheirCall += 1
+            }
         }
         let plan = state.plan
         if !plan.neverReports[activity] {
@@ -92,40 +104,61 @@ extension DeviceFleet {
                 DeviceAction(dueNs: atNs + plan.reportDelayNs[activity], activity: activity, kind: .reissue)
             )
         }
+        if state.clockZeroNs != nil { scheduleLife(of: activity, startedNs: atNs, in: &state) }
+    }
+
+    /// Schedules when the user of `activity`, started at `startedNs`, closes it and when its
+    /// token rotates: both fall within its life, up to its last call's due time on the scenario
+    /// clock, which must have started.
+    func scheduleLife(of activity: Int, startedNs: Int64, in state: inout FleetState) {
+        let plan = state.plan
         let lastDue = plan.lastDueMicroseconds[activity]
-        let endNs = lastDue < 0 ? atNs : state.startNs + lastDue * 1000
-        if let share = plan.dismissalAt[activity], endNs > atNs {
+        let endNs = lastDue < 0 ? startedNs : max(startedNs, state.dueNs(microseconds: lastDue) ?? startedNs)
+        if let share = plan.dismissalAt[activity], endNs > startedNs {
             state.actions.push(
-                DeviceAction(dueNs: atNs + Int64(share * Double(endNs - atNs)), activity: activity, kind: .dismiss)
+                DeviceAction(
+                    dueNs: startedNs + Int64(share * Double(endNs - startedNs)),
+                    activity: activity,
+                    kind: .dismiss
+                )
             )
         }
-        if let after = plan.rotationAfterNs[activity], atNs + after < endNs {
-            state.actions.push(DeviceAction(dueNs: atNs + after, activity: activity, kind: .rotate))
+        if let after = plan.rotationAfterNs[activity], startedNs + after < endNs {
+            state.actions.push(DeviceAction(dueNs: startedNs + after, activity: activity, kind: .rotate))
         }
+    }
+
+    /// Since when the fleet has let the token of `role` of `activity` die for APNs, as of
+    /// `atNs`: its death at least `unregisterDelay` ago. `nil` while APNs still takes it.
+    func unregisteredSinceNs(activity: Int, role: TokenRole, atNs: Int64, in state: FleetState) -> Int64? {
+        guard role == .update || role == .rotatedUpdate,
+            let deadNs = state.deadSinceNs(
+                activity: activity,
+                rotatedOut: role == .update,
+                grace: settings.rotationGrace
+            ),
+            atNs - deadNs >= Int64(settings.unregisterDelay.inNanoseconds)
+        else { return nil }
+        return deadNs
     }
 
     /// An update (or end) to `activity`'s first token, or its rotated one, arriving at `atNs`:
     /// shown, or dropped as a device drops it.
     private func updateArrived(_ activity: Int, rotated: Bool, ends: Bool, atNs: Int64, in state: inout FleetState) {
         state.deviceEvents += 1
-        let started = state.startedNs[activity]
-        if started == FleetState.none || (rotated && state.rotatedNs[activity] == FleetState.none) {
+        let device = state.devices[activity]
+        guard let started = device.activity, !rotated || started.rotatedNs != nil else {
             return state.drop(.unknownToken)
         }
-        if state.endedNs[activity] != FleetState.none, state.endedNs[activity] <= atNs { return state.drop(.afterEnd) }
-        if !rotated, state.rotatedNs[activity] != FleetState.none,
-            atNs > state.rotatedNs[activity] + Int64(settings.rotationGrace.inNanoseconds)
-        {
+        if let endedNs = device.endedNs, endedNs <= atNs { return state.drop(.afterEnd) }
+        if !rotated, let rotatedNs = started.rotatedNs, atNs > rotatedNs + Int64(settings.rotationGrace.inNanoseconds) {
             return state.drop(.rotatedOut)
         }
         state.updatesShown += 1
-        if state.firstUpdateNs[activity] == FleetState.none {
-            state.firstUpdateNs[activity] = atNs
-            _ = state.timeToFirstUpdate.record(UInt64(max(0, atNs - started) / 1000))
+        if started.firstUpdateNs == nil {
+            state.devices[activity].updateActivity { $0.firstUpdateNs = atNs }
+            _ = state.timeToFirstUpdate.record(UInt64(max(0, atNs - started.startedNs) / 1000))
         }
-        if ends {
-            state.endedNs[activity] = atNs
-            state.liveOnDevice[activity] -= 1
-        }
+        if ends { state.devices[activity].end(atNs: atNs, dismissed: false) }
     }
 }

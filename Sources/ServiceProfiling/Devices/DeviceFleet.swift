@@ -92,10 +92,12 @@ public final class DeviceFleet: Sendable {
         state = Mutex(FleetState(activities: count, starts: workload.starts.map(\.activities.count), plan: plan))
     }
 
-    /// Starts the devices' clock: the local starts are due from `startNs` (the clock's 0).
+    /// Starts the scenario's clock: the local starts are due from `startNs` (its 0), and an
+    /// activity the service started before it now learns when its user closes it and when its
+    /// token rotates.
     public func start(atNs startNs: Int64) {
         state.withLock { state in
-            state.startNs = startNs
+            state.clockZeroNs = startNs
             state.localStartsWaiting = workload.localStarts.count
             for local in workload.localStarts {
                 state.actions.push(
@@ -106,6 +108,11 @@ public final class DeviceFleet: Sendable {
                     )
                 )
             }
+            for activity in state.devices.indices {
+                if case .running(let started) = state.devices[activity].life {
+                    scheduleLife(of: activity, startedNs: started.startedNs, in: &state)
+                }
+            }
         }
     }
 
@@ -115,13 +122,9 @@ public final class DeviceFleet: Sendable {
         guard let code = tokens[String(token)], let role = TokenRole(rawValue: code & 3),
             role == .update || role == .rotatedUpdate
         else { return nil }
-        let activity = Int(code >> 2)
         let nowNs = clock.nowNs
-        let deadNs: Int64? = state.withLock { state in
-            state.deadSinceNs(activity: activity, rotatedOut: role == .update, grace: settings.rotationGrace)
-        }
-        guard let deadNs, nowNs - deadNs >= Int64(settings.unregisterDelay.inNanoseconds) else { return nil }
-        return Int64(clock.unix(ofNs: deadNs))
+        let deadNs = state.withLock { unregisteredSinceNs(activity: Int(code >> 2), role: role, atNs: nowNs, in: $0) }
+        return deadNs.map { Int64(clock.unix(ofNs: $0)) }
     }
 }
 
@@ -158,6 +161,6 @@ extension DeviceFleet {
 
     /// Which of its update tokens `activity` holds now: 0, or 1 once rotated.
     func generation(of activity: Int) -> Int {
-        state.withLock { $0.rotatedNs[activity] == FleetState.none ? 0 : 1 }
+        state.withLock { $0.devices[activity].activity?.rotatedNs == nil ? 0 : 1 }
     }
 }

@@ -10,8 +10,9 @@ public struct DeviceSettings: Sendable, Equatable {
     /// activity, an app that was force-quit (`--never-report`).
     public var neverReportShare = 0.0
     /// Share of active activities whose update token rotates each minute, once at most
-    /// (`--rotation-rate`), and how long the old token keeps working (`--rotation-grace`).
-    public var rotationsPerMinute = 0.0
+    /// (`--rotation-rate`: 0.5 rotates half in the first minute, half the rest in the second),
+    /// and how long the old token keeps working (`--rotation-grace`).
+    public var rotationSharePerMinute = 0.0
     public var rotationGrace: Duration = .seconds(30)
     /// Share of devices that re-issue their push-to-start token right after a remote start
     /// (`--start-token-reissue`): they report the new one, and a start to the old one starts
@@ -27,6 +28,16 @@ public struct DeviceSettings: Sendable, Equatable {
 
     /// The defaults.
     public init() {}
+
+    /// When after its start an activity's token rotates, from a uniform draw `unit` in [0, 1):
+    /// of the activities not yet rotated, `rotationSharePerMinute` rotate within each minute
+    /// (all within the first at 1). `nil`: it never rotates.
+    func rotationAfterNs(_ unit: Double) -> Int64? {
+        guard rotationSharePerMinute > 0 else { return nil }
+        let minutes = rotationSharePerMinute >= 1 ? unit : log(1 - unit) / log(1 - rotationSharePerMinute)
+        // A year at most: a rate near 0 draws lives far past any profile.
+        return Int64(min(minutes, 525_600) * 60e9)
+    }
 
     /// A log-normal delay given by its median and its 99th percentile: most apps report within
     /// a second or two, a long tail waits for a background launch or for the user's Allow.
@@ -45,10 +56,10 @@ public struct DeviceSettings: Sendable, Equatable {
         public init(parsing text: String) throws {
             let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard (1...2).contains(parts.count), let median = parts[0], median >= 0,
-                let p99 = parts.count == 2 ? parts[1] : median, p99 >= median
+                let p99 = parts.count == 2 ? parts[1] : median, p99 >= median, p99 <= Self.longestSeconds
             else {
                 throw ProfileError.badInput(
-                    "--report-delay: MEDIAN[,P99] in seconds, the 99th percentile at least the median (such as 1.5,10), not \(text)"
+                    "--report-delay: MEDIAN[,P99] in seconds, the 99th percentile at least the median and at most \(Int(Self.longestSeconds)) (such as 1.5,10), not \(text)"
                 )
             }
             self.init(medianSeconds: median, p99Seconds: p99)

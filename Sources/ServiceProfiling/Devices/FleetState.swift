@@ -33,8 +33,7 @@ struct DevicePlan {
             var random = SplitMix64(seed: workload.scenario.seed ^ 0x4445_5649_4345_2121, index: UInt64(activity))
             neverReports.append(random.chance(settings.neverReportShare))
             reissues.append(random.chance(settings.startTokenReissueShare) && pushStarted.contains(activity))
-            let rotationMinutes = -log(1 - random.nextUnit()) / max(settings.rotationsPerMinute, 1e-12)
-            rotationAfterNs.append(settings.rotationsPerMinute > 0 ? Int64(rotationMinutes * 60e9) : nil)
+            rotationAfterNs.append(settings.rotationAfterNs(random.nextUnit()))
             dismissalAt.append(random.chance(settings.dismissShare) ? random.nextUnit() : nil)
             reportDelayNs.append(settings.reportDelay.nanoseconds(&random))
         }
@@ -90,28 +89,22 @@ struct DeviceActionQueue {
     }
 }
 
-/// The fleet's books: each activity's moments (`none` until they happen), its device's live
-/// activities, the start calls' arrivals, the drops by cause, and the actions to come.
+/// The fleet's books: each device's state, the start calls' arrivals, the drops by cause, and
+/// the actions to come. Every moment is the profile clock's nanoseconds, which run from before
+/// the mock's first answer: a start may come before the scenario's clock does.
 struct FleetState {
-    static let none = Int64.min
-
     var plan: DevicePlan
-    /// The clock's 0 (the first start's intended time); `none` until the clock starts.
-    var startNs = none
-    var startedNs: [Int64]
-    var endedNs: [Int64]
-    var dismissed: [Bool]
-    var rotatedNs: [Int64]
-    var firstUpdateNs: [Int64]
-    /// When its first token report was answered with success, or whether it failed.
-    var reportedNs: [Int64]
-    var reportFailed: [Bool]
-    var startTokenStale: [Bool]
-    var liveOnDevice: [UInt8]
+    /// The scenario clock's 0 (the first call's intended time, less the lead); `nil` until the
+    /// operator's calls begin.
+    var clockZeroNs: Int64?
+    var devices: [DeviceState]
     /// Each start call's arrivals that started an activity, nanoseconds after its intended time.
     var startArrivals: [[Int64]]
     var startSizes: [Int]
     var extraStarts = 0
+    /// Activities a start push started before the operator's call that was to start them was
+    /// due: the service started them on its own (on subscribe, from a scheduler).
+    var startsBeforeTheirCall = 0
     /// When the last activity started, and the apps' own starts still to come.
     var lastStartNs: Int64?
     var localStartsWaiting = 0
@@ -129,15 +122,7 @@ struct FleetState {
 
     init(activities: Int, starts: [Int], plan: DevicePlan) {
         self.plan = plan
-        startedNs = Array(repeating: Self.none, count: activities)
-        endedNs = startedNs
-        rotatedNs = startedNs
-        firstUpdateNs = startedNs
-        reportedNs = startedNs
-        dismissed = Array(repeating: false, count: activities)
-        reportFailed = dismissed
-        startTokenStale = dismissed
-        liveOnDevice = Array(repeating: 0, count: activities)
+        devices = Array(repeating: DeviceState(), count: activities)
         startArrivals = starts.map { _ in [] }
         startSizes = starts
     }
@@ -145,13 +130,17 @@ struct FleetState {
     /// When `activity`'s token died: its end or dismissal, or for its first update token
     /// (`rotatedOut`) the end of its grace after a rotation; `nil` while it lives.
     func deadSinceNs(activity: Int, rotatedOut: Bool, grace: Duration) -> Int64? {
-        var dead: Int64? = endedNs[activity] == Self.none ? nil : endedNs[activity]
-        if rotatedOut, rotatedNs[activity] != Self.none {
-            let expired = rotatedNs[activity] + Int64(grace.inNanoseconds)
+        var dead = devices[activity].endedNs
+        if rotatedOut, let rotatedNs = devices[activity].activity?.rotatedNs {
+            let expired = rotatedNs + Int64(grace.inNanoseconds)
             dead = min(dead ?? expired, expired)
         }
         return dead
     }
+
+    /// The intended moment of something due `microseconds` after the scenario clock's 0, once
+    /// that clock has started.
+    func dueNs(microseconds: Int64) -> Int64? { clockZeroNs.map { $0 + microseconds * 1000 } }
 
     mutating func drop(_ cause: DeviceFleet.Drop) { drops[cause, default: 0] += 1 }
 }

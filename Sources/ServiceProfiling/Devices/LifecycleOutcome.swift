@@ -72,14 +72,14 @@ public struct LifecycleOutcome: Sendable {
 
     /// What became of each activity the scenario starts, and why a started one never updated.
     private func activities() -> RunSummary.Lifecycle.Activities {
-        let none = FleetState.none
         let expected = workload.starts.reduce(0) { $0 + $1.activities.count } + workload.localStarts.count
         var started = 0
         var updated = 0
         var causes: [String: Int] = [:]
-        for activity in 0..<fleet.startedNs.count where fleet.startedNs[activity] != none {
+        for (activity, device) in fleet.devices.enumerated() {
+            guard let life = device.activity else { continue }
             started += 1
-            if fleet.firstUpdateNs[activity] != none {
+            if life.firstUpdateNs != nil {
                 updated += 1
                 continue
             }
@@ -92,9 +92,10 @@ public struct LifecycleOutcome: Sendable {
             updated: updated,
             startedNeverUpdated: started - updated,
             neverUpdatedByCause: causes,
-            dismissed: fleet.dismissed.filter { $0 }.count,
-            rotated: fleet.rotatedNs.filter { $0 != none }.count,
-            extraStarts: fleet.extraStarts
+            dismissed: fleet.devices.filter(\.dismissed).count,
+            rotated: fleet.devices.filter { $0.activity?.rotatedNs != nil }.count,
+            extraStarts: fleet.extraStarts,
+            startsBeforeTheirCall: fleet.startsBeforeTheirCall
         )
     }
 }
@@ -106,17 +107,22 @@ extension LifecycleOutcome {
     /// after, and its token had rotated (the updates went to the old one past its grace), or the
     /// service lost the token it was told.
     func neverUpdatedCause(of activity: Int) -> String {
-        let none = FleetState.none
+        let device = fleet.devices[activity]
         if fleet.plan.neverReports[activity] { return "never_reported" }
-        if fleet.reportFailed[activity] { return "report_failed" }
-        if fleet.dismissed[activity] { return "ended_before_update" }
-        let reportedNs = fleet.reportedNs[activity]
-        guard reportedNs != none else { return "report_not_answered" }
+        guard let life = device.activity else { return "never_started" }
+        let reportedNs: Int64
+        switch life.report {
+        case .failed: return "report_failed"
+        case .due: return device.dismissed ? "ended_before_update" : "report_not_answered"
+        case .answered(let atNs): reportedNs = atNs
+        }
+        if device.dismissed { return "ended_before_update" }
         let dueAfterReport = workload.calls.contains { call in
-            call.activities.contains(activity) && fleet.startNs + call.dueMicroseconds * 1000 >= reportedNs
+            call.activities.contains(activity)
+                && (fleet.dueNs(microseconds: call.dueMicroseconds) ?? .min) >= reportedNs
         }
         guard dueAfterReport else { return "reported_after_last_update" }
-        return fleet.rotatedNs[activity] == none ? "report_lost_by_service" : "token_rotated"
+        return life.rotatedNs == nil ? "report_lost_by_service" : "token_rotated"
     }
 }
 
@@ -126,7 +132,7 @@ extension DeviceSettings {
         [
             "report_delay": reportDelay.description,
             "never_report": "\(neverReportShare)",
-            "rotation_rate_per_min": "\(rotationsPerMinute)",
+            "rotation_rate_per_min": "\(rotationSharePerMinute)",
             "rotation_grace_s": "\(rotationGrace.inSeconds)",
             "start_token_reissue": "\(startTokenReissueShare)",
             "dismiss": "\(dismissShare)",

@@ -89,7 +89,9 @@ public final class ServiceSession: Sendable {
         clock: ProfileClock,
         reporter: DeviceReporter? = nil
     ) {
-        registrationRequest = file.lifecycle == nil ? file.register : file.lifecycle?.startToken
+        // A lifecycle's devices report push-to-start tokens only when a start call will use them.
+        registrationRequest =
+            file.lifecycle == nil ? file.register : workload.starts.isEmpty ? nil : file.lifecycle?.startToken
         self.reporter = reporter
         self.file = file
         self.workload = workload
