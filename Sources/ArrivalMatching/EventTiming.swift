@@ -25,4 +25,11 @@ public enum EventTiming: Sendable, Equatable {
         case .constantRate(let perSecond): Int64((Double(index) * 1_000_000 / perSecond).rounded())
         }
     }
+
+    /// Whether pushes fall due on the scenario's clock: what a lifecycle's devices need, so
+    /// that they start and report before the updates meant for them.
+    public var followsScenarioClock: Bool {
+        if case .scenarioTime = self { return true }
+        return false
+    }
 }

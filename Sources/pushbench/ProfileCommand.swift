@@ -115,6 +115,9 @@ struct ProfileCommand: ParsableCommand {
     func run() throws {
         signal(SIGPIPE, SIG_IGN)
         let subject = try api.subject(command: command)
+        if let file = subject.api?.file {
+            do { try ServiceWork.check(pace.eventTiming, for: file) } catch { throw CommandLineError("\(error)") }
+        }
         if let command = subject.command { try checkCommand(command) }
         let stopRequested = Atomic<Bool>(false)
         let trap = InterruptTrap { stopRequested.store(true, ordering: .relaxed) }

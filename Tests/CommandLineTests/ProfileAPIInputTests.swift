@@ -72,8 +72,11 @@ final class ProfileAPIInputTests: PushbenchTestCase {
         let (bad, _) = try profile(file, options: ["--never-report", "1.5"])
         XCTAssertEqual(bad.status, 64, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("--never-report must be a share from 0 to 1"), bad.stderr)
-        let (delay, _) = try profile(file, options: ["--report-delay", "5,1"])
-        XCTAssertTrue(delay.stderr.contains("--report-delay: MEDIAN[,P99]"), delay.stderr)
+        for wrong in ["5,1", "inf", "1,inf", "nan", "1,500"] {
+            let (delay, _) = try profile(file, options: ["--report-delay", wrong])
+            XCTAssertEqual(delay.status, 64, delay.stderr)
+            XCTAssertTrue(delay.stderr.contains("--report-delay: MEDIAN[,P99]"), delay.stderr)
+        }
     }
 
     /// Push-to-start cohorts are started by the operator: a lifecycle file without `start`
@@ -87,9 +90,33 @@ final class ProfileAPIInputTests: PushbenchTestCase {
               url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/update
               body: {group: "{{group}}", state: "{{content_state}}"}
             """
-        let (output, _) = try profile(lifecycle)
+        let (output, _) = try profile(lifecycle, options: ["--time-scale", "60"])
         XCTAssertEqual(output.status, 2, output.stderr)
         assertCleanFailure(output, mentions: "push-to-start cohorts need the operator's start request (start:)")
+    }
+
+    /// A lifecycle's devices start and report on the scenario's clock: without --time-scale every
+    /// call would go out before any device had reported, so profile refuses in one line that
+    /// names the flag, before the service starts.
+    func testALifecycleNeedsTheScenariosClock() throws {
+        let lifecycle = """
+            start:
+              url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/start
+              body: {group: "{{group}}"}
+            token_report:
+              url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/register
+              body: {activity: "{{activity}}", token: "{{update_token}}"}
+            event:
+              url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/update
+              body: {group: "{{group}}", state: "{{content_state}}"}
+            """
+        for pacing in [[], ["--rate", "100"]] {
+            let (output, _) = try profile(lifecycle, options: pacing)
+            XCTAssertEqual(output.status, 2, output.stderr)
+            assertCleanFailure(output, mentions: "a lifecycle runs on the scenario's clock")
+            XCTAssertTrue(output.stderr.contains("give --time-scale"), output.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("reports")), "nothing started")
+        }
     }
 
     func testRegistrationOptionsNeedAnAPIFile() throws {

@@ -31,6 +31,7 @@ public struct ServiceWork {
         timing: EventTiming,
         clock: ProfileClock
     ) throws {
+        try Self.check(timing, for: api.file)
         let workload = try ServiceWorkload(
             scenario: scenario,
             perActivity: api.file.perActivity,
@@ -57,6 +58,17 @@ public struct ServiceWork {
         )
         settleSeconds = api.settle.inSeconds
         self.clock = clock
+    }
+
+    /// Refuses a lifecycle off the scenario's clock: its devices start and report on that
+    /// clock, and calls due all at once (or at an even rate) would go out before any device had
+    /// reported its token.
+    /// - Throws: `ProfileError.badInput` naming the flag to give.
+    public static func check(_ timing: EventTiming, for file: APIFile) throws {
+        guard file.lifecycle != nil, !timing.followsScenarioClock else { return }
+        throw ProfileError.badInput(
+            "\(file.path): a lifecycle runs on the scenario's clock, so that its devices start and report before their updates are due: give --time-scale (such as --time-scale 60)"
+        )
     }
 
     /// Looks at the session once a tick: notes each phase it entered since the last look, in
