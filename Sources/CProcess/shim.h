@@ -1,19 +1,20 @@
-// What Swift cannot call directly to watch another program or name a thread: prctl is variadic.
+// What Swift cannot call directly to start and watch another program or name a thread: prctl is
+// variadic, and only C may run between a fork and its exec.
 #ifndef PUSHBENCH_CPROCESS_SHIM_H
 #define PUSHBENCH_CPROCESS_SHIM_H
 
-#include <spawn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 // glibc 2.34 and later; declared only under _GNU_SOURCE, which a module's users do not set.
-extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
-
-// Closes every descriptor from `lowest` up in a spawned child, so it inherits none of its
-// parent's sockets and pipes: a sampler or a sender holding one open would keep a reader of that
-// pipe (a test harness watching its child) waiting, and a listening socket bound.
-static inline int pb_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
-    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
-}
+extern int execvpe(const char *file, char *const argv[], char *const envp[]);
+extern int pipe2(int fds[2], int flags);
+extern int close_range(unsigned int first, unsigned int last, int flags);
 
 // Makes the calling process the reaper of its orphaned descendants, so a grandchild that
 // outlives its parent is still waited for, and its CPU time counted, by the caller.
@@ -29,6 +30,100 @@ static inline int pb_set_thread_name(const char *name) {
 // The calling thread's name into `name`, which holds at least 16 bytes.
 static inline int pb_get_thread_name(char *name) {
     return prctl(PR_GET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+}
+
+// In a forked child, before its exec: only async-signal-safe calls. Puts it in a process group
+// of its own, gives the signals a terminal or a trap may have changed their default action with
+// none blocked, reads standard input from `in`, appends its output to `out` and `err`, and
+// closes every other descriptor but `keep`. With `tie`, the kernel kills it (SIGKILL) when the
+// thread that forked it ends; 0, or an errno when the parent was gone already.
+static inline int pb_prepare_child(pid_t parent, int tie, const char *in, const char *out, const char *err, int keep) {
+    setpgid(0, 0);
+    if (tie && (prctl(PR_SET_PDEATHSIG, SIGKILL, 0UL, 0UL, 0UL) != 0 || getppid() != parent)) return ESRCH;
+    struct sigaction defaults = {0};
+    defaults.sa_handler = SIG_DFL;
+    int reset[] = {SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP, SIGQUIT};
+    for (unsigned i = 0; i < sizeof reset / sizeof reset[0]; i++) sigaction(reset[i], &defaults, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, 0);
+    const char *paths[] = {in, out, err};
+    int flags[] = {O_RDONLY, O_WRONLY | O_CREAT | O_APPEND, O_WRONLY | O_CREAT | O_APPEND};
+    for (int target = 0; target < 3; target++) {
+        int fd = open(paths[target], flags[target], 0644);
+        if (fd < 0) return errno;
+        if (fd != target) {
+            if (dup2(fd, target) < 0) return errno;
+            close(fd);
+        }
+    }
+    if (keep > 3) close_range(3, (unsigned)keep - 1, 0);
+    close_range((unsigned)keep + 1, ~0U, 0);
+    return 0;
+}
+
+// Starts `file` (found on PATH) with `argv` and `envp` as a child prepared as
+// `pb_prepare_child` says: its pid, or -1 with the reason in `*error` (ENOENT: not found).
+// Built on fork, not posix_spawn, because only a child's own code can ask the kernel to kill it
+// when its parent dies; a pipe closed by the exec tells the parent the exec worked.
+static inline pid_t pb_spawn(const char *file, char *const argv[], char *const envp[], int tie, const char *in,
+                             const char *out, const char *err, int *error) {
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        *error = errno;
+        return -1;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int failure = pb_prepare_child(parent, tie, in, out, err, report[1]);
+        if (failure == 0) {
+            execvpe(file, argv, envp);
+            failure = errno;
+        }
+        while (write(report[1], &failure, sizeof failure) < 0 && errno == EINTR) {}
+        _exit(127);
+    }
+    int forkError = errno;
+    close(report[1]);
+    if (pid < 0) {
+        close(report[0]);
+        *error = forkError;
+        return -1;
+    }
+    setpgid(pid, pid);  // As the child does: whichever runs first, a signal to the group finds it.
+    int failure = 0;
+    ssize_t got;
+    do { got = read(report[0], &failure, sizeof failure); } while (got < 0 && errno == EINTR);
+    close(report[0]);
+    if (got == (ssize_t)sizeof failure) {
+        waitpid(pid, 0, 0);
+        *error = failure;
+        return -1;
+    }
+    return pid;
+}
+
+// Forks a watchdog that kills process group `group` (SIGKILL) as soon as the calling process is
+// gone, however it went (a crash, a SIGKILL), so that a child's own children go with it; it
+// exits by itself once the group is empty. It holds none of its parent's descriptors and ignores
+// a terminal's signals. Its pid, or -1 with errno set.
+static inline pid_t pb_spawn_group_watchdog(pid_t group) {
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    struct sigaction ignore = {0};
+    ignore.sa_handler = SIG_IGN;
+    int ignored[] = {SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP};
+    for (unsigned i = 0; i < sizeof ignored / sizeof ignored[0]; i++) sigaction(ignored[i], &ignore, 0);
+    close_range(0, ~0U, 0);
+    struct timespec tick = {0, 50 * 1000 * 1000};
+    while (getppid() == parent) {
+        if (kill(-group, 0) != 0 && errno == ESRCH) _exit(0);
+        nanosleep(&tick, 0);
+    }
+    kill(-group, SIGKILL);
+    _exit(0);
 }
 
 #endif

@@ -211,6 +211,44 @@ final class ProfileCommandTests: PushbenchTestCase {
         XCTAssertEqual(left.stdout, "", "the sender was ended")
     }
 
+    /// A SIGKILL of pushbench mid-profile gives it no chance to end its sender: the kernel
+    /// does (PR_SET_PDEATHSIG), and the group's watchdog ends what the sender started too.
+    func testASenderDiesWithAKilledPushbenchAndSoDoWhatItStarted() throws {
+        let child = "63.4711"
+        let grandchild = "63.4712"
+        let profile = try RunningProgram(
+            pushbench,
+            [
+                "profile", "--requests", "50", "--reports-dir", directory.file("reports"), "--", "/bin/sh", "-c",
+                "sleep \(grandchild) & exec sleep \(child)",
+            ],
+            captureStderr: true
+        )
+        XCTAssertNotNil(profile.waitForLine(containing: "started /bin/sh"), profile.output)
+        let pgrep = ExternalProgram(path: "/usr/bin/pgrep")
+        for marker in [child, grandchild] {
+            XCTAssertTrue(waitUntil { !((try? pgrep.run(["-f", "^sleep \(marker)"]).stdout) ?? "").isEmpty }, marker)
+        }
+        profile.killAtOnce()
+        _ = profile.waitForExit(timeout: 30)
+        for marker in [child, grandchild] {
+            XCTAssertTrue(
+                waitUntil { ((try? pgrep.run(["-f", "^sleep \(marker)"]).stdout) ?? "x").isEmpty },
+                "sleep \(marker) outlived pushbench"
+            )
+        }
+    }
+
+    /// Whether `condition` held within 5 s, looked at every 50 ms.
+    private func waitUntil(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(50_000)
+        }
+        return condition()
+    }
+
     /// A grandchild that outlives the sender is still reaped by profile (a child subreaper):
     /// its CPU is counted and it is ended.
     func testAGrandchildThatOutlivesItsParentIsCountedAndEnded() throws {

@@ -64,7 +64,7 @@ struct ProcessTree {
     }
 
     /// `VmHWM` of `/proc/PID/status`, bytes. Not the kernel's `ru_maxrss` of a reaped process:
-    /// a child started with `posix_spawn` shares its parent's memory until it calls exec, and
+    /// a forked child holds its parent's memory until it calls exec, and
     /// that figure keeps the parent's peak.
     private static func peakRSS(_ pid: pid_t) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),

@@ -10,7 +10,9 @@ import Glibc
 
 /// The sender `profile` runs: a child process in a process group of its own, its output in
 /// files, and every descendant reaped by this process, which is made a child subreaper first,
-/// so the CPU time of a grandchild that outlives its parent is counted too.
+/// so the CPU time of a grandchild that outlives its parent is counted too. It never outlives
+/// PushBench: the kernel kills it when PushBench dies, even by SIGKILL, and a watchdog process
+/// kills its group then (`ChildLaunch`).
 ///
 /// A thread waits for every descendant (`wait4`) and adds up what the kernel accounts for each
 /// one it reaps: user and system time, each process's own and its waited-for children's. (Not
@@ -49,8 +51,8 @@ public final class SenderProcess: Sendable {
         var signalsSent: Set<Int32> = []
     }
 
-    /// Children of this process that are not the sender's (perf, sampling it): reaped with the
-    /// rest, but neither counted nor signalled.
+    /// Children of this process that are not the sender's (perf sampling it, the group's
+    /// watchdog): reaped with the rest, but neither counted nor signalled.
     public let apart: Set<pid_t>
 
     /// The sender's process ID, which is also its process group's.
@@ -69,13 +71,23 @@ public final class SenderProcess: Sendable {
         errorPath: String,
         apart: Set<pid_t> = []
     ) throws {
-        self.apart = apart
         guard pb_become_child_subreaper() == 0 else { throw ProfileError.failure("cannot become a child subreaper") }
+        let pid: pid_t
+        let watchdog: pid_t
         do {
-            pid = try ChildLaunch.start(command, environment: environment, outputPath: outputPath, errorPath: errorPath)
+            pid = try ChildLaunch.start(
+                command,
+                environment: environment,
+                outputPath: outputPath,
+                errorPath: errorPath,
+                diesWithThisProcess: true
+            )
+            watchdog = try ChildLaunch.watch(group: pid)
         } catch {
             throw ProfileError.failure("cannot start \(command[0])", errno: error.errorNumber)
         }
+        self.pid = pid
+        self.apart = apart.union([watchdog])
         Thread.detachNewThread { [self] in reapAll() }
     }
 

@@ -5,9 +5,10 @@ import Foundation
 import Glibc
 #endif
 
-/// Starts a program as a child in a process group of its own, with `posix_spawn`: nothing of
-/// Foundation's `Process`, whose own waiting would race a subreaper's (`pushbench profile`
-/// reaps every child itself).
+/// Starts a program as a child in a process group of its own, with `fork` and `exec` in C
+/// (`pb_spawn`): nothing of Foundation's `Process`, whose own waiting would race a subreaper's
+/// (`pushbench profile` reaps every child itself), and not `posix_spawn`, which cannot ask the
+/// kernel to kill the child when PushBench dies.
 public enum ChildLaunch {
     /// The program could not be started.
     public struct Failure: Error, CustomStringConvertible {
@@ -25,44 +26,47 @@ public enum ChildLaunch {
     ///
     /// It inherits no descriptor but those three: a pipe of this process's held open by a child
     /// would keep whoever reads it waiting after this process has gone. Its own process group
-    /// keeps a terminal's Ctrl-C from reaching it behind this process's back; signals this process ignores (SIGINT and SIGTERM while a trap is set, SIGPIPE) get
-    /// their default action back, and none is blocked.
+    /// keeps a terminal's Ctrl-C from reaching it behind this process's back; signals this
+    /// process ignores (SIGINT and SIGTERM while a trap is set, SIGPIPE) get their default action
+    /// back, and none is blocked.
+    ///
+    /// With `diesWithThisProcess`, the child never outlives this process, not even its crash or
+    /// a SIGKILL: the kernel kills it when the calling thread ends (`PR_SET_PDEATHSIG`, so call
+    /// this from a thread that lives as long as the child should, such as the main one); give
+    /// its group to `watch(group:)` for its own children to go too.
     /// - Throws: `Failure` with the system's reason.
     public static func start(
         _ command: [String],
         environment: [String: String],
         inputPath: String = "/dev/null",
         outputPath: String,
-        errorPath: String
+        errorPath: String,
+        diesWithThisProcess: Bool = false
     ) throws(Failure) -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        pb_spawn_close_from(&actions, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGINT, SIGTERM, SIGPIPE, SIGCHLD, SIGHUP, SIGQUIT] { sigaddset(&defaults, number) }
-        var noneBlocked = sigset_t()
-        sigemptyset(&noneBlocked)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &noneBlocked)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes,
-            Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
-        )
         let argv = command.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let failure = posix_spawnp(&pid, command[0], &actions, &attributes, argv, envp)
-        guard failure == 0 else { throw Failure(program: command[0], errorNumber: failure) }
+        var failure: Int32 = 0
+        let pid = pb_spawn(
+            command[0],
+            argv,
+            envp,
+            diesWithThisProcess ? 1 : 0,
+            inputPath,
+            outputPath,
+            errorPath,
+            &failure
+        )
+        guard pid > 0 else { throw Failure(program: command[0], errorNumber: failure) }
+        return pid
+    }
+
+    /// Starts a process that kills process group `group` the moment this process is gone,
+    /// however it went, and exits by itself once the group is empty: a child's own children
+    /// die with PushBench too. Its pid, for a reaper to leave out of its books.
+    public static func watch(group: pid_t) throws(Failure) -> pid_t {
+        let pid = pb_spawn_group_watchdog(group)
+        guard pid > 0 else { throw Failure(program: "the process group's watchdog", errorNumber: errno) }
         return pid
     }
 }
