@@ -50,6 +50,13 @@ struct ServiceAPIOptions: ParsableArguments {
     )
     var settle = TimeSpan(seconds: 5)
 
+    @Flag(
+        name: .customLong("concurrent-calls"),
+        help:
+            "Send a call when it falls due even while its group's previous call (its activity's, with per: activity) is unanswered. By default each waits for that answer, as a feed sends them; its latency counts from its due time either way."
+    )
+    var concurrentCalls = false
+
     @Option(name: .customLong("service-wait"), help: "How long the service may take to start listening.")
     var serviceWait = TimeSpan(seconds: 30)
 
@@ -107,6 +114,7 @@ struct ServiceAPIOptions: ParsableArguments {
         settings.timeout = timeout.duration
         settings.connectTimeout = min(timeout.duration, .seconds(5))
         settings.serviceWait = serviceWait.duration
+        settings.concurrentCalls = concurrentCalls
         if apiFile.lifecycle == nil, devices.isSet {
             throw CommandLineError(
                 "--report-delay, --never-report, --rotation-rate, --dismiss and the other device flags play a lifecycle: \(file) has no token_report"

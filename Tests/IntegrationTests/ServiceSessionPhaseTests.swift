@@ -28,7 +28,12 @@ final class ServiceSessionPhaseTests: XCTestCase {
         """
 
     /// The session of two football matches of 3 fans, through a file that posts to `port`.
-    private func session(port: Int, serviceWait: Duration = .seconds(10)) throws -> ServiceSession {
+    private func session(
+        port: Int,
+        settings: ServiceSession.Settings = ServiceSession.Settings()
+    ) throws
+        -> ServiceSession
+    {
         let file = try APIFile(
             text: """
                 register:
@@ -49,8 +54,7 @@ final class ServiceSessionPhaseTests: XCTestCase {
             requests: 4,
             timing: .allAtOnce
         )
-        var settings = ServiceSession.Settings()
-        settings.serviceWait = serviceWait
+        var settings = settings
         settings.timeout = .seconds(5)
         return ServiceSession(
             file: file,
@@ -148,6 +152,56 @@ final class ServiceSessionPhaseTests: XCTestCase {
         XCTAssertEqual(session.answers.registration.sent, 0)
     }
 
+    /// A service that takes 300 ms to answer a call and counts, per group, the calls it is
+    /// handling at once; it prints the most it saw of any group after each call.
+    private static let slowFeed = """
+        import http.server, json, sys, threading, time
+        lock, handling, most = threading.Lock(), {}, [0]
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                group = body.get("group")
+                with lock:
+                    handling[group] = handling.get(group, 0) + 1
+                    most[0] = max(most[0], handling[group])
+                if self.path == "/event":
+                    time.sleep(0.3)
+                with lock:
+                    handling[group] -= 1
+                    print("most", most[0], flush=True)
+                self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+            def log_message(self, *args):
+                pass
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+        print("listening", flush=True)
+        server.serve_forever()
+        """
+
+    /// Every call of two matches due at once (`allAtOnce`): by default each group's calls reach
+    /// the service one after another; with `concurrentCalls`, together.
+    func testAGroupsCallsGoOutOneAfterAnotherUnlessConcurrentCallsAreAsked() throws {
+        let python = try XCTUnwrap(ExternalProgram.onPath("python3"))
+        for concurrent in [false, true] {
+            let listener = try LoopbackListener()
+            let port = listener.port
+            listener.close()
+            let service = try RunningProgram(python, ["-c", Self.slowFeed, String(port)])
+            defer { service.interrupt() }
+            XCTAssertNotNil(service.waitForLine(containing: "listening"), service.output)
+            var settings = ServiceSession.Settings()
+            settings.concurrentCalls = concurrent
+            let session = try session(port: port, settings: settings)
+            XCTAssertEqual(phases(of: session), [.waiting, .registering, .sending, .sent])
+            XCTAssertEqual(session.answers.events.succeeded, 4)
+            let most = service.output.split(separator: "\n").compactMap { Int($0.split(separator: " ").last ?? "") }
+                .max()
+            XCTAssertEqual(most, concurrent ? 2 : 1, "calls of one group handled at once: \(service.output)")
+        }
+    }
+
     func testAServiceThatRefusesEveryRegistrationFailsBeforeAnyCall() throws {
         let (service, port) = try startService(status: 500)
         defer { service.interrupt() }
@@ -165,7 +219,9 @@ final class ServiceSessionPhaseTests: XCTestCase {
         let listener = try LoopbackListener()
         let port = listener.port
         listener.close()
-        let session = try session(port: port, serviceWait: .seconds(1))
+        var settings = ServiceSession.Settings()
+        settings.serviceWait = .seconds(1)
+        let session = try session(port: port, settings: settings)
         let entered = phases(of: session)
         XCTAssertEqual(entered.count, 2, "\(entered)")
         guard case .refused(let reason) = entered.last else { return XCTFail("\(entered)") }
@@ -185,7 +241,9 @@ final class ServiceSessionPhaseTests: XCTestCase {
         let listener = try LoopbackListener()
         let port = listener.port
         listener.close()
-        let session = try session(port: port, serviceWait: .seconds(30))
+        var settings = ServiceSession.Settings()
+        settings.serviceWait = .seconds(30)
+        let session = try session(port: port, settings: settings)
         session.start()
         usleep(300_000)
         let began = Date()

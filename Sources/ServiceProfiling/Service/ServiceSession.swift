@@ -31,6 +31,11 @@ public final class ServiceSession: Sendable {
         public var connectTimeout: Duration = .seconds(5)
         /// How long the service may take to listen after it starts.
         public var serviceWait: Duration = .seconds(30)
+        /// Whether a group's calls (an activity's, with `per: activity`) may be in flight at
+        /// once. A feed sends them one after another, each after the previous one's answer, so
+        /// by default a call waits for its predecessor: two calls due at once could otherwise
+        /// reach the service in either order (a late "live" after the final whistle).
+        public var concurrentCalls = false
 
         /// The defaults.
         public init() {}
@@ -240,15 +245,28 @@ public final class ServiceSession: Sendable {
         var dueMicroseconds: Int64
         var index: Int
         var isStart: Bool
+        /// The feed it belongs to, whose calls go out one after another.
+        var feed: Feed
+    }
+
+    /// What a feed sends in order: one group's calls, or with `per: activity` one activity's.
+    private enum Feed: Hashable {
+        case group(Int)
+        case activity(Int)
     }
 
     /// The operator's calls in the order they fall due, starts before events due with them.
     private var operatorCalls: [OperatorCall] {
         let starts = workload.starts.enumerated().map {
-            OperatorCall(dueMicroseconds: $1.dueMicroseconds, index: $0, isStart: true)
+            OperatorCall(dueMicroseconds: $1.dueMicroseconds, index: $0, isStart: true, feed: .group($1.group))
         }
-        let events = workload.calls.enumerated().map {
-            OperatorCall(dueMicroseconds: $1.dueMicroseconds, index: $0, isStart: false)
+        let events = workload.calls.enumerated().map { index, call in
+            OperatorCall(
+                dueMicroseconds: call.dueMicroseconds,
+                index: index,
+                isStart: false,
+                feed: workload.perActivity ? .activity(call.activities.lowerBound) : .group(call.group)
+            )
         }
         return (starts + events).enumerated().sorted {
             ($0.element.dueMicroseconds, $0.offset) < ($1.element.dueMicroseconds, $1.offset)
@@ -269,7 +287,9 @@ public final class ServiceSession: Sendable {
         return file.eventRequest(call: call.index, in: workload, startAtUnix: startAt, intendedNanos: intended)
     }
 
-    /// Sends each call at its intended time, whatever is still in flight (open loop).
+    /// Sends each call at its intended time, whatever else is in flight (open loop), except
+    /// that a call whose feed has one in flight waits for its answer unless `concurrentCalls`;
+    /// its latency still counts from its intended time.
     private func sendCalls() throws {
         let client = try ServiceClient(
             timeout: settings.timeout,
@@ -285,24 +305,64 @@ public final class ServiceSession: Sendable {
         reporter?.start(atNs: Int64(startNanos))
         state.withLock { $0.startAtUnix = startAt }
         var next = 0
-        while (next < calls.count || client.inFlight > 0) && !stopped {
+        var queue = CallQueue()
+        while (next < calls.count || !queue.isEmpty || client.inFlight > 0) && !stopped {
             let now = monotonicNanos()
-            while next < calls.count {
-                let intended = startNanos + UInt64(calls[next].dueMicroseconds * 1000)
-                guard intended <= now else { break }
-                let request = request(of: calls[next], startAt: startAt, intended: intended)
+            while next < calls.count, startNanos + UInt64(calls[next].dueMicroseconds * 1000) <= now {
+                queue.due.append(calls[next])
                 next += 1
-                if let refused = client.submit(request) { book(refused, registration: false) }
+            }
+            for call in queue.takeSendable(inOrder: !settings.concurrentCalls) {
+                let intended = startNanos + UInt64(call.dueMicroseconds * 1000)
+                if let refused = client.submit(request(of: call, startAt: startAt, intended: intended)) {
+                    queue.answered(tag: refused.tag)
+                    book(refused, registration: false)
+                }
             }
             var waitMs = 5
             if next < calls.count {
                 let due = startNanos + UInt64(calls[next].dueMicroseconds * 1000)
                 waitMs = max(0, min(5, Int((Int64(due) - Int64(monotonicNanos())) / 1_000_000)))
             }
-            for answer in client.perform(waitMs: waitMs) { book(answer, registration: false) }
+            for answer in client.perform(waitMs: waitMs) {
+                queue.answered(tag: answer.tag)
+                book(answer, registration: false)
+            }
         }
         let seconds = Double(monotonicNanos() - min(startNanos, monotonicNanos())) / 1e9
         state.withLock { $0.events.seconds = seconds }
+    }
+
+    /// The calls due and not yet sent, and the feeds with a call in flight.
+    private struct CallQueue {
+        var due: [OperatorCall] = []
+        private var inFlight: [Int: Feed] = [:]
+        private var busy: Set<Feed> = []
+
+        var isEmpty: Bool { due.isEmpty }
+
+        /// The due calls that may go now, in the order they fell due, taken: all of them, or
+        /// (`inOrder`) those whose feed has no call in flight, the first of each feed only.
+        mutating func takeSendable(inOrder: Bool) -> [OperatorCall] {
+            var sendable: [OperatorCall] = []
+            var held: [OperatorCall] = []
+            for call in due {
+                if inOrder, busy.contains(call.feed) {
+                    held.append(call)
+                    continue
+                }
+                if inOrder { busy.insert(call.feed) }
+                inFlight[call.isStart ? -(call.index + 1) : call.index] = call.feed
+                sendable.append(call)
+            }
+            due = held
+            return sendable
+        }
+
+        /// The call of request tag `tag` was answered (or failed): its feed may send its next.
+        mutating func answered(tag: Int) {
+            if let feed = inFlight.removeValue(forKey: tag) { busy.remove(feed) }
+        }
     }
 
     private func book(_ answer: ServiceClient.Answer, registration: Bool) {
