@@ -21,6 +21,10 @@ import Workload
 /// its event was due counts as 0 lag and as `early`.
 ///
 /// For a service, the book also keeps each call's fan-out: when each of its pushes arrived.
+/// When the service learns its tokens from the devices as they report them (a lifecycle,
+/// `tokensReported`), a call owes a push only to the activities whose report the service had
+/// answered before the call was sent: the book's events are those owed (and any answered all
+/// the same), and an untagged push is matched among the calls sent after its token was reported.
 public final class ArrivalBook: Sendable {
     /// The books at one moment.
     public struct Figures: Sendable {
@@ -112,6 +116,28 @@ public final class ArrivalBook: Sendable {
         var figures: Figures
         /// Each call's arrivals, nanoseconds after its intended time; empty for a sender.
         var callArrivals: [[Int64]]
+        /// When the service learned each slot's token, and when each call was sent: from
+        /// before the start (`Int64.min`) unless its tokens are reported; `Int64.max` until then.
+        var learnedNs: [Int64]
+        var sentNs: [Int64]
+        let tokensReported: Bool
+
+        /// Whether call `call` owed a push to `slot`'s token: it was sent once the service knew
+        /// the token.
+        func owes(slot: Int, call: Int) -> Bool { sentNs[call] != .max && sentNs[call] >= learnedNs[slot] }
+    }
+
+    /// What the book holds of one token, for saying why its activity was never updated.
+    public struct TokenEvidence: Sendable, Equatable {
+        /// Events owed a push to it, and of those, how many a push the mock accepted answered,
+        /// and how many only refused pushes did.
+        public var owed = 0
+        public var accepted = 0
+        public var refused = 0
+        /// The calls that owed it a push.
+        public var owedCalls: [Int] = []
+        /// When the first of them was sent, on the book's clock.
+        public var firstOwedSentNs: Int64?
     }
 
     private let schedule: PushSchedule
@@ -120,10 +146,13 @@ public final class ArrivalBook: Sendable {
     private let state: Mutex<State>
 
     /// Creates the book for `schedule`, whose times count from `startNs`; with `callSizes` (a
-    /// service's calls, each the pushes it must cause) it keeps each call's fan-out.
-    public init(schedule: PushSchedule, startNs: Int64, callSizes: [Int] = []) {
+    /// service's calls, each the pushes it must cause) it keeps each call's fan-out. With
+    /// `tokensReported`, the service learns each token only when told (`learned`), and a call
+    /// owes pushes only once sent (`sent`).
+    public init(schedule: PushSchedule, startNs: Int64, callSizes: [Int] = [], tokensReported: Bool = false) {
         self.schedule = schedule
         self.callSizes = callSizes
+        let unknown: Int64 = tokensReported ? .max : .min
         state = Mutex(
             State(
                 answers: (0..<schedule.tokens).map {
@@ -133,9 +162,25 @@ public final class ArrivalBook: Sendable {
                 originNs: startNs,
                 startNs: startNs,
                 figures: Figures(events: schedule.events),
-                callArrivals: Array(repeating: [], count: callSizes.count)
+                callArrivals: Array(repeating: [], count: callSizes.count),
+                learnedNs: Array(repeating: unknown, count: schedule.tokens),
+                sentNs: Array(repeating: unknown, count: schedule.identityCount),
+                tokensReported: tokensReported
             )
         )
+    }
+
+    /// The service answered a report of `token` with success at `atNs`: from then on, each call
+    /// sent owes it a push. The first such answer counts.
+    public func learned(token: String, atNs: Int64) {
+        guard let slot = schedule.slot(of: token) else { return }
+        state.withLock { $0.learnedNs[slot] = min($0.learnedNs[slot], atNs) }
+    }
+
+    /// Call `call` was sent to the service at `atNs`.
+    public func sent(call: Int, atNs: Int64) {
+        guard call < schedule.identityCount else { return }
+        state.withLock { $0.sentNs[call] = min($0.sentNs[call], atNs) }
     }
 
     /// Books `push`, whose request body was `body`, which arrived at `receivedNs` on the book's
@@ -190,15 +235,28 @@ public final class ArrivalBook: Sendable {
             case .refused: return .extra
             }
         } else {
-            guard !retried else { return .extra }
-            var next = state.nextByOrder[slot]
-            while next < state.answers[slot].count, state.answers[slot][next] != .none { next += 1 }
-            state.nextByOrder[slot] = next
-            guard next < state.answers[slot].count else { return .extra }
+            guard !retried, let next = nextByOrder(slot: slot, in: &state) else { return .extra }
             k = next
         }
         state.answers[slot][k] = accepted ? .accepted : .refused
         return .event(slot: slot, k: k, byTag: byTag)
+    }
+
+    /// The event an untagged push to `slot` answers: its first one unanswered whose call owed
+    /// it a push; failing that, the last unanswered one whose call was sent (the service knew
+    /// the token before PushBench read its answer to the report); `nil` when none is left.
+    private func nextByOrder(slot: Int, in state: inout State) -> Int? {
+        let answers = state.answers[slot]
+        var next = state.nextByOrder[slot]
+        while next < answers.count, answers[next] != .none { next += 1 }
+        state.nextByOrder[slot] = next
+        var sentBefore: Int?
+        for k in next..<answers.count where answers[k] == .none {
+            let call = schedule.identity(slot: slot, k: k)
+            if state.owes(slot: slot, call: call) { return k }
+            if state.sentNs[call] != .max { sentBefore = k }
+        }
+        return sentBefore
     }
 
     /// Moves the events' 0 to `startNs` on the book's clock: a service's schedule starts once its
@@ -227,24 +285,72 @@ public final class ArrivalBook: Sendable {
     /// next arrival would make the mock's thread copy them again, under the lock).
     public var counts: (events: Int, pushes: Int, accepted: Int, matched: Int, lastArrivalNs: Int64?) {
         state.withLock {
-            ($0.figures.events, $0.figures.pushes, $0.figures.accepted, $0.figures.matched, $0.figures.lastArrivalNs)
+            (
+                expectedEvents(in: $0).total, $0.figures.pushes, $0.figures.accepted, $0.figures.matched,
+                $0.figures.lastArrivalNs
+            )
         }
     }
 
     /// The books now.
-    public var figures: Figures { state.withLock { $0.figures } }
+    public var figures: Figures {
+        state.withLock { state in
+            var figures = state.figures
+            figures.events = expectedEvents(in: state).total
+            return figures
+        }
+    }
 
     /// Each call's fan-out now; none for a sender.
     public var calls: [CallFanout] {
         state.withLock { state in
-            state.callArrivals.enumerated().map { index, times in
+            let expected = expectedEvents(in: state).perCall ?? callSizes
+            return state.callArrivals.enumerated().map { index, times in
                 CallFanout(
                     call: index,
-                    expected: callSizes[index],
+                    expected: expected[index],
                     arrived: times.count,
-                    milestones: Self.milestones(times.sorted(), expected: callSizes[index])
+                    milestones: Self.milestones(times.sorted(), expected: expected[index])
                 )
             }
+        }
+    }
+
+    /// The events a push was expected for, in all and (with reported tokens) by call: every
+    /// event, or those owed a push and those answered all the same.
+    private func expectedEvents(in state: State) -> (total: Int, perCall: [Int]?) {
+        guard state.tokensReported else { return (state.figures.events, nil) }
+        var total = 0
+        var perCall = Array(repeating: 0, count: schedule.identityCount)
+        for slot in state.answers.indices {
+            for k in state.answers[slot].indices {
+                let call = schedule.identity(slot: slot, k: k)
+                guard state.answers[slot][k] != .none || state.owes(slot: slot, call: call) else { continue }
+                total += 1
+                perCall[call] += 1
+            }
+        }
+        return (total, perCall)
+    }
+
+    /// What the book holds of `token`: the events owed a push to it and how they were answered.
+    public func evidence(token: String) -> TokenEvidence {
+        guard let slot = schedule.slot(of: token) else { return TokenEvidence() }
+        return state.withLock { state in
+            var evidence = TokenEvidence()
+            for (k, answer) in state.answers[slot].enumerated() {
+                let call = schedule.identity(slot: slot, k: k)
+                guard state.owes(slot: slot, call: call) else { continue }
+                evidence.owed += 1
+                evidence.owedCalls.append(call)
+                evidence.firstOwedSentNs = min(evidence.firstOwedSentNs ?? .max, state.sentNs[call])
+                switch answer {
+                case .accepted: evidence.accepted += 1
+                case .refused: evidence.refused += 1
+                case .none: break
+                }
+            }
+            return evidence
         }
     }
 

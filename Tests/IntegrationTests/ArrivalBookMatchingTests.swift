@@ -120,3 +120,77 @@ final class ArrivalBookMatchingTests: XCTestCase {
         XCTAssertFalse(book.acceptedAnswer(token: lines[0].token, identity: 0))
     }
 }
+
+/// A service that learns its tokens from the devices' reports: each call owes a push only to the
+/// activities whose report it had answered before the call was sent, and a push without the
+/// call's number is matched among the calls sent after its token was reported.
+final class ReportedTokenMatchingTests: XCTestCase {
+    /// Three calls to the same two activities, `a` and `b`, due 1 s apart.
+    private func book() -> ArrivalBook {
+        var schedule = PushSchedule()
+        for call in 0..<3 {
+            for token in ["a", "b"] {
+                _ = schedule.add(token: token, dueMicroseconds: Int64(call) * 1_000_000, identity: call)
+            }
+        }
+        return ArrivalBook(schedule: schedule, startNs: 0, callSizes: [2, 2, 2], tokensReported: true)
+    }
+
+    private func arrive(_ book: ArrivalBook, _ token: String, atNs: Int64) {
+        book.arrived(.arrival(token), receivedNs: atNs, body: Array(#"{"aps":{"event":"update"}}"#.utf8))
+    }
+
+    /// `b` was reported between call 0 and call 1: call 0 owed it nothing, and the service's
+    /// first push to it answers call 1, not call 0; every call reached all it owed.
+    func testAPushToALateTokenAnswersTheFirstCallSentAfterItsReport() {
+        let book = book()
+        book.learned(token: "a", atNs: 0)
+        book.sent(call: 0, atNs: 10)
+        arrive(book, "a", atNs: 20)
+        book.learned(token: "b", atNs: 30)
+        for call in 1..<3 {
+            book.sent(call: call, atNs: Int64(call) * 1_000)
+            arrive(book, "a", atNs: Int64(call) * 1_000 + 5)
+            arrive(book, "b", atNs: Int64(call) * 1_000 + 6)
+        }
+        XCTAssertEqual(book.calls.map(\.expected), [1, 2, 2], "call 0 was sent before b was reported")
+        XCTAssertEqual(book.calls.map(\.arrived), [1, 2, 2])
+        let figures = book.figures
+        XCTAssertEqual(figures.events, 5)
+        XCTAssertEqual(figures.missing, 0)
+        XCTAssertEqual(figures.extra, 0)
+        XCTAssertEqual(book.evidence(token: "b").owedCalls, [1, 2])
+    }
+
+    /// A token reported and then lost: each call sent after the report owes it a push, and the
+    /// evidence says none came.
+    func testATokenTheServiceWasToldButNeverPushedIsOwedEveryLaterCall() {
+        let book = book()
+        book.learned(token: "a", atNs: 0)
+        book.learned(token: "b", atNs: 0)
+        for call in 0..<3 {
+            book.sent(call: call, atNs: Int64(call + 1) * 1_000)
+            arrive(book, "a", atNs: Int64(call + 1) * 1_000 + 5)
+        }
+        XCTAssertEqual(book.figures.missing, 3)
+        let evidence = book.evidence(token: "b")
+        XCTAssertEqual(evidence.owed, 3)
+        XCTAssertEqual(evidence.accepted + evidence.refused, 0)
+        XCTAssertEqual(evidence.firstOwedSentNs, 1_000)
+    }
+
+    /// A token never reported is owed nothing: not missing, and a push to it is matched all the
+    /// same (the service knew it some other way).
+    func testATokenNeverReportedIsOwedNothing() {
+        let book = book()
+        book.learned(token: "a", atNs: 0)
+        for call in 0..<3 { book.sent(call: call, atNs: Int64(call + 1) * 1_000) }
+        for call in 0..<3 { arrive(book, "a", atNs: 10_000 + Int64(call)) }
+        XCTAssertEqual(book.figures.events, 3)
+        XCTAssertEqual(book.figures.missing, 0)
+        arrive(book, "b", atNs: 20_000)
+        XCTAssertEqual(book.figures.matched, 4)
+        XCTAssertEqual(book.figures.extra, 0)
+        XCTAssertEqual(book.evidence(token: "b").owed, 0)
+    }
+}

@@ -139,13 +139,14 @@ final class ServiceSessionPhaseTests: XCTestCase {
         )
         let clock = ProfileClock()
         let fleet = DeviceFleet(workload: workload, settings: DeviceSettings(), clock: clock)
+        let book = workload.arrivalBook()
         let session = ServiceSession(
             file: file,
             workload: workload,
             settings: ServiceSession.Settings(),
-            book: workload.arrivalBook(),
+            book: book,
             clock: clock,
-            reporter: DeviceReporter(file: file, fleet: fleet, settings: ServiceSession.Settings())
+            reporter: DeviceReporter(file: file, fleet: fleet, arrivals: book, settings: ServiceSession.Settings())
         )
         XCTAssertNil(session.registrationRequest, "no push-to-start token to report")
         XCTAssertEqual(phases(of: session), [.waiting, .registering, .sending, .sent])

@@ -1,3 +1,4 @@
+import ArrivalMatching
 import Foundation
 import Synchronization
 import Transport
@@ -29,16 +30,20 @@ public final class DeviceReporter: Sendable {
 
     let file: APIFile
     let fleet: DeviceFleet
+    /// The book the service's pushes are matched in: told when the service learned a token.
+    let arrivals: ArrivalBook
     let settings: ServiceSession.Settings
     private let answers = Mutex(Answers())
     private let stopFlag = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
     private let ended = DispatchSemaphore(value: 0)
 
-    /// A reporter for `fleet`'s devices, sending `file`'s device requests as `settings` says.
-    public init(file: APIFile, fleet: DeviceFleet, settings: ServiceSession.Settings) {
+    /// A reporter for `fleet`'s devices, sending `file`'s device requests as `settings` says,
+    /// and telling `arrivals` which tokens the service learned when.
+    public init(file: APIFile, fleet: DeviceFleet, arrivals: ArrivalBook, settings: ServiceSession.Settings) {
         self.file = file
         self.fleet = fleet
+        self.arrivals = arrivals
         self.settings = settings
     }
 
@@ -117,6 +122,9 @@ public final class DeviceReporter: Sendable {
         let succeeded = answer.failure == nil && !answer.timedOut && template.succeeded(answer.status)
         let nowNs = Int64(monotonicNanos())
         fleet.answered(request, succeeded: succeeded, atNs: nowNs)
+        if succeeded, case .tokenReport(let activity, _) = request {
+            arrivals.learned(token: fleet.workload.updateToken(of: activity), atNs: nowNs)
+        }
         let intendedNs = nowNs - Int64(answer.latencyNanos)
         let phase = Answers.Phase(request)
         answers.withLock { answers in

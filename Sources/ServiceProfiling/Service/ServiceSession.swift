@@ -314,7 +314,9 @@ public final class ServiceSession: Sendable {
             }
             for call in queue.takeSendable(inOrder: !settings.concurrentCalls) {
                 let intended = startNanos + UInt64(call.dueMicroseconds * 1000)
-                if let refused = client.submit(request(of: call, startAt: startAt, intended: intended)) {
+                let submitted = client.submit(request(of: call, startAt: startAt, intended: intended))
+                if !call.isStart { book.sent(call: call.index, atNs: Int64(monotonicNanos())) }
+                if let refused = submitted {
                     queue.answered(tag: refused.tag)
                     book(refused, registration: false)
                 }

@@ -45,7 +45,8 @@ public struct ServiceWork {
             )
         }
         self.workload = workload
-        book = workload.arrivalBook()
+        let book = workload.arrivalBook()
+        self.book = book
         let fleet = api.file.lifecycle.map { _ in DeviceFleet(workload: workload, settings: api.devices, clock: clock) }
         self.fleet = fleet
         session = ServiceSession(
@@ -54,7 +55,7 @@ public struct ServiceWork {
             settings: api.settings,
             book: book,
             clock: clock,
-            reporter: fleet.map { DeviceReporter(file: api.file, fleet: $0, settings: api.settings) }
+            reporter: fleet.map { DeviceReporter(file: api.file, fleet: $0, arrivals: book, settings: api.settings) }
         )
         settleSeconds = api.settle.inSeconds
         self.clock = clock

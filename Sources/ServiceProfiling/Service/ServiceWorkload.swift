@@ -135,7 +135,12 @@ public struct ServiceWorkload: Sendable {
 
     /// A book for this work's pushes, keeping each call's fan-out.
     public func arrivalBook() -> ArrivalBook {
-        ArrivalBook(schedule: schedule, startNs: 0, callSizes: calls.map(\.activities.count))
+        ArrivalBook(
+            schedule: schedule,
+            startNs: 0,
+            callSizes: calls.map(\.activities.count),
+            tokensReported: isLifecycle
+        )
     }
 }
 
