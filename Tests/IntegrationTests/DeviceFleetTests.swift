@@ -222,16 +222,9 @@ final class DeviceFleetTests: XCTestCase {
         XCTAssertEqual(fleet.snapshot.drops, [.stalePushToStartToken: 1])
     }
 
-    /// A started activity never updated is put down to its cause: a refused report, a report the
-    /// service lost (an update was due after it), a user who closed it before any was due.
-    func testEachActivityNeverUpdatedIsPutDownToItsCause() throws {
-        let fleet = try fleet()
-        for activity in 0..<3 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
-        fleet.answered(.tokenReport(activity: 0, generation: 0), succeeded: false, atNs: clock.nowNs)
-        fleet.answered(.tokenReport(activity: 1, generation: 0), succeeded: true, atNs: clock.nowNs)
-        fleet.state.withLock { $0.actions.push(DeviceAction(dueNs: clock.nowNs, activity: 2, kind: .dismiss)) }
-        XCTAssertEqual(fleet.takeDue(nowNs: clock.nowNs).map(\.request), [.close(activity: 2)])
-        let outcome = LifecycleOutcome(
+    /// The outcome of `fleet`, whose service's pushes were matched in `book`.
+    private func outcome(_ fleet: DeviceFleet, _ book: ArrivalBook) throws -> LifecycleOutcome {
+        LifecycleOutcome(
             file: try APIFile(
                 path: Self.repository.appendingPathComponent("examples/netmera-lifecycle.yaml").path,
                 environment: ["PUSHBENCH_SERVICE_PORT": "8123", "NETMERA_API_KEY": "k-1"]
@@ -241,11 +234,91 @@ final class DeviceFleetTests: XCTestCase {
             settings: fleet.settings,
             fleet: fleet.snapshot,
             workload: fleet.workload,
+            arrivals: book,
             emulationCPUSeconds: 0
         )
+    }
+
+    /// Hands a push to `token` to the devices and then to the book, as the mock's recorder does.
+    private func deliver(_ fleet: DeviceFleet, _ book: ArrivalBook, _ token: String, status: Int = 200, atNs: Int64) {
+        let body = Array(#"{"aps":{"event":"update","content-state":{}}}"#.utf8)
+        if let forBook = fleet.arrived(.arrival(token, status: status, event: .update), receivedNs: atNs, body: body) {
+            book.arrived(forBook, receivedNs: atNs, body: body)
+        }
+    }
+
+    /// Sends the first two calls of each group at `atNs`, and the service's pushes for them to
+    /// the activities in `reaching`, each answered with its status there.
+    private func sendCalls(
+        _ fleet: DeviceFleet,
+        _ book: ArrivalBook,
+        atNs: Int64,
+        reaching activities: [Int: Int]
+    ) {
+        for group in 0..<2 {
+            let calls = fleet.workload.calls.enumerated().filter { $0.element.group == group }.prefix(2)
+            for (offset, (index, call)) in calls.enumerated() {
+                let sentNs = atNs + Int64(offset) * 1_000_000
+                book.sent(call: index, atNs: sentNs)
+                for activity in call.activities {
+                    guard let status = activities[activity] else { continue }
+                    deliver(fleet, book, fleet.workload.updateToken(of: activity), status: status, atNs: sentNs + 1000)
+                }
+            }
+        }
+    }
+
+    /// Every cause of an activity never updated, each from its own evidence: what the device did,
+    /// what the service was told and answered, which calls owed its token a push, what came and
+    /// what APNs answered.
+    func testEachActivityNeverUpdatedIsPutDownToTheCauseItsEvidenceShows() throws {
+        var settings = DeviceSettings()
+        settings.rotationGrace = .zero
+        let fleet = try fleet(settings)
+        let book = fleet.workload.arrivalBook()
+        let t = clock.nowNs
+        for activity in 0..<6 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
+        fleet.state.withLock { $0.plan.neverReports[1] = true }
+        fleet.answered(.tokenReport(activity: 0, generation: 0), succeeded: false, atNs: t)
+        for activity in [2, 3, 4, 5] {
+            fleet.answered(.tokenReport(activity: activity, generation: 0), succeeded: true, atNs: t)
+            book.learned(token: fleet.workload.updateToken(of: activity), atNs: t)
+        }
+        fleet.state.withLock {
+            $0.actions.push(DeviceAction(dueNs: t + 1, activity: 2, kind: .dismiss))
+            $0.actions.push(DeviceAction(dueNs: t + 2, activity: 4, kind: .rotate))
+        }
+        _ = fleet.takeDue(nowNs: t + 2)
+        // Group 1's calls reach 3 (refused 429) and 4 (to its rotated-out token), not 5.
+        sendCalls(fleet, book, atNs: t + 10, reaching: [3: 429, 4: 200])
+        let outcome = try outcome(fleet, book)
+        let calls = book.calls
         XCTAssertEqual(
-            (0..<3).map(outcome.neverUpdatedCause(of:)),
-            ["report_failed", "report_lost_by_service", "ended_before_update"]
+            (0..<6).map { outcome.neverUpdatedCause(of: $0, calls: calls) },
+            [.reportFailed, .neverReported, .endedBeforeUpdate, .apnsRefused, .tokenRotated, .reportLostByService]
+        )
+        XCTAssertEqual(fleet.snapshot.drops, [.rotatedOut: 2], "the device dropped both pushes to 4's old token")
+    }
+
+    /// The calls that owed a token a push reached no one: the service fell behind, it did not
+    /// lose one token. A token reported after the last call was owed nothing; one whose report
+    /// was never answered, nothing either.
+    func testABackloggedServiceAndLateReportsAreNamedSo() throws {
+        let fleet = try fleet()
+        let book = fleet.workload.arrivalBook()
+        let t = clock.nowNs
+        for activity in 0..<3 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
+        fleet.state.withLock { $0.plan.neverReports = Array(repeating: false, count: 6) }
+        fleet.answered(.tokenReport(activity: 0, generation: 0), succeeded: true, atNs: t)
+        book.learned(token: fleet.workload.updateToken(of: 0), atNs: t)
+        sendCalls(fleet, book, atNs: t + 10, reaching: [:])
+        fleet.answered(.tokenReport(activity: 1, generation: 0), succeeded: true, atNs: t + 1_000_000_000)
+        book.learned(token: fleet.workload.updateToken(of: 1), atNs: t + 1_000_000_000)
+        let outcome = try outcome(fleet, book)
+        let calls = book.calls
+        XCTAssertEqual(
+            (0..<3).map { outcome.neverUpdatedCause(of: $0, calls: calls) },
+            [.serviceBehind, .reportedAfterLastUpdate, .reportNotAnswered]
         )
     }
 

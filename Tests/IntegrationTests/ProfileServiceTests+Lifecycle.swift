@@ -64,13 +64,21 @@ extension ProfileServiceTests {
         XCTAssertTrue(page.contains("The registration storm: token reports sent each second"))
     }
 
-    /// A service that loses 5% of the token reports it answers: about 5% of the activities are
-    /// never updated, and the cause is named.
+    /// A service that loses 5% of the token reports it answers: each report it lost is one
+    /// activity never updated, put down to the service, and no other is.
     func testAServiceThatLosesTokenReportsLeavesThoseActivitiesNeverUpdated() throws {
-        let (output, summary, _) = try lifecycle(serviceOptions: ["--drop-reports", "0.05"])
+        let (output, summary, folder) = try lifecycle(serviceOptions: ["--drop-reports", "0.05"])
         XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
         let activities = try XCTUnwrap(try section(summary, "lifecycle")["activities"] as? [String: Any])
         let never = try XCTUnwrap(activities["started_never_updated"] as? Int)
+        let log = try String(contentsOfFile: "\(try XCTUnwrap(folder))/sender.stderr.log", encoding: .utf8)
+        let dropped = try XCTUnwrap(
+            log.firstMatch(of: /token reports dropped: (\d+)/).flatMap { Int($0.1) },
+            "the service says how many it dropped: \(log)"
+        )
+        XCTAssertGreaterThan(dropped, 0)
+        XCTAssertEqual(activities["never_updated_by_cause"] as? [String: Int], ["report_lost_by_service": dropped])
+        XCTAssertEqual(never, dropped)
         let missing = try XCTUnwrap(try section(summary, "fanout")["missing"] as? Int)
         XCTAssertTrue(
             (never...(never * 5)).contains(missing),

@@ -80,6 +80,7 @@ class Service:
         self.subscriptions = {}  # subscription id -> token
         self.updates = 0
         self.pushes = 0
+        self.dropped_reports = 0
         self.failures = {}
         self.queue = asyncio.Queue()
         self.workers = [asyncio.get_running_loop().create_task(self.work()) for _ in range(200)]
@@ -106,6 +107,7 @@ class Service:
             return self.start(request)
         if path == "/rest/3.0/live-activity/register":
             if self.random.random() < self.options.drop_reports:
+                self.dropped_reports += 1
                 return 200, {"registered": True}  # a lost report: answered, never stored
             self.groups.setdefault(str(request["groupId"]), {})[str(request["activityId"])] = request["token"]
             return 200, {"registered": True}
@@ -257,7 +259,11 @@ async def main():
     async with server:
         await stop.wait()
     failures = ", ".join(f"{k}: {v}" for k, v in sorted(service.failures.items())) or "none"
-    print(f"{service.updates} update calls, {service.pushes} pushes, failures: {failures}", file=sys.stderr)
+    print(
+        f"{service.updates} update calls, {service.pushes} pushes, failures: {failures}, "
+        f"token reports dropped: {service.dropped_reports}",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

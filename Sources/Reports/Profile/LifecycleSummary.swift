@@ -13,14 +13,18 @@ extension RunSummary {
             /// Started, and shown at least one update (or their end).
             public var updated: Int
             public var startedNeverUpdated: Int
-            /// Why each started activity was never updated: `never_reported` (the device never
-            /// reported its token: the user never allowed it, the app was killed),
-            /// `report_failed` (the service refused the report or did not answer in time),
-            /// `report_lost_by_service` (answered with success before an update was due, yet no
-            /// update came), `token_rotated` (the same, but its token had rotated and the updates
-            /// went to the old one past its grace), `reported_after_last_update` (too late for any
-            /// update), `report_not_answered` (still waiting when the profile ended),
-            /// `ended_before_update` (dismissed before any update was due).
+            /// Why each started activity was never updated, read from the evidence:
+            /// `never_reported` (the device never reported its token: the user never allowed it,
+            /// the app was killed), `report_failed` (the service refused the report or did not
+            /// answer in time), `report_not_answered` (still waiting when the profile ended),
+            /// `reported_after_last_update` (no call was sent after the service learned the
+            /// token), `ended_before_update` (its user closed it before the first call that owed
+            /// it an update was sent), `apns_refused` (the service sent its updates and APNs
+            /// refused every one), `token_rotated` (its pushes went to a token rotated out past
+            /// its grace), `service_behind` (the calls that owed it an update reached few of
+            /// their other activities either, or came after its user closed it),
+            /// `report_lost_by_service` (those calls reached most of the others, and nothing
+            /// came to this one).
             public var neverUpdatedByCause: [String: Int]
             public var dismissed: Int
             public var rotated: Int

@@ -14,6 +14,8 @@ public struct LifecycleOutcome: Sendable {
     public var serviceCPUByPhase: [String: Double]?
     let fleet: FleetState
     let workload: ServiceWorkload
+    /// The service's pushes as matched: which calls owed each token a push, and what came.
+    let arrivals: ArrivalBook
     let emulationCPUSeconds: Double
 
     /// The pushes the devices dropped, by cause (`DeviceFleet.Drop`'s names).
@@ -76,6 +78,7 @@ public struct LifecycleOutcome: Sendable {
         var started = 0
         var updated = 0
         var causes: [String: Int] = [:]
+        let calls = arrivals.calls
         for (activity, device) in fleet.devices.enumerated() {
             guard let life = device.activity else { continue }
             started += 1
@@ -83,7 +86,7 @@ public struct LifecycleOutcome: Sendable {
                 updated += 1
                 continue
             }
-            causes[neverUpdatedCause(of: activity), default: 0] += 1
+            causes[neverUpdatedCause(of: activity, calls: calls).rawValue, default: 0] += 1
         }
         return RunSummary.Lifecycle.Activities(
             expected: expected,
@@ -101,28 +104,59 @@ public struct LifecycleOutcome: Sendable {
 }
 
 extension LifecycleOutcome {
-    /// Why a started activity was never updated. Its app never reported its token, or the
-    /// service refused the report or did not answer it in time; or its user closed it before an
-    /// update reached it; or it reported after the last update call was due; or one was due
-    /// after, and its token had rotated (the updates went to the old one past its grace), or the
-    /// service lost the token it was told.
-    func neverUpdatedCause(of activity: Int) -> String {
+    /// Why a started activity was never updated, from the evidence: the device's own books (did
+    /// it report, did the service answer, did its user close it, did its token rotate) and the
+    /// arrival book's (which calls owed its token a push, what came, what APNs answered, and
+    /// how much of those calls reached anyone).
+    enum NeverUpdated: String, CaseIterable {
+        /// Its app never reported its token (a user who never allowed it, a killed app).
+        case neverReported = "never_reported"
+        /// The service refused its report, or did not answer it in time.
+        case reportFailed = "report_failed"
+        /// The report was still unanswered when the profile ended.
+        case reportNotAnswered = "report_not_answered"
+        /// No call was sent after the service learned the token.
+        case reportedAfterLastUpdate = "reported_after_last_update"
+        /// Its user closed it before the first call that owed it an update was sent.
+        case endedBeforeUpdate = "ended_before_update"
+        /// The service sent its updates and APNs refused every one.
+        case apnsRefused = "apns_refused"
+        /// Its token had rotated, the service never learned the new one, and its pushes to the
+        /// old one came past its grace.
+        case tokenRotated = "token_rotated"
+        /// The calls that owed it an update reached few of their other activities either: the
+        /// service fell behind on everyone (its pushes still queued, or too late to show).
+        case serviceBehind = "service_behind"
+        /// Those calls reached most of their other activities, and nothing came to this one:
+        /// the service lost the token it had answered for.
+        case reportLostByService = "report_lost_by_service"
+    }
+
+    /// The share of their owed pushes below which calls that reached nobody much say the
+    /// service fell behind, not that it lost one token.
+    static let behindBelowShare = 0.5
+
+    /// Why started `activity` was never updated; `calls` are the book's fan-outs.
+    func neverUpdatedCause(of activity: Int, calls: [ArrivalBook.CallFanout]) -> NeverUpdated {
         let device = fleet.devices[activity]
-        if fleet.plan.neverReports[activity] { return "never_reported" }
-        guard let life = device.activity else { return "never_started" }
-        let reportedNs: Int64
-        switch life.report {
-        case .failed: return "report_failed"
-        case .due: return device.dismissed ? "ended_before_update" : "report_not_answered"
-        case .answered(let atNs): reportedNs = atNs
+        if fleet.plan.neverReports[activity] { return .neverReported }
+        switch device.activity?.report ?? .due {
+        case .failed: return .reportFailed
+        case .due: return device.dismissed ? .endedBeforeUpdate : .reportNotAnswered
+        case .answered: break
         }
-        if device.dismissed { return "ended_before_update" }
-        let dueAfterReport = workload.calls.contains { call in
-            call.activities.contains(activity)
-                && (fleet.dueNs(microseconds: call.dueMicroseconds) ?? .min) >= reportedNs
+        let evidence = arrivals.evidence(token: workload.updateToken(of: activity))
+        guard let firstOwedNs = evidence.firstOwedSentNs else {
+            return device.dismissed ? .endedBeforeUpdate : .reportedAfterLastUpdate
         }
-        guard dueAfterReport else { return "reported_after_last_update" }
-        return life.rotatedNs == nil ? "report_lost_by_service" : "token_rotated"
+        if device.dismissed, let endedNs = device.endedNs, endedNs <= firstOwedNs { return .endedBeforeUpdate }
+        if evidence.accepted == 0, evidence.refused > 0 { return .apnsRefused }
+        if evidence.accepted > 0, device.activity?.rotatedNs != nil { return .tokenRotated }
+        let owed = evidence.owedCalls.reduce(0) { $0 + calls[$1].expected }
+        let reached = evidence.owedCalls.reduce(0) { $0 + calls[$1].arrived }
+        // Pushes that came and were not shown came after the user closed it: late, like a backlog.
+        let behind = evidence.accepted > 0 || Double(reached) < Self.behindBelowShare * Double(owed)
+        return behind ? .serviceBehind : .reportLostByService
     }
 }
 

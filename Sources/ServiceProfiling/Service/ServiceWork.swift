@@ -149,6 +149,7 @@ public struct ServiceWork {
                     serviceCPUByPhase: phaseNotes.cpu.map { lifecycleNotes.cpuByPhase(from: $0, to: cpuSeconds) },
                     fleet: fleet.snapshot,
                     workload: workload,
+                    arrivals: book,
                     emulationCPUSeconds: fleet.emulationCPUSeconds
                 )
             }
