@@ -189,14 +189,7 @@ public final class ArrivalBook: Sendable {
         let tag = EventTag.read(body)
         let accepted = push.status == 200
         state.withLock { state in
-            let second = max(0, Int((receivedNs - state.originNs) / 1_000_000_000))
-            state.figures.pushes += 1
-            if accepted { state.figures.accepted += 1 }
-            if state.figures.firstArrivalNs == nil { state.figures.firstArrivalNs = receivedNs }
-            state.figures.lastArrivalNs = max(state.figures.lastArrivalNs ?? receivedNs, receivedNs)
-            while state.figures.intervals.count <= second { state.figures.intervals.append(Interval()) }
-            state.figures.intervals[second].pushes += 1
-            if accepted { state.figures.intervals[second].accepted += 1 }
+            let second = count(push, receivedNs: receivedNs, in: &state)
             switch match(push, tag: tag, accepted: accepted, in: &state) {
             case .event(let slot, let k, let byTag):
                 let lagNs = receivedNs - state.startNs - schedule.due(slot: slot, k: k)! * 1000
@@ -213,6 +206,26 @@ public final class ArrivalBook: Sendable {
                 state.figures.duplicates += 1
             }
         }
+    }
+
+    /// Counts `push`, a push the service had to send that no call's schedule holds (a start to
+    /// a push-to-start token), among those received: matched to no event, not extra.
+    public func counted(_ push: TrafficRecord, receivedNs: Int64) {
+        state.withLock { _ = count(push, receivedNs: receivedNs, in: &$0) }
+    }
+
+    /// Counts `push` among those received, in all and in its second; that second.
+    private func count(_ push: TrafficRecord, receivedNs: Int64, in state: inout State) -> Int {
+        let accepted = push.status == 200
+        let second = max(0, Int((receivedNs - state.originNs) / 1_000_000_000))
+        state.figures.pushes += 1
+        if accepted { state.figures.accepted += 1 }
+        if state.figures.firstArrivalNs == nil { state.figures.firstArrivalNs = receivedNs }
+        state.figures.lastArrivalNs = max(state.figures.lastArrivalNs ?? receivedNs, receivedNs)
+        while state.figures.intervals.count <= second { state.figures.intervals.append(Interval()) }
+        state.figures.intervals[second].pushes += 1
+        if accepted { state.figures.intervals[second].accepted += 1 }
+        return second
     }
 
     /// What `push` is: the first answer to an event (by its `tag`, else by order), a

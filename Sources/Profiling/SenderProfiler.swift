@@ -150,12 +150,15 @@ public struct SenderProfiler {
     }
 
     /// The recording of every push the mock answers, each handed on as it arrives: to the
-    /// devices first when they are played (a start is theirs alone), then to the book.
+    /// devices first when they are played, then to the book (which only counts a start: no
+    /// call's schedule holds it).
     private func recorder(book: ArrivalBook, devices: DeviceFleet?) throws -> PushRecorder {
         try PushRecorder(path: path("traffic.csv")) { push, receivedNs, body in
             guard let devices else { return book.arrived(push, receivedNs: receivedNs, body: body) }
             if let forBook = devices.arrived(push, receivedNs: receivedNs, body: body) {
                 book.arrived(forBook, receivedNs: receivedNs, body: body)
+            } else {
+                book.counted(push, receivedNs: receivedNs)
             }
         }
     }

@@ -38,8 +38,18 @@ extension ProfileServiceTests {
         let reports = try XCTUnwrap(storm["reports"] as? [String: Any])
         assertAccounted(reports, sent: 300)
         XCTAssertEqual(reports["by_status"] as? [String: Int], ["200": 300])
-        XCTAssertEqual((storm["per_second"] as? [Int])?.reduce(0, +), 300)
+        XCTAssertEqual((storm["per_second"] as? [Int])?.reduce(0, +), 300, "offered")
+        XCTAssertEqual((storm["answered_per_second"] as? [Int])?.reduce(0, +), 300, "answered")
         XCTAssertGreaterThan(storm["peak_per_s"] as? Int ?? 0, 0)
+        XCTAssertGreaterThan(storm["peak_answered_per_s"] as? Int ?? 0, 0)
+        XCTAssertEqual(
+            lifecycle["start_pushes"] as? [String: Int],
+            ["sent": 300, "accepted": 300, "refused": 0],
+            "the starts are in the books"
+        )
+        XCTAssertEqual(try section(summary, "counts")["sent"] as? Int, 300 + 500, "starts and updates alike")
+        let perUnit = try XCTUnwrap(lifecycle["service_cpu_us_per"] as? [String: Double])
+        XCTAssertEqual(perUnit.keys.sorted(), ["start_push", "token_report", "update_push"])
         let activities = try XCTUnwrap(lifecycle["activities"] as? [String: Any])
         XCTAssertEqual(activities["started"] as? Int, 300)
         XCTAssertEqual(activities["updated"] as? Int, 300)
@@ -61,7 +71,7 @@ extension ProfileServiceTests {
             XCTAssertTrue(output.stdout.contains("\n\(topic)  "), "\(topic): \(output.stdout)")
         }
         let page = try String(contentsOfFile: "\(try XCTUnwrap(folder))/report.html", encoding: .utf8)
-        XCTAssertTrue(page.contains("The registration storm: token reports sent each second"))
+        XCTAssertTrue(page.contains("The registration storm: token reports offered and answered each second"))
     }
 
     /// A service that loses 5% of the token reports it answers: each report it lost is one
@@ -127,6 +137,11 @@ extension ProfileServiceTests {
         let activities = try XCTUnwrap(lifecycle["activities"] as? [String: Any])
         XCTAssertEqual(activities["started"] as? Int, 200)
         XCTAssertGreaterThan(activities["dismissed"] as? Int ?? 0, 20)
+        XCTAssertEqual(
+            (lifecycle["service_cpu_by_phase_s"] as? [String: Double])?.keys.sorted(),
+            ["registration_storm", "updates"],
+            "no start call, no start phase: the token reports are the storm's"
+        )
         let wasted = try XCTUnwrap(lifecycle["wasted_pushes_by_cause"] as? [String: Int])
         XCTAssertGreaterThan(wasted["after_end_or_dismissal"] ?? 0, 0, "\(wasted)")
         let traffic = try String(contentsOfFile: "\(try XCTUnwrap(folder))/traffic.csv", encoding: .utf8)

@@ -213,12 +213,13 @@ final class RunSummarySchemaTests: XCTestCase {
         summary.fanout = service.fanout
         summary.lifecycle = RunSummary.Lifecycle(
             starts: phase,
+            startPushes: RunSummary.Lifecycle.StartPushes(accepted: 99, refused: 1),
             startCalls: service.calls,
             reissuedStartTokens: phase,
             storm: RunSummary.Lifecycle.Storm(
                 reports: phase,
                 perSecond: [0, 3, 1],
-                peakPerS: 3,
+                answeredPerSecond: [0, 2, 2],
                 startToReportMs: RunSummary.MillisecondPercentiles([1500, 2500])
             ),
             closes: phase,
@@ -232,10 +233,12 @@ final class RunSummarySchemaTests: XCTestCase {
                 neverUpdatedByCause: ["report_lost_by_service": 4],
                 dismissed: 2,
                 rotated: 1,
-                extraStarts: 0
+                extraStarts: 0,
+                startsBeforeTheirCall: 2
             ),
             wastedPushesByCause: ["after_end_or_dismissal": 3],
             serviceCPUByPhaseS: ["start": 0.5, "registration_storm": 1.5, "updates": 2],
+            serviceCPUUsPer: ["start_push": 5000, "token_report": 15000, "update_push": 10],
             emulation: RunSummary.Lifecycle.Emulation(cpuS: 0.01, deviceEvents: 1000, cpuUsPerEvent: 10),
             devices: ["activity_limit": "5"]
         )

@@ -16,7 +16,8 @@ struct LifecycleSection {
         let activities = lifecycle.activities
         return [
             HTML.card(ms(lifecycle.startFanout.all.lastMs?.p50), "last device started, p50 over calls"),
-            HTML.card("\(lifecycle.storm.peakPerS)", "token reports a second, peak"),
+            HTML.card("\(lifecycle.storm.peakPerS)", "token reports offered a second, peak"),
+            HTML.card("\(lifecycle.storm.peakAnsweredPerS ?? 0)", "token reports answered a second, peak"),
             HTML.card(ms(lifecycle.storm.reports.latencyMs?.p99), "token report p99"),
             HTML.card(ms(lifecycle.timeToFirstUpdateMs?.p99), "time to first update, p99"),
             HTML.card("\(activities.startedNeverUpdated + activities.neverStarted)", "activities never updated"),
@@ -49,15 +50,20 @@ struct LifecycleSection {
     /// Token reports sent each second.
     private func stormChart() -> String {
         LineChart(
-            title: "The registration storm: token reports sent each second",
+            title: "The registration storm: token reports offered and answered each second",
             xLabel: "seconds since the clock's start",
             yLabel: "reports a second",
             series: [
                 LineChart.Series(
-                    name: "token reports",
+                    name: "offered by the devices",
                     color: "#0a66c2",
                     points: lifecycle.storm.perSecond.enumerated().map { (Double($0), Double($1)) }
-                )
+                ),
+                LineChart.Series(
+                    name: "answered by the service",
+                    color: "#d9480f",
+                    points: (lifecycle.storm.answeredPerSecond ?? []).enumerated().map { (Double($0), Double($1)) }
+                ),
             ],
             emptyReason: "no device reported a token"
         ).render()

@@ -85,20 +85,32 @@ extension RunSummary {
             }
         }
 
-        /// The token reports as the service saw them: every request accounted for, and how many
-        /// were sent in each second after the clock's start.
+        /// The token reports as the service saw them: every request accounted for, how many
+        /// the devices offered in each second after the clock's start (by intended moment), and
+        /// how many the service answered in each (by the answer's moment).
         public struct Storm: Codable, Sendable, Equatable {
             public var reports: APIPhase
+            /// Offered: what the devices sent, whatever the service made of it.
             public var perSecond: [Int]
             public var peakPerS: Int
+            /// Answered (absent before the offered and answered rates were told apart).
+            public var answeredPerSecond: [Int]?
+            public var peakAnsweredPerS: Int?
             /// From each activity's start to its first token report's successful answer.
             public var startToReportMs: MillisecondPercentiles?
 
             /// Creates the figures.
-            public init(reports: APIPhase, perSecond: [Int], peakPerS: Int, startToReportMs: MillisecondPercentiles?) {
+            public init(
+                reports: APIPhase,
+                perSecond: [Int],
+                answeredPerSecond: [Int],
+                startToReportMs: MillisecondPercentiles?
+            ) {
                 self.reports = reports
                 self.perSecond = perSecond
-                self.peakPerS = peakPerS
+                peakPerS = perSecond.max() ?? 0
+                self.answeredPerSecond = answeredPerSecond
+                peakAnsweredPerS = answeredPerSecond.max() ?? 0
                 self.startToReportMs = startToReportMs
             }
 
@@ -106,7 +118,23 @@ extension RunSummary {
                 case reports
                 case perSecond = "per_second"
                 case peakPerS = "peak_per_s"
+                case answeredPerSecond = "answered_per_second"
+                case peakAnsweredPerS = "peak_answered_per_s"
                 case startToReportMs = "start_to_report_ms"
+            }
+        }
+
+        /// Start pushes the service sent to push-to-start tokens: `sent = accepted + refused`.
+        public struct StartPushes: Codable, Sendable, Equatable {
+            public var sent: Int
+            public var accepted: Int
+            public var refused: Int
+
+            /// The counts: `sent` is their sum.
+            public init(accepted: Int, refused: Int) {
+                self.accepted = accepted
+                self.refused = refused
+                sent = accepted + refused
             }
         }
 
@@ -135,6 +163,8 @@ extension RunSummary {
         /// The operator's start calls, and their fan-out as push-to-start pushes that started an
         /// activity (milliseconds after each call's intended time).
         public var starts: APIPhase?
+        /// Every start push that reached the mock, by APNs's answer (absent in older summaries).
+        public var startPushes: StartPushes?
         public var startFanout: Fanout
         /// Push-to-start tokens the devices re-issued and reported during the run (those before
         /// the clock are the summary's `registrations`).
@@ -152,6 +182,10 @@ extension RunSummary {
         /// call's due time if sooner), `updates` (the rest). Absent when profile did not start
         /// the service.
         public var serviceCPUByPhaseS: [String: Double]?
+        /// Each phase's CPU divided by its own work, µs: `start_push` (the start phase's CPU
+        /// per start push), `token_report` (the storm's per token report answered),
+        /// `update_push` (the updates' per update push). A phase with no work has none.
+        public var serviceCPUUsPer: [String: Double]?
         public var emulation: Emulation
         /// The devices' behaviour as played: each flag's value (docs/profile-lifecycle.md says
         /// which are assumptions).
@@ -160,6 +194,7 @@ extension RunSummary {
         /// Creates the figures.
         public init(
             starts: APIPhase?,
+            startPushes: StartPushes?,
             startCalls: [ServiceFigures.Call],
             reissuedStartTokens: APIPhase?,
             storm: Storm,
@@ -168,10 +203,12 @@ extension RunSummary {
             activities: Activities,
             wastedPushesByCause: [String: Int],
             serviceCPUByPhaseS: [String: Double]?,
+            serviceCPUUsPer: [String: Double]?,
             emulation: Emulation,
             devices: [String: String]
         ) {
             self.starts = starts
+            self.startPushes = startPushes
             startFanout = Fanout(calls: startCalls, extra: 0, matchedByTag: 0)
             self.reissuedStartTokens = reissuedStartTokens
             self.storm = storm
@@ -181,6 +218,7 @@ extension RunSummary {
             self.wastedPushesByCause = wastedPushesByCause
             wastedPushes = wastedPushesByCause.values.reduce(0, +)
             self.serviceCPUByPhaseS = serviceCPUByPhaseS
+            self.serviceCPUUsPer = serviceCPUUsPer
             self.emulation = emulation
             self.devices = devices
         }
@@ -193,6 +231,8 @@ extension RunSummary {
             case wastedPushes = "wasted_pushes"
             case wastedPushesByCause = "wasted_pushes_by_cause"
             case serviceCPUByPhaseS = "service_cpu_by_phase_s"
+            case serviceCPUUsPer = "service_cpu_us_per"
+            case startPushes = "start_pushes"
         }
     }
 }

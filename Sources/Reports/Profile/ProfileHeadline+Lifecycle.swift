@@ -14,13 +14,17 @@ extension ProfileHeadline {
             lifecycle.emulation.deviceEvents
         )
         if measured, let phases = lifecycle.serviceCPUByPhaseS {
-            cost += String(
-                format:
-                    "; the service spent %.2f s of CPU on the starts, %.2f s in the registration storm, %.2f s on updates",
-                phases["start"] ?? 0,
-                phases["registration_storm"] ?? 0,
-                phases["updates"] ?? 0
-            )
+            let perUnit = lifecycle.serviceCPUUsPer ?? [:]
+            let parts = [
+                ("start", "on the starts", "start_push", "a start push"),
+                ("registration_storm", "in the registration storm", "token_report", "a token report"),
+                ("updates", "on updates", "update_push", "an update push"),
+            ].compactMap { phase, doing, unit, each -> String? in
+                guard let seconds = phases[phase] else { return nil }
+                return String(format: "%.2f s %@", seconds, doing)
+                    + (perUnit[unit].map { String(format: " (%.1f µs %@)", $0, each) } ?? "")
+            }
+            cost += "; the service spent " + parts.joined(separator: ", ")
         }
         lines.append(RunHeadline.Line(topic: "costs", sentence: cost + ".", good: nil))
         return lines
@@ -66,9 +70,11 @@ extension ProfileHeadline {
     private static func stormLine(_ storm: RunSummary.Lifecycle.Storm) -> RunHeadline.Line {
         let reports = storm.reports
         var sentence = String(
-            format: "%d token reports hit the service, peaking at %d a second, answered in %.1f ms at p99 (%@)",
+            format:
+                "The devices offered %d token reports, at most %d in a second; the service answered at most %d in a second, in %.1f ms at p99 (%@)",
             reports.sent,
             storm.peakPerS,
+            storm.peakAnsweredPerS ?? 0,
             reports.latencyMs?.p99 ?? 0,
             statuses(reports)
         )

@@ -133,8 +133,9 @@ public struct ProfileHeadline: Sendable {
                 RunHeadline.Line(
                     topic: "fan-out cost",
                     sentence: String(
-                        format:
-                            "%.1f µs of the service's CPU per push from the first call on (its registrations apart).",
+                        format: service.lifecycle == nil
+                            ? "%.1f µs of the service's CPU per push from the first call on (its registrations apart)."
+                            : "%.1f µs of the service's CPU per update push in the updates' phase (its starts and token reports apart).",
                         cost
                     ),
                     good: nil

@@ -6,7 +6,8 @@ extension DeviceFleet {
     /// Books `push`, which reached the mock at `receivedNs`, as the device its token belongs to
     /// sees it, and says what the arrival book is to match: the push with its update token
     /// replaced by its activity's first (a rotated token still answers its activity's calls), or
-    /// `nil` for a start, which is the fleet's alone. Only a push APNs accepted (200) reaches a
+    /// `nil` for a start, which no call's schedule holds (the book counts it, and matches it to
+    /// nothing). Only a push APNs accepted (200) reaches a
     /// device; of those it refused, the fleet books only its own 410s (to a token it let die),
     /// each as the drop its device would have made of it.
     public func arrived(_ push: TrafficRecord, receivedNs: Int64, body: [UInt8]) -> TrafficRecord? {
@@ -19,7 +20,10 @@ extension DeviceFleet {
         let activity = Int(code >> 2)
         switch role {
         case .pushToStart, .reissuedPushToStart:
-            guard push.status == 200 else { return nil }
+            guard push.status == 200 else {
+                state.withLock { $0.startPushesRefused += 1 }
+                return nil
+            }
             let content = LiveActivityPushContent(json: body)
             let problem = startProblem(content, of: activity)
             state.withLock { state in

@@ -22,8 +22,11 @@ public final class DeviceReporter: Sendable {
         public var tokenReports = APIAnswers()
         public var closes = APIAnswers()
         public var startTokens = APIAnswers()
-        /// Token reports sent in each second after the clock's start: the storm's shape.
+        /// Token reports offered in each second after the clock's start (by their intended
+        /// moment): the storm as the devices made it; and answered in each second (by the
+        /// answer's moment, timeouts and failures apart): the storm as the service got through it.
         public var reportsPerSecond: [Int] = []
+        public var reportsAnsweredPerSecond: [Int] = []
         /// When each phase's first request was due: its seconds count from there.
         fileprivate var began: [Phase: Int64] = [:]
     }
@@ -93,8 +96,10 @@ public final class DeviceReporter: Sendable {
                 guard let rendered = file.deviceRequest(request, of: fleet, intendedNanos: UInt64(dueNs)) else {
                     continue
                 }
-                if case .tokenReport = request { countReport(atSecond: Int((dueNs - startNs) / 1_000_000_000)) }
-                if let refused = client.submit(rendered) { book(refused) }
+                if case .tokenReport = request {
+                    count(atSecond: Int((dueNs - startNs) / 1_000_000_000), in: \.reportsPerSecond)
+                }
+                if let refused = client.submit(rendered) { book(refused, startNs: startNs) }
             }
             if head == backlog.count {
                 backlog.removeAll(keepingCapacity: true)
@@ -104,19 +109,20 @@ public final class DeviceReporter: Sendable {
             // At least a millisecond: an action due sooner waits for it (its latency counts from its
             // intended moment), rather than the thread spinning on the clock.
             let waitMs = max(1, min(5, untilNext))
-            for answer in client.perform(waitMs: waitMs) { book(answer) }
+            for answer in client.perform(waitMs: waitMs) { book(answer, startNs: startNs) }
         }
     }
 
-    private func countReport(atSecond second: Int) {
+    /// Counts a token report in `second` after the clock's start, in the series `series`.
+    private func count(atSecond second: Int, in series: WritableKeyPath<Answers, [Int]>) {
         answers.withLock { answers in
             let index = max(0, second)
-            while answers.reportsPerSecond.count <= index { answers.reportsPerSecond.append(0) }
-            answers.reportsPerSecond[index] += 1
+            while answers[keyPath: series].count <= index { answers[keyPath: series].append(0) }
+            answers[keyPath: series][index] += 1
         }
     }
 
-    private func book(_ answer: ServiceClient.Answer) {
+    private func book(_ answer: ServiceClient.Answer, startNs: Int64) {
         let request = DeviceRequestTag(rawValue: answer.tag).request
         guard let template = file.lifecycle?.template(for: request) else { return }
         let succeeded = answer.failure == nil && !answer.timedOut && template.succeeded(answer.status)
@@ -126,6 +132,9 @@ public final class DeviceReporter: Sendable {
             arrivals.learned(token: fleet.workload.updateToken(of: activity), atNs: nowNs)
         }
         let intendedNs = nowNs - Int64(answer.latencyNanos)
+        if case .tokenReport = request, answer.status > 0 {
+            count(atSecond: Int((nowNs - startNs) / 1_000_000_000), in: \.reportsAnsweredPerSecond)
+        }
         let phase = Answers.Phase(request)
         answers.withLock { answers in
             let began = min(answers.began[phase] ?? intendedNs, intendedNs)

@@ -109,7 +109,9 @@ struct FleetState {
     var lastStartNs: Int64?
     var localStartsWaiting = 0
     var drops: [DeviceFleet.Drop: Int] = [:]
+    /// Start pushes APNs accepted (each reached its device), and those it refused.
     var startPushes = 0
+    var startPushesRefused = 0
     /// Pushes a device saw, and the devices' own steps: what the emulation's CPU is divided by.
     var deviceEvents = 0
     var updatesShown = 0

@@ -26,7 +26,62 @@ public struct LifecycleOutcome: Sendable {
     /// The figures the reports show.
     func figures() -> RunSummary.Lifecycle {
         let lifecycle = file.lifecycle
-        let startCalls = fleet.startArrivals.enumerated().map { index, arrivals in
+        return RunSummary.Lifecycle(
+            starts: lifecycle?.start.map {
+                starts.phase(request: $0, per: lifecycle?.startPerActivity == true ? "activity" : "group")
+            },
+            startPushes: workload.starts.isEmpty
+                ? nil
+                : RunSummary.Lifecycle.StartPushes(accepted: fleet.startPushes, refused: fleet.startPushesRefused),
+            startCalls: startCalls,
+            reissuedStartTokens: lifecycle?.startToken.flatMap {
+                devices.startTokens.sent > 0 ? devices.startTokens.phase(request: $0, per: nil) : nil
+            },
+            storm: RunSummary.Lifecycle.Storm(
+                reports: devices.tokenReports.phase(request: file.lifecycle!.tokenReport, per: nil),
+                perSecond: devices.reportsPerSecond,
+                answeredPerSecond: devices.reportsAnsweredPerSecond,
+                startToReportMs: fleet.startToReport.millisecondPercentiles
+            ),
+            closes: lifecycle?.close.flatMap {
+                devices.closes.sent > 0 ? devices.closes.phase(request: $0, per: nil) : nil
+            },
+            timeToFirstUpdateMs: fleet.timeToFirstUpdate.millisecondPercentiles,
+            activities: activities(),
+            wastedPushesByCause: deviceDrops,
+            serviceCPUByPhaseS: serviceCPUByPhase,
+            serviceCPUUsPer: serviceCPUByPhase.map(cpuUsPerUnit),
+            emulation: RunSummary.Lifecycle.Emulation(
+                cpuS: emulationCPUSeconds,
+                deviceEvents: fleet.deviceEvents,
+                cpuUsPerEvent: fleet.deviceEvents > 0 ? emulationCPUSeconds * 1e6 / Double(fleet.deviceEvents) : nil
+            ),
+            devices: settings.asReported
+        )
+    }
+
+    /// Update pushes the mock received: every push but the starts.
+    var updatePushes: Int { max(0, arrivals.figures.pushes - fleet.startPushes - fleet.startPushesRefused) }
+
+    /// Each phase's CPU divided by its own work, µs: a start push, a token report the service
+    /// answered, an update push; a phase with no work has none.
+    private func cpuUsPerUnit(_ phases: [String: Double]) -> [String: Double] {
+        let reports = devices.tokenReports
+        let work = [
+            ("start", "start_push", fleet.startPushes + fleet.startPushesRefused),
+            ("registration_storm", "token_report", reports.succeeded + reports.refused),
+            ("updates", "update_push", updatePushes),
+        ]
+        var perUnit: [String: Double] = [:]
+        for (phase, unit, count) in work where count > 0 {
+            if let seconds = phases[phase] { perUnit[unit] = seconds * 1e6 / Double(count) }
+        }
+        return perUnit
+    }
+
+    /// Each start call's fan-out: its start pushes that started an activity.
+    private var startCalls: [ServiceFigures.Call] {
+        fleet.startArrivals.enumerated().map { index, arrivals in
             let start = workload.starts[index]
             let milestones = ArrivalBook.milestones(arrivals.sorted(), expected: start.activities.count)
             return ServiceFigures.Call(
@@ -41,35 +96,6 @@ public struct LifecycleOutcome: Sendable {
                 lastMs: milestones.lastMs
             )
         }
-        let peak = devices.reportsPerSecond.max() ?? 0
-        return RunSummary.Lifecycle(
-            starts: lifecycle?.start.map {
-                starts.phase(request: $0, per: lifecycle?.startPerActivity == true ? "activity" : "group")
-            },
-            startCalls: startCalls,
-            reissuedStartTokens: lifecycle?.startToken.flatMap {
-                devices.startTokens.sent > 0 ? devices.startTokens.phase(request: $0, per: nil) : nil
-            },
-            storm: RunSummary.Lifecycle.Storm(
-                reports: devices.tokenReports.phase(request: file.lifecycle!.tokenReport, per: nil),
-                perSecond: devices.reportsPerSecond,
-                peakPerS: peak,
-                startToReportMs: fleet.startToReport.millisecondPercentiles
-            ),
-            closes: lifecycle?.close.flatMap {
-                devices.closes.sent > 0 ? devices.closes.phase(request: $0, per: nil) : nil
-            },
-            timeToFirstUpdateMs: fleet.timeToFirstUpdate.millisecondPercentiles,
-            activities: activities(),
-            wastedPushesByCause: deviceDrops,
-            serviceCPUByPhaseS: serviceCPUByPhase,
-            emulation: RunSummary.Lifecycle.Emulation(
-                cpuS: emulationCPUSeconds,
-                deviceEvents: fleet.deviceEvents,
-                cpuUsPerEvent: fleet.deviceEvents > 0 ? emulationCPUSeconds * 1e6 / Double(fleet.deviceEvents) : nil
-            ),
-            devices: settings.asReported
-        )
     }
 
     /// What became of each activity the scenario starts, and why a started one never updated.

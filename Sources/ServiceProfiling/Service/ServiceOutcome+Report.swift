@@ -6,7 +6,8 @@ extension ServiceOutcome {
     /// The report's figures: both phases' answers, and each call's fan-out, with its cost when
     /// the service's CPU was `measured` (profile started it).
     public func figures(arrivals: ArrivalBook.Figures, measured: Bool) -> ServiceFigures {
-        ServiceFigures(
+        let lifecycle = lifecycle?.figures()
+        return ServiceFigures(
             registrations: register.map {
                 registration.phase(
                     request: $0,
@@ -16,7 +17,7 @@ extension ServiceOutcome {
                 )
             },
             api: events.phase(request: file.event, per: file.perActivity ? "activity" : "group"),
-            lifecycle: lifecycle?.figures(),
+            lifecycle: lifecycle,
             calls: calls.map { fanout in
                 let call = workload.calls[fanout.call]
                 return ServiceFigures.Call(
@@ -33,9 +34,11 @@ extension ServiceOutcome {
             },
             extra: arrivals.extra,
             matchedByTag: arrivals.matchedByTag,
-            eventsCPUUsPerPush: eventsCPUSeconds.flatMap { seconds in
-                measured && arrivals.pushes > 0 ? seconds * 1e6 / Double(arrivals.pushes) : nil
-            }
+            // A lifecycle's updates are a phase of their own: the starts and the storm apart.
+            eventsCPUUsPerPush: lifecycle.map { measured ? $0.serviceCPUUsPer?["update_push"] : nil }
+                ?? eventsCPUSeconds.flatMap { seconds in
+                    measured && arrivals.pushes > 0 ? seconds * 1e6 / Double(arrivals.pushes) : nil
+                }
         )
     }
 }

@@ -146,7 +146,9 @@ public struct ServiceWork {
                     starts: session.startAnswers,
                     devices: session.reporter?.snapshot ?? DeviceReporter.Answers(),
                     settings: fleet.settings,
-                    serviceCPUByPhase: phaseNotes.cpu.map { lifecycleNotes.cpuByPhase(from: $0, to: cpuSeconds) },
+                    serviceCPUByPhase: phaseNotes.cpu.map {
+                        lifecycleNotes.cpuByPhase(from: $0, to: cpuSeconds, startCalls: !workload.starts.isEmpty)
+                    },
                     fleet: fleet.snapshot,
                     workload: workload,
                     arrivals: book,
@@ -203,7 +205,7 @@ private final class PhaseNotes {
 }
 
 /// When a lifecycle's phases ended, with the service's CPU then: the starts (every start call
-/// answered, every local start made, and every device of a start call reached, or no start for a
+/// answered, and every device of a start call reached, or no start for a
 /// second since the last, or for five since the calls were answered if none came) and the
 /// registration storm (every first token report answered, no device step left). The updates'
 /// phase begins when the first update call is due, or when the storm is over if that is later;
@@ -227,7 +229,7 @@ private final class LifecyclePhaseNotes {
         let progress = fleet.progress
         if updatesDueCPU == nil, let updatesDueNs, nowNs >= updatesDueNs { updatesDueCPU = now() }
         if startsAnswered, answeredAtNs == nil { answeredAtNs = nowNs }
-        if startsDoneCPU == nil, let answeredAtNs, progress.localStartsWaiting == 0 {
+        if startsDoneCPU == nil, let answeredAtNs {
             let quietNs =
                 progress.lastStartNs.map { nowNs - $0 >= 1_000_000_000 } ?? (nowNs - answeredAtNs >= 5_000_000_000)
             if progress.startPushes >= fleet.expectedStartPushes || quietNs { startsDoneCPU = now() }
@@ -239,14 +241,16 @@ private final class LifecyclePhaseNotes {
     }
 
     /// The service's CPU seconds in each phase, from `clockStart` (its CPU at the clock's start)
-    /// to `end`; a phase not over by the end runs to it.
-    func cpuByPhase(from clockStart: Double, to end: Double) -> [String: Double] {
-        let startsDone = startsDoneCPU ?? end
+    /// to `end`; a phase not over by the end runs to it. Without start calls (every app starts its
+    /// own activity) there is no start phase: the storm runs from the clock's start.
+    func cpuByPhase(from clockStart: Double, to end: Double, startCalls: Bool) -> [String: Double] {
+        let startsDone = startCalls ? startsDoneCPU ?? end : clockStart
         let stormDone = max(startsDone, min(stormDoneCPU ?? end, updatesDueCPU ?? end))
-        return [
-            "start": max(0, startsDone - clockStart),
+        var phases = [
             "registration_storm": max(0, stormDone - startsDone),
             "updates": max(0, end - stormDone),
         ]
+        if startCalls { phases["start"] = max(0, startsDone - clockStart) }
+        return phases
     }
 }
