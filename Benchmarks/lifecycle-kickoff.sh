@@ -12,8 +12,9 @@
 # Runs it twice: the service healthy, then losing DROP of the token reports it answers (0.05).
 # Prints each run's start fan-out, registration storm, time to first update, activities never
 # updated and why, wasted pushes by cause, the service's CPU by phase and PushBench's own CPU per
-# device event, and fails when that is above 20 µs (the emulation must not be what is measured).
-# Each run's report folder stays in OUT (a temporary folder by default) for render-report.sh.
+# device event. Fails when a profile fails, when the books do not balance, or when the emulation
+# costs more than 20 µs a device event (it must not be what is measured). Each run's report
+# folder stays in OUT (a temporary folder by default) for render-report.sh.
 #
 # Usage: [ACTIVITIES=100000] [UPDATES=3] [SCALE=45] [DROP=0.05] [OUT=dir] Benchmarks/lifecycle-kickoff.sh
 set -euo pipefail
@@ -22,9 +23,17 @@ activities=${ACTIVITIES:-100000} updates=${UPDATES:-3} scale=${SCALE:-45} drop=$
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 binary=.build/release/pushbench
-python=.build/conformance-venv/bin/python
-[[ -x $binary ]] || swift build -c release --product pushbench >/dev/null
-[[ -x $python ]] || { echo "error: $python not found: make conformance builds the aioapns venv" >&2; exit 2; }
+swift build -c release --product pushbench >/dev/null # up to date with the sources, never a stale binary
+# The service's aioapns, pinned as the conformance suite pins it, in the venv its tests share.
+venv=.build/conformance-venv
+requirements=Tests/Conformance/requirements.txt
+if ! cmp -s "$requirements" "$venv/requirements.installed"; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$requirements"
+    cp "$requirements" "$venv/requirements.installed"
+fi
+python=$venv/bin/python
 export NETMERA_API_KEY=netmera-secret-5521
 
 status=0
@@ -34,10 +43,17 @@ for run in healthy "drop-$drop"; do
     rm -rf "$out/$run"
     echo "== $run: $activities activities, $updates updates, --time-scale $scale"
     start=$(date +%s)
+    exit_status=0
     "$binary" profile --api examples/netmera-lifecycle.yaml --scenario football --activities "$activities" \
         --requests "$updates" --time-scale "$scale" --streams-before-token 1000 --settle 5s --no-budget \
-        --reports-dir "$out/$run" -- "$python" "${service[@]}" >"$out/$run.stdout" 2>"$out/$run.stderr" || true
+        --reports-dir "$out/$run" -- "$python" "${service[@]}" >"$out/$run.stdout" 2>"$out/$run.stderr" ||
+        exit_status=$?
     echo "   took $(($(date +%s) - start)) s; first screen: $out/$run.stdout"
+    if ((exit_status != 0)); then
+        echo "   FAILED: profile exited $exit_status; $(tail -n 1 "$out/$run.stderr")"
+        status=1
+        continue
+    fi
     python3 - "$out/$run"/*/summary.json <<'PYTHON' || status=1
 import json, sys
 summary = json.load(open(sys.argv[1]))
@@ -49,8 +65,8 @@ print("   start fan-out: first %s; half %s; 99%% %s; last %s" % tuple(
 print("   started %d of %d" % (life["activities"]["started"], life["activities"]["expected"]))
 storm = life["storm"]
 reports = storm["reports"]
-print("   storm: %d reports, peak %d/s, latency %s, statuses %s, failed %s" % (
-    reports["sent"], storm["peak_per_s"], ms(reports.get("latency_ms")), reports["by_status"],
+print("   storm: %d reports, peak offered %d/s, answered %d/s, latency %s, statuses %s, failed %s" % (
+    reports["sent"], storm["peak_per_s"], storm.get("peak_answered_per_s") or 0, ms(reports.get("latency_ms")), reports["by_status"],
     reports["timed_out"] + reports["failed"]))
 print("   start to reported token: %s" % ms(storm.get("start_to_report_ms")))
 first = life.get("time_to_first_update_ms")
@@ -61,6 +77,9 @@ print("   never updated: %d of %d started (%.1f%%): %s; never started: %d" % (
     acts["never_updated_by_cause"], acts["never_started"]))
 print("   wasted pushes: %d %s" % (life["wasted_pushes"], life["wasted_pushes_by_cause"]))
 print("   service CPU by phase: %s" % {k: round(v, 2) for k, v in (life.get("service_cpu_by_phase_s") or {}).items()})
+print("   service CPU per unit of work (µs): %s" % {k: round(v, 1) for k, v in (life.get("service_cpu_us_per") or {}).items()})
+starts = life.get("start_pushes") or {}
+print("   start pushes: %s sent, %s accepted, %s refused" % (starts.get("sent"), starts.get("accepted"), starts.get("refused")))
 emulation = life["emulation"]
 per_event = emulation["cpu_us_per_event"] or 0
 print("   PushBench playing the devices: %.2f s CPU, %d device events, %.1f µs each (budget 20)" % (
@@ -68,7 +87,9 @@ print("   PushBench playing the devices: %.2f s CPU, %d device events, %.1f µs 
 counts = summary["events"]
 print("   books: %d update pushes expected, %d matched, %d missing, %d extra" % (
     counts["total"], counts["total"] - counts["missing"], counts["missing"], summary["fanout"]["extra"]))
-sys.exit(0 if per_event <= 20 else 1)
+balanced = summary["accounting_balanced"]
+print("   accounting: %s" % ("balanced" if balanced else "NOT balanced"))
+sys.exit(0 if per_event <= 20 and balanced else 1)
 PYTHON
 done
 exit $status

@@ -97,7 +97,7 @@ final class RunSummarySchemaTests: XCTestCase {
 
     /// A real run's summary (a few pushes to the embedded mock), with the optionals such a run
     /// leaves unset given values.
-    private static func fullSummary() throws -> RunSummary {
+    static func fullSummary() throws -> RunSummary {
         let mock = try MockFixture()
         let result = try LoadTest.run(mock.load(requests: 40), tokens: mock.tokens())
         let context = RunContext(

@@ -140,6 +140,10 @@ extension RunSummary {
 
         /// PushBench's own CPU playing the devices, kept apart from the service's.
         public struct Emulation: Codable, Sendable, Equatable {
+            /// What a device event may cost PushBench, µs: above it, the emulation may hold the
+            /// service back (both share the machine), so its figures are flagged.
+            public static let budgetUsPerEvent = 20.0
+
             public var cpuS: Double
             /// Pushes a device saw, and the devices' own steps (starts, reports, rotations,
             /// dismissals).

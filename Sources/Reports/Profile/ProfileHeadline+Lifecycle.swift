@@ -7,12 +7,20 @@ extension ProfileHeadline {
         var lines = [
             startLine(lifecycle), stormLine(lifecycle.storm), firstUpdateLine(lifecycle), wasteLine(lifecycle),
         ]
+        let perEvent = lifecycle.emulation.cpuUsPerEvent ?? 0
+        let budget = RunSummary.Lifecycle.Emulation.budgetUsPerEvent
         var cost = String(
             format:
                 "PushBench spent %.1f µs of its own CPU per device event playing the devices (%d events), apart from every figure above",
-            lifecycle.emulation.cpuUsPerEvent ?? 0,
+            perEvent,
             lifecycle.emulation.deviceEvents
         )
+        if perEvent > budget {
+            cost += String(
+                format: ", over its %.0f µs budget: on a shared machine the devices may have held the service back",
+                budget
+            )
+        }
         if measured, let phases = lifecycle.serviceCPUByPhaseS {
             let perUnit = lifecycle.serviceCPUUsPer ?? [:]
             let parts = [
@@ -26,7 +34,7 @@ extension ProfileHeadline {
             }
             cost += "; the service spent " + parts.joined(separator: ", ")
         }
-        lines.append(RunHeadline.Line(topic: "costs", sentence: cost + ".", good: nil))
+        lines.append(RunHeadline.Line(topic: "costs", sentence: cost + ".", good: perEvent > budget ? false : nil))
         return lines
     }
 
