@@ -101,7 +101,7 @@ struct ServiceAPIOptions: ParsableArguments {
         guard let file else { return .sender(command: command) }
         let port = try PortProbe.freePort()
         var environment = ProcessInfo.processInfo.environment
-        if !command.isEmpty { environment["PUSHBENCH_SERVICE_PORT"] = String(port) }
+        if !command.isEmpty { environment[ServiceAPI.portVariable] = String(port) }
         let apiFile: APIFile
         do {
             apiFile = try APIFile(path: file, environment: environment)

@@ -211,6 +211,21 @@ final class ProfileCommandTests: PushbenchTestCase {
         XCTAssertEqual(left.stdout, "", "the sender was ended")
     }
 
+    /// A sender configured with its key's content, not its path, finds it in
+    /// PUSHBENCH_AUTH_KEY_PEM as it is and in PUSHBENCH_AUTH_KEY_BASE64 encoded; neither is
+    /// printed.
+    func testTheKeysContentIsHandedAsPEMAndAsBase64() throws {
+        let found = directory.file("found.txt")
+        let (output, _, _) = try profile(
+            """
+            printf %s "$PUSHBENCH_AUTH_KEY_PEM" | cmp -s - "$PUSHBENCH_AUTH_KEY" && echo pem >> \(found)
+            printf %s "$PUSHBENCH_AUTH_KEY_BASE64" | base64 -d | cmp -s - "$PUSHBENCH_AUTH_KEY" && echo base64 >> \(found)
+            """
+        )
+        XCTAssertEqual(try String(contentsOfFile: found, encoding: .utf8), "pem\nbase64\n", output.stdout)
+        XCTAssertFalse((output.stdout + output.stderr).contains("PRIVATE KEY"))
+    }
+
     /// A SIGKILL of pushbench mid-profile gives it no chance to end its sender: the kernel
     /// does (PR_SET_PDEATHSIG), and the group's watchdog ends what the sender started too.
     func testASenderDiesWithAKilledPushbenchAndSoDoWhatItStarted() throws {

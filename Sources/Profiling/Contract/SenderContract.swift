@@ -42,6 +42,12 @@ public struct SenderContract: Sendable {
         variables["PUSHBENCH_EVENTS"] = eventsFile
         variables["PUSHBENCH_START_AT"] = startAt.map { String(format: "%.3f", $0) }
         variables["PUSHBENCH_SERVICE_PORT"] = servicePort.map(String.init)
+        // The key's content too, for senders configured with it rather than with a path: as it
+        // is (PEM), and base64-encoded. Only in the sender's environment, never written out.
+        if let pem = FileManager.default.contents(atPath: authKey) {
+            variables["PUSHBENCH_AUTH_KEY_PEM"] = String(decoding: pem, as: UTF8.self)
+            variables["PUSHBENCH_AUTH_KEY_BASE64"] = pem.base64EncodedString()
+        }
         return variables
     }
 

@@ -13,7 +13,8 @@ public struct APIFile: Sendable {
     public struct Request: Sendable {
         public var method: String
         var url: TextTemplate
-        /// The URL as the file writes it (variables unfilled), and its line: what errors show.
+        /// The URL as the file writes it, with the service's port filled (other variables stay
+        /// unfilled: they may hold secrets), and its line: what errors and reports show.
         public var urlText: String
         public var urlLine: Int?
         var headers: [(name: String, value: TextTemplate)]
@@ -200,10 +201,12 @@ public struct APIFile: Sendable {
             }
         }
         try reader.finish()
+        let port = "${\(ServiceAPI.portVariable)}"
         return Request(
             method: method,
             url: url,
-            urlText: urlText,
+            urlText: environment[ServiceAPI.portVariable].map { urlText.replacingOccurrences(of: port, with: $0) }
+                ?? urlText,
             urlLine: urlNode.mark?.line,
             headers: headers,
             body: body,

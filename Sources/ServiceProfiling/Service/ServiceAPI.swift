@@ -2,6 +2,9 @@ import Foundation
 
 /// A sender service's API and how to drive it.
 public struct ServiceAPI: Sendable {
+    /// The variable a service started by profile finds its port in, and the file may name.
+    public static let portVariable = "PUSHBENCH_SERVICE_PORT"
+
     /// The API request file, read with `port` in `PUSHBENCH_SERVICE_PORT`.
     public var file: APIFile
     public var port: Int
