@@ -1,3 +1,4 @@
+import ArrivalMatching
 import Foundation
 import Profiling
 import ServiceProfiling
@@ -70,6 +71,64 @@ final class ServiceAPIFileTests: XCTestCase {
         )
     }
 
+    /// `{{content_state.NAME}}` sends one member of the state: a number as a whole value, its
+    /// text inside longer text; a name no content state has is refused before anything starts.
+    func testOneMemberOfTheContentStateCanBeSentAlone() throws {
+        let file = try APIFile(
+            text: """
+                register:
+                  url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/register
+                  body: {token: "{{update_token}}"}
+                event:
+                  url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/games/{{group}}?home={{content_state.homeScore}}
+                  body: {homeScore: "{{content_state.homeScore}}", line: "{{content_state.homeScore}}-{{content_state.awayScore}}"}
+                """,
+            path: "api.yaml",
+            environment: environment
+        )
+        let workload = try ServiceWorkload(
+            scenario: football(groups: 1, perGroup: 2),
+            perActivity: false,
+            requests: nil,
+            timing: .scenarioTime(scale: 60)
+        )
+        let goal = try XCTUnwrap(workload.calls.firstIndex { $0.kind == .goal })
+        let request = file.eventRequest(call: goal, in: workload, startAtUnix: 0)
+        let fields = ActivityKind.football.stateFields
+        let state = workload.calls[goal].state
+        let home = state[try XCTUnwrap(fields.firstIndex(of: "homeScore"))]
+        let away = state[try XCTUnwrap(fields.firstIndex(of: "awayScore"))]
+        XCTAssertEqual(try json(request.body)["homeScore"] as? Int, Int(home), "a whole member is a number")
+        XCTAssertEqual(try json(request.body)["line"] as? String, "\(home)-\(away)")
+        XCTAssertTrue(request.url.hasSuffix("/games/0?home=\(home)"), request.url)
+
+        let misspelt = try APIFile(
+            text: """
+                register:
+                  url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/register
+                  body: {token: "{{update_token}}"}
+                event:
+                  url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/games
+                  body: {home: "{{content_state.homeScor}}"}
+                """,
+            path: "api.yaml",
+            environment: environment
+        )
+        let api = ServiceAPI(file: misspelt, port: 8123, settings: ServiceSession.Settings(), settle: .seconds(1))
+        XCTAssertThrowsError(
+            try ServiceWork(
+                api,
+                scenario: football(groups: 1, perGroup: 2),
+                requests: nil,
+                timing: .scenarioTime(scale: 60),
+                clock: ProfileClock()
+            )
+        ) { error in
+            XCTAssertTrue("\(error)".contains("{{content_state.homeScor}} names no member"), "\(error)")
+            XCTAssertTrue("\(error)".contains("homeScore, awayScore"), "\(error)")
+        }
+    }
+
     func testTheCleverPushExampleSendsOneCallPerActivity() throws {
         let file = try example("cleverpush-api.yaml")
         XCTAssertTrue(file.perActivity)
@@ -103,6 +162,7 @@ final class ServiceAPIFileTests: XCTestCase {
             refusal(good.replacingOccurrences(of: "{{update_token}}", with: "{{colour}}")),
             "api.yaml:3: unknown placeholder {{colour}}; the known ones are "
                 + Placeholder.allCases.map { "{{\($0.rawValue)}}" }.joined(separator: ", ")
+                + ", and {{content_state.NAME}} for one member of the content state"
         )
         XCTAssertEqual(
             refusal(good, environment: [:]),

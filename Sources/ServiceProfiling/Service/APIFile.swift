@@ -31,6 +31,11 @@ public struct APIFile: Sendable {
         var placeholders: [Placeholder] {
             url.placeholders + headers.flatMap(\.value.placeholders) + (body?.placeholders ?? [])
         }
+
+        /// The content-state members the request names (`{{content_state.NAME}}`).
+        var contentStateFields: [String] {
+            url.contentStateFields + headers.flatMap(\.value.contentStateFields) + (body?.contentStateFields ?? [])
+        }
     }
 
     /// The devices' side of a match's lifecycle, and the operator's start: what a file with a

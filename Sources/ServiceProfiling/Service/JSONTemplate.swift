@@ -64,6 +64,16 @@ indirect enum JSONTemplate: Sendable, Equatable {
         }
     }
 
+    /// The content-state members named anywhere in the body (`{{content_state.NAME}}`).
+    var contentStateFields: [String] {
+        switch self {
+        case .object(let members): members.flatMap(\.value.contentStateFields)
+        case .array(let items): items.flatMap(\.contentStateFields)
+        case .text(let text): text.contentStateFields
+        case .literal: []
+        }
+    }
+
     /// Appends the body's JSON to `output`, every placeholder filled from `values`.
     func render(into output: inout [UInt8], _ values: (Placeholder) -> PlaceholderValue) {
         switch self {
@@ -84,11 +94,11 @@ indirect enum JSONTemplate: Sendable, Equatable {
             }
             output.append(UInt8(ascii: "]"))
         case .text(let text):
-            guard let whole = text.wholePlaceholder else {
+            guard let whole = text.wholeValue(values) else {
                 JSONWriter.writeString(text.render(values), to: &output)
                 return
             }
-            switch values(whole) {
+            switch whole {
             case .integer(let number): output.append(contentsOf: String(number).utf8)
             case .text(let value): JSONWriter.writeString(value, to: &output)
             case .json(let bytes): output.append(contentsOf: bytes)

@@ -44,6 +44,7 @@ public struct ServiceWork {
                 "\(api.file.path): the scenario's push-to-start cohorts need the operator's start request (start:); give one, or start them locally (push_to_start: false)"
             )
         }
+        try Self.checkFields(of: api.file, against: scenario)
         self.workload = workload
         let book = workload.arrivalBook()
         self.book = book
@@ -70,6 +71,20 @@ public struct ServiceWork {
         throw ProfileError.badInput(
             "\(file.path): a lifecycle runs on the scenario's clock, so that its devices start and report before their updates are due: give --time-scale (such as --time-scale 60)"
         )
+    }
+
+    /// Refuses a `{{content_state.NAME}}` that names no member of the scenario's content
+    /// states: it would send nothing.
+    /// - Throws: `ProfileError.badInput` naming the members there are.
+    static func checkFields(of file: APIFile, against scenario: Scenario) throws {
+        let known = scenario.cohorts.flatMap(\.kind.stateFields) + [EventTag.key]
+        let requests = [file.event, file.lifecycle?.start].compactMap { $0 }
+        for field in requests.flatMap(\.contentStateFields) where !known.contains(field) {
+            throw ProfileError.badInput(
+                "\(file.path): {{content_state.\(field)}} names no member of the scenario's content states; they have "
+                    + known.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: ", ")
+            )
+        }
     }
 
     /// Looks at the session once a tick: notes each phase it entered since the last look, in

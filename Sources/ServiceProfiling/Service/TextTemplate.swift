@@ -9,19 +9,55 @@ struct TextTemplate: Sendable, Equatable {
     enum Piece: Sendable, Equatable {
         case literal(String)
         case placeholder(Placeholder)
+        /// One member of the content state, `{{content_state.NAME}}`: its value alone, as a
+        /// service that takes a score, not the whole state, is sent it.
+        case contentStateField(String)
     }
+
+    /// What `{{content_state.NAME}}` starts with.
+    static let fieldPrefix = Placeholder.contentState.rawValue + "."
 
     /// The pieces, in order.
     let pieces: [Piece]
 
-    /// The placeholder, when the text is exactly one and nothing else (a whole value in JSON).
-    var wholePlaceholder: Placeholder? {
-        if pieces.count == 1, case .placeholder(let name) = pieces[0] { name } else { nil }
+    /// The value of the one placeholder (or content-state member) the text is, nothing else
+    /// around it (a whole value in JSON); `nil` for other text.
+    func wholeValue(_ values: (Placeholder) -> PlaceholderValue) -> PlaceholderValue? {
+        guard pieces.count == 1 else { return nil }
+        switch pieces[0] {
+        case .literal: return nil
+        case .placeholder(let name): return values(name)
+        case .contentStateField(let name): return Self.member(name, of: values(.contentState))
+        }
     }
 
-    /// The placeholders used.
+    /// The placeholders used (a content-state member uses `content_state`).
     var placeholders: [Placeholder] {
-        pieces.compactMap { if case .placeholder(let name) = $0 { name } else { nil } }
+        pieces.compactMap {
+            switch $0 {
+            case .literal: nil
+            case .placeholder(let name): name
+            case .contentStateField: .contentState
+            }
+        }
+    }
+
+    /// The content-state members named (`{{content_state.NAME}}`).
+    var contentStateFields: [String] {
+        pieces.compactMap { if case .contentStateField(let name) = $0 { name } else { nil } }
+    }
+
+    /// Member `name` of `state`, a JSON object: a number or a text; `.none` when it has none.
+    static func member(_ name: String, of state: PlaceholderValue) -> PlaceholderValue {
+        guard case .json(let bytes) = state,
+            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+        else { return .none }
+        switch object[name] {
+        case let text as String: return .text(text)
+        case let number as NSNumber:
+            return Double(number.int64Value) == number.doubleValue ? .integer(number.int64Value) : .text("\(number)")
+        default: return .none
+        }
     }
 
     /// Reads `text`, replacing each `${NAME}` from `environment`.
@@ -38,11 +74,16 @@ struct TextTemplate: Sendable, Equatable {
                 throw TemplateSyntaxError("\(isPlaceholder ? "{{" : "${") is not closed in \"\(text)\"")
             }
             let name = rest[range.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            if isPlaceholder {
+            if isPlaceholder, name.hasPrefix(Self.fieldPrefix), name.count > Self.fieldPrefix.count {
+                if !literal.isEmpty { pieces.append(.literal(literal)) }
+                literal = ""
+                pieces.append(.contentStateField(String(name.dropFirst(Self.fieldPrefix.count))))
+            } else if isPlaceholder {
                 guard let known = Placeholder(rawValue: name) else {
                     throw TemplateSyntaxError(
                         "unknown placeholder {{\(name)}}; the known ones are "
                             + Placeholder.allCases.map { "{{\($0.rawValue)}}" }.joined(separator: ", ")
+                            + ", and {{content_state.NAME}} for one member of the content state"
                     )
                 }
                 if !literal.isEmpty { pieces.append(.literal(literal)) }
@@ -78,16 +119,23 @@ struct TextTemplate: Sendable, Equatable {
         for piece in pieces {
             switch piece {
             case .literal(let literal): text += literal
-            case .placeholder(let name):
-                switch values(name) {
-                case .integer(let number): text += String(number)
-                case .text(let value): text += value
-                case .json(let bytes): text += String(decoding: bytes, as: UTF8.self)
-                case .none: break
-                }
+            case .placeholder(let name): text += Self.text(of: values(name))
+            case .contentStateField(let name): text += Self.text(of: Self.member(name, of: values(.contentState)))
             }
         }
         return text
+    }
+}
+
+extension TextTemplate {
+    /// A value as text inside longer text.
+    fileprivate static func text(of value: PlaceholderValue) -> String {
+        switch value {
+        case .integer(let number): String(number)
+        case .text(let value): value
+        case .json(let bytes): String(decoding: bytes, as: UTF8.self)
+        case .none: ""
+        }
     }
 }
 
