@@ -1,10 +1,17 @@
 extension Scenario {
-    /// One scenario per kind, named after it: the shapes that hurt real senders.
+    /// One scenario per kind, named after it, and a final started by its fans' apps: the
+    /// shapes that hurt real senders.
     public static let builtIn: [Scenario] = [
         Scenario(
             name: "football",
             description: "a final: every activity follows one match, so each goal fans out to all of them at once",
             cohorts: [Cohort(kind: .football, activities: 100_000, groups: 1, rotateFraction: 0.02)]
+        ),
+        Scenario(
+            name: "football-local",
+            description:
+                "a final whose fans' apps start the activity themselves (no push-to-start) as they open the match, then report its token: what a service that learns each token from the app sees",
+            cohorts: [Cohort(kind: .football, activities: 100_000, groups: 1, pushToStart: false)]
         ),
         Scenario(
             name: "delivery",
