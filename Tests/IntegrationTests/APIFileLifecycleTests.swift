@@ -101,3 +101,43 @@ final class APIFileLifecycleTests: XCTestCase {
         XCTAssertEqual(refusal(text + "\n" + event), "read without complaint")
     }
 }
+
+extension APIFileLifecycleTests {
+    /// `app:` names the team's own app: its attributes type and the members its attributes and
+    /// content state need. It belongs to the devices, so a file without `token_report` may not
+    /// have one, and the type is required.
+    func testTheFileNamesTheTeamsOwnApp() throws {
+        let report = """
+            token_report:
+              url: http://127.0.0.1:8123/register
+              body: {token: "{{update_token}}"}
+            """
+        let app = """
+            app:
+              attributes_type: TigerDuckActivityAttributes
+              attributes: [gameID]
+              content_state: [homeScore, status]
+            """
+        let file = try APIFile(text: [report, app, event].joined(separator: "\n"), path: "api.yaml", environment: [:])
+        XCTAssertEqual(
+            file.lifecycle?.app,
+            DeviceApp(
+                attributesType: "TigerDuckActivityAttributes",
+                attributes: ["gameID"],
+                contentState: ["homeScore", "status"]
+            )
+        )
+        XCTAssertTrue(
+            refusal(app + "\n" + event + "\nregister: {url: http://127.0.0.1:1/r}").contains("give token_report")
+        )
+        let typeless = app.replacingOccurrences(of: "  attributes_type: TigerDuckActivityAttributes\n", with: "")
+        XCTAssertEqual(
+            refusal([report, typeless, event].joined(separator: "\n")),
+            "api.yaml:5: app.attributes_type: required"
+        )
+        XCTAssertTrue(
+            refusal([report, app.replacingOccurrences(of: "[gameID]", with: "gameID"), event].joined(separator: "\n"))
+                .contains("app.attributes: expected a list of names")
+        )
+    }
+}

@@ -161,6 +161,34 @@ final class DeviceFleetTests: XCTestCase {
         XCTAssertEqual(fleet.takeDue(nowNs: clock.nowNs + 3_600_000_000_000).count, 0, "and nothing to report")
     }
 
+    /// A team's own app: a start shows when it names the app's type and carries the members
+    /// the app needs, whatever their values; PushBench's built-in type is the wrong one then.
+    func testDevicesRunTheTeamsOwnAppWhenTheFileNamesIt() throws {
+        let workload = try fleet().workload
+        let app = DeviceApp(
+            attributesType: "TigerDuckActivityAttributes",
+            attributes: ["gameID"],
+            contentState: ["homeScore", "status"]
+        )
+        let fleet = DeviceFleet(workload: workload, settings: DeviceSettings(), app: app, clock: clock)
+        fleet.start(atNs: clock.nowNs)
+        let tiger = start(
+            type: "TigerDuckActivityAttributes",
+            attributes: #"{"gameID":"g-1"}"#,
+            state: #"{"homeScore":0,"status":"LIVE"}"#
+        )
+        push(fleet, workload.pushToStartToken(of: 0), tiger)
+        push(fleet, workload.pushToStartToken(of: 1), start())
+        push(
+            fleet,
+            workload.pushToStartToken(of: 2),
+            start(type: "TigerDuckActivityAttributes", state: #"{"homeScore":0}"#)
+        )
+        let state = fleet.snapshot
+        XCTAssertNotNil(state.devices[0].activity, "the app's own start shows")
+        XCTAssertEqual(state.drops, [.wrongAttributesType: 1, .undecodableStart: 1])
+    }
+
     func testADeviceStartsNoMoreActivitiesThanItsLimit() throws {
         var settings = DeviceSettings()
         settings.activityLimit = 2

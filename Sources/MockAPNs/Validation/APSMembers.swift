@@ -42,6 +42,10 @@ struct APSMembers {
     private(set) var attributesType: String?
     private(set) var attributeIntegers: [String]?
     private(set) var contentStateIntegers: [String]?
+    /// The names of every member of `aps.attributes` and `aps.content-state` that is not null,
+    /// when `readsObjects`: what a team's own app needs present.
+    private(set) var attributeNames: [String]?
+    private(set) var contentStateNames: [String]?
 
     /// `nil` unless `json` is one JSON object whose `aps` is an object. With `readsObjects`, it
     /// also reads what a device decodes: the attributes type and the integer members of the
@@ -86,11 +90,19 @@ struct APSMembers {
         case "attributes", "content-state":
             guard cursor.peek == UInt8(ascii: "{") else { return cursor.skipValue() }
             var integers: [String] = []
+            var present: [String] = []
             let wellFormed = cursor.members { member, cursor in
                 if cursor.leadingInteger != nil { integers.append(member) }
+                if cursor.peek != UInt8(ascii: "n") { present.append(member) }
                 return cursor.skipValue()
             }
-            if name == "attributes" { attributeIntegers = integers } else { contentStateIntegers = integers }
+            if name == "attributes" {
+                attributeIntegers = integers
+                attributeNames = present
+            } else {
+                contentStateIntegers = integers
+                contentStateNames = present
+            }
             return wellFormed
         default:
             return nil

@@ -14,6 +14,10 @@ public struct LiveActivityPushContent: Sendable {
     /// member is missing or not an object.
     public let attributeIntegers: [String]?
     public let contentStateIntegers: [String]?
+    /// The names of their members that are not null, whatever their type: what a team's own
+    /// app (`DeviceApp`) is checked against.
+    public let attributeNames: [String]?
+    public let contentStateNames: [String]?
     /// Whether `aps.alert` is present: a start must alert.
     public let hasAlert: Bool
 
@@ -24,6 +28,8 @@ public struct LiveActivityPushContent: Sendable {
         attributesType = aps.attributesType
         attributeIntegers = aps.attributeIntegers
         contentStateIntegers = aps.contentStateIntegers
+        attributeNames = aps.attributeNames
+        contentStateNames = aps.contentStateNames
         hasAlert = aps.names.contains(.alert)
     }
 }

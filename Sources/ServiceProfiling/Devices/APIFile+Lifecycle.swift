@@ -23,8 +23,8 @@ extension APIFile {
             case .group: .integer(Int64(call.group))
             case .pushToStartToken: .text(workload.pushToStartToken(of: activity))
             case .event: .text("start")
-            case .attributesType: .text(call.activityKind.attributesType)
-            case .attributes: .json(Self.attributes(group: call.group))
+            case .attributesType: .text(lifecycle?.app?.attributesType ?? call.activityKind.attributesType)
+            case .attributes: .json(Self.attributes(group: call.group, app: lifecycle?.app))
             case .contentState: .json(Self.contentState(call.activityKind, call.state))
             case .timestamp: .integer(timestamp)
             case .staleDate: .integer(timestamp + ScenarioPushSource.staleAfterSeconds)
@@ -64,10 +64,12 @@ extension APIFile {
         }
     }
 
-    /// The attributes a start carries: what the app's attributes type decodes.
-    static func attributes(group: Int) -> [UInt8] {
+    /// The attributes a start carries: what the app's attributes type decodes, each member the
+    /// group's number (PushBench's app has one, `groupID`).
+    static func attributes(group: Int, app: DeviceApp? = nil) -> [UInt8] {
         var json: [UInt8] = []
-        JSONWriter.write(.object([JSONMember("groupID", .integer(Int64(group)))]), to: &json)
+        let names = app?.attributes ?? ["groupID"]
+        JSONWriter.write(.object(names.map { JSONMember($0, .integer(Int64(group))) }), to: &json)
         return json
     }
 }

@@ -57,11 +57,20 @@ extension DeviceFleet {
         }
     }
 
-    /// Why the device of `activity` would start nothing from a start with `content`.
+    /// Why the device of `activity` would start nothing from a start with `content`: checked
+    /// against the team's app when the file names it, else against PushBench's app for the
+    /// activity's kind.
     private func startProblem(_ content: LiveActivityPushContent?, of activity: Int) -> Drop? {
+        guard let content, content.event == "start", content.hasAlert else { return .undecodableStart }
+        if let app {
+            guard content.attributesType == app.attributesType else { return .wrongAttributesType }
+            guard let attributes = content.attributeNames, let state = content.contentStateNames,
+                app.attributes.allSatisfy(attributes.contains), app.contentState.allSatisfy(state.contains)
+            else { return .undecodableStart }
+            return nil
+        }
         // Only activities of start calls hold push-to-start tokens: the call names their kind.
         let kind = workload.starts[Int(startCall[activity])].activityKind
-        guard let content, content.event == "start", content.hasAlert else { return .undecodableStart }
         guard content.attributesType == kind.attributesType else { return .wrongAttributesType }
         guard let attributes = content.attributeIntegers, let state = content.contentStateIntegers,
             ServiceWorkload.attributeMembers.allSatisfy(attributes.contains),

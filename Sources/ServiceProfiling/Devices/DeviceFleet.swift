@@ -45,6 +45,8 @@ public final class DeviceFleet: Sendable {
 
     let workload: ServiceWorkload
     let settings: DeviceSettings
+    /// The team's app, when the file names it; PushBench's own otherwise.
+    let app: DeviceApp?
     let clock: ProfileClock
     /// Every token any device holds, by hex: `activity << 2 | role`.
     let tokens: [String: Int32]
@@ -56,10 +58,12 @@ public final class DeviceFleet: Sendable {
     /// reporter's thread, nanoseconds.
     private let emulationNs = Atomic<Int64>(0)
 
-    /// The fleet for `workload`'s activities, behaving as `settings` says, on `clock`.
-    public init(workload: ServiceWorkload, settings: DeviceSettings, clock: ProfileClock) {
+    /// The fleet for `workload`'s activities, behaving as `settings` says, running `app` (the
+    /// team's, or PushBench's own when `nil`), on `clock`.
+    public init(workload: ServiceWorkload, settings: DeviceSettings, app: DeviceApp? = nil, clock: ProfileClock) {
         self.workload = workload
         self.settings = settings
+        self.app = app
         self.clock = clock
         let count = workload.activities
         let plan = DevicePlan(workload: workload, settings: settings)

@@ -50,6 +50,8 @@ public struct APIFile: Sendable {
         public var tokenReport: Request
         /// A device reporting that its user closed the activity.
         public var close: Request?
+        /// The team's app, when the file names it; PushBench's own app otherwise.
+        public var app: DeviceApp?
     }
 
     /// The file's path, as given.
@@ -282,22 +284,41 @@ private struct DeviceNodes {
     var start: Node?
     var tokenReport: Node?
     var close: Node?
+    var app: Node?
 
     init(_ reader: inout MappingReader) {
         startToken = reader.take("start_token")
         start = reader.take("start")
         tokenReport = reader.take("token_report")
         close = reader.take("close")
+        app = reader.take("app")
     }
 
     /// A device-side section in a file without a `token_report`: there is no lifecycle to put it in.
     func strayWithoutReport(file: String) -> APIFileError? {
-        guard tokenReport == nil, let stray = startToken ?? start ?? close else { return nil }
+        guard tokenReport == nil, let stray = startToken ?? start ?? close ?? app else { return nil }
         return APIFileError(
             file: file,
             node: stray,
-            "start_token, start and close are a device's lifecycle: give token_report, the request a device reports its update token with"
+            "start_token, start, close and app are a device's lifecycle: give token_report, the request a device reports its update token with"
         )
+    }
+
+    /// The team's app, when the file names it: its attributes type, and the members its
+    /// attributes and content state need.
+    private func deviceApp(file: String) throws(APIFileError) -> DeviceApp? {
+        guard let app else { return nil }
+        var reader = try MappingReader(app, file: file, name: "app")
+        guard let type = try reader.text("attributes_type"), !type.isEmpty else {
+            throw reader.missing("attributes_type")
+        }
+        let made = DeviceApp(
+            attributesType: type,
+            attributes: try reader.texts("attributes") ?? [],
+            contentState: try reader.texts("content_state") ?? []
+        )
+        try reader.finish()
+        return made
     }
 
     func lifecycle(file: String, environment: [String: String]) throws(APIFileError) -> APIFile.Lifecycle? {
@@ -324,7 +345,8 @@ private struct DeviceNodes {
             tokenReport: try Self.section(tokenReport, "token_report", file: file, environment: environment),
             close: try close.map { (node) throws(APIFileError) in
                 try Self.section(node, "close", file: file, environment: environment)
-            }
+            },
+            app: try deviceApp(file: file)
         )
     }
 
@@ -386,6 +408,17 @@ private struct MappingReader {
             throw APIFileError(file: file, node: node, "\(field(key)): expected text")
         }
         return text
+    }
+
+    /// A list of texts (`[homeScore, awayScore]`).
+    mutating func texts(_ key: String) throws(APIFileError) -> [String]? {
+        guard let node = take(key) else { return nil }
+        let items = node.sequence.map(Array.init)
+        let texts = items?.compactMap(\.scalar?.string)
+        guard let texts, texts.count == items?.count else {
+            throw APIFileError(file: file, node: node, "\(field(key)): expected a list of names, such as [gameID]")
+        }
+        return texts
     }
 
     mutating func boolean(_ key: String) throws(APIFileError) -> Bool? {

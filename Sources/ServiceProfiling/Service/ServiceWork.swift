@@ -48,7 +48,9 @@ public struct ServiceWork {
         self.workload = workload
         let book = workload.arrivalBook()
         self.book = book
-        let fleet = api.file.lifecycle.map { _ in DeviceFleet(workload: workload, settings: api.devices, clock: clock) }
+        let fleet = api.file.lifecycle.map {
+            DeviceFleet(workload: workload, settings: api.devices, app: $0.app, clock: clock)
+        }
         self.fleet = fleet
         session = ServiceSession(
             file: api.file,
