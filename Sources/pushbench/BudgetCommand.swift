@@ -87,7 +87,6 @@ struct BudgetCommand: ParsableCommand {
     @OptionGroup var reports: ReportsFolderOptions
 
     func validate() throws {
-        if workload.requests != nil { throw ValidationError("--requests: budget models the whole scenario") }
         guard (1...256).contains(threads) else { throw ValidationError("--threads must be 1 to 256") }
         guard activitiesPerDevice >= 1 else { throw ValidationError("--activities-per-device must be at least 1") }
         guard ["sample", "all", "none"].contains(activitiesCSV) else {

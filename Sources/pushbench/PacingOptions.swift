@@ -3,12 +3,10 @@ import Foundation
 import LoadEngine
 import Workload
 
-/// How a run paces its pushes and how long it lasts: closed loop by default, or one of the open
-/// loops (a rate, a rate profile, the scenario's clock, a burst), each with its intended send
-/// times. One group, so every command that sends a scenario paces it with the same flags and
-/// checks: `profile` takes its `--rate`, `--time-scale` and `--duration` as its sender's schedule.
-struct PacingOptions: ParsableArguments {
-
+/// When a scenario's pushes are due and how long a command sends them: closed loop by default,
+/// an even rate, or the scenario's clock. `run` and `profile` share it; `run` adds the shapes
+/// only a run has (`PacingOptions`).
+struct ScheduleOptions: ParsableArguments {
     @Option(
         help:
             "Stop after this long (30s, 5m): a run stops sending and still awaits the answers in flight; a profile ends its sender (SIGTERM, then SIGKILL after --grace)."
@@ -17,15 +15,39 @@ struct PacingOptions: ParsableArguments {
 
     @Option(
         help:
-            "How long at the start pushes are sent but kept out of the figures, counted apart as the warmup (10s)."
-    )
-    var warmup = TimeSpan(seconds: 0)
-
-    @Option(
-        help:
             "Open loop at this many pushes per second (default: closed loop, as fast as streams free up, refilled a batch of an eighth of them at a time, held at most 100 µs; a profile's sender gets all its pushes due at once)."
     )
     var rate: Double?
+
+    @Option(
+        name: .customLong("time-scale"),
+        help: "Open loop on the scenario's clock, this many times faster (60: a simulated minute per second)."
+    )
+    var timeScale: Double?
+
+    func validate() throws {
+        if let duration, duration.nanoseconds == 0 { throw ValidationError("--duration 0: must be longer than 0") }
+        if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number") }
+        if let timeScale, !(timeScale > 0 && timeScale.isFinite) {
+            throw ValidationError("--time-scale must be a positive number")
+        }
+        if rate != nil && timeScale != nil {
+            throw ValidationError("--rate and --time-scale are ways to pace pushes; give one")
+        }
+    }
+}
+
+/// How a run paces its pushes and how long it lasts: the schedule a profile shares
+/// (`ScheduleOptions`), and the open loops only a run has (a rate profile, a burst) with its
+/// warmup, each with its intended send times.
+struct PacingOptions: ParsableArguments {
+    @OptionGroup var schedule: ScheduleOptions
+
+    @Option(
+        help:
+            "How long at the start pushes are sent but kept out of the figures, counted apart as the warmup (10s)."
+    )
+    var warmup = TimeSpan(seconds: 0)
 
     @Option(
         name: .customLong("rate-profile"),
@@ -51,18 +73,11 @@ struct PacingOptions: ParsableArguments {
     )
     var burst: String?
 
-    @Option(
-        name: .customLong("time-scale"),
-        help: "Open loop on the scenario's clock, this many times faster (60: a simulated minute per second)."
-    )
-    var timeScale: Double?
+    var duration: TimeSpan? { schedule.duration }
+    var rate: Double? { schedule.rate }
+    var timeScale: Double? { schedule.timeScale }
 
     func validate() throws {
-        if let duration, duration.nanoseconds == 0 { throw ValidationError("--duration 0: must be longer than 0") }
-        if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number") }
-        if let timeScale, !(timeScale > 0 && timeScale.isFinite) {
-            throw ValidationError("--time-scale must be a positive number")
-        }
         if [rate != nil, rateProfile != nil, timeScale != nil, burst != nil].filter({ $0 }).count > 1 {
             throw ValidationError("--rate, --rate-profile, --time-scale and --burst are ways to pace pushes; give one")
         }

@@ -47,7 +47,7 @@ extension ProfileCommand {
             folder: folder,
             mock: try server.configuration(host: "127.0.0.1", port: 0, key: nil),
             signingKey: signingKey,
-            requests: scenario.requests,
+            requests: limit.requests,
             timing: pace.eventTiming,
             lead: schedule.lead.duration,
             duration: pace.duration?.duration,

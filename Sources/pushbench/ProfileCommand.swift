@@ -53,8 +53,10 @@ struct ProfileCommand: ParsableCommand {
     @OptionGroup(title: "Scenario")
     var scenario: ScenarioOptions
 
-    @OptionGroup(title: "Schedule (as run's; a profile takes --rate, --time-scale and --duration)")
-    var pace: PacingOptions
+    @OptionGroup var limit: RequestLimitOptions
+
+    @OptionGroup(title: "Schedule")
+    var pace: ScheduleOptions
 
     @OptionGroup(title: "The sender's start and stop")
     var schedule: ProfileScheduleOptions
@@ -90,7 +92,6 @@ struct ProfileCommand: ParsableCommand {
 
     func validate() throws {
         try scenario.requireOneDelivery()
-        try pace.checkProfileSchedule()
         if budget.budgetClock == .run {
             throw ValidationError("--budget-clock run: profile models the budget on the scenario's clock only")
         }

@@ -36,7 +36,7 @@ extension RunCommand {
             transportKind: link.transport,
             scenario: workload,
             realTokens: realTokens,
-            requests: self.workload.requests,
+            requests: limit.requests,
             duration: pace.duration?.duration,
             warmup: pace.warmup.duration,
             pacing: target.isApple && !pace.isPaced

@@ -62,6 +62,8 @@ struct RunCommand: ParsableCommand {
     @OptionGroup(title: "Scenario")
     var workload: ScenarioOptions
 
+    @OptionGroup var limit: RequestLimitOptions
+
     @Option(
         help: ArgumentHelp(
             "Send only shard i of N (0-based) of the run, such as 1/4, so that N processes or machines share it.",

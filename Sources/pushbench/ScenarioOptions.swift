@@ -2,8 +2,8 @@ import ArgumentParser
 import Workload
 
 /// The pushes a command sends or models: a scenario, scaled to a number of activities, with its
-/// seed and delivery, and how many of its pushes to send. One group, so `run`, `profile` and
-/// `budget` take a scenario the same way.
+/// seed and delivery. One group, so `run`, `profile` and `budget` take a scenario the same way
+/// (and the two that send it, how many of its pushes: `RequestLimitOptions`).
 struct ScenarioOptions: ParsableArguments {
 
     @Option(help: "A built-in scenario (pushbench scenarios list) or a scenario file.")
@@ -16,9 +16,6 @@ struct ScenarioOptions: ParsableArguments {
             """
     )
     var activities: Int?
-
-    @Option(help: "Stop after this many pushes (default: the whole scenario; run and profile).")
-    var requests: Int?
 
     @Option(help: "Override the scenario's seed (its tokens and events).")
     var seed: UInt64?
@@ -45,7 +42,6 @@ struct ScenarioOptions: ParsableArguments {
     }
 
     func validate() throws {
-        if let requests, requests < 1 { throw ValidationError("--requests must be at least 1") }
         if let activities, activities < 1 { throw ValidationError("--activities must be at least 1") }
     }
 
@@ -67,5 +63,16 @@ struct ScenarioOptions: ParsableArguments {
         case .broadcast: return scenario.delivered(by: .broadcast)
         case nil: return scenario
         }
+    }
+}
+
+/// How many of the scenario's pushes a command sends: `run` and `profile`, not `budget`, which
+/// models the whole scenario.
+struct RequestLimitOptions: ParsableArguments {
+    @Option(help: "Stop after this many pushes (default: the whole scenario).")
+    var requests: Int?
+
+    func validate() throws {
+        if let requests, requests < 1 { throw ValidationError("--requests must be at least 1") }
     }
 }

@@ -258,12 +258,14 @@ final class CommandLineTests: PushbenchTestCase {
             (["run", "--burst", "goal", "--warmup", "2s"], "--warmup does not apply to --burst"),
             (["run", "--threads", "4", "--connections", "2"], "--connections must be at least --threads"),
             (["run", "--delivery", "both"], "--delivery both sets the two side by side in `pushbench budget`"),
-            // profile's schedule is the same flags, with the same checks, and what paces only a run
+            // profile's schedule is the same flags, with the same checks; what paces only a run,
+            // and --requests for budget, which models the whole scenario, are not theirs at all
             (["profile", "--rate", "100", "--time-scale", "60", "--", "true"], "are ways to pace pushes; give one"),
             (["profile", "--rate", "0", "--", "true"], "--rate must be a positive number"),
-            (["profile", "--burst", "goal", "--", "true"], "--rate-profile and --burst pace a run"),
-            (["profile", "--warmup", "5s", "--", "true"], "--warmup keeps a run's first pushes out of its figures"),
-            (["budget", "--requests", "10"], "--requests: budget models the whole scenario"),
+            (["profile", "--burst", "goal", "--", "true"], "Unknown option '--burst'"),
+            (["profile", "--warmup", "5s", "--", "true"], "Unknown option '--warmup'"),
+            (["profile", "--rate-profile", "0:10", "--", "true"], "Unknown option '--rate-profile'"),
+            (["budget", "--requests", "10"], "Unknown option '--requests'"),
         ]
         for (arguments, message) in cases {
             assertCleanFailure(try pushbench.run(arguments), mentions: message)
