@@ -3,11 +3,14 @@
 
     Scripts/function-length.py [--limit N] DIR...
 
-Counts the lines of every body: func, init, deinit, subscript, and computed properties (a `var`
+Counts the lines of every body: func, init, deinit, subscript, computed properties (a `var`
+whose declaration opens a brace), and closures held in stored properties (a `let` of a type
 whose declaration opens a brace). A body runs from its opening brace's line to its closing
 brace's line; braces in string literals (multi-line and raw ones too) and comments do not
-count, nor do those of a default argument's closure in the signature. Prints each body over the limit (60 by default) as LINES PATH:LINE NAME, longest first,
-and exits 1 if there is any; `make lint` runs it on Sources/.
+count, nor do those of a default argument's closure in the signature. A declaration with no
+body (a protocol's requirement) has none: the next declaration or the closing of its scope
+ends the wait for one. Prints each body over the limit (60 by default) as LINES PATH:LINE NAME,
+longest first, and exits 1 if there is any; `make lint` runs it on Sources/.
 """
 import argparse
 import os
@@ -15,7 +18,14 @@ import re
 import sys
 
 DECLARATION = re.compile(
-    r"\b(?P<name>func\s+[^\s(<]+|init[?!]?|deinit|subscript|var\s+\w+)(?=[\s(<:{])"
+    r"\b(?P<name>func\s+[^\s(<]+|init[?!]?|deinit|subscript|var\s+\w+|let\s+\w+)(?=[\s(<:{=])"
+)
+# What a line starts with when it declares something of its own: a body still awaited by the
+# declaration before it (a protocol's requirement has none) is not coming.
+NEXT_DECLARATION = re.compile(
+    r"^\s*(@|(?:(?:public|private|fileprivate|internal|package|open|static|class|final|override|mutating|"
+    r"nonisolated|convenience|required|lazy|weak|unowned)\s+)*(?:struct|class|enum|protocol|extension|actor|"
+    r"let|var|case|typealias|associatedtype|func|init|deinit|subscript|import)\b)"
 )
 
 
@@ -83,10 +93,17 @@ def bodies(path):
     parentheses = 0  # open in its signature: a brace there is a default argument's closure
     stack = []  # open braces: (name or None, line, depth)
     for number, line in enumerate(code, 1):
+        if pending and parentheses == 0 and NEXT_DECLARATION.match(line):
+            pending = None
         match = DECLARATION.search(line)
         if match and "=" not in line[: match.start()] and not line.lstrip().startswith("case "):
             name = match.group("name")
-            if not name.startswith("var") or "{" in line[match.end():]:
+            # A `let` counts only as a stored property (outside any body): a local one's
+            # closure is part of its function's body.
+            in_body = any(entry[0] for entry in stack)
+            if name.startswith("let") and in_body:
+                pass
+            elif not name.startswith(("var", "let")) or "{" in line[match.end():]:
                 pending = (name, number)
                 parentheses = 0
         for character in line:
@@ -99,10 +116,12 @@ def bodies(path):
                 else:
                     stack.append((None, number))
             elif character == "}" and stack:
+                if pending and parentheses == 0:
+                    pending = None  # its scope closed before any body opened
                 name, first = stack.pop()
                 if name:
                     found.append((name, first, number - first + 1))
-        if pending and pending[0].startswith("var") and number > pending[1]:
+        if pending and pending[0].startswith(("var", "let")) and number > pending[1]:
             pending = None
     return found
 

@@ -61,6 +61,53 @@ final class FunctionLengthCheckTests: XCTestCase {
         XCTAssertTrue(output.stdout.contains("Sample.swift:2 func long"), output.stdout)
     }
 
+    /// A protocol's requirement has no body: the next type's brace is not its, so a long type
+    /// after it is not measured as one function.
+    func testARequirementWithoutABodyIsNotGivenTheNextTypesBraces() throws {
+        let members = (0..<12).map { "    var v\($0) = \($0)" }.joined(separator: "\n")
+        let source = """
+            protocol Sample {
+                func requirement()
+                init(value: Int)
+            }
+            struct Long {
+            \(members)
+            }
+            """
+        let output = try check(source, limit: 5)
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertEqual(output.stdout, "")
+    }
+
+    /// A closure held in a stored property is a body like any other; a local `let`'s closure is
+    /// part of its function's.
+    func testAClosureInAStoredPropertyIsMeasured() throws {
+        let filler = (0..<8).map { "        _ = \($0)" }.joined(separator: "\n")
+        let source = """
+            struct Sample {
+                let handler: () -> Void = {
+            \(filler)
+                    print("done")
+                }
+                func short() {
+                    let local = {
+                        print("in")
+                    }
+                    local()
+                }
+            }
+            """
+        let output = try check(source, limit: 10)
+        XCTAssertEqual(output.status, 1, output.stdout + output.stderr)
+        XCTAssertEqual(
+            output.stdout.split(separator: "\n").count,
+            1,
+            "the local closure is short()'s: \(output.stdout)"
+        )
+        XCTAssertTrue(output.stdout.hasPrefix("11 "), output.stdout)
+        XCTAssertTrue(output.stdout.contains("Sample.swift:2 let handler"), output.stdout)
+    }
+
     func testABodyAtTheLimitPasses() throws {
         let output = try check(source(lines: 12), limit: 12)
         XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
