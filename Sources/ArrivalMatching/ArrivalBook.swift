@@ -101,8 +101,10 @@ public final class ArrivalBook: Sendable {
     }
 
     private struct State {
-        /// Each slot's events, by their place among the token's: how each was answered.
+        /// Each slot's events, by their place among the token's: how each was answered, and
+        /// the `apns-priority` of the accepted push that answered it (0 until one did).
         var answers: [[Answer]]
+        var acceptedPriorities: [[UInt8]]
         /// Each slot's first event that may still be unanswered: where matching by order looks.
         var nextByOrder: [Int]
         /// Whether the sender sent a token an identity not its own: it reuses payloads, so the
@@ -157,6 +159,9 @@ public final class ArrivalBook: Sendable {
             State(
                 answers: (0..<schedule.tokens).map {
                     Array(repeating: Answer.none, count: schedule.eventCount(slot: $0))
+                },
+                acceptedPriorities: (0..<schedule.tokens).map {
+                    Array(repeating: 0, count: schedule.eventCount(slot: $0))
                 },
                 nextByOrder: Array(repeating: 0, count: schedule.tokens),
                 originNs: startNs,
@@ -252,6 +257,7 @@ public final class ArrivalBook: Sendable {
             k = next
         }
         state.answers[slot][k] = accepted ? .accepted : .refused
+        if accepted { state.acceptedPriorities[slot][k] = UInt8(clamping: push.priority) }
         return .event(slot: slot, k: k, byTag: byTag)
     }
 
@@ -287,10 +293,17 @@ public final class ArrivalBook: Sendable {
     /// Whether the event of identity `identity` to `token` was answered by a push the mock
     /// accepted: for a sender, `identity` is the event's number; for a service, its call's.
     public func acceptedAnswer(token: String, identity: Int) -> Bool {
+        acceptedPriority(token: token, identity: identity) != nil
+    }
+
+    /// The `apns-priority` the accepted push that answered the event of identity `identity` to
+    /// `token` was sent with: what the device budget spends, whatever the schedule asked for;
+    /// `nil` when no accepted push answered it.
+    public func acceptedPriority(token: String, identity: Int) -> Int? {
         guard let slot = schedule.slot(of: token), let k = schedule.place(of: identity, slot: slot) else {
-            return false
+            return nil
         }
-        return state.withLock { $0.answers[slot][k] == .accepted }
+        return state.withLock { $0.answers[slot][k] == .accepted ? Int($0.acceptedPriorities[slot][k]) : nil }
     }
 
     /// Events, pushes received, accepted and matched now, and the last arrival: what the

@@ -45,15 +45,19 @@ public enum MockStopReport {
     /// The traffic report of `recording` (the mock's `--record` file, complete), with the
     /// sender doctor's findings, built and written into `folder`.
     ///
-    /// - Parameter streamsAdvertised: the stream limit the mock offered once a token was valid,
-    ///   which the doctor compares a sender's use of streams with.
+    /// - Parameters:
+    ///   - streamsAdvertised: the stream limit the mock offered once a token was valid, which the
+    ///     doctor compares a sender's use of streams with.
+    ///   - modelledBudget: what the caller's budget model made of the accepted updates (a
+    ///     profile's, on the scenario's clock), for the doctor to say the same.
     /// - Returns: the report page's path, and the doctor's findings and the figures it read.
     public static func writeTraffic(
         of recording: String,
         stats: MockStats.Snapshot,
         streamsAdvertised: Int,
         to folder: String,
-        deviceDrops: [String: Int] = [:]
+        deviceDrops: [String: Int] = [:],
+        modelledBudget: (throttledUpdates: Int, model: String)? = nil
     ) throws -> (page: String, practices: SenderPractices) {
         let irregular = [
             ("accepted_irregular", stats.acceptedIrregular),
@@ -71,7 +75,8 @@ public enum MockStopReport {
             connectionsAccepted: stats.connectionsAccepted,
             answerDelayMs: stats.injectedDelayMicros > 0 && stats.pushes > 0
                 ? Double(stats.injectedDelayMicros) / Double(stats.pushes) / 1000 : nil,
-            deviceDrops: deviceDrops
+            deviceDrops: deviceDrops,
+            modelledBudget: modelledBudget
         )
         traffic.practices = practices
         if stats.broadcasts > 0 {

@@ -47,28 +47,34 @@ extension SenderProfile {
         )
     }
 
-    /// The scenario's events whose push the mock accepted, in scenario order: a sender's event
-    /// by its number, a service's by its call's push to the event's activity.
+    /// The scenario's events whose push the mock accepted, in scenario order, each at its
+    /// scenario time with the `apns-priority` that push was really sent with: a sender's event by
+    /// its number, a service's by its call's push to the event's activity. The budget is spent
+    /// by what was sent, not by what the scenario asked for.
     private func acceptedEvents(profiler: SenderProfiler) throws -> AnySequence<WorkloadEvent> {
         if let service {
             let workload = service.workload
             return AnySequence(
-                try workload.events().lazy.filter {
-                    book.acceptedAnswer(token: workload.updateToken(of: $0.event.activity), identity: $0.call)
+                try workload.events().lazy.compactMap { call, event in
+                    self.book.acceptedPriority(token: workload.updateToken(of: event.activity), identity: call)
+                        .map { Self.event(event, sentAt: $0) }
                 }
-                .map(\.event)
             )
         }
         let source = ScenarioPushSource(scenario: profiler.scenario, bundleID: profiler.bundleID)
         let events = try EventsFile.pushes(of: profiler.scenario, requests: profiler.requests)
         return AnySequence(
-            events.enumerated().lazy.filter { number, event in
-                book.acceptedAnswer(
-                    token: source.tokens(for: event).hex(at: event.tokenIndex),
-                    identity: number
-                )
+            events.enumerated().lazy.compactMap { number, event in
+                self.book.acceptedPriority(token: source.tokens(for: event).hex(at: event.tokenIndex), identity: number)
+                    .map { Self.event(event, sentAt: $0) }
             }
-            .map(\.element)
         )
+    }
+
+    /// `event` as it was sent: with `priority`.
+    private static func event(_ event: WorkloadEvent, sentAt priority: Int) -> WorkloadEvent {
+        var sent = event
+        sent.priority = priority
+        return sent
     }
 }

@@ -67,21 +67,10 @@ extension ProfileCommand {
         runID: String,
         folder: String
     ) throws {
-        var practices: SenderPractices?
-        var trafficPage: String?
-        do {
-            let traffic = try MockStopReport.writeTraffic(
-                of: recording,
-                stats: profile.mock,
-                streamsAdvertised: server.streams,
-                to: (folder as NSString).appendingPathComponent("traffic"),
-                deviceDrops: profile.service?.lifecycle?.deviceDrops ?? [:]
-            )
-            practices = traffic.practices
-            trafficPage = "traffic/report.html"
-        } catch {
-            Console.err("warning: the traffic report could not be written: \(error)")
-        }
+        // One budget model for the screen: the budget line's, which the doctor repeats.
+        let budgetReport = try budgetReport(profile, profiler: profiler, runID: runID)
+        let practices = trafficReport(profile, recording: recording, folder: folder, budget: budgetReport)
+        let trafficPage: String? = practices == nil ? nil : "traffic/report.html"
         var figures = profile.report(
             scenario: profiler.scenario,
             requests: profiler.requests,
@@ -98,7 +87,6 @@ extension ProfileCommand {
             targetDescription: "embedded mock",
             build: PushBench.build
         )
-        let budgetReport = try budgetReport(profile, profiler: profiler, runID: runID)
         figures.budgetVerdict = budgetReport?.verdict
         context.cpuSampling = profile.cpuSampling
         if let failure = profile.failure {
@@ -117,6 +105,34 @@ extension ProfileCommand {
             Console.out("report: \(written.htmlPath)")
         } catch {
             throw CommandLineError.runtime("\(error) (the lines above are complete)")
+        }
+    }
+
+    /// Writes the traffic report of `recording` into `folder`/traffic, with the doctor's findings
+    /// (its budget figure `budget`'s); the findings, or `nil` with a warning when it could not.
+    private func trafficReport(
+        _ profile: SenderProfile,
+        recording: String,
+        folder: String,
+        budget report: BudgetReport?
+    ) -> SenderPractices? {
+        do {
+            return try MockStopReport.writeTraffic(
+                of: recording,
+                stats: profile.mock,
+                streamsAdvertised: server.streams,
+                to: (folder as NSString).appendingPathComponent("traffic"),
+                deviceDrops: profile.service?.lifecycle?.deviceDrops ?? [:],
+                modelledBudget: report.map {
+                    (
+                        $0.result.tally.count(.throttled),
+                        "\(budget.budgetPreset) preset, the priorities sent, the scenario's clock"
+                    )
+                }
+            ).practices
+        } catch {
+            Console.err("warning: the traffic report could not be written: \(error)")
+            return nil
         }
     }
 

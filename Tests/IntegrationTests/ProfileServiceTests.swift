@@ -187,6 +187,28 @@ final class ProfileServiceTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try XCTUnwrap((api["latency_ms"] as? [String: Double])?["max"]), 1000)
     }
 
+    /// A service that sends every update at priority 10, whatever the scenario asks for: the
+    /// budget line models the priorities it really sent, on the scenario's clock, and the
+    /// doctor's finding gives the same count from the same model.
+    func testTheBudgetLineAndTheDoctorAgreeOnWhatWasSent() throws {
+        let (output, _, folder) = try profile(serviceOptions: ["--force-priority", "10"])
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let folderPath = try XCTUnwrap(folder)
+        let budget =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: "\(folderPath)/budget_summary.json"))
+            ) as? [String: Any]
+        let throttled = try XCTUnwrap((budget?["outcomes"] as? [String: Int])?["throttled"])
+        XCTAssertGreaterThan(throttled, 0, "every minute tick at 10 spends the budget")
+        let practices =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: "\(folderPath)/traffic/practices.json"))
+            ) as? [String: Any]
+        let figures = try XCTUnwrap(practices?["figures"] as? [String: Any])
+        XCTAssertEqual(figures["budget_throttled_updates"] as? Int, throttled, "one model for the screen")
+        XCTAssertTrue(output.stdout.contains("all-priority-10"), output.stdout)
+    }
+
     /// A service that dies mid-run is a failed profile, with its last words.
     func testAServiceThatDiesIsAFailedProfileWithItsLastWords() throws {
         let (output, _, _) = try profile(calls: 30, serviceOptions: ["--die-after", "5"])

@@ -34,6 +34,7 @@ PUSHBENCH_* variables to reach APNs (docs/profile.md). Faults, for the tests tha
   --drop-reports F answers a share F of token reports with success and forgets them
   --fail-starts F  answers 500 to a share F of start calls, and starts nothing for them
   --stall-reports S  answers each token report S seconds late
+  --force-priority P sends every update at apns-priority P, whatever the call asked for
   --start-on-token   starts a match's activity as soon as it learns a push-to-start token, before
                      any operator call (a "start on subscribe" service); its start names
                      MatchAttributes with the group's number, as the app's football activity has
@@ -180,8 +181,9 @@ class Service:
         if event == "end" and dismissal:
             aps["dismissal-date"] = int(dismissal)
         message = {"aps": aps}
+        priority = self.options.force_priority or int(priority)
         for token in tokens[:keep]:
-            self.queue.put_nowait((token, message, int(priority)))
+            self.queue.put_nowait((token, message, priority))
         return 202, {"accepted": keep}
 
     async def work(self):
@@ -250,6 +252,7 @@ async def main():
     parser.add_argument("--fail-starts", type=float, default=0.0)
     parser.add_argument("--stall-reports", type=float, default=0.0)
     parser.add_argument("--start-on-token", action="store_true")
+    parser.add_argument("--force-priority", type=int)
     service = Service(parser.parse_args())
     server = await asyncio.start_server(service.serve, "127.0.0.1", int(env["PUSHBENCH_SERVICE_PORT"]), backlog=512)
     stop = asyncio.Event()

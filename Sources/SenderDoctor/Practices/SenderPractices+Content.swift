@@ -20,9 +20,12 @@ extension SenderPractices {
         guard updates.count >= priority10Sample else { return nil }
         let urgent = updates.count { $0.priority == 10 }
         figures.priority10ShareOfUpdates = Double(urgent) / Double(updates.count)
-        let result = try? TrafficReplay(records: records, path: "").run(parameters: BudgetParameters())
-        let throttled = result?.tally.count(.throttled) ?? 0
-        figures.budgetThrottledUpdates = throttled
+        if figures.budgetThrottledUpdates == nil {
+            let result = try? TrafficReplay(records: records, path: "").run(parameters: BudgetParameters())
+            figures.budgetThrottledUpdates = result?.tally.count(.throttled) ?? 0
+            figures.budgetModel = "default parameters, the recording's clock"
+        }
+        let throttled = figures.budgetThrottledUpdates ?? 0
         guard Double(urgent) >= priority10Ceiling * Double(updates.count) else { return nil }
         let byEvent = [LifecyclePhase.start, .update, .end].compactMap { phase -> String? in
             let pushes = liveActivity.filter { ($0.event ?? .update) == phase }
@@ -36,7 +39,7 @@ extension SenderPractices {
             evidence: "priority 10 by event: " + byEvent.joined(separator: ", ")
                 + " of \(updates.count.formatted()) updates",
             cost:
-                "the budget model (default parameters) drops \(share(throttled, of: updates.count)) updates on the "
+                "the budget model (\(figures.budgetModel ?? "")) drops \(share(throttled, of: updates.count)) updates on the "
                 + "devices, though APNs answered 200; the budget they spend is gone for the updates that matter",
             advice: "Send routine updates at priority 5 and keep priority 10 for the few a user must see at once.",
             pushesAffected: max(throttled, 1)

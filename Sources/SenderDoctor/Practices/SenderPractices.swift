@@ -63,8 +63,11 @@ public struct SenderPractices: Sendable {
         public var retryGapMedianMs: Double?
         public var liveActivityUpdates = 0
         public var priority10ShareOfUpdates: Double?
-        /// Updates the budget model says devices dropped (APNs answered 200).
+        /// Updates the budget model says devices dropped (APNs answered 200), and which model
+        /// said so: the caller's (a profile's budget line, on the scenario's clock), or the
+        /// default parameters replaying the recording on its own clock.
         public var budgetThrottledUpdates: Int?
+        public var budgetModel: String?
         public var missingExpiration = 0
         public var expirationInPast = 0
         public var missingStaleDate = 0
@@ -85,16 +88,21 @@ public struct SenderPractices: Sendable {
     /// connection that sent nothing is not in the recording) and held its answers back
     /// `answerDelayMs` on average (when it did: an injected latency, standing for APNs' round trip).
     /// `deviceDrops` are the pushes the devices dropped by cause, when `profile` played them: the
-    /// mistakes no recording shows, because APNs answered them 200.
+    /// mistakes no recording shows, because APNs answered them 200. `modelledBudget` is what the
+    /// caller's budget model made of the same pushes (a profile's, on the scenario's clock), so
+    /// that one screen gives one figure; without it the recording is replayed on its own clock.
     public init(
         records: [TrafficRecord],
         streamsAdvertised: Int,
         connectionsAccepted: Int? = nil,
         answerDelayMs: Double? = nil,
-        deviceDrops: [String: Int] = [:]
+        deviceDrops: [String: Int] = [:],
+        modelledBudget: (throttledUpdates: Int, model: String)? = nil
     ) {
         let records = records.inArrivalOrder()
         var figures = Figures()
+        figures.budgetThrottledUpdates = modelledBudget?.throttledUpdates
+        figures.budgetModel = modelledBudget?.model
         figures.pushes = records.count
         figures.streamsAdvertised = streamsAdvertised
         figures.answerDelayMs = answerDelayMs
