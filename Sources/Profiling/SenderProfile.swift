@@ -15,9 +15,12 @@ public struct SenderProfile: Sendable {
         case duration
         /// Ctrl-C or SIGTERM arrived and the sender was ended.
         case interrupted
-        /// A service's calls were answered and their pushes arrived (or stopped arriving for
-        /// `--settle`), and the service was ended.
+        /// A service's calls were answered and every push they owed arrived, and the service
+        /// was ended.
         case drained
+        /// A service's calls were answered, pushes were still missing, and none came for
+        /// `--settle`: the service was ended, perhaps still behind rather than done.
+        case settled
     }
 
     /// One second of the run, counted from the sender's start.

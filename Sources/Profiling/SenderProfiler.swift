@@ -231,8 +231,11 @@ public struct SenderProfiler {
     ) {
         work?.session.start()
         while !watch.finished {
-            let workDone = work?.observe(cpuSeconds: { watch.cpuSecondsNow() }, notice: notice) ?? false
-            watch.tick(stopRequested: stop(), workDone: workDone)
+            let workDone = work?.observe(cpuSeconds: { watch.cpuSecondsNow() }, notice: notice)
+            watch.tick(
+                stopRequested: stop(),
+                workDone: workDone.map { $0.pushesMissing ? .settled : .drained }
+            )
             if let figures = watch.progressDue() { progress(figures) }
             usleep(ProfileWatch.tickMicroseconds)
         }

@@ -167,6 +167,11 @@ final class ProfileServiceTests: XCTestCase {
         XCTAssertEqual(slowest.first?["arrived"] as? Int, 99)
         XCTAssertTrue(output.stdout.contains("60 of 6000 pushes never arrived, in 60 calls"), output.stdout)
         XCTAssertTrue(output.stdout.contains("No call's pushes all arrived; 99% of them arrived within"), output.stdout)
+        XCTAssertEqual(try section(summary, "sender")["stop"] as? String, "settled", "ended quiet, not drained")
+        XCTAssertTrue(
+            output.stdout.contains("end  No push came for --settle after the last call's answer, 60 still missing"),
+            output.stdout
+        )
     }
 
     /// A service that stops answering costs each request its --timeout, counted, and the profile

@@ -88,8 +88,9 @@ struct ProfileWatch {
     }
 
     /// One look: samples the processes, and moves towards the stop when one is due: Ctrl-C
-    /// (`stopRequested`), `--duration`, the sender's exit, or a service's work done (`workDone`).
-    mutating func tick(stopRequested: Bool, workDone: Bool = false) {
+    /// (`stopRequested`), `--duration`, the sender's exit, or a service's work done (`workDone`:
+    /// drained, or settled with pushes missing).
+    mutating func tick(stopRequested: Bool, workDone: SenderProfile.Stop? = nil) {
         let now = elapsed
         let tree = processes
         lastRSS = tree.rssBytes
@@ -118,8 +119,8 @@ struct ProfileWatch {
                 terminate(.duration, now: now, tree: tree)
             } else if sender?.ending != nil {
                 terminate(.exited, now: now, tree: tree)
-            } else if workDone {
-                terminate(.drained, now: now, tree: tree)
+            } else if let workDone {
+                terminate(workDone, now: now, tree: tree)
             }
         case .terminating(let cause, let since) where now - since >= graceSeconds:
             _ = sender?.send(SIGKILL, to: tree)

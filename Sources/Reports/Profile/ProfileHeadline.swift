@@ -28,7 +28,18 @@ public struct ProfileHeadline: Sendable {
             Self.pace(sender),
         ]
         if let service = profile.service {
-            lines.insert(contentsOf: Self.service(service, measured: profile.processesMeasured), at: 1)
+            var serviceLines = Self.service(service, measured: profile.processesMeasured)
+            if sender.stop == "settled" {
+                serviceLines.append(
+                    RunHeadline.Line(
+                        topic: "end",
+                        sentence:
+                            "No push came for --settle after the last call's answer, \(service.fanout.missing) still missing, so the service was ended: it may have been behind (a backlog still sending), not done.",
+                        good: false
+                    )
+                )
+            }
+            lines.insert(contentsOf: serviceLines, at: 1)
         }
         if let verdict = profile.practicesVerdict {
             lines.append(RunHeadline.Line(topic: "doctor", sentence: verdict, good: nil))

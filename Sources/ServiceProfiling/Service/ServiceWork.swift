@@ -89,11 +89,18 @@ public struct ServiceWork {
         }
     }
 
+    /// How a service's work ended.
+    public struct Done: Sendable, Equatable {
+        /// Whether pushes were still missing: no push came for the settle time, so the service
+        /// is ended, perhaps still behind rather than done.
+        public var pushesMissing: Bool
+    }
+
     /// Looks at the session once a tick: notes each phase it entered since the last look, in
     /// order, and says whether the service's work is done (its calls answered and their pushes
-    /// in, or none for the settle time), or driving it failed.
+    /// in, or none for the settle time), or driving it failed; `nil` while it goes on.
     /// `cpuSeconds` reads the service's CPU now, for the phases' costs.
-    public func observe(cpuSeconds: () -> Double, notice: (String) -> Void) -> Bool {
+    public func observe(cpuSeconds: () -> Double, notice: (String) -> Void) -> Done? {
         let entered = session.phasesEntered
         for phase in entered.dropFirst(phaseNotes.seen) {
             phaseNotes.note(
@@ -123,16 +130,16 @@ public struct ServiceWork {
         }
         switch entered.last! {
         case .waiting, .registering, .sending:
-            return false
+            return nil
         case .sent:
-            guard stormOver else { return false }
+            guard stormOver else { return nil }
             let counts = book.counts
-            if counts.matched == workload.expectedPushes { return true }
+            if counts.matched >= counts.events { return Done(pushesMissing: false) }
             let now = clock.nowNs
             let quietSince = max(phaseNotes.sentAtNs ?? now, counts.lastArrivalNs ?? 0)
-            return Double(now - quietSince) / 1e9 >= settleSeconds
+            return Double(now - quietSince) / 1e9 >= settleSeconds ? Done(pushesMissing: true) : nil
         case .refused, .failed:
-            return true
+            return Done(pushesMissing: false)
         }
     }
 
