@@ -180,4 +180,49 @@ extension ProfileServiceTests {
         XCTAssertEqual(activities["started"] as? Int, 300 - refusedStarts)
         XCTAssertTrue(output.stdout.contains("\(300 - refusedStarts) of 300 devices started"), output.stdout)
     }
+
+    /// A service that builds its own content state (no call number in its pushes) for apps that
+    /// start their own activities and report late: each call is charged only for the tokens the
+    /// service had been told before it was sent, so each call's expected pushes are exactly what
+    /// the service says it sent, and nothing is missing or extra.
+    func testAnUntaggedServiceIsChargedOnlyForTheTokensItKnew() throws {
+        let scenario = directory.file("local-matches.yaml")
+        try """
+        name: local-matches
+        cohorts:
+          - kind: football
+            activities: 300
+            groups: 3
+            push_to_start: false
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let (output, summary, folder) = try profile(
+            api: "examples/netmera-lifecycle.yaml",
+            scenario: ["--scenario", scenario, "--activities", "300"],
+            calls: 12,
+            schedule: ["--time-scale", "300"],
+            options: ["--report-delay", "1,8", "--settle", "2s"],
+            serviceOptions: ["--own-content-state"]
+        )
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let fanout = try section(summary, "fanout")
+        XCTAssertEqual(fanout["missing"] as? Int, 0, "\(fanout)")
+        XCTAssertEqual(fanout["extra"] as? Int, 0)
+        XCTAssertEqual(fanout["matched_by_tag"] as? Int, 0, "matched by order: the service sent no call number")
+        let run = try XCTUnwrap(folder)
+        let log = try String(contentsOfFile: "\(run)/sender.stderr.log", encoding: .utf8)
+        var sent: [String: [Int]] = [:]
+        for match in log.matches(of: /update call \d+ to match-(\d+): (\d+) tokens/) {
+            sent[String(match.1), default: []].append(Int(match.2)!)
+        }
+        var charged: [String: [Int]] = [:]
+        let rows = try String(contentsOfFile: "\(run)/calls.csv", encoding: .utf8).split(whereSeparator: \.isNewline)
+            .dropFirst()
+        for row in rows {
+            let cells = row.split(separator: ",", omittingEmptySubsequences: false)
+            charged[String(cells[2]), default: []].append(Int(cells[4])!)
+        }
+        XCTAssertEqual(charged, sent, "each call's expected pushes, by group in order, are what the service sent")
+        let total = charged.values.reduce(0) { $0 + $1.reduce(0, +) }
+        XCTAssertLessThan(total, 12 * 100, "late reports left some calls short")
+    }
 }

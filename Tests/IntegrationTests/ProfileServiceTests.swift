@@ -12,7 +12,7 @@ final class ProfileServiceTests: XCTestCase {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     private static let service = repository.appendingPathComponent("Tests/Scripts/live_activity_service.py").path
-    private var directory: TemporaryDirectory!
+    var directory: TemporaryDirectory!
 
     override func setUpWithError() throws {
         directory = try TemporaryDirectory()

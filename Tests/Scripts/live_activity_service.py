@@ -35,6 +35,9 @@ PUSHBENCH_* variables to reach APNs (docs/profile.md). Faults, for the tests tha
   --fail-starts F  answers 500 to a share F of start calls, and starts nothing for them
   --stall-reports S  answers each token report S seconds late
   --force-priority P sends every update at apns-priority P, whatever the call asked for
+  --own-content-state  builds its own content state from the call's (PushBench's pushbench_event
+                     left out), so its pushes carry no call number and are matched by order;
+                     prints each update call's fan-out ("update call N: K tokens") on stderr
   --start-on-token   starts a match's activity as soon as it learns a push-to-start token, before
                      any operator call (a "start on subscribe" service); its start names
                      MatchAttributes with the group's number, as the app's football activity has
@@ -124,7 +127,9 @@ class Service:
                 return 404, {"error": "unknown group"}
             tokens = list(group.values())
             action = request.get("action", "UPDATE").lower()
-            return self.update(tokens, action, request.get("contentState"), request.get("priority", 10), None)
+            return self.update(
+                tokens, action, request.get("contentState"), request.get("priority", 10), None, request["groupId"]
+            )
         if path == "/notification/send":
             tokens = [self.subscriptions[str(s)] for s in request.get("subscriptionIds", []) if str(s) in self.subscriptions]
             return self.update(
@@ -167,7 +172,7 @@ class Service:
         }
         self.queue.put_nowait((token, {"aps": aps}, 10))
 
-    def update(self, tokens, event, state, priority, dismissal):
+    def update(self, tokens, event, state, priority, dismissal, group_id=None):
         self.updates += 1
         if self.options.die_after is not None and self.updates > self.options.die_after:
             print(f"dying at update call {self.updates}, as --die-after asks", file=sys.stderr, flush=True)
@@ -177,6 +182,9 @@ class Service:
         if self.options.fail_every and self.updates % self.options.fail_every == 0:
             return 500, {"error": "injected failure"}
         keep = len(tokens) - int(len(tokens) * self.options.drop_tail)
+        if self.options.own_content_state:
+            state = {k: v for k, v in (state or {}).items() if k != "pushbench_event"}
+            print(f"update call {self.updates} to {group_id}: {keep} tokens", file=sys.stderr, flush=True)
         aps = {"timestamp": int(time.time()), "event": event, "content-state": state or {}}
         if event == "end" and dismissal:
             aps["dismissal-date"] = int(dismissal)
@@ -253,6 +261,7 @@ async def main():
     parser.add_argument("--stall-reports", type=float, default=0.0)
     parser.add_argument("--start-on-token", action="store_true")
     parser.add_argument("--force-priority", type=int)
+    parser.add_argument("--own-content-state", action="store_true")
     service = Service(parser.parse_args())
     server = await asyncio.start_server(service.serve, "127.0.0.1", int(env["PUSHBENCH_SERVICE_PORT"]), backlog=512)
     stop = asyncio.Event()

@@ -77,6 +77,9 @@ public enum ReportWriter {
         try save(try RunSummary(profile: profile, context: context).encoded(), as: "summary.json", in: directory)
         try save(Data(percentileTable(arrivals.lag).text.utf8), as: "lag_percentiles.csv", in: directory)
         try save(Data(profile.timeseriesTable.text.utf8), as: "timeseries.csv", in: directory)
+        if let service = profile.service {
+            try save(Data(service.callsTable.text.utf8), as: "calls.csv", in: directory)
+        }
         try save(Data(hgrm(arrivals.lag).utf8), as: "lag.hgrm", in: directory)
         try saveOutcomes(arrivals.counts, arrivals.rejectedByReason, [:], arrivals.perConnection, directory)
         try saveStacksAndBudget(context: context, budget: budget, directory: directory)

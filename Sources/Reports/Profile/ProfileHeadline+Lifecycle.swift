@@ -77,15 +77,11 @@ extension ProfileHeadline {
 
     private static func stormLine(_ storm: RunSummary.Lifecycle.Storm) -> RunHeadline.Line {
         let reports = storm.reports
-        var sentence = String(
-            format:
-                "The devices offered %d token reports, at most %d in a second; the service answered at most %d in a second, in %.1f ms at p99 (%@)",
-            reports.sent,
-            storm.peakPerS,
-            storm.peakAnsweredPerS ?? 0,
-            reports.latencyMs?.p99 ?? 0,
-            statuses(reports)
-        )
+        // The statuses are interpolated, not formatted: %@ of a Swift string can print (null) here.
+        var sentence =
+            "The devices offered \(reports.sent) token reports, at most \(storm.peakPerS) in a second; "
+            + "the service answered at most \(storm.peakAnsweredPerS ?? 0) in a second, in "
+            + String(format: "%.1f", reports.latencyMs?.p99 ?? 0) + " ms at p99 (\(statuses(reports)))"
         if let delay = storm.startToReportMs {
             sentence += String(
                 format: "; start to reported token %.2f s at the median, %.2f s at p99",

@@ -127,13 +127,11 @@ public struct ProfileHeadline: Sendable {
                 topic: "api",
                 sentence: String(
                     format:
-                        "The event API answered %d calls in %.1f ms at the median and %.1f ms at p99 from their intended times (%@)%@.",
+                        "The event API answered %d calls in %.1f ms at the median and %.1f ms at p99 from their intended times",
                     api.sent,
                     api.latencyMs?.p50 ?? 0,
-                    api.latencyMs?.p99 ?? 0,
-                    statuses(api),
-                    unanswered == 0 ? "" : "; \(unanswered) did not succeed"
-                ),
+                    api.latencyMs?.p99 ?? 0
+                ) + " (\(statuses(api)))" + (unanswered == 0 ? "" : "; \(unanswered) did not succeed") + ".",
                 good: unanswered == 0
             ),
             RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence(fanout), good: fanout.missing == 0),
@@ -161,17 +159,17 @@ public struct ProfileHeadline: Sendable {
     private static func registrationLine(_ registrations: RunSummary.APIPhase, lifecycle: Bool) -> RunHeadline.Line {
         RunHeadline.Line(
             topic: lifecycle ? "start tokens" : "register",
-            sentence: String(
-                format: "%@ %d of %d %@ at %.0f a second (p99 %.1f ms)%@.",
-                lifecycle ? "Devices reported" : "Registered",
-                registrations.succeeded,
-                registrations.sent,
-                lifecycle ? "push-to-start tokens" : "activities",
-                registrations.perS,
-                registrations.latencyMs?.p99 ?? 0,
-                registrations.succeeded == registrations.sent
-                    ? "" : "; \(registrations.sent - registrations.succeeded) failed (\(statuses(registrations)))"
-            ),
+            sentence: (lifecycle ? "Devices reported" : "Registered")
+                + " \(registrations.succeeded) of \(registrations.sent) "
+                + (lifecycle ? "push-to-start tokens" : "activities")
+                + String(
+                    format: " at %.0f a second (p99 %.1f ms)",
+                    registrations.perS,
+                    registrations.latencyMs?.p99 ?? 0
+                )
+                + (registrations.succeeded == registrations.sent
+                    ? "" : "; \(registrations.sent - registrations.succeeded) failed (\(statuses(registrations)))")
+                + ".",
             good: registrations.succeeded == registrations.sent
         )
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Pages
 
 /// What `profile --api` measured of a sender service beyond a sender's figures: its API's
 /// answers while registering and while taking events, and each call's fan-out to the mock.
@@ -291,5 +292,26 @@ extension RunSummary {
             case byKind = "by_kind"
             case serviceCPUUsPerPush = "service_cpu_us_per_push"
         }
+    }
+}
+
+extension ServiceFigures {
+    /// `calls.csv`: each call to the service in the order they fell due, with the pushes it
+    /// owed and those that arrived, and when its first, half, 99% and last push arrived after its
+    /// intended time (empty where that many never did).
+    public var callsTable: CSVTable {
+        var table = CSVTable(columns: [
+            "call", "kind", "group", "due_s", "expected_pushes", "arrived_pushes", "first_ms", "half_ms", "p99_ms",
+            "last_ms",
+        ])
+        let milliseconds = { (value: Double?) in value.map { String(format: "%.3f", $0) } ?? "" }
+        for (index, call) in calls.enumerated() {
+            table.append([
+                String(index), call.kind, String(call.group), String(format: "%.3f", call.dueS), String(call.expected),
+                String(call.arrived), milliseconds(call.firstMs), milliseconds(call.halfMs), milliseconds(call.p99Ms),
+                milliseconds(call.lastMs),
+            ])
+        }
+        return table
     }
 }
