@@ -73,6 +73,19 @@ static inline pid_t pb_spawn(const char *file, char *const argv[], char *const e
         *error = errno;
         return -1;
     }
+    // Above the standard three: with one of those closed here, the pipe would take its number
+    // and the child's own standard input or output would replace it.
+    for (int end = 0; end < 2; end++) {
+        if (report[end] > 2) continue;
+        int moved = fcntl(report[end], F_DUPFD_CLOEXEC, 3);
+        close(report[end]);
+        if (moved < 0) {
+            *error = errno;
+            close(report[1 - end]);
+            return -1;
+        }
+        report[end] = moved;
+    }
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
