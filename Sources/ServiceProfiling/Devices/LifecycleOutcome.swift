@@ -134,7 +134,7 @@ extension LifecycleOutcome {
     /// it report, did the service answer, did its user close it, did its token rotate) and the
     /// arrival book's (which calls owed its token a push, what came, what APNs answered, and
     /// how much of those calls reached anyone).
-    enum NeverUpdated: String, CaseIterable {
+    enum NeverUpdated: String {
         /// Its app never reported its token (a user who never allowed it, a killed app).
         case neverReported = "never_reported"
         /// The service refused its report, or did not answer it in time.
@@ -158,8 +158,8 @@ extension LifecycleOutcome {
         case reportLostByService = "report_lost_by_service"
     }
 
-    /// The share of their owed pushes below which calls that reached nobody much say the
-    /// service fell behind, not that it lost one token.
+    /// When the calls that owed an activity an update delivered less than this share of all they
+    /// owed, the service fell behind on everyone; above it, it lost that one token.
     static let behindBelowShare = 0.5
 
     /// Why started `activity` was never updated; `calls` are the book's fan-outs.
