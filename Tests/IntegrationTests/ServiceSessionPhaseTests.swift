@@ -153,8 +153,8 @@ final class ServiceSessionPhaseTests: XCTestCase {
         XCTAssertEqual(session.answers.registration.sent, 0)
     }
 
-    /// A service that takes 300 ms to answer a call and counts, per group, the calls it is
-    /// handling at once; it prints the most it saw of any group after each call.
+    /// A service that takes 300 ms to answer a call and counts, per group, the calls (not the
+    /// registrations) it is handling at once; it prints the most it saw of any group after each.
     private static let slowFeed = """
         import http.server, json, sys, threading, time
         lock, handling, most = threading.Lock(), {}, [0]
@@ -162,10 +162,11 @@ final class ServiceSessionPhaseTests: XCTestCase {
             protocol_version = "HTTP/1.1"
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                group = body.get("group")
+                group = body.get("group") if self.path == "/event" else None
                 with lock:
                     handling[group] = handling.get(group, 0) + 1
-                    most[0] = max(most[0], handling[group])
+                    if group is not None:
+                        most[0] = max(most[0], handling[group])
                 if self.path == "/event":
                     time.sleep(0.3)
                 with lock:
