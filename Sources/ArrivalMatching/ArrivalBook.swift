@@ -87,26 +87,35 @@ public final class ArrivalBook: Sendable {
         public var milestones: Milestones
     }
 
-    /// How an event was answered.
-    private enum Answer: UInt8 {
-        case none, accepted, refused
+    /// How an event was answered, in a byte: not yet, refused, or accepted with its push's
+    /// `apns-priority` (what the device budget spends).
+    private struct Answer: Equatable {
+        var code: UInt8
+
+        static let none = Answer(code: 0)
+        static let refused = Answer(code: 1)
+        static func accepted(priority: Int) -> Answer { Answer(code: 2 &+ UInt8(clamping: max(0, min(priority, 250)))) }
+
+        var isAccepted: Bool { code >= 2 }
+        /// The accepted push's priority, when one answered.
+        var acceptedPriority: Int? { isAccepted ? Int(code - 2) : nil }
     }
 
     /// What an arriving push is.
     private enum Match {
-        /// The first answer to `slot`'s `k`-th event, found by its identity or by order.
-        case event(slot: Int, k: Int, byTag: Bool)
+        /// The first answer to event `event` (an index among all the schedule's), found by its
+        /// identity or by order.
+        case event(event: Int, byTag: Bool)
         case extra
         case duplicate
     }
 
     private struct State {
-        /// Each slot's events, by their place among the token's: how each was answered, and
-        /// the `apns-priority` of the accepted push that answered it (0 until one did).
-        var answers: [[Answer]]
-        var acceptedPriorities: [[UInt8]]
-        /// Each slot's first event that may still be unanswered: where matching by order looks.
-        var nextByOrder: [Int]
+        /// How each event was answered, flat as the sealed schedule keeps them.
+        var answers: [Answer]
+        /// Each slot's first event (its place among the token's) that may still be
+        /// unanswered: where matching by order looks.
+        var nextByOrder: [Int32]
         /// Whether the sender sent a token an identity not its own: it reuses payloads, so the
         /// identities say nothing of which event a push answers.
         var reusesPayloads = false
@@ -116,8 +125,8 @@ public final class ArrivalBook: Sendable {
         var originNs: Int64
         var startNs: Int64
         var figures: Figures
-        /// Each call's arrivals, nanoseconds after its intended time; empty for a sender.
-        var callArrivals: [[Int64]]
+        /// Each call's arrivals, nanoseconds after its intended time; none for a sender.
+        var callArrivals = FanoutTimes()
         /// When the service learned each slot's token, and when each call was sent: from
         /// before the start (`Int64.min`) unless its tokens are reported; `Int64.max` until then.
         var learnedNs: [Int64]
@@ -142,7 +151,7 @@ public final class ArrivalBook: Sendable {
         public var firstOwedSentNs: Int64?
     }
 
-    private let schedule: PushSchedule
+    private let schedule: SealedSchedule
     /// Pushes each call must cause, for a service; empty for a sender.
     private let callSizes: [Int]
     private let state: Mutex<State>
@@ -152,22 +161,17 @@ public final class ArrivalBook: Sendable {
     /// `tokensReported`, the service learns each token only when told (`learned`), and a call
     /// owes pushes only once sent (`sent`).
     public init(schedule: PushSchedule, startNs: Int64, callSizes: [Int] = [], tokensReported: Bool = false) {
+        let schedule = schedule.sealed()
         self.schedule = schedule
         self.callSizes = callSizes
         let unknown: Int64 = tokensReported ? .max : .min
         state = Mutex(
             State(
-                answers: (0..<schedule.tokens).map {
-                    Array(repeating: Answer.none, count: schedule.eventCount(slot: $0))
-                },
-                acceptedPriorities: (0..<schedule.tokens).map {
-                    Array(repeating: 0, count: schedule.eventCount(slot: $0))
-                },
+                answers: Array(repeating: .none, count: schedule.events),
                 nextByOrder: Array(repeating: 0, count: schedule.tokens),
                 originNs: startNs,
                 startNs: startNs,
                 figures: Figures(events: schedule.events),
-                callArrivals: Array(repeating: [], count: callSizes.count),
                 learnedNs: Array(repeating: unknown, count: schedule.tokens),
                 sentNs: Array(repeating: unknown, count: schedule.identityCount),
                 tokensReported: tokensReported
@@ -196,15 +200,17 @@ public final class ArrivalBook: Sendable {
         state.withLock { state in
             let second = count(push, receivedNs: receivedNs, in: &state)
             switch match(push, tag: tag, accepted: accepted, in: &state) {
-            case .event(let slot, let k, let byTag):
-                let lagNs = receivedNs - state.startNs - schedule.due(slot: slot, k: k)! * 1000
+            case .event(let event, let byTag):
+                let lagNs = receivedNs - state.startNs - schedule.due(ofEvent: event) * 1000
                 if lagNs < 0 { state.figures.early += 1 }
                 let lagUs = UInt64(max(0, lagNs) / 1000)
                 state.figures.matched += 1
                 if byTag { state.figures.matchedByTag += 1 }
                 _ = state.figures.lag.record(lagUs)
                 _ = state.figures.intervals[second].lag.record(lagUs)
-                if !callSizes.isEmpty { state.callArrivals[schedule.identity(slot: slot, k: k)].append(lagNs) }
+                if !callSizes.isEmpty {
+                    state.callArrivals.append(call: schedule.identity(ofEvent: event), lagNs: lagNs)
+                }
             case .extra:
                 state.figures.extra += 1
             case .duplicate:
@@ -242,38 +248,35 @@ public final class ArrivalBook: Sendable {
         let tagged = tag.flatMap { $0 < schedule.identityCount ? $0 : nil }
         let place = tagged.flatMap { schedule.place(of: $0, slot: slot) }
         if tagged != nil && place == nil { state.reusesPayloads = true }
-        let k: Int
+        let first = schedule.events(of: slot).lowerBound
+        let event: Int
         var byTag = false
         if let place, !state.reusesPayloads {
-            switch state.answers[slot][place] {
-            case .none:
-                k = place
-                byTag = true
-            case .accepted: return .duplicate
-            case .refused: return .extra
-            }
+            let answer = state.answers[first + place]
+            guard answer == .none else { return answer.isAccepted ? .duplicate : .extra }
+            event = first + place
+            byTag = true
         } else {
             guard !retried, let next = nextByOrder(slot: slot, in: &state) else { return .extra }
-            k = next
+            event = first + next
         }
-        state.answers[slot][k] = accepted ? .accepted : .refused
-        if accepted { state.acceptedPriorities[slot][k] = UInt8(clamping: push.priority) }
-        return .event(slot: slot, k: k, byTag: byTag)
+        state.answers[event] = accepted ? .accepted(priority: push.priority) : .refused
+        return .event(event: event, byTag: byTag)
     }
 
     /// The event an untagged push to `slot` answers: its first one unanswered whose call owed
     /// it a push; failing that, the last unanswered one whose call was sent (the service knew
     /// the token before PushBench read its answer to the report); `nil` when none is left.
     private func nextByOrder(slot: Int, in state: inout State) -> Int? {
-        let answers = state.answers[slot]
-        var next = state.nextByOrder[slot]
-        while next < answers.count, answers[next] != .none { next += 1 }
-        state.nextByOrder[slot] = next
+        let events = schedule.events(of: slot)
+        var next = events.lowerBound + Int(state.nextByOrder[slot])
+        while next < events.upperBound, state.answers[next] != .none { next += 1 }
+        state.nextByOrder[slot] = Int32(next - events.lowerBound)
         var sentBefore: Int?
-        for k in next..<answers.count where answers[k] == .none {
-            let call = schedule.identity(slot: slot, k: k)
-            if state.owes(slot: slot, call: call) { return k }
-            if state.sentNs[call] != .max { sentBefore = k }
+        for event in next..<events.upperBound where state.answers[event] == .none {
+            let call = schedule.identity(ofEvent: event)
+            if state.owes(slot: slot, call: call) { return event - events.lowerBound }
+            if state.sentNs[call] != .max { sentBefore = event - events.lowerBound }
         }
         return sentBefore
     }
@@ -303,7 +306,8 @@ public final class ArrivalBook: Sendable {
         guard let slot = schedule.slot(of: token), let k = schedule.place(of: identity, slot: slot) else {
             return nil
         }
-        return state.withLock { $0.answers[slot][k] == .accepted ? Int($0.acceptedPriorities[slot][k]) : nil }
+        let event = schedule.events(of: slot).lowerBound + k
+        return state.withLock { $0.answers[event].acceptedPriority }
     }
 
     /// Events, pushes received, accepted and matched now, and the last arrival: what the
@@ -330,15 +334,7 @@ public final class ArrivalBook: Sendable {
     /// Each call's fan-out now; none for a sender.
     public var calls: [CallFanout] {
         state.withLock { state in
-            let expected = expectedEvents(in: state).perCall ?? callSizes
-            return state.callArrivals.enumerated().map { index, times in
-                CallFanout(
-                    call: index,
-                    expected: expected[index],
-                    arrived: times.count,
-                    milestones: Self.milestones(times.sorted(), expected: expected[index])
-                )
-            }
+            state.callArrivals.fanouts(expected: expectedEvents(in: state).perCall ?? callSizes)
         }
     }
 
@@ -348,10 +344,10 @@ public final class ArrivalBook: Sendable {
         guard state.tokensReported else { return (state.figures.events, nil) }
         var total = 0
         var perCall = Array(repeating: 0, count: schedule.identityCount)
-        for slot in state.answers.indices {
-            for k in state.answers[slot].indices {
-                let call = schedule.identity(slot: slot, k: k)
-                guard state.answers[slot][k] != .none || state.owes(slot: slot, call: call) else { continue }
+        for slot in 0..<schedule.tokens {
+            for event in schedule.events(of: slot) {
+                let call = schedule.identity(ofEvent: event)
+                guard state.answers[event] != .none || state.owes(slot: slot, call: call) else { continue }
                 total += 1
                 perCall[call] += 1
             }
@@ -364,16 +360,17 @@ public final class ArrivalBook: Sendable {
         guard let slot = schedule.slot(of: token) else { return TokenEvidence() }
         return state.withLock { state in
             var evidence = TokenEvidence()
-            for (k, answer) in state.answers[slot].enumerated() {
-                let call = schedule.identity(slot: slot, k: k)
+            for event in schedule.events(of: slot) {
+                let answer = state.answers[event]
+                let call = schedule.identity(ofEvent: event)
                 guard state.owes(slot: slot, call: call) else { continue }
                 evidence.owed += 1
                 evidence.owedCalls.append(call)
                 evidence.firstOwedSentNs = min(evidence.firstOwedSentNs ?? .max, state.sentNs[call])
-                switch answer {
-                case .accepted: evidence.accepted += 1
-                case .refused: evidence.refused += 1
-                case .none: break
+                if answer.isAccepted {
+                    evidence.accepted += 1
+                } else if answer == .refused {
+                    evidence.refused += 1
                 }
             }
             return evidence
@@ -381,10 +378,11 @@ public final class ArrivalBook: Sendable {
     }
 
     /// The first, half, 99% and last of `expected` arrivals in `sorted`, milliseconds.
-    public static func milestones(_ sorted: [Int64], expected: Int) -> Milestones {
+    public static func milestones(_ sorted: some RandomAccessCollection<Int64>, expected: Int) -> Milestones {
         func at(_ share: Double) -> Double? {
             let rank = max(1, Int((share * Double(expected)).rounded(.up)))
-            return rank <= sorted.count ? Double(sorted[rank - 1]) / 1e6 : nil
+            return rank <= sorted.count
+                ? Double(sorted[sorted.index(sorted.startIndex, offsetBy: rank - 1)]) / 1e6 : nil
         }
         return Milestones(firstMs: at(0), halfMs: at(0.5), p99Ms: at(0.99), lastMs: at(1))
     }

@@ -1,26 +1,41 @@
+import Workload
+
 /// What a sender was asked to send, as the arrival book matches arrivals against it: each
 /// token's events in order, each with its due time (microseconds after the start) and its
 /// identity, the number `EventTag` puts in its payload.
 ///
 /// A sender's identities are its events' numbers, one token each; a service's are its calls'
 /// numbers, one call reaching many tokens. Either way a token's identities rise with its
-/// events, so a tagged push finds its place among them by binary search. Tokens are held once
-/// each, with an index into the due times, so a million events to a hundred thousand tokens
-/// take about 20 MB.
+/// events, so a tagged push finds its place among them by binary search.
+///
+/// Each token is a slot. A sender's tokens are any text, so their slots are found by a
+/// dictionary of their hex. A service's are the fleet's own (`TokenMint`): a token names its
+/// device, and the device is the slot, with no dictionary and no string kept. Events are added
+/// in any order and kept flat (twelve bytes each: 28 measured at a million devices while the
+/// arrays grow); `sealed()` groups them by slot for the book (twelve bytes an event and four
+/// a slot).
 public struct PushSchedule: Sendable {
-    /// Each token's index in `dueMicroseconds`, by its hex text.
-    private(set) var slots: [String: Int] = [:]
-    /// Each token's due times, in its events' order.
-    private(set) var dueMicroseconds: [[Int64]] = []
-    /// Each token's events' identities, rising, beside their due times.
-    private var identities: [[Int32]] = []
-    /// Events in the schedule: pushes it asks for.
-    public private(set) var events = 0
+    /// Which slot a token is.
+    private var slots: TokenSlots
+    /// Each event's slot, due time and identity, in the order added.
+    private var eventSlots: [Int32] = []
+    private var eventDues: [Int64] = []
+    private var eventIdentities: [Int32] = []
     /// Identities in the schedule: events for a sender, calls for a service. Tags are below it.
     public private(set) var identityCount = 0
 
-    /// An empty schedule.
-    public init() {}
+    /// An empty schedule whose tokens are any text.
+    public init() { slots = TokenSlots(mint: nil, count: 0) }
+
+    /// An empty schedule for `devices` devices whose update tokens `mint` made: device `d`'s
+    /// tokens (its first and its rotated one) are slot `d`.
+    public init(devices: Int, mint: TokenMint) { slots = TokenSlots(mint: mint, count: devices) }
+
+    /// Slots so far: distinct tokens.
+    public var tokens: Int { slots.count }
+
+    /// Events in the schedule: pushes it asks for.
+    public var events: Int { eventSlots.count }
 
     /// Adds `token`'s next event, due `dueMicroseconds` after the start, whose payload carries
     /// `identity`: the sender's event number, or the service's call number. Identities must not
@@ -28,46 +43,111 @@ public struct PushSchedule: Sendable {
     /// - Returns: whether the token is new to the schedule.
     @discardableResult
     public mutating func add(token: String, dueMicroseconds due: Int64, identity: Int) -> Bool {
-        events += 1
-        identityCount = max(identityCount, identity + 1)
-        if let slot = slots[token] {
-            dueMicroseconds[slot].append(due)
-            identities[slot].append(Int32(identity))
-            return false
+        precondition(slots.mint == nil, "a schedule of minted tokens adds by device")
+        let known = slots.byText[token]
+        let slot = known ?? Int32(slots.count)
+        if known == nil {
+            slots.byText[token] = slot
+            slots.count += 1
         }
-        slots[token] = dueMicroseconds.count
-        dueMicroseconds.append([due])
-        identities.append([Int32(identity)])
-        return true
+        append(slot: slot, due: due, identity: identity)
+        return known == nil
     }
 
-    /// The number of distinct tokens.
-    public var tokens: Int { dueMicroseconds.count }
+    /// Adds the next event of `device`'s update token, for a schedule of minted tokens.
+    public mutating func add(device: Int, dueMicroseconds due: Int64, identity: Int) {
+        precondition(slots.mint != nil && device < slots.count, "device \(device) outside the schedule")
+        append(slot: Int32(device), due: due, identity: identity)
+    }
+
+    private mutating func append(slot: Int32, due: Int64, identity: Int) {
+        eventSlots.append(slot)
+        eventDues.append(due)
+        eventIdentities.append(Int32(identity))
+        identityCount = max(identityCount, identity + 1)
+    }
+
+    /// The schedule grouped by slot, each slot's events in the order added.
+    func sealed() -> SealedSchedule {
+        SealedSchedule(
+            slots,
+            identityCount: identityCount,
+            eventSlots: eventSlots,
+            dues: eventDues,
+            identities: eventIdentities
+        )
+    }
+}
+
+/// Which slot a token is: by a dictionary of a sender's tokens' hex, or, for the fleet's own
+/// tokens, by what the token says (its device).
+struct TokenSlots: Sendable {
+    var byText: [String: Int32] = [:]
+    /// The mint whose update tokens name their device's slot, for a service.
+    let mint: TokenMint?
+    var count: Int
 
     /// The slot of `token`, if the schedule sends to it.
-    func slot(of token: String) -> Int? { slots[token] }
+    func slot(of token: String) -> Int? {
+        guard let mint else { return byText[token].map(Int.init) }
+        guard let reading = mint.read(token), reading.kind == .update, reading.device < count else { return nil }
+        return reading.device
+    }
+}
+
+/// A schedule's events grouped by slot (a counting sort, stable), so that slot `s`'s `k`-th
+/// event is event `firstEvent[s] + k`: what the arrival book reads on every push.
+struct SealedSchedule: Sendable {
+    private let slots: TokenSlots
+    let identityCount: Int
+    /// Where each slot's events begin; one more entry than slots.
+    private let firstEvent: [Int32]
+    private let dues: [Int64]
+    private let identities: [Int32]
+
+    init(_ slots: TokenSlots, identityCount: Int, eventSlots: [Int32], dues: [Int64], identities: [Int32]) {
+        self.slots = slots
+        self.identityCount = identityCount
+        var first = [Int32](repeating: 0, count: slots.count + 1)
+        for slot in eventSlots { first[Int(slot) + 1] += 1 }
+        for slot in 0..<slots.count { first[slot + 1] += first[slot] }
+        var next = first
+        var sortedDues = [Int64](repeating: 0, count: eventSlots.count)
+        var sortedIdentities = [Int32](repeating: 0, count: eventSlots.count)
+        for (event, slot) in eventSlots.enumerated() {
+            let place = Int(next[Int(slot)])
+            next[Int(slot)] += 1
+            sortedDues[place] = dues[event]
+            sortedIdentities[place] = identities[event]
+        }
+        firstEvent = first
+        self.dues = sortedDues
+        self.identities = sortedIdentities
+    }
+
+    var tokens: Int { slots.count }
+    var events: Int { dues.count }
+
+    func slot(of token: String) -> Int? { slots.slot(of: token) }
+
+    /// Where `slot`'s events are among all the schedule's.
+    func events(of slot: Int) -> Range<Int> { Int(firstEvent[slot])..<Int(firstEvent[slot + 1]) }
 
     /// The place `k` among `slot`'s events of the one whose identity is `identity`, if it has one.
     func place(of identity: Int, slot: Int) -> Int? {
-        let list = identities[slot]
-        var low = 0
-        var high = list.count
+        let range = events(of: slot)
+        var low = range.lowerBound
+        var high = range.upperBound
         while low < high {
             let middle = (low + high) / 2
-            if Int(list[middle]) < identity { low = middle + 1 } else { high = middle }
+            if Int(identities[middle]) < identity { low = middle + 1 } else { high = middle }
         }
-        return low < list.count && Int(list[low]) == identity ? low : nil
+        return low < range.upperBound && Int(identities[low]) == identity ? low - range.lowerBound : nil
     }
 
-    /// The identity of `slot`'s `k`-th event.
-    func identity(slot: Int, k: Int) -> Int { Int(identities[slot][k]) }
+    /// The identity of event `event` (an index among all the schedule's).
+    func identity(ofEvent event: Int) -> Int { Int(identities[event]) }
 
-    /// How many events `slot`'s token has.
-    func eventCount(slot: Int) -> Int { dueMicroseconds[slot].count }
-
-    /// The `k`-th due time of `slot`, if the token has that many events.
-    func due(slot: Int, k: Int) -> Int64? {
-        let times = dueMicroseconds[slot]
-        return k < times.count ? times[k] : nil
-    }
+    /// The due time of event `event`, microseconds.
+    func due(ofEvent event: Int) -> Int64 { dues[event] }
 }

@@ -123,7 +123,11 @@ public struct SenderProfiler {
             sampler: sampler,
             clock: clock,
             duration: duration,
-            grace: grace
+            grace: grace,
+            mockCPU: { [devices = prepared.work?.fleet] in
+                ProcessStat.ownThreadsCPUSeconds(namedLike: MockAPNsServer.threadNamePrefix)
+                    - (devices?.emulationOnMockCPUSeconds ?? 0)
+            }
         )
         announce(sender, startAt: prepared.startAtUnix, watch: watch, notice: notice)
         watchUntilFinished(&watch, work: prepared.work, stop: stop, notice: notice, progress: progress)
@@ -155,8 +159,8 @@ public struct SenderProfiler {
     private func recorder(book: ArrivalBook, devices: DeviceFleet?) throws -> PushRecorder {
         try PushRecorder(path: path("traffic.csv")) { push, receivedNs, body in
             guard let devices else { return book.arrived(push, receivedNs: receivedNs, body: body) }
-            if let forBook = devices.arrived(push, receivedNs: receivedNs, body: body) {
-                book.arrived(forBook, receivedNs: receivedNs, body: body)
+            if devices.arrived(push, receivedNs: receivedNs, body: body) {
+                book.arrived(push, receivedNs: receivedNs, body: body)
             } else {
                 book.counted(push, receivedNs: receivedNs)
             }

@@ -51,17 +51,17 @@ final class DeviceFleetTests: XCTestCase {
         _ body: [UInt8],
         event: LifecyclePhase? = nil,
         status: Int = 200
-    ) -> TrafficRecord? {
+    ) -> Bool {
         fleet.arrived(.arrival(token, status: status, event: event), receivedNs: clock.nowNs, body: body)
     }
 
     func testAValidStartStartsTheActivityAndItsDeviceReportsTheTokenItMinted() throws {
         let fleet = try fleet()
         let token = fleet.workload.pushToStartToken(of: 1)
-        XCTAssertNil(push(fleet, token, start()), "a start is the fleet's, not the arrival book's")
+        XCTAssertFalse(push(fleet, token, start()), "a start is the fleet's, not the arrival book's")
         let state = fleet.snapshot
         XCTAssertNotNil(state.devices[1].activity)
-        XCTAssertEqual(state.startArrivals[0].count, 1, "booked under its group's start call")
+        XCTAssertEqual(state.startFanout(workload: fleet.workload)[0].arrived, 1, "booked under its group's start call")
         XCTAssertEqual(state.drops, [:])
         let later = clock.nowNs + 3_600_000_000_000
         XCTAssertEqual(fleet.takeDue(nowNs: later).map(\.request), [.tokenReport(activity: 1, generation: 0)])
@@ -79,8 +79,12 @@ final class DeviceFleetTests: XCTestCase {
         guard case .running(let activity) = state.devices[1].life else {
             return XCTFail("started: \(state.devices[1].life)")
         }
-        XCTAssertNil(activity.firstUpdateNs)
-        XCTAssertEqual(state.startArrivals[0], [], "no call had been sent: not its fan-out")
+        XCTAssertFalse(activity.updated)
+        XCTAssertEqual(
+            state.startFanout(workload: fleet.workload)[0].arrived,
+            0,
+            "no call had been sent: not its fan-out"
+        )
         XCTAssertEqual(state.startsBeforeTheirCall, 1)
         XCTAssertNil(state.clockZeroNs)
         fleet.start(atNs: clock.nowNs)
@@ -104,14 +108,14 @@ final class DeviceFleetTests: XCTestCase {
         for status in [410, 429, 500] { push(fleet, update, [], event: .update, status: status) }
         var state = fleet.snapshot
         XCTAssertEqual(state.updatesShown, 0, "a refused update shows nothing")
-        XCTAssertNil(state.devices[0].activity?.firstUpdateNs)
+        XCTAssertEqual(state.devices[0].activity?.updated, false)
         XCTAssertEqual(state.drops, [:], "and no device dropped it: it never reached one")
         push(fleet, update, [], event: .end, status: 410)
         XCTAssertNil(fleet.snapshot.devices[0].endedNs, "a refused end ends nothing")
         push(fleet, update, [], event: .update)
         state = fleet.snapshot
         XCTAssertEqual(state.updatesShown, 1)
-        XCTAssertNotNil(state.devices[0].activity?.firstUpdateNs)
+        XCTAssertEqual(state.devices[0].activity?.updated, true)
     }
 
     /// The fleet's own 410, to a token whose activity ended past the unregister delay, is the
@@ -198,7 +202,11 @@ final class DeviceFleetTests: XCTestCase {
         let state = fleet.snapshot
         XCTAssertEqual(state.extraStarts, 1, "a second start to a running device starts a second activity")
         XCTAssertEqual(state.drops, [.overActivityLimit: 1])
-        XCTAssertEqual(state.startArrivals[0].count, 1, "the start fan-out counts each device once")
+        XCTAssertEqual(
+            state.startFanout(workload: fleet.workload)[0].arrived,
+            1,
+            "the start fan-out counts each device once"
+        )
     }
 
     func testUpdatesReachAStartedActivityUntilItEndsAndTheBookSeesItsFirstToken() throws {
@@ -209,7 +217,7 @@ final class DeviceFleetTests: XCTestCase {
         push(fleet, update, [], event: .update)
         XCTAssertEqual(fleet.snapshot.drops, [.unknownToken: 1], "no activity holds the token before its start")
         push(fleet, fleet.workload.pushToStartToken(of: 0), start())
-        XCTAssertEqual(push(fleet, update, [], event: .update)?.deviceToken, update)
+        XCTAssertTrue(push(fleet, update, [], event: .update), "an update is the arrival book's")
         push(fleet, update, [], event: .end)
         push(fleet, update, [], event: .update)
         let state = fleet.snapshot
@@ -227,14 +235,21 @@ final class DeviceFleetTests: XCTestCase {
         push(fleet, fleet.workload.pushToStartToken(of: 3), start())
         let old = fleet.workload.updateToken(of: 3)
         let new = fleet.workload.rotatedUpdateToken(of: 3)
-        XCTAssertNil(fleet.tokens[new], "not a token of the fleet's: activity 3 draws no rotation")
+        push(fleet, new, [], event: .update)
+        XCTAssertEqual(
+            fleet.snapshot.drops,
+            [.unknownToken: 1],
+            "activity 3 draws no rotation: its next token is no one's yet"
+        )
         fleet.state.withLock { $0.actions.push(DeviceAction(dueNs: clock.nowNs, activity: 3, kind: .rotate)) }
         XCTAssertTrue(fleet.takeDue(nowNs: clock.nowNs).isEmpty, "the rotated token is reported after the delay")
         XCTAssertEqual(fleet.generation(of: 3), 1)
         let reports = fleet.takeDue(nowNs: clock.nowNs + 3_600_000_000_000).map(\.request)
         XCTAssertTrue(reports.contains(.tokenReport(activity: 3, generation: 1)), "\(reports)")
         push(fleet, old, [], event: .update)
-        XCTAssertEqual(fleet.snapshot.drops, [.rotatedOut: 1])
+        XCTAssertEqual(fleet.snapshot.drops, [.unknownToken: 1, .rotatedOut: 1])
+        push(fleet, new, [], event: .update)
+        XCTAssertEqual(fleet.snapshot.updatesShown, 1, "the rotated token shows")
     }
 
     func testADeviceThatReissuesItsPushToStartTokenStartsNothingFromTheOldOne() throws {
@@ -270,8 +285,9 @@ final class DeviceFleetTests: XCTestCase {
     /// Hands a push to `token` to the devices and then to the book, as the mock's recorder does.
     private func deliver(_ fleet: DeviceFleet, _ book: ArrivalBook, _ token: String, status: Int = 200, atNs: Int64) {
         let body = Array(#"{"aps":{"event":"update","content-state":{}}}"#.utf8)
-        if let forBook = fleet.arrived(.arrival(token, status: status, event: .update), receivedNs: atNs, body: body) {
-            book.arrived(forBook, receivedNs: atNs, body: body)
+        let push = TrafficRecord.arrival(token, status: status, event: .update)
+        if fleet.arrived(push, receivedNs: atNs, body: body) {
+            book.arrived(push, receivedNs: atNs, body: body)
         }
     }
 
@@ -336,7 +352,7 @@ final class DeviceFleetTests: XCTestCase {
         let book = fleet.workload.arrivalBook()
         let t = clock.nowNs
         for activity in 0..<3 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
-        fleet.state.withLock { $0.plan.neverReports = Array(repeating: false, count: 6) }
+        fleet.state.withLock { $0.plan.neverReports = DeviceBits(count: 6) }
         fleet.answered(.tokenReport(activity: 0, generation: 0), succeeded: true, atNs: t)
         book.learned(token: fleet.workload.updateToken(of: 0), atNs: t)
         sendCalls(fleet, book, atNs: t + 10, reaching: [:])

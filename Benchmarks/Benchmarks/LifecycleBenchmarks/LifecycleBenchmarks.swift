@@ -54,6 +54,8 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(fleet.arrived(devices.updates[activity], receivedNs: clock.nowNs, body: devices.updateBody))
         }
     }
+
+    millionDevices()
 }
 
 /// A football final of 10,000 fans started by one call, as the Netmera-shaped lifecycle file
@@ -64,7 +66,9 @@ final class DeviceBench: Sendable {
     let starts: [TrafficRecord]
     let updates: [TrafficRecord]
     let ends: [TrafficRecord]
-    let startBody = Array(
+    let startBody = DeviceBench.matchStartBody
+    /// A valid start to a football fan's device.
+    static let matchStartBody = Array(
         (#"{"aps":{"timestamp":1800000000,"event":"start","content-state":{"homeScore":0,"awayScore":0,"#
             + #""minute":0,"period":1},"attributes-type":"MatchAttributes","attributes":{"groupID":0},"#
             + #""alert":{"title":"Kick-off","body":"The match has started"},"input-push-token":1}}"#).utf8
@@ -89,13 +93,22 @@ final class DeviceBench: Sendable {
             startsPerActivity: false
         )
         self.workload = workload
-        func record(_ token: String, _ event: LifecyclePhase) -> TrafficRecord {
-            TrafficRecord(receivedMs: 0, deviceToken: token, pushType: "liveactivity", priority: 10, event: event, timestampSeconds: 1)
-        }
         let activities = 0..<workload.activities
-        starts = activities.map { record(workload.pushToStartToken(of: $0), .start) }
-        updates = activities.map { record(workload.updateToken(of: $0), .update) }
-        ends = activities.map { record(workload.updateToken(of: $0), .end) }
+        starts = activities.map { Self.record(workload.pushToStartToken(of: $0), .start) }
+        updates = activities.map { Self.record(workload.updateToken(of: $0), .update) }
+        ends = activities.map { Self.record(workload.updateToken(of: $0), .end) }
+    }
+
+    /// A push to `token` as the mock records it: a Live Activity push of `event` it accepted.
+    static func record(_ token: String, _ event: LifecyclePhase) -> TrafficRecord {
+        TrafficRecord(
+            receivedMs: 0,
+            deviceToken: token,
+            pushType: "liveactivity",
+            priority: 10,
+            event: event,
+            timestampSeconds: 1
+        )
     }
 
     /// A fresh fleet on a fresh clock, its first `started` activities started.

@@ -40,6 +40,11 @@ public final class MockAPNsServer: Sendable {
     /// Held for the whole of a shutdown, so a second caller returns only once it is over.
     private let stopped = Mutex(false)
 
+    /// How the mock's answering threads are named (SwiftNIO's event loops, `NIO-ELT-G-#N`): a
+    /// profile reads their CPU apart from the rest of its process by this prefix. The mock is the
+    /// only user of SwiftNIO's event loops in PushBench's process.
+    public static let threadNamePrefix = "NIO-ELT-"
+
     /// Binds and starts serving. Throws if the identity is unusable or the port is taken.
     public static func start(_ configuration: MockAPNsConfiguration) throws -> MockAPNsServer {
         let identity = try configuration.identity ?? TLSIdentity.makeSelfSigned()

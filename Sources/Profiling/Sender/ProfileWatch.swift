@@ -51,7 +51,10 @@ struct ProfileWatch {
     private let clock: ProfileClock
     private let startNs: Int64
     let startedAt: Double
-    private let mockCPUStart = Self.processCPUSeconds()
+    /// The mock's own CPU so far, seconds: its event loops' threads, less what playing the devices
+    /// took on them (counted as the emulation's, once).
+    private let mockCPU: @Sendable () -> Double
+    private let mockCPUStart: Double
     private var phase = Phase.watching
     /// When a look first found the sender's processes all gone while perf still ran.
     private var senderGoneAt: Double?
@@ -68,7 +71,8 @@ struct ProfileWatch {
         sampler: PerfRecording?,
         clock: ProfileClock,
         duration: Duration?,
-        grace: Duration
+        grace: Duration,
+        mockCPU: @escaping @Sendable () -> Double
     ) {
         self.sender = sender
         self.book = book
@@ -79,6 +83,8 @@ struct ProfileWatch {
         book.beginIntervals(atNs: startNs)
         durationSeconds = duration?.inSeconds
         graceSeconds = grace.inSeconds
+        self.mockCPU = mockCPU
+        mockCPUStart = mockCPU()
         lastSample.mockCPU = mockCPUStart
     }
 
@@ -169,7 +175,7 @@ struct ProfileWatch {
             accounting: accounting,
             peakRSSBytes: peakRSS,
             largestPeakRSSBytes: largestPeakRSS,
-            mockCPUSeconds: Self.processCPUSeconds() - mockCPUStart,
+            mockCPUSeconds: mockCPU() - mockCPUStart,
             startedAtUnix: startedAt,
             startAtUnix: startAt,
             wallSeconds: endedAt,
@@ -222,7 +228,7 @@ struct ProfileWatch {
     private mutating func addSample(now: Double, tree: ProcessTree) {
         let accounting = self.accounting
         let cpu = tree.cpuSeconds + accounting.userSeconds + accounting.systemSeconds
-        let mockCPU = Self.processCPUSeconds()
+        let mockCPU = mockCPU()
         let seconds = now - lastSample.at
         samples.append(
             SenderProfile.Sample(
@@ -236,9 +242,4 @@ struct ProfileWatch {
         lastSample = (now, max(cpu, lastSample.cpu), mockCPU)
     }
 
-    private static func processCPUSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
 }

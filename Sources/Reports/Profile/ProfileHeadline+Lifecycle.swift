@@ -29,8 +29,9 @@ extension ProfileHeadline {
                 ("updates", "on updates", "update_push", "an update push"),
             ].compactMap { phase, doing, unit, each -> String? in
                 guard let seconds = phases[phase] else { return nil }
-                return String(format: "%.2f s %@", seconds, doing)
-                    + (perUnit[unit].map { String(format: " (%.1f µs %@)", $0, each) } ?? "")
+                // Interpolated, not `%@`: a Swift string through `%@` can print (null) here.
+                return String(format: "%.2f s ", seconds) + doing
+                    + (perUnit[unit].map { String(format: " (%.1f µs ", $0) + each + ")" } ?? "")
             }
             cost += "; the service spent " + parts.joined(separator: ", ")
         }

@@ -21,8 +21,11 @@ public struct ProcessStat: Sendable {
     private static let pageBytes = sysconf(Int32(_SC_PAGESIZE))
 
     /// Process `pid` now; nil if it is gone.
-    public init?(pid: pid_t) {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    public init?(pid: pid_t) { self.init(statPath: "/proc/\(pid)/stat") }
+
+    /// The process or thread whose `stat` file is at `statPath`; nil if it is gone.
+    init?(statPath: String) {
+        guard let text = try? String(contentsOfFile: statPath, encoding: .utf8),
             let close = text.lastIndex(of: ")")
         else { return nil }
         // After the command's closing parenthesis: state, ppid, ..., utime (the 12th field

@@ -48,11 +48,11 @@ extension DeviceFleet {
                 if generation == 0 { state.reportsPending -= 1 }
                 return nil
             }
-            return .tokenReport(activity: activity, generation: generation)
+            return .tokenReport(activity: activity, generation: Int(generation))
         case .rotate:
             guard !ended else { return nil }
             state.devices[activity].updateActivity { $0.rotatedNs = action.dueNs }
-            let delay = state.plan.reportDelayNs[activity]
+            let delay = state.plan.draws(of: activity).reportDelayNs
             state.actions.push(
                 DeviceAction(dueNs: action.dueNs + delay, activity: activity, kind: .report(generation: 1))
             )
@@ -73,7 +73,7 @@ extension DeviceFleet {
         guard case .tokenReport(let activity, 0) = request else { return }
         state.withLock { state in
             state.reportsPending -= 1
-            state.devices[activity].updateActivity { $0.report = succeeded ? .answered(atNs: atNs) : .failed }
+            state.devices[activity].updateActivity { $0.report = succeeded ? .answered : .failed }
             if succeeded, let started = state.devices[activity].activity {
                 _ = state.startToReport.record(UInt64(max(0, atNs - started.startedNs) / 1000))
             }

@@ -4,25 +4,23 @@ import Workload
 
 extension DeviceFleet {
     /// Books `push`, which reached the mock at `receivedNs`, as the device its token belongs to
-    /// sees it, and says what the arrival book is to match: the push with its update token
-    /// replaced by its activity's first (a rotated token still answers its activity's calls), or
-    /// `nil` for a start, which no call's schedule holds (the book counts it, and matches it to
-    /// nothing). Only a push APNs accepted (200) reaches a
+    /// sees it, and says whether the arrival book is to match it: not a start, which no call's
+    /// schedule holds (the book counts it, and matches it to nothing). The book reads a rotated
+    /// token as its activity's, as the fleet does. Only a push APNs accepted (200) reaches a
     /// device; of those it refused, the fleet books only its own 410s (to a token it let die),
     /// each as the drop its device would have made of it.
-    public func arrived(_ push: TrafficRecord, receivedNs: Int64, body: [UInt8]) -> TrafficRecord? {
+    public func arrived(_ push: TrafficRecord, receivedNs: Int64, body: [UInt8]) -> Bool {
         let cpuBegan = threadCPUNanos()
-        defer { addEmulationCPU(nanoseconds: threadCPUNanos() - cpuBegan) }
-        guard let code = tokens[push.deviceToken], let role = TokenRole(rawValue: code & 3) else {
+        defer { addEmulationCPU(nanoseconds: threadCPUNanos() - cpuBegan, onMock: true) }
+        guard let (activity, role) = owner(of: push.deviceToken) else {
             if push.status == 200 { state.withLock { $0.drop(.unknownToken) } }
-            return push
+            return true
         }
-        let activity = Int(code >> 2)
         switch role {
         case .pushToStart, .reissuedPushToStart:
             guard push.status == 200 else {
                 state.withLock { $0.startPushesRefused += 1 }
-                return nil
+                return false
             }
             let content = LiveActivityPushContent(json: body)
             let problem = startProblem(content, of: activity)
@@ -35,7 +33,7 @@ extension DeviceFleet {
                 if let problem { return state.drop(problem) }
                 start(activity, atNs: receivedNs, byCall: Int(startCall[activity]), in: &state)
             }
-            return nil
+            return false
         case .update, .rotatedUpdate:
             state.withLock { state in
                 let fleetsOwn410 =
@@ -51,9 +49,7 @@ extension DeviceFleet {
                     )
                 }
             }
-            var canonical = push
-            canonical.deviceToken = workload.updateToken(of: activity)
-            return canonical
+            return true
         }
     }
 
@@ -93,29 +89,19 @@ extension DeviceFleet {
         }
         state.devices[activity].life = .running(DeviceState.Activity(startedNs: atNs))
         state.lastStartNs = atNs
-        if call >= 0 {
-            // A start before its call was due was the service's own doing, not the call's.
-            if let dueNs = state.dueNs(microseconds: workload.starts[call].dueMicroseconds), atNs >= dueNs {
-                state.startArrivals[call].append(atNs - dueNs)
-            } else {
-                state.startsBeforeTheirCall += 1
-            }
-        }
+        // A start before its call was due was the service's own doing, not the call's
+        // (`startFanout` books the others from each device's start).
+        if call >= 0, startLagNs(call: call, startedNs: atNs, in: state) == nil { state.startsBeforeTheirCall += 1 }
         let plan = state.plan
+        let reportDelayNs = plan.draws(of: activity).reportDelayNs
         if !plan.neverReports[activity] {
             state.reportsPending += 1
             state.actions.push(
-                DeviceAction(
-                    dueNs: atNs + plan.reportDelayNs[activity],
-                    activity: activity,
-                    kind: .report(generation: 0)
-                )
+                DeviceAction(dueNs: atNs + reportDelayNs, activity: activity, kind: .report(generation: 0))
             )
         }
         if plan.reissues[activity] {
-            state.actions.push(
-                DeviceAction(dueNs: atNs + plan.reportDelayNs[activity], activity: activity, kind: .reissue)
-            )
+            state.actions.push(DeviceAction(dueNs: atNs + reportDelayNs, activity: activity, kind: .reissue))
         }
         if state.clockZeroNs != nil { scheduleLife(of: activity, startedNs: atNs, in: &state) }
     }
@@ -124,10 +110,10 @@ extension DeviceFleet {
     /// token rotates: both fall within its life, up to its last call's due time on the scenario
     /// clock, which must have started.
     func scheduleLife(of activity: Int, startedNs: Int64, in state: inout FleetState) {
-        let plan = state.plan
-        let lastDue = plan.lastDueMicroseconds[activity]
+        let draws = state.plan.draws(of: activity)
+        let lastDue = state.plan.lastDueMicroseconds[activity]
         let endNs = lastDue < 0 ? startedNs : max(startedNs, state.dueNs(microseconds: lastDue) ?? startedNs)
-        if let share = plan.dismissalAt[activity], endNs > startedNs {
+        if let share = draws.dismissalAt, endNs > startedNs {
             state.actions.push(
                 DeviceAction(
                     dueNs: startedNs + Int64(share * Double(endNs - startedNs)),
@@ -136,9 +122,18 @@ extension DeviceFleet {
                 )
             )
         }
-        if let after = plan.rotationAfterNs[activity], startedNs + after < endNs {
+        if let after = draws.rotationAfterNs, startedNs + after < endNs {
             state.actions.push(DeviceAction(dueNs: startedNs + after, activity: activity, kind: .rotate))
         }
+    }
+
+    /// How long after its intended time start call `call` started an activity at `startedNs`;
+    /// `nil` when it started before the call was due (or before the clock began).
+    func startLagNs(call: Int, startedNs: Int64, in state: FleetState) -> Int64? {
+        guard let dueNs = state.dueNs(microseconds: workload.starts[call].dueMicroseconds), startedNs >= dueNs else {
+            return nil
+        }
+        return startedNs - dueNs
     }
 
     /// Since when the fleet has let the token of `role` of `activity` die for APNs, as of
@@ -168,8 +163,8 @@ extension DeviceFleet {
             return state.drop(.rotatedOut)
         }
         state.updatesShown += 1
-        if started.firstUpdateNs == nil {
-            state.devices[activity].updateActivity { $0.firstUpdateNs = atNs }
+        if !started.updated {
+            state.devices[activity].updateActivity { $0.updated = true }
             _ = state.timeToFirstUpdate.record(UInt64(max(0, atNs - started.startedNs) / 1000))
         }
         if ends { state.devices[activity].end(atNs: atNs, dismissed: false) }

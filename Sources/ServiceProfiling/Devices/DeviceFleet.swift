@@ -38,8 +38,8 @@ public final class DeviceFleet: Sendable {
         case overActivityLimit = "over_activity_limit"
     }
 
-    /// A token the fleet knows: whose it is, and which of the activity's tokens.
-    enum TokenRole: Int32 {
+    /// Which of its device's tokens a token is.
+    enum TokenRole {
         case pushToStart, reissuedPushToStart, update, rotatedUpdate
     }
 
@@ -48,15 +48,15 @@ public final class DeviceFleet: Sendable {
     /// The team's app, when the file names it; PushBench's own otherwise.
     let app: DeviceApp?
     let clock: ProfileClock
-    /// Every token any device holds, by hex: `activity << 2 | role`.
-    let tokens: [String: Int32]
     /// Each activity's start call (`workload.starts`), or -1 for a local start.
     let startCall: [Int32]
-    let reissuedStartTokens: TokenSet
     let state: Mutex<FleetState>
     /// PushBench's own CPU playing the devices: the checks on the mock's threads and the
     /// reporter's thread, nanoseconds.
     private let emulationNs = Atomic<Int64>(0)
+    /// Of it, the part on the mock's threads (the checks of each push): the mock's own CPU is
+    /// theirs less this, so that no second is counted twice.
+    private let emulationOnMockNs = Atomic<Int64>(0)
 
     /// The fleet for `workload`'s activities, behaving as `settings` says, running `app` (the
     /// team's, or PushBench's own when `nil`), on `clock`.
@@ -65,34 +65,13 @@ public final class DeviceFleet: Sendable {
         self.settings = settings
         self.app = app
         self.clock = clock
-        let count = workload.activities
-        let plan = DevicePlan(workload: workload, settings: settings)
-        reissuedStartTokens = TokenSet(
-            seed: workload.scenario.seed ^ 0x5245_4953_5355_4521,
-            kind: .pushToStart,
-            count: count
-        )
-        var startCall = [Int32](repeating: -1, count: count)
+        var startCall = [Int32](repeating: -1, count: workload.activities)
         for (index, start) in workload.starts.enumerated() {
             for activity in start.activities { startCall[activity] = Int32(index) }
         }
-        var tokens: [String: Int32] = [:]
-        tokens.reserveCapacity(3 * count)
-        for activity in 0..<count {
-            let code = Int32(activity) << 2
-            if startCall[activity] >= 0 {
-                tokens[workload.pushToStartToken(of: activity)] = code | TokenRole.pushToStart.rawValue
-            }
-            if plan.reissues[activity] {
-                tokens[reissuedStartTokens.hex(at: activity)] = code | TokenRole.reissuedPushToStart.rawValue
-            }
-            tokens[workload.updateToken(of: activity)] = code | TokenRole.update.rawValue
-            if plan.rotationAfterNs[activity] != nil {
-                tokens[workload.rotatedUpdateToken(of: activity)] = code | TokenRole.rotatedUpdate.rawValue
-            }
-        }
-        self.tokens = tokens
         self.startCall = startCall
+        let plan = DevicePlan(workload: workload, settings: settings, startCall: startCall)
+        let count = workload.activities
         state = Mutex(FleetState(activities: count, starts: workload.starts.map(\.activities.count), plan: plan))
     }
 
@@ -122,31 +101,62 @@ public final class DeviceFleet: Sendable {
 
     /// Since when (UNIX seconds) APNs answers `token` 410 `Unregistered`: its activity ended, or
     /// it was rotated out past its grace, `unregisterDelay` ago or more. `nil` while it lives.
+    /// The mock asks before it answers each push: its cost is the emulation's.
     public func unregisteredSince(_ token: Substring) -> Int64? {
-        guard let code = tokens[String(token)], let role = TokenRole(rawValue: code & 3),
-            role == .update || role == .rotatedUpdate
-        else { return nil }
+        let cpuBegan = threadCPUNanos()
+        defer { addEmulationCPU(nanoseconds: threadCPUNanos() - cpuBegan, onMock: true) }
+        guard let (activity, role) = owner(of: token), role == .update || role == .rotatedUpdate else { return nil }
         let nowNs = clock.nowNs
-        let deadNs = state.withLock { unregisteredSinceNs(activity: Int(code >> 2), role: role, atNs: nowNs, in: $0) }
+        let deadNs = state.withLock { unregisteredSinceNs(activity: activity, role: role, atNs: nowNs, in: $0) }
         return deadNs.map { Int64(clock.unix(ofNs: $0)) }
+    }
+
+    /// Whose `token` is, read from the token itself: its activity and which of its tokens; `nil`
+    /// for a token no device of the fleet holds.
+    func owner(of token: some StringProtocol) -> (activity: Int, role: TokenRole)? {
+        guard let reading = workload.tokens.read(token), reading.device < workload.activities else { return nil }
+        let activity = reading.device
+        switch (reading.kind, reading.generation) {
+        case (.pushToStart, 0): return startCall[activity] >= 0 ? (activity, .pushToStart) : nil
+        case (.pushToStart, 1):
+            return state.withLock { $0.plan.reissues[activity] } ? (activity, .reissuedPushToStart) : nil
+        case (.update, 0): return (activity, .update)
+        case (.update, 1): return (activity, .rotatedUpdate)
+        default: return nil
+        }
     }
 }
 
 extension ServiceWorkload {
     /// The update token `activity`'s rotation gives it.
-    public func rotatedUpdateToken(of activity: Int) -> String { updateTokens.hex(at: 2 * activity + 1) }
+    public func rotatedUpdateToken(of activity: Int) -> String {
+        tokens.hex(device: activity, kind: .update, generation: 1)
+    }
 }
 
 extension DeviceFleet {
-    /// Adds CPU spent playing the devices.
-    func addEmulationCPU(nanoseconds: Int64) { emulationNs.add(nanoseconds, ordering: .relaxed) }
+    /// Adds CPU spent playing the devices, on one of the mock's threads (`onMock`) or not.
+    func addEmulationCPU(nanoseconds: Int64, onMock: Bool = false) {
+        emulationNs.add(nanoseconds, ordering: .relaxed)
+        if onMock { emulationOnMockNs.add(nanoseconds, ordering: .relaxed) }
+    }
+
+    /// The part of `emulationCPUSeconds` spent on the mock's threads.
+    public var emulationOnMockCPUSeconds: Double { Double(emulationOnMockNs.load(ordering: .relaxed)) / 1e9 }
+
+    /// Books `count` devices' registrations of their push-to-start tokens, which took
+    /// `cpuNanoseconds` of the registering thread: device events like any other.
+    func addRegistrations(_ count: Int, cpuNanoseconds: Int64) {
+        addEmulationCPU(nanoseconds: cpuNanoseconds)
+        state.withLock { $0.deviceEvents += count }
+    }
 
     /// PushBench's CPU playing the devices so far, seconds.
     public var emulationCPUSeconds: Double { Double(emulationNs.load(ordering: .relaxed)) / 1e9 }
 
     /// The push-to-start token of `activity`'s device: its first, or the one it re-issued.
     func pushToStartToken(of activity: Int, reissued: Bool) -> String {
-        reissued ? reissuedStartTokens.hex(at: activity) : workload.pushToStartToken(of: activity)
+        workload.tokens.hex(device: activity, kind: .pushToStart, generation: reissued ? 1 : 0)
     }
 
     /// The books now.

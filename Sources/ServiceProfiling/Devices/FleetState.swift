@@ -1,56 +1,103 @@
+import ArrivalMatching
 import Foundation
 import Histogram
 import Workload
 
 /// What each device draws before the run, from the scenario's seed: whether it ever reports,
 /// re-issues its push-to-start token, rotates or is dismissed, and its report delay.
+///
+/// Only what a device draws as a yes or no is kept, a bit a device; the rest is drawn again from
+/// the device's own generator each time it is needed (a pure function of the seed and the
+/// device), so a million devices' plan costs a few bytes each, not a struct each.
 struct DevicePlan {
-    var neverReports: [Bool]
-    var reissues: [Bool]
-    /// After its start, when the activity's update token rotates; `nil` when it does not.
-    var rotationAfterNs: [Int64?]
-    /// Where in its life (0 to 1, from its start to its last call's due time) the user closes
-    /// it; `nil` when they do not.
-    var dismissalAt: [Double?]
-    var reportDelayNs: [Int64]
+    /// What one device drew beside its two bits.
+    struct Draws {
+        /// After its start, when the activity's update token rotates; `nil` when it does not.
+        var rotationAfterNs: Int64?
+        /// Where in its life (0 to 1, from its start to its last call's due time) the user
+        /// closes it; `nil` when they do not.
+        var dismissalAt: Double?
+        var reportDelayNs: Int64
+    }
+
+    var neverReports: DeviceBits
+    var reissues: DeviceBits
     /// Each activity's last call's due time, microseconds after the clock's 0 (-1: none).
     var lastDueMicroseconds: [Int64]
+    private let seed: UInt64
+    private let settings: DeviceSettings
 
-    init(workload: ServiceWorkload, settings: DeviceSettings) {
+    init(workload: ServiceWorkload, settings: DeviceSettings, startCall: [Int32]) {
         let count = workload.activities
+        seed = workload.scenario.seed ^ 0x4445_5649_4345_2121
+        self.settings = settings
         var lastDue = [Int64](repeating: -1, count: count)
         for call in workload.calls {
             for activity in call.activities { lastDue[activity] = max(lastDue[activity], call.dueMicroseconds) }
         }
         lastDueMicroseconds = lastDue
-        neverReports = []
-        reissues = []
-        rotationAfterNs = []
-        dismissalAt = []
-        reportDelayNs = []
-        let pushStarted = Set(workload.starts.flatMap { Array($0.activities) })
+        neverReports = DeviceBits(count: count)
+        reissues = DeviceBits(count: count)
         for activity in 0..<count {
-            var random = SplitMix64(seed: workload.scenario.seed ^ 0x4445_5649_4345_2121, index: UInt64(activity))
-            neverReports.append(random.chance(settings.neverReportShare))
-            reissues.append(random.chance(settings.startTokenReissueShare) && pushStarted.contains(activity))
-            rotationAfterNs.append(settings.rotationAfterNs(random.nextUnit()))
-            dismissalAt.append(random.chance(settings.dismissShare) ? random.nextUnit() : nil)
-            reportDelayNs.append(settings.reportDelay.nanoseconds(&random))
+            var random = generator(of: activity)
+            neverReports[activity] = random.chance(settings.neverReportShare)
+            reissues[activity] = random.chance(settings.startTokenReissueShare) && startCall[activity] >= 0
+        }
+    }
+
+    /// The rest of `activity`'s draws: the same every time.
+    func draws(of activity: Int) -> Draws {
+        var random = generator(of: activity)
+        _ = random.chance(settings.neverReportShare)
+        _ = random.chance(settings.startTokenReissueShare)
+        let rotation = settings.rotationAfterNs(random.nextUnit())
+        let dismissal = random.chance(settings.dismissShare) ? random.nextUnit() : nil
+        return Draws(
+            rotationAfterNs: rotation,
+            dismissalAt: dismissal,
+            reportDelayNs: settings.reportDelay.nanoseconds(&random)
+        )
+    }
+
+    private func generator(of activity: Int) -> SplitMix64 { SplitMix64(seed: seed, index: UInt64(activity)) }
+}
+
+/// A yes or no for each device, a bit each.
+struct DeviceBits {
+    private var words: [UInt64]
+
+    init(count: Int) { words = Array(repeating: 0, count: (count + 63) / 64) }
+
+    subscript(device: Int) -> Bool {
+        get { words[device >> 6] & (1 << UInt64(device & 63)) != 0 }
+        set {
+            let bit: UInt64 = 1 << UInt64(device & 63)
+            words[device >> 6] = newValue ? words[device >> 6] | bit : words[device >> 6] & ~bit
         }
     }
 }
 
-/// A device's timed step: its app starting the activity itself, reporting a token, the token
-/// rotating, the user closing the activity, the device re-issuing its push-to-start token.
+/// A device's timed step: its app starting the activity itself, reporting a token (its first,
+/// generation 0, or its rotated one), the token rotating, the user closing the activity, the
+/// device re-issuing its push-to-start token. Sixteen bytes: every started device has one
+/// waiting in the storm.
 struct DeviceAction {
     enum Kind {
         case localStart
-        case report(generation: Int)
+        case report(generation: UInt8)
         case rotate, dismiss, reissue
     }
     var dueNs: Int64
-    var activity: Int
+    private var device: UInt32
     var kind: Kind
+
+    init(dueNs: Int64, activity: Int, kind: Kind) {
+        self.dueNs = dueNs
+        device = UInt32(activity)
+        self.kind = kind
+    }
+
+    var activity: Int { Int(device) }
 }
 
 /// The actions not yet due, earliest first (a binary heap).
@@ -98,8 +145,6 @@ struct FleetState {
     /// operator's calls begin.
     var clockZeroNs: Int64?
     var devices: [DeviceState]
-    /// Each start call's arrivals that started an activity, nanoseconds after its intended time.
-    var startArrivals: [[Int64]]
     var startSizes: [Int]
     var extraStarts = 0
     /// Activities a start push started before the operator's call that was to start them was
@@ -125,15 +170,15 @@ struct FleetState {
     init(activities: Int, starts: [Int], plan: DevicePlan) {
         self.plan = plan
         devices = Array(repeating: DeviceState(), count: activities)
-        startArrivals = starts.map { _ in [] }
         startSizes = starts
     }
 
     /// When `activity`'s token died: its end or dismissal, or for its first update token
     /// (`rotatedOut`) the end of its grace after a rotation; `nil` while it lives.
     func deadSinceNs(activity: Int, rotatedOut: Bool, grace: Duration) -> Int64? {
-        var dead = devices[activity].endedNs
-        if rotatedOut, let rotatedNs = devices[activity].activity?.rotatedNs {
+        let device = devices[activity]
+        var dead = device.endedNs
+        if rotatedOut, let rotatedNs = device.activity?.rotatedNs {
             let expired = rotatedNs + Int64(grace.inNanoseconds)
             dead = min(dead ?? expired, expired)
         }
@@ -145,4 +190,20 @@ struct FleetState {
     func dueNs(microseconds: Int64) -> Int64? { clockZeroNs.map { $0 + microseconds * 1000 } }
 
     mutating func drop(_ cause: DeviceFleet.Drop) { drops[cause, default: 0] += 1 }
+
+    /// Each of `workload`'s start calls' fan-out: when each activity it started did, after the
+    /// call was due. Read from the devices' own start times once, for the report: the fleet keeps
+    /// no list a call. A start before its call was due is the service's own (not counted here).
+    func startFanout(workload: ServiceWorkload) -> [ArrivalBook.CallFanout] {
+        var times = FanoutTimes()
+        for (call, start) in workload.starts.enumerated() {
+            guard let dueNs = dueNs(microseconds: start.dueMicroseconds) else { continue }
+            for activity in start.activities {
+                if let startedNs = devices[activity].activity?.startedNs, startedNs >= dueNs {
+                    times.append(call: call, lagNs: startedNs - dueNs)
+                }
+            }
+        }
+        return times.fanouts(expected: workload.starts.map(\.activities.count))
+    }
 }

@@ -23,8 +23,45 @@ public struct LifecycleOutcome: Sendable {
         Dictionary(uniqueKeysWithValues: fleet.drops.map { ($0.key.rawValue, $0.value) })
     }
 
-    /// The figures the reports show.
-    func figures() -> RunSummary.Lifecycle {
+    /// The devices' side of `fleet`, whose service's pushes `arrivals` matched, with no answers
+    /// of the service's recorded: what the benchmarks time the report on.
+    public init(file: APIFile, fleet: DeviceFleet, arrivals: ArrivalBook) {
+        self.init(
+            file: file,
+            starts: APIAnswers(),
+            devices: DeviceReporter.Answers(),
+            settings: fleet.settings,
+            fleet: fleet.snapshot,
+            workload: fleet.workload,
+            arrivals: arrivals,
+            emulationCPUSeconds: fleet.emulationCPUSeconds
+        )
+    }
+
+    init(
+        file: APIFile,
+        starts: APIAnswers,
+        devices: DeviceReporter.Answers,
+        settings: DeviceSettings,
+        serviceCPUByPhase: [String: Double]? = nil,
+        fleet: FleetState,
+        workload: ServiceWorkload,
+        arrivals: ArrivalBook,
+        emulationCPUSeconds: Double
+    ) {
+        self.file = file
+        self.starts = starts
+        self.devices = devices
+        self.settings = settings
+        self.serviceCPUByPhase = serviceCPUByPhase
+        self.fleet = fleet
+        self.workload = workload
+        self.arrivals = arrivals
+        self.emulationCPUSeconds = emulationCPUSeconds
+    }
+
+    /// The figures the reports show: O(activities + calls + the pushes that arrived).
+    public func figures() -> RunSummary.Lifecycle {
         let lifecycle = file.lifecycle
         return RunSummary.Lifecycle(
             starts: lifecycle?.start.map {
@@ -81,19 +118,17 @@ public struct LifecycleOutcome: Sendable {
 
     /// Each start call's fan-out: its start pushes that started an activity.
     private var startCalls: [ServiceFigures.Call] {
-        fleet.startArrivals.enumerated().map { index, arrivals in
-            let start = workload.starts[index]
-            let milestones = ArrivalBook.milestones(arrivals.sorted(), expected: start.activities.count)
-            return ServiceFigures.Call(
+        zip(workload.starts, fleet.startFanout(workload: workload)).map { start, fanout in
+            ServiceFigures.Call(
                 kind: "start",
                 group: start.group,
                 dueS: Double(start.dueMicroseconds) / 1e6,
-                expected: start.activities.count,
-                arrived: arrivals.count,
-                firstMs: milestones.firstMs,
-                halfMs: milestones.halfMs,
-                p99Ms: milestones.p99Ms,
-                lastMs: milestones.lastMs
+                expected: fanout.expected,
+                arrived: fanout.arrived,
+                firstMs: fanout.milestones.firstMs,
+                halfMs: fanout.milestones.halfMs,
+                p99Ms: fanout.milestones.p99Ms,
+                lastMs: fanout.milestones.lastMs
             )
         }
     }
@@ -108,7 +143,7 @@ public struct LifecycleOutcome: Sendable {
         for (activity, device) in fleet.devices.enumerated() {
             guard let life = device.activity else { continue }
             started += 1
-            if life.firstUpdateNs != nil {
+            if life.updated {
                 updated += 1
                 continue
             }
@@ -121,8 +156,8 @@ public struct LifecycleOutcome: Sendable {
             updated: updated,
             startedNeverUpdated: started - updated,
             neverUpdatedByCause: causes,
-            dismissed: fleet.devices.filter(\.dismissed).count,
-            rotated: fleet.devices.filter { $0.activity?.rotatedNs != nil }.count,
+            dismissed: fleet.devices.count(where: \.dismissed),
+            rotated: fleet.devices.count { $0.activity?.rotatedNs != nil },
             extraStarts: fleet.extraStarts,
             startsBeforeTheirCall: fleet.startsBeforeTheirCall
         )

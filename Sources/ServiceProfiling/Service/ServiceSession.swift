@@ -207,7 +207,11 @@ public final class ServiceSession: Sendable {
         let devices =
             fleet.map { $0.workload.starts.flatMap { Array($0.activities) } } ?? Array(0..<workload.activities)
         let began = monotonicNanos()
+        let cpuBegan = threadCPUNanos()
         var next = 0
+        // Devices reporting their push-to-start tokens are the devices' own steps: the
+        // emulation's CPU and events, as the reporter's token reports are.
+        defer { fleet?.addRegistrations(next, cpuNanoseconds: threadCPUNanos() - cpuBegan) }
         while (next < devices.count || client.inFlight > 0) && !stopped {
             while next < devices.count, client.inFlight < settings.registerConcurrency {
                 var intended = monotonicNanos()

@@ -38,8 +38,9 @@ public struct ServiceWorkload: Sendable {
     public let isLifecycle: Bool
     /// Activities to register, `0..<activities`.
     public var activities: Int { scenario.activities }
-    let updateTokens: TokenSet
-    let startTokens: TokenSet
+    /// Mints every token a device holds, and reads back whose a token is: the fleet books a
+    /// push with no index of tokens (`TokenMint`).
+    public let tokens: TokenMint
 
     /// The work of `scenario`: its first `requests` calls when given, due as `timing` says.
     /// Token rotations are left out: each activity keeps the update token it registered. With
@@ -70,8 +71,10 @@ public struct ServiceWorkload: Sendable {
         isLifecycle = lifecycle != nil
         self.scenario = scenario
         self.perActivity = perActivity
-        updateTokens = TokenSet(seed: scenario.seed, kind: .activityUpdate, count: 2 * scenario.activities)
-        startTokens = TokenSet(seed: scenario.seed, kind: .pushToStart, count: scenario.activities)
+        guard scenario.activities < TokenMint.maxDevices else {
+            throw ProfileError.badInput("--api: at most \(TokenMint.maxDevices - 1) activities (one device each)")
+        }
+        tokens = TokenMint(seed: scenario.seed)
         var calls: [Call] = []
         var times: [Int64] = []
         let limit = requests ?? .max
@@ -116,18 +119,18 @@ public struct ServiceWorkload: Sendable {
     public let expectedPushes: Int
 
     /// The hex update token of `activity`, which its registration syncs and its pushes go to.
-    public func updateToken(of activity: Int) -> String { updateTokens.hex(at: 2 * activity) }
+    public func updateToken(of activity: Int) -> String { tokens.hex(device: activity, kind: .update) }
 
     /// The hex push-to-start token of `activity`'s device.
-    public func pushToStartToken(of activity: Int) -> String { startTokens.hex(at: activity) }
+    public func pushToStartToken(of activity: Int) -> String { tokens.hex(device: activity, kind: .pushToStart) }
 
     /// The schedule the arrival book matches arrivals against: each call's pushes due at its
     /// time, identified by the call's number (the `pushbench_event` its content state carries).
     public var schedule: PushSchedule {
-        var schedule = PushSchedule()
+        var schedule = PushSchedule(devices: activities, mint: tokens)
         for (index, call) in calls.enumerated() {
             for activity in call.activities {
-                schedule.add(token: updateToken(of: activity), dueMicroseconds: call.dueMicroseconds, identity: index)
+                schedule.add(device: activity, dueMicroseconds: call.dueMicroseconds, identity: index)
             }
         }
         return schedule
