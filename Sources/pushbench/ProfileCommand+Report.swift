@@ -67,6 +67,7 @@ extension ProfileCommand {
         runID: String,
         folder: String
     ) throws {
+        let began = ContinuousClock.now
         // One budget model for the screen: the budget line's, which the doctor repeats.
         let budgetReport = try budgetReport(profile, profiler: profiler, runID: runID)
         let practices = trafficReport(profile, recording: recording, folder: folder, budget: budgetReport)
@@ -102,6 +103,9 @@ extension ProfileCommand {
                 directory: folder,
                 budget: budgetReport
             )
+            let seconds = Double((ContinuousClock.now - began) / .milliseconds(1)) / 1000
+            // On stderr with the progress: what the reports cost PushBench, after the run.
+            Console.err(String(format: "reports built in %.2f s (the books, the doctor and the pages)", seconds))
             Console.out("report: \(written.htmlPath)")
         } catch {
             throw CommandLineError.runtime("\(error) (the lines above are complete)")

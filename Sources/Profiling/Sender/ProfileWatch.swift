@@ -55,6 +55,7 @@ struct ProfileWatch {
     /// took on them (counted as the emulation's, once).
     private let mockCPU: @Sendable () -> Double
     private let mockCPUStart: Double
+    private var mockCPUAtFinish: Double?
     private var phase = Phase.watching
     /// When a look first found the sender's processes all gone while perf still ran.
     private var senderGoneAt: Double?
@@ -175,7 +176,7 @@ struct ProfileWatch {
             accounting: accounting,
             peakRSSBytes: peakRSS,
             largestPeakRSSBytes: largestPeakRSS,
-            mockCPUSeconds: mockCPU() - mockCPUStart,
+            mockCPUSeconds: (mockCPUAtFinish ?? mockCPUStart) - mockCPUStart,
             startedAtUnix: startedAt,
             startAtUnix: startAt,
             wallSeconds: endedAt,
@@ -220,6 +221,8 @@ struct ProfileWatch {
             case .watching, .finished: (.exited, nil)
             }
         phase = .finished(cause: stop.cause, began: stop.began, at: now, survivors: survivors)
+        // Read while the mock still runs: its threads' CPU is gone from /proc once it stops.
+        mockCPUAtFinish = mockCPU()
     }
 
     /// Closes the interval since the last sample: CPU is what the live processes hold plus what
@@ -228,7 +231,7 @@ struct ProfileWatch {
     private mutating func addSample(now: Double, tree: ProcessTree) {
         let accounting = self.accounting
         let cpu = tree.cpuSeconds + accounting.userSeconds + accounting.systemSeconds
-        let mockCPU = mockCPU()
+        let mockCPU = max(lastSample.mockCPU, mockCPU())
         let seconds = now - lastSample.at
         samples.append(
             SenderProfile.Sample(
