@@ -24,7 +24,8 @@
 #   prometheus            scrapes a run's --metrics-port in the tests and runs the Grafana dashboard's queries
 #   valgrind, binutils    count instructions per push (hotpath --instructions: callgrind, on a copy made by strip)
 #   linux-perf            samples call stacks for --perf (run, profile): the flame graph and the CPU's shares
-#   golang-go             a Go program for --perf's test of what perf names in a Go sender
+#   golang-go             a Go program for --perf's test of what perf names in a Go sender, and the
+#                         Go Netmera-shaped service of the lifecycle tests and lifecycle-kickoff.sh
 #   nginx-light           a C HTTP/2 server that answers before reading a body, then resets the stream with
 #                         NO_ERROR: the transports' test of that, and h2load-compare.sh's target
 #   iproute2, dnsmasq-base, python3-yaml

@@ -10,15 +10,17 @@ import XCTest
 extension ProfileServiceTests {
     /// A Netmera-shaped lifecycle of three matches of 100 fans, the first `calls` updates, devices
     /// reporting fast enough to be known before the first update (3 s after the starts).
-    private func lifecycle(
+    func lifecycle(
         calls: Int = 5,
         options: [String] = [],
+        service: [String]? = nil,
         serviceOptions: [String] = []
     ) throws -> (output: ExternalProgram.Output, summary: [String: Any]?, folder: String?) {
         try profile(
             api: "examples/netmera-lifecycle.yaml",
             calls: calls,
             options: ["--report-delay", "0.2,0.5", "--settle", "2s"] + options,
+            service: service,
             serviceOptions: serviceOptions
         )
     }

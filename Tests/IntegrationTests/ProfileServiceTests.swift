@@ -35,23 +35,25 @@ final class ProfileServiceTests: XCTestCase {
         return path
     }
 
-    /// Profiles the service with `serviceOptions` through `api`, the first `calls` calls; returns
-    /// the exit, the output and the summary (when written).
+    /// Profiles the service (`service`, the Python test service by default) with
+    /// `serviceOptions` through `api`, the first `calls` calls; returns the exit, the output and
+    /// the summary (when written).
     func profile(
         api: String = "examples/netmera-api.yaml",
         scenario: [String]? = nil,
         calls: Int = 60,
         schedule: [String] = ["--time-scale", "600"],
         options: [String] = [],
+        service: [String]? = nil,
         serviceOptions: [String] = []
     ) throws -> (output: ExternalProgram.Output, summary: [String: Any]?, folder: String?) {
-        let python = try ConformanceSuiteTests.clientEnvironment()
+        let service = try service ?? [try ConformanceSuiteTests.clientEnvironment().path, Self.service]
         let reports = directory.file("reports-\(UUID().uuidString.prefix(8))")
         let output = try ExternalProgram.pushbench.run(
             ["profile", "--api", Self.repository.appendingPathComponent(api).path, "--reports-dir", reports]
                 + (try scenario ?? ["--scenario", self.scenario(), "--activities", "300"])
                 + ["--requests", String(calls), "--streams-before-token", "1000"] + schedule
-                + options + ["--", python.path, Self.service] + serviceOptions,
+                + options + ["--"] + service + serviceOptions,
             environment: ["NETMERA_API_KEY": "netmera-secret-5521", "CLEVERPUSH_API_KEY": "cleverpush-secret-7730"],
             timeout: 240
         )

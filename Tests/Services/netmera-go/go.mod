@@ -1,0 +1,3 @@
+module pushbench.test/netmera-go
+
+go 1.19
