@@ -16,8 +16,9 @@ import Workload
 /// these, which is why PushBench, playing the device, must count them.
 ///
 /// The mock's answering threads call `arrived`; the reporter's thread takes the timed actions
-/// (`takeDue`). One lock guards it all; a device event costs a dictionary lookup and a few
-/// array writes.
+/// (`takeDue`). One lock guards it all; a device event costs reading its token (`TokenMint`: the
+/// token says whose it is, so the fleet keeps no index of tokens) and a few writes to its
+/// device's 32-byte state.
 public final class DeviceFleet: Sendable {
     /// Why a device dropped a push.
     public enum Drop: String, Sendable, CaseIterable, Codable {
@@ -51,8 +52,8 @@ public final class DeviceFleet: Sendable {
     /// Each activity's start call (`workload.starts`), or -1 for a local start.
     let startCall: [Int32]
     let state: Mutex<FleetState>
-    /// PushBench's own CPU playing the devices: the checks on the mock's threads and the
-    /// reporter's thread, nanoseconds.
+    /// PushBench's own CPU playing the devices: the checks on the mock's threads, the devices'
+    /// registrations of their push-to-start tokens, and the reporter's thread, nanoseconds.
     private let emulationNs = Atomic<Int64>(0)
     /// Of it, the part on the mock's threads (the checks of each push): the mock's own CPU is
     /// theirs less this, so that no second is counted twice.
