@@ -122,13 +122,8 @@ public struct LifecycleOutcome: Sendable {
             ServiceFigures.Call(
                 kind: "start",
                 group: start.group,
-                dueS: Double(start.dueMicroseconds) / 1e6,
-                expected: fanout.expected,
-                arrived: fanout.arrived,
-                firstMs: fanout.milestones.firstMs,
-                halfMs: fanout.milestones.halfMs,
-                p99Ms: fanout.milestones.p99Ms,
-                lastMs: fanout.milestones.lastMs
+                dueMicroseconds: start.dueMicroseconds,
+                fanout: fanout
             )
         }
     }

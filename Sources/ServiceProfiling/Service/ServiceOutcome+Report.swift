@@ -23,13 +23,8 @@ extension ServiceOutcome {
                 return ServiceFigures.Call(
                     kind: call.kind.rawValue,
                     group: call.group,
-                    dueS: Double(call.dueMicroseconds) / 1e6,
-                    expected: fanout.expected,
-                    arrived: fanout.arrived,
-                    firstMs: fanout.milestones.firstMs,
-                    halfMs: fanout.milestones.halfMs,
-                    p99Ms: fanout.milestones.p99Ms,
-                    lastMs: fanout.milestones.lastMs
+                    dueMicroseconds: call.dueMicroseconds,
+                    fanout: fanout
                 )
             },
             extra: arrivals.extra,
