@@ -8,9 +8,6 @@ public struct FanoutTimes: Sendable {
     /// No arrival yet.
     public init() {}
 
-    /// Arrivals booked.
-    public var count: Int { calls.count }
-
     /// Books an arrival for call `call`, `lagNs` after its intended time.
     public mutating func append(call: Int, lagNs: Int64) {
         calls.append(Int32(call))

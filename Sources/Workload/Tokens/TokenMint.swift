@@ -37,8 +37,7 @@ public struct TokenMint: Sendable, Hashable {
         }
     }
 
-    /// Raw bytes and hex digits of a token.
-    public static let byteCount = 32
+    /// Hex digits of a token: 32 bytes, as Apple's are today.
     public static let hexLength = 64
     /// Devices a mint can name: the payload keeps 32 bits for the device.
     public static let maxDevices = 1 << 32
