@@ -60,7 +60,7 @@ public enum EventKind: String, Sendable, CaseIterable, Comparable {
 }
 
 /// Where in its lifecycle an activity's push is: the `aps.event` value.
-public enum LifecyclePhase: String, Sendable {
+public enum LifecyclePhase: String, Sendable, CaseIterable {
     /// `event: start`, to a push-to-start token.
     case start
     /// `event: update`, to the activity's update token.
