@@ -48,8 +48,9 @@ public enum MockStopReport {
     /// - Parameters:
     ///   - streamsAdvertised: the stream limit the mock offered once a token was valid, which the
     ///     doctor compares a sender's use of streams with.
-    ///   - modelledBudget: what the caller's budget model made of the accepted updates (a
-    ///     profile's, on the scenario's clock), for the doctor to say the same.
+    ///   - budget: where the doctor's figure of updates the devices' budget drops comes from: a
+    ///     replay of the recording, the caller's model (a profile's, on the scenario's clock, for
+    ///     the doctor to say the same), or none.
     /// - Returns: the report page's path, and the doctor's findings and the figures it read.
     public static func writeTraffic(
         of recording: String,
@@ -57,7 +58,7 @@ public enum MockStopReport {
         streamsAdvertised: Int,
         to folder: String,
         deviceDrops: [String: Int] = [:],
-        modelledBudget: (throttledUpdates: Int, model: String)? = nil
+        budget: SenderPractices.BudgetSource = .replay
     ) throws -> (page: String, practices: SenderPractices) {
         let irregular = [
             ("accepted_irregular", stats.acceptedIrregular),
@@ -67,7 +68,7 @@ public enum MockStopReport {
                 TrafficReport.Irregular(counter: counter, kind: $0.key, pushes: $0.value)
             }
         }
-        let records = try TrafficFile.read(recording)
+        let records = try TrafficFile.table(recording)
         var traffic = TrafficReport(records: records, source: recording, irregular: irregular)
         let practices = SenderPractices(
             records: records,
@@ -76,7 +77,7 @@ public enum MockStopReport {
             answerDelayMs: stats.injectedDelayMicros > 0 && stats.pushes > 0
                 ? Double(stats.injectedDelayMicros) / Double(stats.pushes) / 1000 : nil,
             deviceDrops: deviceDrops,
-            modelledBudget: modelledBudget
+            budget: budget
         )
         traffic.practices = practices
         if stats.broadcasts > 0 {

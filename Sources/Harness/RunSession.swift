@@ -126,7 +126,12 @@ public struct RunSession {
             targetDescription: prepared.description
         )
         if let recording = prepared.recording, let mock = prepared.mock {
-            outcome.practices = Self.diagnose(recording, of: mock, notice: notice)
+            outcome.practices = Self.diagnose(
+                recording,
+                of: mock,
+                budget: budget == nil ? .notModelled : .replay,
+                notice: notice
+            )
         }
         return outcome
     }
@@ -199,18 +204,20 @@ public struct RunSession {
     }
 
     /// The sender doctor's findings on what `mock` recorded, or `nil` (with a notice) when the
-    /// recording could not be read back.
+    /// recording could not be read back; its budget figure from `budget`.
     private static func diagnose(
         _ recording: PushRecorder,
         of mock: MockAPNsServer,
+        budget: SenderPractices.BudgetSource,
         notice: (String) -> Void
     ) -> SenderPractices? {
         do {
             try recording.close()
             return SenderPractices(
-                records: try TrafficFile.read(recording.path),
+                records: try TrafficFile.table(recording.path),
                 streamsAdvertised: MockAPNsConfiguration().maxConcurrentStreams,
-                connectionsAccepted: mock.stats.snapshot().connectionsAccepted
+                connectionsAccepted: mock.stats.snapshot().connectionsAccepted,
+                budget: budget
             )
         } catch {
             notice("the sender doctor could not read the embedded mock's recording: \(error)")

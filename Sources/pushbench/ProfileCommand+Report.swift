@@ -127,12 +127,12 @@ extension ProfileCommand {
                 streamsAdvertised: server.streams,
                 to: (folder as NSString).appendingPathComponent("traffic"),
                 deviceDrops: profile.service?.lifecycle?.deviceDrops ?? [:],
-                modelledBudget: report.map {
-                    (
-                        $0.result.tally.count(.throttled),
-                        "\(budget.budgetPreset) preset, the priorities sent, the scenario's clock"
+                budget: report.map {
+                    .modelled(
+                        throttledUpdates: $0.result.tally.count(.throttled),
+                        model: "\(budget.budgetPreset) preset, the priorities sent, the scenario's clock"
                     )
-                }
+                } ?? .notModelled
             ).practices
         } catch {
             Console.err("warning: the traffic report could not be written: \(error)")

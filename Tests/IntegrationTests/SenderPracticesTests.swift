@@ -83,6 +83,31 @@ final class SenderPracticesTests: XCTestCase {
         XCTAssertTrue(doctor.findings[3].evidence.contains("3,900 bytes"), doctor.findings[3].evidence)
     }
 
+    /// Every update at priority 10: the cost is the caller's budget figure when it modelled one,
+    /// the recording's own replay when it did not say, and no model at all when it was asked
+    /// not to model the budget (`--no-budget`): then every urgent update is at risk.
+    func testTheBudgetFigureComesFromWhereTheCallerSays() throws {
+        // 300 updates to 3 tokens, 600 ms apart on each: more than a budget lets through.
+        let urgent = (0..<300).map { index in
+            var record = update(1_000_000 + Int64(index) * 200, "t\(index % 3)")
+            record.priority = 10
+            return record
+        }
+        func finding(_ budget: SenderPractices.BudgetSource) throws -> SenderPractices.Finding {
+            let doctor = SenderPractices(records: urgent, streamsAdvertised: 1000, budget: budget)
+            return try XCTUnwrap(doctor.findings.first { $0.practice == "all-priority-10" }, "\(doctor.findings)")
+        }
+        let modelled = try finding(.modelled(throttledUpdates: 120, model: "community preset"))
+        XCTAssertTrue(modelled.cost.hasPrefix("the budget model (community preset) drops 120 (40.0%)"), modelled.cost)
+        XCTAssertEqual(modelled.pushesAffected, 120)
+        let replayed = try finding(.replay)
+        XCTAssertTrue(replayed.cost.hasPrefix("the budget model (default parameters, the recording's clock) drops "))
+        XCTAssertGreaterThan(replayed.pushesAffected, 1, "the replay drops some of 100 urgent updates a token")
+        let notModelled = try finding(.notModelled)
+        XCTAssertTrue(notModelled.cost.hasPrefix("the budget was not modelled"), notModelled.cost)
+        XCTAssertEqual(notModelled.pushesAffected, 300)
+    }
+
     /// What the devices a lifecycle profile plays dropped is named as the mistakes behind it,
     /// each cause under its pattern, ranked with the rest.
     func testPushesTheDevicesDroppedAreNamedByThePatternBehindThem() {

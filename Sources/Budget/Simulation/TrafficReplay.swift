@@ -10,8 +10,10 @@ import Workload
 /// from the traffic alone, so a started activity and its updates are counted apart.) Time runs
 /// from the first recorded push; `aps.timestamp` defaults to the receive time.
 public struct TrafficReplay: Sendable {
-    /// The file's pushes, in receive order.
-    public let records: [TrafficRecord]
+    /// The recording, in arrival order, and the positions in it of the pushes that count: the
+    /// replay reads the table a traffic report reads, rather than a copy of its pushes.
+    private let table: TrafficTable
+    private let positions: [Int32]
     /// Lines skipped because they were not accepted Live Activity pushes.
     public let skipped: Int
     /// The file's path, for reports.
@@ -21,20 +23,22 @@ public struct TrafficReplay: Sendable {
     /// - Throws: `BudgetError` naming the file and line of the first bad one.
     public init(path: String) throws {
         do {
-            self.init(records: try TrafficFile.read(path), path: path)
+            self.init(records: try TrafficFile.table(path), path: path)
         } catch {
             throw BudgetError("\(error)")
         }
     }
 
     /// The replay of `all`, recorded traffic read already; `path` names it in reports.
-    public init(records all: [TrafficRecord], path: String) {
-        let records = all.filter { $0.pushType == "liveactivity" && $0.accepted }
-        let skipped = all.count - records.count
+    public init(records all: TrafficTable, path: String) {
+        table = all
+        positions = all.indices.lazy.filter { all[$0].pushType == "liveactivity" && all[$0].accepted }.map(Int32.init)
+        skipped = all.count - positions.count
         self.path = path
-        self.records = records.inArrivalOrder()
-        self.skipped = skipped
     }
+
+    /// The pushes that count, in arrival order.
+    public var records: some RandomAccessCollection<TrafficRecord> { positions.lazy.map { table[Int($0)] } }
 
     /// Runs the records through a model of `parameters`.
     public func run(parameters: BudgetParameters, sampleEvery: Int = 0) throws -> BudgetResult {
@@ -69,27 +73,32 @@ public struct TrafficReplay: Sendable {
     /// The records as the model takes them: a start begins a new activity on its push-to-start
     /// token's device; an update or end goes to its token's activity (a new one the first time).
     private func budgetPushes() -> (pushes: [BudgetPush], activities: Int, devices: Int) {
-        var activityOfToken: [String: Int] = [:]
-        var deviceOfToken: [String: Int] = [:]
+        // By the token's number in the table: an array a token, not a dictionary of strings.
+        var activityOfToken = [Int?](repeating: nil, count: table.tokenCount)
+        var deviceOfToken = [Int?](repeating: nil, count: table.tokenCount)
+        var devices = 0
         var pushes: [BudgetPush] = []
-        pushes.reserveCapacity(records.count)
+        pushes.reserveCapacity(positions.count)
         var activities = 0
         let origin = records.first?.receivedMs ?? 0
-        for record in records {
+        for position in positions.lazy.map(Int.init) {
+            let record = table[position]
+            let token = table.tokenNumber(at: position)
             let phase = record.event ?? .update
             let activity: Int
             var device = 0
             if phase == .start {
                 activity = activities
                 activities += 1
-                device = deviceOfToken[record.deviceToken] ?? deviceOfToken.count
-                deviceOfToken[record.deviceToken] = device
-            } else if let known = activityOfToken[record.deviceToken] {
+                device = deviceOfToken[token] ?? devices
+                if deviceOfToken[token] == nil { devices += 1 }
+                deviceOfToken[token] = device
+            } else if let known = activityOfToken[token] {
                 activity = known
             } else {
                 activity = activities
                 activities += 1
-                activityOfToken[record.deviceToken] = activity
+                activityOfToken[token] = activity
             }
             pushes.append(
                 BudgetPush(
@@ -103,6 +112,6 @@ public struct TrafficReplay: Sendable {
                 )
             )
         }
-        return (pushes, activities, deviceOfToken.count)
+        return (pushes, activities, devices)
     }
 }

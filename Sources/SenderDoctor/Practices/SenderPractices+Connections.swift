@@ -13,8 +13,8 @@ extension SenderPractices {
 
     /// A new connection for (nearly) every push: a TCP and TLS handshake each, and APNs may
     /// take rapid connects and disconnects for a denial of service.
-    static func connectionPerPush(_ figures: inout Figures, _ records: [TrafficRecord], accepted: Int?) -> Finding? {
-        let seen = Set(records.map(\.connection)).count
+    static func connectionPerPush(_ figures: inout Figures, _ records: TrafficTable, accepted: Int?) -> Finding? {
+        let seen = Set(records.lazy.map(\.connection)).count
         let connections = max(seen, accepted ?? 0)
         figures.connections = connections
         figures.pushesPerConnection = connections > 0 ? Double(records.count) / Double(connections) : 0
@@ -38,7 +38,7 @@ extension SenderPractices {
 
     /// Every connection at one stream while it carries pushes back to back: the sender waits a
     /// round trip per push where APNs allows hundreds in flight.
-    static func oneStream(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+    static func oneStream(_ figures: inout Figures, _ records: TrafficTable, _: Int?) -> Finding? {
         var most: [Int: Int] = [:]
         var spans: [Int: (first: Int64, last: Int64, pushes: Int)] = [:]
         for record in records {
@@ -77,12 +77,12 @@ extension SenderPractices {
     /// connection × its connections ÷ the answer's delay, with far fewer streams than the server
     /// allows. Neither its CPU nor APNs sets its pace, and a longer round trip slows it in
     /// proportion: the first limit a fleet's plan must lift.
-    static func concurrencyCapped(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+    static func concurrencyCapped(_ figures: inout Figures, _ records: TrafficTable, _: Int?) -> Finding? {
         let inFlight = records.compactMap(\.streamsOpen).sorted()
         guard !inFlight.isEmpty else { return nil }
         let streams = inFlight[min(inFlight.count - 1, inFlight.count * 9 / 10)]
         figures.streamsInFlightP90 = streams
-        let connections = Set(records.map(\.connection)).count
+        let connections = Set(records.lazy.map(\.connection)).count
         guard let delayMs = figures.answerDelayMs, delayMs >= 1, figures.recordingSeconds > 0,
             let widest = figures.streamsOpenMax, widest * 10 <= figures.streamsAdvertised, connections > 0
         else { return nil }
@@ -112,9 +112,10 @@ extension SenderPractices {
 
     /// Refused pushes sent again at once, or sooner than `Retry-After` asked: a 429 or 503 burst
     /// becomes a storm.
-    static func retryWithoutBackoff(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+    static func retryWithoutBackoff(_ figures: inout Figures, _ records: TrafficTable, _: Int?) -> Finding? {
         var byAPNsID: [String: Int] = [:]
-        var lastToToken: [String: Int] = [:]
+        // The last push to each device token, by the token's number in the table.
+        var lastToToken = [Int?](repeating: nil, count: records.tokenCount)
         var gaps: [Int64] = []
         var soonerThanAsked = 0
         var refusedAgain = 0
@@ -122,11 +123,11 @@ extension SenderPractices {
         for (index, record) in records.enumerated() {
             let earlier =
                 (record.apnsID.isEmpty ? nil : byAPNsID[record.apnsID])
-                ?? lastToToken[record.deviceToken].flatMap { last in
+                ?? lastToToken[records.tokenNumber(at: index)].flatMap { last in
                     records[last].payloadDigest == record.payloadDigest && !record.payloadDigest.isEmpty ? last : nil
                 }
             if !record.apnsID.isEmpty { byAPNsID[record.apnsID] = index }
-            if !record.deviceToken.isEmpty { lastToToken[record.deviceToken] = index }
+            if !record.deviceToken.isEmpty { lastToToken[records.tokenNumber(at: index)] = index }
             guard let earlier, !records[earlier].accepted else { continue }
             figures.retries += 1
             guard [429, 500, 503].contains(records[earlier].status) else { continue }

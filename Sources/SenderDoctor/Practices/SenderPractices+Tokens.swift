@@ -11,12 +11,13 @@ extension SenderPractices {
     /// A token signed for (nearly) every push, or tokens replaced on a connection within 20
     /// minutes of the last: APNs answers 429 `TooManyProviderTokenUpdates` to a connection's
     /// changes, and every signature costs the sender an ES256 operation.
-    static func tokenPerPushOrRefresh(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
-        let signed = records.filter { !$0.providerToken.isEmpty }
+    static func tokenPerPushOrRefresh(_ figures: inout Figures, _ records: TrafficTable, _: Int?) -> Finding? {
+        var signed = 0
         var firstSeen: [String: Int64] = [:]
         var current: [Int: (token: String, sinceMs: Int64)] = [:]
         var earlyChanges = 0
-        for record in signed {
+        for record in records where !record.providerToken.isEmpty {
+            signed += 1
             if firstSeen[record.providerToken] == nil { firstSeen[record.providerToken] = record.receivedMs }
             guard let held = current[record.connection] else {
                 current[record.connection] = (record.providerToken, record.receivedMs)
@@ -31,7 +32,7 @@ extension SenderPractices {
         let refused = records.count { $0.reason == "TooManyProviderTokenUpdates" }
         // A token per push costs a signature each even when every push has a connection of its
         // own, so nothing is refused.
-        let perPush = signed.count >= 10 && firstSeen.count * 2 >= signed.count
+        let perPush = signed >= 10 && firstSeen.count * 2 >= signed
         guard perPush || earlyChanges > 0 || refused > 0 else { return nil }
         let cost =
             "\(share(refused, of: records.count)) pushes refused 429 TooManyProviderTokenUpdates; "
@@ -42,7 +43,7 @@ extension SenderPractices {
                 practice: "token-per-push",
                 title: "Signs a new provider token for (nearly) every push",
                 evidence:
-                    "\(firstSeen.count.formatted()) distinct provider tokens in \(signed.count.formatted()) pushes; "
+                    "\(firstSeen.count.formatted()) distinct provider tokens in \(signed.formatted()) pushes; "
                     + "\(earlyChanges.formatted()) changes of a connection's token within 20 minutes",
                 cost: cost,
                 advice: advice,
@@ -69,7 +70,7 @@ extension SenderPractices {
     /// than a new token replacing the old one. APNs does not refuse that by itself, but a
     /// connection that meets two of them answers 429, and every signer pays for its own
     /// signatures and refreshes.
-    static func tokensAtOnce(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+    static func tokensAtOnce(_ figures: inout Figures, _ records: TrafficTable, _: Int?) -> Finding? {
         var times: [String: [Int64]] = [:]
         var connections: [String: Set<Int>] = [:]
         for record in records where !record.providerToken.isEmpty {
@@ -119,7 +120,7 @@ extension SenderPractices {
 
     /// A clock off by more than a minute: tokens issued "in the future", `aps.timestamp` away
     /// from the server's time, tokens expiring before their time (403 `ExpiredProviderToken`).
-    static func clockSkew(_ figures: inout Figures, _ records: [TrafficRecord], _: Int?) -> Finding? {
+    static func clockSkew(_ figures: inout Figures, _ records: TrafficTable, _: Int?) -> Finding? {
         var ahead: Int64?
         var seen = Set<String>()
         for record in records where !record.providerToken.isEmpty {

@@ -78,31 +78,50 @@ public struct SenderPractices: Sendable {
         public var deviceDrops: [String: Int] = [:]
     }
 
+    /// Where the figure of updates the devices' budget drops comes from.
+    public enum BudgetSource: Sendable {
+        /// The recording replayed through the default parameters on its own clock, when a
+        /// priority-10 finding needs it (`pushbench mock --report`).
+        case replay
+        /// What the caller's budget model made of the same pushes (a profile's, on the
+        /// scenario's clock), so that one screen gives one figure.
+        case modelled(throttledUpdates: Int, model: String)
+        /// None: the caller was asked not to model the budget (`--no-budget`), and the doctor
+        /// does not model it behind its back either.
+        case notModelled
+    }
+
+    /// `Figures.budgetModel` when the budget was not modelled.
+    static let budgetNotModelled = "not modelled"
+
     /// What was found, most pushes affected first.
     public let findings: [Finding]
     /// What the checks measured.
     public let figures: Figures
 
-    /// Examines `records` (any order), from a mock that advertised `streamsAdvertised`
+    /// Examines `records` (a table is in arrival order), from a mock that advertised `streamsAdvertised`
     /// concurrent streams, accepted `connectionsAccepted` connections (when known: a
     /// connection that sent nothing is not in the recording) and held its answers back
     /// `answerDelayMs` on average (when it did: an injected latency, standing for APNs' round trip).
     /// `deviceDrops` are the pushes the devices dropped by cause, when `profile` played them: the
-    /// mistakes no recording shows, because APNs answered them 200. `modelledBudget` is what the
-    /// caller's budget model made of the same pushes (a profile's, on the scenario's clock), so
-    /// that one screen gives one figure; without it the recording is replayed on its own clock.
+    /// mistakes no recording shows, because APNs answered them 200. `budget` says where the figure
+    /// of updates the devices' budget drops comes from.
     public init(
-        records: [TrafficRecord],
+        records: TrafficTable,
         streamsAdvertised: Int,
         connectionsAccepted: Int? = nil,
         answerDelayMs: Double? = nil,
         deviceDrops: [String: Int] = [:],
-        modelledBudget: (throttledUpdates: Int, model: String)? = nil
+        budget: BudgetSource = .replay
     ) {
-        let records = records.inArrivalOrder()
         var figures = Figures()
-        figures.budgetThrottledUpdates = modelledBudget?.throttledUpdates
-        figures.budgetModel = modelledBudget?.model
+        switch budget {
+        case .replay: break  // `allPriority10` replays when it needs the figure
+        case .modelled(let throttledUpdates, let model):
+            figures.budgetThrottledUpdates = throttledUpdates
+            figures.budgetModel = model
+        case .notModelled: figures.budgetModel = Self.budgetNotModelled
+        }
         figures.pushes = records.count
         figures.streamsAdvertised = streamsAdvertised
         figures.answerDelayMs = answerDelayMs
@@ -110,7 +129,7 @@ public struct SenderPractices: Sendable {
             figures.recordingSeconds = Double(last.receivedMs - first.receivedMs) / 1000
         }
         var findings: [Finding] = []
-        let checks: [(inout Figures, [TrafficRecord], Int?) -> Finding?] = [
+        let checks: [(inout Figures, TrafficTable, Int?) -> Finding?] = [
             Self.tokenPerPushOrRefresh, Self.tokensAtOnce, Self.clockSkew, Self.connectionPerPush, Self.oneStream,
             Self.concurrencyCapped, Self.retryWithoutBackoff, Self.allPriority10, Self.expiration, Self.staleDate,
             Self.payloadNearLimit,
@@ -123,6 +142,25 @@ public struct SenderPractices: Sendable {
         findings += Self.deviceDropFindings(deviceDrops)
         self.findings = findings.sorted { ($1.pushesAffected, $0.practice) < ($0.pushesAffected, $1.practice) }
         self.figures = figures
+    }
+
+    /// Examines `records` (any order), as the table's initialiser does.
+    public init(
+        records: [TrafficRecord],
+        streamsAdvertised: Int,
+        connectionsAccepted: Int? = nil,
+        answerDelayMs: Double? = nil,
+        deviceDrops: [String: Int] = [:],
+        budget: BudgetSource = .replay
+    ) {
+        self.init(
+            records: TrafficTable(records),
+            streamsAdvertised: streamsAdvertised,
+            connectionsAccepted: connectionsAccepted,
+            answerDelayMs: answerDelayMs,
+            deviceDrops: deviceDrops,
+            budget: budget
+        )
     }
 
     /// The median of `values`, `nil` for none.

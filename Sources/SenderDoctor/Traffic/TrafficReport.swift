@@ -7,7 +7,7 @@ import Workload
 /// it really sent, in the same CSV and HTML forms as a run's report.
 public struct TrafficReport: Sendable {
     /// The pushes, in arrival order.
-    public let records: [TrafficRecord]
+    public let records: TrafficTable
     /// Where they came from, for the page's heading.
     public let source: String
     /// Accepted pushes the mock judged as it answered them, by kind: a recording holds answers,
@@ -73,18 +73,23 @@ public struct TrafficReport: Sendable {
     }
 
     /// Creates the report of `records`, with the mock's `irregular` counts when it has them.
-    public init(records: [TrafficRecord], source: String, irregular: [Irregular] = []) {
-        self.records = records.inArrivalOrder()
+    public init(records: TrafficTable, source: String, irregular: [Irregular] = []) {
+        self.records = records
         self.source = source
         self.irregular = irregular
+    }
+
+    /// Creates the report of `records` (any order), as the table's initialiser does.
+    public init(records: [TrafficRecord], source: String, irregular: [Irregular] = []) {
+        self.init(records: TrafficTable(records), source: source, irregular: irregular)
     }
 
     /// Pushes the mock accepted.
     public var accepted: Int { records.count { $0.accepted } }
     /// Distinct device tokens.
-    public var tokens: Int { Set(records.map(\.deviceToken)).count }
+    public var tokens: Int { records.tokenCount }
     /// Distinct connections.
-    public var connections: Int { Set(records.map(\.connection)).count }
+    public var connections: Int { Set(records.lazy.map(\.connection)).count }
     /// From the first arrival to the last, seconds.
     public var durationSeconds: Double {
         guard let first = records.first, let last = records.last else { return 0 }
@@ -121,23 +126,45 @@ public struct TrafficReport: Sendable {
 
     /// Pushes by push type and priority, most first.
     public var priorityMix: [(pushType: String, priority: Int, pushes: Int)] {
-        Dictionary(grouping: records) { "\($0.pushType)\u{0}\($0.priority)" }
-            .map { _, group in (group[0].pushType, group[0].priority, group.count) }
+        Self.counted(records) { PushKind(pushType: $0.pushType, priority: $0.priority) }
+            .map { ($0.key.pushType, $0.key.priority, $0.value) }
             .sorted { ($1.2, $0.0, $0.1) < ($0.2, $1.0, $1.1) }
     }
 
     /// Refused pushes by status and reason, most first.
     public var refusals: [(status: Int, reason: String, pushes: Int)] {
-        Dictionary(grouping: records.filter { !$0.accepted }) { "\($0.status) \($0.reason)" }
-            .map { _, group in (group[0].status, group[0].reason, group.count) }
+        Self.counted(records.lazy.filter { !$0.accepted }) { Refusal(status: $0.status, reason: $0.reason) }
+            .map { ($0.key.status, $0.key.reason, $0.value) }
             .sorted { ($1.2, $0.1) < ($0.2, $1.1) }
     }
 
     /// Live Activity events (`start`, `update`, `end`, or `none`), with their counts.
     public var events: [(event: String, pushes: Int)] {
-        Dictionary(grouping: records) { $0.event?.rawValue ?? "none" }
-            .map { ($0.key, $0.value.count) }
+        Self.counted(records) { $0.event?.rawValue ?? "none" }
+            .map { ($0.key, $0.value) }
             .sorted { $0.0 < $1.0 }
+    }
+
+    /// A push type at a priority, as `priorityMix` counts them.
+    private struct PushKind: Hashable {
+        var pushType: String
+        var priority: Int
+    }
+
+    /// A refusal's status and reason, as `refusals` counts them.
+    private struct Refusal: Hashable {
+        var status: Int
+        var reason: String
+    }
+
+    /// How many of `records` have each `key`: counted, not grouped, so that no record is copied.
+    private static func counted<Key: Hashable>(
+        _ records: some Sequence<TrafficRecord>,
+        by key: (TrafficRecord) -> Key
+    ) -> [Key: Int] {
+        var counts: [Key: Int] = [:]
+        for record in records { counts[key(record), default: 0] += 1 }
+        return counts
     }
 
     /// How each device token was updated: the gaps between its consecutive pushes, its pushes in
@@ -157,15 +184,20 @@ public struct TrafficReport: Sendable {
 
     /// The per-token cadence.
     public var cadence: Cadence {
-        var gaps: [Double] = []
-        var pushes: [Double] = []
-        var priority10: [Double] = []
         let hours = max(durationSeconds, 1) / 3600
-        for (_, group) in Dictionary(grouping: records, by: \.deviceToken) {
-            pushes.append(Double(group.count))
-            priority10.append(Double(group.count { $0.priority == 10 }) / hours)
-            gaps += zip(group, group.dropFirst()).map { Double($1.receivedMs - $0.receivedMs) / 1000 }
+        var pushes = [Double](repeating: 0, count: records.tokenCount)
+        var priority10 = [Double](repeating: 0, count: records.tokenCount)
+        // The previous push to each token, by the token's number, for the gaps between them.
+        var previousMs = [Int64?](repeating: nil, count: records.tokenCount)
+        var gaps: [Double] = []
+        for (position, record) in zip(records.indices, records) {
+            let token = records.tokenNumber(at: position)
+            pushes[token] += 1
+            if record.priority == 10 { priority10[token] += 1 }
+            if let previous = previousMs[token] { gaps.append(Double(record.receivedMs - previous) / 1000) }
+            previousMs[token] = record.receivedMs
         }
+        priority10 = priority10.map { $0 / hours }
         func at(_ values: [Double]) -> [Double] { Self.percentiles(of: values, at: Self.cadencePercentiles) }
         return Cadence(gapSeconds: at(gaps), pushesPerToken: at(pushes), priority10PerHour: at(priority10))
     }
