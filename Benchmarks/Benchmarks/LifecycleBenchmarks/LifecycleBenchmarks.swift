@@ -56,6 +56,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     millionDevices()
+    recordedPushes()
 }
 
 /// A football final of 10,000 fans started by one call, as the Netmera-shaped lifecycle file
