@@ -132,6 +132,22 @@ public final class ArrivalBook: Sendable {
         var learnedNs: [Int64]
         var sentNs: [Int64]
         let tokensReported: Bool
+        /// With reported tokens, the events a push was expected for (owed, or answered all the
+        /// same), in all and by call: kept as tokens are learned, calls sent and pushes matched,
+        /// since the progress line reads them several times a second.
+        var expectedTotal = 0
+        var expectedByCall: [Int]
+
+        /// Whether a push was expected for `event`, `slot`'s for `call`.
+        func expects(event: Int, slot: Int, call: Int) -> Bool {
+            answers[event] != .none || owes(slot: slot, call: call)
+        }
+
+        /// Counts `event`'s call among the expected `step` times (1 or -1).
+        mutating func expect(call: Int, _ step: Int) {
+            expectedTotal += step
+            expectedByCall[call] += step
+        }
 
         /// Whether call `call` owed a push to `slot`'s token: it was sent once the service knew
         /// the token.
@@ -152,6 +168,8 @@ public final class ArrivalBook: Sendable {
     }
 
     private let schedule: SealedSchedule
+    /// The schedule's events by call, when tokens are reported.
+    private let eventsByCall: EventsByCall?
     /// Pushes each call must cause, for a service; empty for a sender.
     private let callSizes: [Int]
     private let state: Mutex<State>
@@ -164,6 +182,7 @@ public final class ArrivalBook: Sendable {
         let schedule = schedule.sealed()
         self.schedule = schedule
         self.callSizes = callSizes
+        eventsByCall = tokensReported ? EventsByCall(schedule) : nil
         let unknown: Int64 = tokensReported ? .max : .min
         state = Mutex(
             State(
@@ -174,7 +193,8 @@ public final class ArrivalBook: Sendable {
                 figures: Figures(events: schedule.events),
                 learnedNs: Array(repeating: unknown, count: schedule.tokens),
                 sentNs: Array(repeating: unknown, count: schedule.identityCount),
-                tokensReported: tokensReported
+                tokensReported: tokensReported,
+                expectedByCall: tokensReported ? Array(repeating: 0, count: schedule.identityCount) : []
             )
         )
     }
@@ -183,13 +203,43 @@ public final class ArrivalBook: Sendable {
     /// sent owes it a push. The first such answer counts.
     public func learned(token: String, atNs: Int64) {
         guard let slot = schedule.slot(of: token) else { return }
-        state.withLock { $0.learnedNs[slot] = min($0.learnedNs[slot], atNs) }
+        state.withLock { state in
+            guard atNs < state.learnedNs[slot] else { return }
+            recounting(schedule.events(of: slot).lazy.map { ($0, slot) }, in: &state) { $0.learnedNs[slot] = atNs }
+        }
     }
 
     /// Call `call` was sent to the service at `atNs`.
     public func sent(call: Int, atNs: Int64) {
         guard call < schedule.identityCount else { return }
-        state.withLock { $0.sentNs[call] = min($0.sentNs[call], atNs) }
+        state.withLock { state in
+            guard atNs < state.sentNs[call] else { return }
+            guard let eventsByCall else {
+                state.sentNs[call] = atNs
+                return
+            }
+            let events = eventsByCall.events(of: call).lazy.map { ($0, self.schedule.slot(ofEvent: $0)) }
+            recounting(events, in: &state) { $0.sentNs[call] = atNs }
+        }
+    }
+
+    /// Applies `change` (a token learned, or a call sent, earlier than the book knew), keeping
+    /// the expected counts right over `events` (each with its slot), the only ones it can move:
+    /// uncounted before it, counted again after.
+    private func recounting(
+        _ events: some Sequence<(Int, Int)>,
+        in state: inout State,
+        _ change: (inout State) -> Void
+    ) {
+        for (event, slot) in events {
+            let call = schedule.identity(ofEvent: event)
+            if state.expects(event: event, slot: slot, call: call) { state.expect(call: call, -1) }
+        }
+        change(&state)
+        for (event, slot) in events {
+            let call = schedule.identity(ofEvent: event)
+            if state.expects(event: event, slot: slot, call: call) { state.expect(call: call, 1) }
+        }
     }
 
     /// Books `push`, whose request body was `body`, which arrived at `receivedNs` on the book's
@@ -260,6 +310,8 @@ public final class ArrivalBook: Sendable {
             guard !retried, let next = nextByOrder(slot: slot, in: &state) else { return .extra }
             event = first + next
         }
+        let call = schedule.identity(ofEvent: event)
+        if state.tokensReported && !state.owes(slot: slot, call: call) { state.expect(call: call, 1) }
         state.answers[event] = accepted ? .accepted(priority: push.priority) : .refused
         return .event(event: event, byTag: byTag)
     }
@@ -341,18 +393,7 @@ public final class ArrivalBook: Sendable {
     /// The events a push was expected for, in all and (with reported tokens) by call: every
     /// event, or those owed a push and those answered all the same.
     private func expectedEvents(in state: State) -> (total: Int, perCall: [Int]?) {
-        guard state.tokensReported else { return (state.figures.events, nil) }
-        var total = 0
-        var perCall = Array(repeating: 0, count: schedule.identityCount)
-        for slot in 0..<schedule.tokens {
-            for event in schedule.events(of: slot) {
-                let call = schedule.identity(ofEvent: event)
-                guard state.answers[event] != .none || state.owes(slot: slot, call: call) else { continue }
-                total += 1
-                perCall[call] += 1
-            }
-        }
-        return (total, perCall)
+        state.tokensReported ? (state.expectedTotal, state.expectedByCall) : (state.figures.events, nil)
     }
 
     /// What the book holds of `token`: the events owed a push to it and how they were answered.

@@ -133,6 +133,18 @@ struct SealedSchedule: Sendable {
     /// Where `slot`'s events are among all the schedule's.
     func events(of slot: Int) -> Range<Int> { Int(firstEvent[slot])..<Int(firstEvent[slot + 1]) }
 
+    /// The slot whose events hold event `event` (an index among all the schedule's).
+    func slot(ofEvent event: Int) -> Int {
+        // The first slot whose events end after `event`: empty slots before it end where it begins.
+        var low = 0
+        var high = slots.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Int(firstEvent[middle + 1]) <= event { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
     /// The place `k` among `slot`'s events of the one whose identity is `identity`, if it has one.
     func place(of identity: Int, slot: Int) -> Int? {
         let range = events(of: slot)

@@ -179,6 +179,58 @@ final class ReportedTokenMatchingTests: XCTestCase {
         XCTAssertEqual(evidence.firstOwedSentNs, 1_000)
     }
 
+    /// The expected counts the progress line reads are kept as tokens are learned (again,
+    /// earlier), calls sent (again, earlier) and pushes matched, in any order: after every step
+    /// they equal a count over every event of what was owed or answered.
+    func testTheExpectedCountsStayTrueThroughAnyOrderOfReportsCallsAndPushes() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20 {
+            let tokens = (0..<12).map { "t\($0)" }
+            var schedule = PushSchedule()
+            var pairs: [(token: Int, call: Int)] = []
+            for call in 0..<5 {
+                for token in tokens.indices where Bool.random(using: &generator) {
+                    _ = schedule.add(token: tokens[token], dueMicroseconds: Int64(call) * 1_000_000, identity: call)
+                    pairs.append((token, call))
+                }
+            }
+            let book = ArrivalBook(schedule: schedule, startNs: 0, callSizes: [1, 1, 1, 1, 1], tokensReported: true)
+            var learned = [Int64](repeating: .max, count: tokens.count)
+            var sent = [Int64](repeating: .max, count: 5)
+            var answered = Set<Int>()  // indices into pairs
+            for _ in 0..<60 {
+                let time = Int64.random(in: 0..<1_000, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0:
+                    let token = Int.random(in: tokens.indices, using: &generator)
+                    book.learned(token: tokens[token], atNs: time)
+                    learned[token] = min(learned[token], time)
+                case 1:
+                    let call = Int.random(in: 0..<5, using: &generator)
+                    book.sent(call: call, atNs: time)
+                    sent[call] = min(sent[call], time)
+                default:
+                    guard let pair = pairs.indices.randomElement(using: &generator) else { continue }
+                    let payload = Array(#"{"aps":{"event":"update","content-state":{}}}"#.utf8)
+                    book.arrived(
+                        .arrival(tokens[pairs[pair].token]),
+                        receivedNs: time,
+                        body: EventTag.tagged(payload, event: pairs[pair].call)
+                    )
+                    answered.insert(pair)
+                }
+                var expected = [Int](repeating: 0, count: 5)
+                for (index, pair) in pairs.enumerated() {
+                    let owed = sent[pair.call] != .max && sent[pair.call] >= learned[pair.token]
+                    if owed || answered.contains(index) { expected[pair.call] += 1 }
+                }
+                XCTAssertEqual(book.calls.map(\.expected), expected)
+                XCTAssertEqual(book.counts.events, expected.reduce(0, +))
+                XCTAssertEqual(book.figures.events, expected.reduce(0, +))
+            }
+        }
+    }
+
     /// A token never reported is owed nothing: not missing, and a push to it is matched all the
     /// same (the service knew it some other way).
     func testATokenNeverReportedIsOwedNothing() {
