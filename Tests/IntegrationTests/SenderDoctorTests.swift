@@ -40,7 +40,7 @@ final class SenderDoctorTests: XCTestCase {
         let result = try LoadTest.run(load, tokens: mock.tokens())
         try recorder.close()
         let doctor = SenderPractices(
-            records: try TrafficFile.read(recorder.path),
+            records: try TrafficFile.table(recorder.path),
             streamsAdvertised: MockAPNsConfiguration().maxConcurrentStreams,
             connectionsAccepted: mock.server.stats.snapshot().connectionsAccepted
         )

@@ -45,7 +45,6 @@ final class TrafficTableTests: XCTestCase {
         XCTAssertEqual(table.map(\.receivedMs), times.sorted())
         XCTAssertEqual(table.tokenCount, 3)
         for position in table.indices {
-            XCTAssertEqual(table.receivedMs(at: position), table[position].receivedMs)
             for other in table.indices {
                 XCTAssertEqual(
                     table.tokenNumber(at: position) == table.tokenNumber(at: other),
@@ -65,7 +64,6 @@ final class TrafficTableTests: XCTestCase {
         let text = ([TrafficRecord.header] + records.map(\.csvLine)).joined(separator: "\r\n")
         XCTAssertGreaterThan(text.utf8.count, 1 << 20)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
-        XCTAssertEqual(try TrafficFile.read(path), records)
         let table = try TrafficFile.table(path)
         XCTAssertEqual(Array(table), records)
         XCTAssertEqual(table.tokenCount, 500)

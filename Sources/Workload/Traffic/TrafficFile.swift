@@ -3,14 +3,6 @@ import Foundation
 /// A traffic file as `pushbench mock --record` writes it: a header line, then one
 /// `TrafficRecord` per answered push.
 public enum TrafficFile {
-    /// Every record of the file at `path`, in the file's order.
-    /// - Throws: `WorkloadError` naming the file, and the line of the first bad record.
-    public static func read(_ path: String) throws -> [TrafficRecord] {
-        var records: [TrafficRecord] = []
-        try forEachRecord(in: path) { records.append($0) }
-        return records
-    }
-
     /// Every record of the file at `path`, in arrival order, as a `TrafficTable`: what the
     /// reports read, since a million-device run records millions of pushes.
     /// - Throws: `WorkloadError` naming the file, and the line of the first bad record.

@@ -99,9 +99,6 @@ public struct TrafficTable: RandomAccessCollection, Sendable {
     /// Distinct device tokens (the empty token of a push with none included).
     public var tokenCount: Int { deviceToken.distinct }
 
-    /// When the `position`th push arrived, UNIX milliseconds, without building its record.
-    public func receivedMs(at position: Int) -> Int64 { receivedMs[row(position)] }
-
     private func row(_ position: Int) -> Int { order.map { Int($0[position]) } ?? position }
 
     /// Adds a record at the end; `sortIntoArrivalOrder()` puts the rows in order once all are in.
