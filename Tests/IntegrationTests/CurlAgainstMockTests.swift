@@ -483,3 +483,24 @@ extension CurlAgainstMockTests {
         XCTAssertEqual(try push("/3/device/" + token).status, "200")
     }
 }
+
+/// The mock run by a user that is not root, as on a developer's laptop or a CI runner without
+/// privileges: it once set SO_DEBUG (SwiftNIO's socket-level option 1) where it meant
+/// TCP_NODELAY, which only a privileged user may set, and so closed every connection it accepted.
+final class MockAsUnprivilegedUserTests: XCTestCase {
+    func testAUserThatIsNotRootIsAnswered() throws {
+        guard getuid() == 0, let setpriv = ExternalProgram.onPath("setpriv") else {
+            throw XCTSkip("needs root, to run the mock as nobody with setpriv")
+        }
+        let curl = try XCTUnwrap(ExternalProgram.onPath("curl"))
+        let mock = try RunningProgram(
+            setpriv,
+            ["--reuid=65534", "--regid=65534", "--clear-groups", ExternalProgram.pushbench.path, "mock", "--port", "0"]
+        )
+        defer { mock.interrupt() }
+        let line = try XCTUnwrap(mock.waitForLine(containing: "listening on"), mock.output)
+        let origin = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("https://") })
+        let answer = try curl.run(["-sk", "--http2", "-o", "/dev/null", "-w", "%{http_code}", "\(origin)/stats"])
+        XCTAssertEqual(answer.stdout, "200", answer.stderr)
+    }
+}
