@@ -163,6 +163,9 @@ let package = Package(
         ),
         // Where a sender's CPU goes: perf's samples, folded stacks, the shares by class of code.
         .target(name: "Sampling", dependencies: ["CProcess"], swiftSettings: strict),
+        // A network of its own for a command profile runs: Apple's names are the mock inside, and
+        // nothing else answers but the addresses it may reach.
+        .target(name: "SealedNetwork", dependencies: ["CProcess", "COpenSSL"], swiftSettings: strict),
         // What the mock received matched against what a sender or service was asked to send:
         // the schedule, the identity a push carries, the book, and the one clock they are read on.
         .target(
@@ -186,7 +189,7 @@ let package = Package(
             name: "Profiling",
             dependencies: [
                 "CProcess", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs",
-                "Budget", "BudgetReports", "Harness", "ArrivalMatching", "ServiceProfiling",
+                "Budget", "BudgetReports", "Harness", "ArrivalMatching", "ServiceProfiling", "SealedNetwork",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
@@ -197,7 +200,7 @@ let package = Package(
                 "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Pages", "Reports", "BudgetReports",
                 "Analysis",
                 "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "ServiceProfiling", "ArrivalMatching",
-                "Sampling",
+                "Sampling", "SealedNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict,

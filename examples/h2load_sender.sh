@@ -4,8 +4,8 @@
 #
 #   pushbench profile --requests 20000 -- examples/h2load_sender.sh
 #
-# It reads the PUSHBENCH_* contract (docs/profile.md), signs one provider token with openssl,
-# and from at_s 0 sends every event's push in the events file's order on one connection
+# It reads the PUSHBENCH_* contract (docs/profile.md), signs one provider token with openssl
+# (provider_token.sh), and from at_s 0 sends every event's push in the events file's order on one connection
 # (H2LOAD_STREAMS streams, 100 by default) as fast as it can: h2load knows no schedule, so the
 # lag says how long each push waited. Every push carries the first event's payload and priority
 # (h2load sends one body and one set of headers). Needs h2load, openssl, perl, sed and awk (mawk or gawk), each
@@ -14,15 +14,7 @@ set -euo pipefail
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
-header=$(printf '{"alg":"ES256","kid":"%s"}' "$PUSHBENCH_KEY_ID" | b64url)
-claims=$(printf '{"iss":"%s","iat":%d}' "$PUSHBENCH_TEAM_ID" "$(date +%s)" | b64url)
-printf '%s.%s' "$header" "$claims" >"$work/input"
-openssl dgst -sha256 -sign "$PUSHBENCH_AUTH_KEY" -out "$work/signature.der" "$work/input"
-# JWS wants the raw 64-byte r||s, not openssl's DER sequence of two integers.
-signature=$(perl -0777 -ne 'my ($der, $at) = ($_, 2); for (1 .. 2) {
-    my $length = ord(substr($der, $at + 1, 1)); my $n = substr($der, $at + 2, $length); $n =~ s/^\x00+//;
-    print "\x00" x (32 - length $n), $n; $at += 2 + $length }' "$work/signature.der" | b64url)
+token=$("$(dirname "$0")/provider_token.sh")
 # The events file's lines have their members in a fixed order, payload last (docs/profile.md):
 # awk and sed take out the tokens (the sixth field between quotes) and the first payload and
 # priority without a JSON parser.
@@ -36,6 +28,6 @@ sleep "$(awk -v at="$PUSHBENCH_START_AT" -v now="$(date +%s.%N)" 'BEGIN { print 
 # h2load has no option for a CA file: the mock's certificate is made for 127.0.0.1, and h2load does
 # not verify certificates at all.
 exec h2load -n "$pushes" -c 1 -m "${H2LOAD_STREAMS:-100}" -i "$work/uris.txt" -d "$work/payload.json" \
-    -H "authorization: bearer $header.$claims.$signature" -H "apns-push-type: liveactivity" \
+    -H "authorization: bearer $token" -H "apns-push-type: liveactivity" \
     -H "apns-topic: $PUSHBENCH_TOPIC" -H "apns-priority: $(cat "$work/priority")" \
     -H "apns-expiration: $(($(date +%s) + 3600))" -H "content-type: application/json"

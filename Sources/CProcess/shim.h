@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "seal.h"
+
 // glibc 2.34 and later; declared only under _GNU_SOURCE, which a module's users do not set.
 extern int execvpe(const char *file, char *const argv[], char *const envp[]);
 extern int pipe2(int fds[2], int flags);
@@ -63,11 +65,15 @@ static inline int pb_prepare_child(pid_t parent, int tie, const char *in, const 
 }
 
 // Starts `file` (found on PATH) with `argv` and `envp` as a child prepared as
-// `pb_prepare_child` says: its pid, or -1 with the reason in `*error` (ENOENT: not found).
+// `pb_prepare_child` says, in the sealed network `seal` describes when it is not null: its pid,
+// or -1 with the reason in `*error` (ENOENT: not found) and the step that failed in `*step`
+// (`pb_seal_step`; PB_SEAL_EXEC for the exec itself).
 // Built on fork, not posix_spawn, because only a child's own code can ask the kernel to kill it
 // when its parent dies; a pipe closed by the exec tells the parent the exec worked.
 static inline pid_t pb_spawn(const char *file, char *const argv[], char *const envp[], int tie, const char *in,
-                             const char *out, const char *err, int *error) {
+                             const char *out, const char *err, const struct pb_seal *seal, int *error,
+                             int *step) {
+    *step = PB_SEAL_EXEC;
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
         *error = errno;
@@ -89,12 +95,17 @@ static inline pid_t pb_spawn(const char *file, char *const argv[], char *const e
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
-        int failure = pb_prepare_child(parent, tie, in, out, err, report[1]);
-        if (failure == 0) {
-            execvpe(file, argv, envp);
-            failure = errno;
+        int failure[2] = {0, PB_SEAL_EXEC};
+        if (seal) failure[0] = pb_seal_network(seal, &failure[1]);
+        if (failure[0] == 0) {
+            failure[1] = PB_SEAL_EXEC;
+            failure[0] = pb_prepare_child(parent, tie, in, out, err, report[1]);
         }
-        while (write(report[1], &failure, sizeof failure) < 0 && errno == EINTR) {}
+        if (failure[0] == 0) {
+            execvpe(file, argv, envp);
+            failure[0] = errno;
+        }
+        while (write(report[1], failure, sizeof failure) < 0 && errno == EINTR) {}
         _exit(127);
     }
     int forkError = errno;
@@ -105,13 +116,14 @@ static inline pid_t pb_spawn(const char *file, char *const argv[], char *const e
         return -1;
     }
     setpgid(pid, pid);  // As the child does: whichever runs first, a signal to the group finds it.
-    int failure = 0;
+    int failure[2] = {0, PB_SEAL_EXEC};
     ssize_t got;
-    do { got = read(report[0], &failure, sizeof failure); } while (got < 0 && errno == EINTR);
+    do { got = read(report[0], failure, sizeof failure); } while (got < 0 && errno == EINTR);
     close(report[0]);
     if (got == (ssize_t)sizeof failure) {
         waitpid(pid, 0, 0);
-        *error = failure;
+        *error = failure[0];
+        *step = failure[1];
         return -1;
     }
     return pid;

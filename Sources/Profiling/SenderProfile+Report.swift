@@ -83,6 +83,7 @@ extension SenderProfile {
         )
         figures.service = service?.figures(arrivals: arrivals, measured: subject.command != nil)
         figures.processesMeasured = subject.command != nil
+        figures.sealedNetwork = sealedNetwork
         return figures
     }
 

@@ -1,6 +1,7 @@
 import ArrivalMatching
 import Glibc
 import MockAPNs
+import Reports
 import Sampling
 import ServiceProfiling
 
@@ -70,6 +71,9 @@ public struct SenderProfile: Sendable {
     public var stderrTail: [String]
     /// A service's API and fan-out, when it was driven through its API (`--api`).
     public var service: ServiceOutcome? = nil
+    /// What arrived at each of Apple's names and each `--reach` address, when the sender ran
+    /// sealed (`--as-apple`).
+    public var sealedNetwork: RunSummary.SealedNetwork? = nil
     /// The sender's call stacks, when sampled (`--perf`), or why they could not be.
     public var cpuSampling: Result<StackProfile, PerfUnavailable>? = nil
 
@@ -77,8 +81,19 @@ public struct SenderProfile: Sendable {
     public var cpuSeconds: Double { accounting.userSeconds + accounting.systemSeconds }
 
     /// Why the profile failed, in one line, or `nil`: a sender that exited non-zero or died of
-    /// a signal it was not sent, one that could not be ended, or one that sent nothing.
+    /// a signal it was not sent, one that could not be ended, or one that sent nothing. In a
+    /// sealed network, the handshakes that never finished with the mock are named by host.
     public var failure: String? {
+        guard let cause else { return nil }
+        guard let unfinished = sealedNetwork?.unfinishedHandshakes, !unfinished.isEmpty else { return cause }
+        return cause + "; "
+            + unfinished.map { "\($0.count) connection\($0.count == 1 ? "" : "s") to \($0.host)" }.joined(
+                separator: ", "
+            )
+            + " never finished their TLS handshake with the mock (does it pin Apple's certificate, or trust a CA store of its own?)"
+    }
+
+    private var cause: String? {
         if survivors > 0 { return "\(survivors) of the sender's processes could not be ended (even with SIGKILL)" }
         switch ending {
         case .exited(let status) where status != 0 && stop == .exited:

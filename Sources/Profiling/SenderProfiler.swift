@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import MockAPNs
 import Sampling
+import SealedNetwork
 import ServiceProfiling
 import Transport
 import Wire
@@ -41,6 +42,17 @@ public struct SenderProfiler {
     /// Whether the events file stays once the sender has gone (`--keep-events`): about 400
     /// bytes a push, so a million pushes would leave 400 MB in every profile's folder.
     public var keepsEvents = false
+    /// The sealed network the sender runs in (`--as-apple`), or `nil` for PushBench's own.
+    public var sealing: Sealing?
+
+    /// A sealed network for the sender: Apple's names are the mock, and nothing else answers
+    /// but `reach`.
+    public struct Sealing: Sendable {
+        /// Addresses outside the sender may reach (`--reach`).
+        public var reach: [ReachAddress]
+
+        public init(reach: [ReachAddress] = []) { self.reach = reach }
+    }
 
     /// The key handed to the sender.
     public enum SigningKey: Sendable {
@@ -79,7 +91,7 @@ public struct SenderProfiler {
 
     /// What is in place before the mock starts: the book pushes are matched in, and a sender's
     /// `at_s` 0 (UNIX seconds) or a service's work.
-    private struct Preparation {
+    struct Preparation {
         var book: ArrivalBook
         var startAtUnix: Double?
         var work: ServiceWork?
@@ -103,24 +115,16 @@ public struct SenderProfiler {
         let prepared = try prepare(clock: clock, notice: notice)
         let book = prepared.book
         let recorder = try recorder(book: book, devices: prepared.work?.fleet)
-        let server = try startMock(recorder: recorder, devices: prepared.work?.fleet)
+        let launch = try launch(recorder: recorder, prepared: prepared, clock: clock, notice: notice)
+        let (server, sender, sampling) = (launch.server, launch.sender, launch.sampling)
         defer { server.shutdown() }
-        let contract = try contract(
-            port: server.port,
-            certificate: server.certificatePEM,
-            startAt: prepared.startAtUnix
-        )
+        defer { launch.relay?.stop() }
         // A key made for the run is the sender's only while it runs: no private key is left behind.
-        defer { if case .generated = signingKey { try? FileManager.default.removeItem(atPath: contract.authKey) } }
-        notice("mock APNs on https://127.0.0.1:\(server.port) for the sender, verifying key \(contract.keyID)")
-        if let startAt = prepared.startAtUnix { waitForLead(startAt: startAt, clock: clock, notice: notice) }
-        let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
-        let sampler = try? sampling?.get()
-        let sender = try startSender(contract: contract, apart: sampler?.pid)
+        defer { if case .generated = signingKey { try? FileManager.default.removeItem(atPath: launch.keyPath) } }
         var watch = ProfileWatch(
             sender: sender,
             book: book,
-            sampler: sampler,
+            sampler: launch.sampler,
             clock: clock,
             duration: duration,
             grace: grace,
@@ -145,6 +149,7 @@ public struct SenderProfiler {
             stderrTail: Self.lastLines(of: path("sender.stderr.log"), count: 5)
         )
         profile.service = try prepared.work?.outcome(cpuSeconds: profile.cpuSeconds)
+        profile.sealedNetwork = launch.sealedNetworkSummary
         if let sender {
             profile.cpuSampling = sampling?.flatMap {
                 $0.finish(following: sender.pid, scope: "the sender and every process it started")
@@ -184,13 +189,20 @@ public struct SenderProfiler {
 
     /// Starts the mock with `recorder`, on the port and certificate a running service expects;
     /// the devices, when played, say which of their tokens have died.
-    private func startMock(recorder: PushRecorder, devices: DeviceFleet?) throws -> MockAPNsServer {
+    func startMock(
+        recorder: PushRecorder,
+        devices: DeviceFleet?,
+        identity: TLSIdentity? = nil,
+        adopted: [AdoptedListener] = []
+    ) throws -> MockAPNsServer {
         var mock = self.mock
         mock.port = 0
         if case .runningService(_, let port, let identity) = subject {
             mock.port = port
             if let identity { mock.identity = identity }
         }
+        if let identity { mock.identity = identity }
+        mock.adoptedListeners = adopted
         mock.recorder = recorder
         if let devices { mock.unregisteredSince = { devices.unregisteredSince($0) } }
         mock.keys.append(try verificationKey())
@@ -198,14 +210,19 @@ public struct SenderProfiler {
     }
 
     /// Starts the command, when profile runs one, with the contract in its environment.
-    private func startSender(contract: SenderContract, apart perfPID: Int32?) throws -> SenderProcess? {
+    func startSender(
+        contract: SenderContract,
+        apart perfPID: Int32?,
+        sealedIn network: SealedNetwork? = nil
+    ) throws -> SenderProcess? {
         guard let command = subject.command else { return nil }
         return try SenderProcess(
             command: command,
             environment: contract.inheritedEnvironment,
             outputPath: path("sender.stdout.log"),
             errorPath: path("sender.stderr.log"),
-            apart: Set([perfPID].compactMap { $0 })
+            apart: Set([perfPID].compactMap { $0 }),
+            sealedIn: network
         )
     }
 
@@ -294,7 +311,7 @@ public struct SenderProfiler {
     }
 
     /// Sleeps until `lead` before `startAt`, when the sender is started.
-    private func waitForLead(startAt: Double, clock: ProfileClock, notice: (String) -> Void) {
+    func waitForLead(startAt: Double, clock: ProfileClock, notice: (String) -> Void) {
         let left = Double(clock.ns(ofUnix: startAt) - clock.nowNs) / 1e9
         if left > lead.inSeconds {
             usleep(useconds_t((left - lead.inSeconds) * 1e6))
@@ -313,10 +330,15 @@ public struct SenderProfiler {
         1 + Double(requests ?? 0) / 300_000
     }
 
-    private func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
+    func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
 
     /// The contract, with the certificate and (when made for the run) the key written.
-    private func contract(port: Int, certificate: [UInt8], startAt: Double?) throws -> SenderContract {
+    func contract(
+        host: String = "127.0.0.1",
+        port: Int,
+        certificate: [UInt8],
+        startAt: Double?
+    ) throws -> SenderContract {
         var ca = try OutputFile(path: path("mock-ca.pem"))
         try ca.append(certificate)
         try ca.close()
@@ -331,6 +353,7 @@ public struct SenderProfiler {
             key = (file.path, keyID, teamID)
         }
         return SenderContract(
+            host: host,
             port: port,
             caFile: path("mock-ca.pem"),
             authKey: key.path,

@@ -56,6 +56,7 @@ extension ProfileCommand {
         profiler.bundleID = app.bundleID
         profiler.samplesStacks = perf.enabled
         profiler.keepsEvents = keepEvents
+        profiler.sealing = try sealed.sealing()
         return profiler
     }
 

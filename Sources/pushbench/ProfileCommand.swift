@@ -36,12 +36,18 @@ struct ProfileCommand: ParsableCommand {
               pushbench profile --requests 20000 -- python3 examples/aioapns_sender.py
               pushbench profile --rate 500 --duration 5m -- ./my-sender --config staging.yaml
               pushbench profile --api examples/netmera-api.yaml --activities 10000 --time-scale 60 -- python3 my_service.py
+              pushbench profile --as-apple --requests 5000 -- ./my-sender   (it dials api.push.apple.com itself)
 
             With --api FILE, COMMAND is a sender service: profile registers every activity through its API, \
             sends it the scenario's events as its API takes them, and measures the API's answers and each \
             call's fan-out to the mock (summary.json: registrations, api, fanout, events); docs/profile-api.md. \
             Without COMMAND, the service already runs where FILE says, sending to the mock at --mock-port and \
             signing with --auth-key: its answers and pushes are measured, not its CPU and memory.
+
+            With --as-apple, COMMAND runs unmodified in a sealed network of its own: Apple's APNs names are the \
+            mock (the production name plays production, the sandbox and development names development), its CA \
+            is trusted through the variables each stack reads and the system bundle, and nothing else answers but \
+            --reach addresses. The first screen says which name each push came to; docs/as-apple.md.
 
             Exit status: 0; 2 for bad input (a COMMAND that does not exist); 3 when the profile failed (the \
             sender exited non-zero, died of a signal profile did not send, or sent nothing), with the cause and \
@@ -87,6 +93,9 @@ struct ProfileCommand: ParsableCommand {
     @OptionGroup(title: "A sender service, driven through its API")
     var api: ServiceAPIOptions
 
+    @OptionGroup(title: "A sender as it ships, at Apple's own host names")
+    var sealed: SealedNetworkOptions
+
     @Argument(parsing: .postTerminator, help: "The sender to run, after --: a program and its arguments.")
     var command: [String] = []
 
@@ -94,6 +103,16 @@ struct ProfileCommand: ParsableCommand {
         try scenario.requireOneDelivery()
         if budget.budgetClock == .run {
             throw ValidationError("--budget-clock run: profile models the budget on the scenario's clock only")
+        }
+        if sealed.asApple {
+            if command.isEmpty {
+                throw ValidationError("--as-apple runs the sender given after -- in a sealed network")
+            }
+            if api.file != nil {
+                throw ValidationError(
+                    "--as-apple does not reach a service's API inside its sealed network yet: profile a sender (no --api), or a service with PushBench's variables"
+                )
+            }
         }
         guard command.isEmpty else {
             if api.mockPort != nil || api.mockTLSCert != nil {

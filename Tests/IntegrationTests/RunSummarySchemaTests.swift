@@ -243,6 +243,20 @@ final class RunSummarySchemaTests: XCTestCase {
             devices: ["activity_limit": "5"]
         )
         summary.lifecycle?.startFanout.serviceCPUUsPerPush = 8
+        summary.sealedNetwork = RunSummary.SealedNetwork(
+            hosts: [
+                RunSummary.SealedNetwork.Host(
+                    name: "api.push.apple.com",
+                    port: 443,
+                    environment: "production",
+                    connections: 2,
+                    handshakesUnfinished: 1,
+                    requests: 40,
+                    accepted: 39
+                )
+            ],
+            reach: [RunSummary.SealedNetwork.Reach(address: "127.0.0.1:5432", connections: 3, refused: 1)]
+        )
         return summary
     }
 

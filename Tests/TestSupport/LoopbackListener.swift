@@ -32,6 +32,21 @@ public final class LoopbackListener {
 
     deinit { close() }
 
+    /// Accepts every connection waiting, without waiting for one, and closes them: how many
+    /// reached the port since it opened (the kernel queues a connection before any accept).
+    public func acceptWaiting() -> Int {
+        var count = 0
+        while descriptor >= 0 {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 0) == 1 else { break }
+            let connection = accept(descriptor, nil, nil)
+            guard connection >= 0 else { break }
+            Glibc.close(connection)
+            count += 1
+        }
+        return count
+    }
+
     /// Stops listening, leaving the port free.
     public func close() {
         if descriptor >= 0 { Glibc.close(descriptor) }

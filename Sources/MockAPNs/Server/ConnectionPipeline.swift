@@ -41,18 +41,32 @@ struct ConnectionPipeline: Sendable {
         streamConfiguration = Self.streamConfiguration()
     }
 
+    /// What a listener serves: its API, the responder of its environment (the mock's own, or an
+    /// adopted listener's), and the tally of an adopted one.
+    struct Listening: Sendable {
+        var listener: ConnectionState.Listener
+        var responder: PushResponder
+        var tally: ListenerTally? = nil
+    }
+
     /// A listener's bootstrap: APNs' push API, or the broadcast channel management API.
     func bootstrap(group: MultiThreadedEventLoopGroup, listener: ConnectionState.Listener) -> ServerBootstrap {
+        bootstrap(group: group, serving: Listening(listener: listener, responder: responder))
+    }
+
+    /// A listener's bootstrap, serving as `serving` says.
+    func bootstrap(group: MultiThreadedEventLoopGroup, serving: Listening) -> ServerBootstrap {
         ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in initialize(channel, listener: listener) }
+            .childChannelInitializer { channel in initialize(channel, serving: serving) }
     }
 
     /// Admits `channel`, or closes it over the connection limit, and sets up its TLS and ALPN.
-    private func initialize(_ channel: Channel, listener: ConnectionState.Listener) -> EventLoopFuture<Void> {
+    private func initialize(_ channel: Channel, serving listener: Listening) -> EventLoopFuture<Void> {
         stats.update { $0.connectionsAccepted += 1 }
+        listener.tally?.update { $0.connections += 1 }
         guard gate.admit(channel, stats: stats) else { return channel.close() }
         var handshakeTime = configuration.limits.handshakeTimeout
         if let delay = faults?.handshakeDelayNanos(nowNanos: DispatchTime.now().uptimeNanoseconds), delay > 0 {
@@ -76,7 +90,7 @@ struct ConnectionPipeline: Sendable {
     /// Serves HTTP/2 on a client that negotiated `h2`, checks the preface of one that offered no
     /// ALPN, and refuses any other protocol.
     private func negotiation(
-        listener: ConnectionState.Listener,
+        listener: Listening,
         before errors: ConnectionErrorCounter,
         handshakeDeadline: Scheduled<Void>
     ) -> ApplicationProtocolNegotiationHandler {
@@ -110,16 +124,18 @@ struct ConnectionPipeline: Sendable {
     /// Adds the HTTP/2 handlers before `errors`, once the client is known to speak it.
     private func serveHTTP2(
         _ channel: Channel,
-        listener: ConnectionState.Listener,
+        listener: Listening,
         before errors: ConnectionErrorCounter
     ) -> EventLoopFuture<Void> {
         stats.update { $0.connectionsOpen += 1 }
+        listener.tally?.update { $0.handshaken += 1 }
         channel.closeFuture.whenComplete { [stats] _ in stats.update { $0.connectionsOpen -= 1 } }
         let connection = NIOLoopBoundBox(
             ConnectionState(
                 port: channel.remoteAddress?.port ?? 0,
                 client: channel.remoteAddress?.ipAddress ?? "",
-                listener: listener,
+                listener: listener.listener,
+                tally: listener.tally,
                 streamsAfterToken: configuration.maxConcurrentStreams,
                 raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams,
                 dropsAfterRejection: configuration.dropStreamsAfterRejection,
@@ -135,7 +151,7 @@ struct ConnectionPipeline: Sendable {
                 connectionConfiguration: connectionConfiguration,
                 streamConfiguration: streamConfiguration
             )
-            let pushes = PushConnectionHandler(responder: responder, connection: connection.value)
+            let pushes = PushConnectionHandler(responder: listener.responder, connection: connection.value)
             try channel.pipeline.syncOperations.addHandlers([http2, pushes], position: .before(errors))
         }
     }

@@ -27,6 +27,8 @@ final class ConnectionState {
     let client: String
     /// Which listener accepted it: APNs' push API, or the broadcast channel management API.
     let listener: Listener
+    /// What the adopted listener that accepted it counts, when one did.
+    let tally: ListenerTally?
 
     /// The mock's listeners, which answer different APIs.
     enum Listener {
@@ -63,6 +65,7 @@ final class ConnectionState {
     ///   - port: the client's port.
     ///   - client: the client's address.
     ///   - listener: the listener that accepted it.
+    ///   - tally: what that listener counts, when it is an adopted one.
     ///   - streamsAfterToken: the limit to advertise after the first valid token.
     ///   - raised: whether the limit is already at `streamsAfterToken` (no one-stream start).
     ///   - dropsAfterRejection: whether a rejection drops the limit to 1 until an acceptance.
@@ -72,6 +75,7 @@ final class ConnectionState {
         port: Int = 0,
         client: String = "",
         listener: Listener = .apns,
+        tally: ListenerTally? = nil,
         streamsAfterToken: Int,
         raised: Bool,
         dropsAfterRejection: Bool = false,
@@ -81,6 +85,7 @@ final class ConnectionState {
         self.port = port
         self.client = client
         self.listener = listener
+        self.tally = tally
         self.goAwayAfter = goAwayAfter
         self.resetAfter = resetAfter
         self.streamsAfterToken = streamsAfterToken

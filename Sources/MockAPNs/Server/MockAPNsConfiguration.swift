@@ -22,6 +22,9 @@ public struct MockAPNsConfiguration: Sendable {
     /// `api-manage-broadcast` hosts on 2195 and 2196) on `host`; 0 picks a free one, `nil` opens
     /// none. Broadcasts themselves go to `port`, as to APNs.
     public var channelPort: Int?
+    /// Listening sockets made elsewhere that the mock serves too, each as a name of Apple's
+    /// would answer (`profile --as-apple`'s sealed network).
+    public var adoptedListeners: [AdoptedListener] = []
     /// Channels an app may hold (Apple: 10,000 per app per environment).
     public var channelLimit: Int
     /// Simulated devices subscribed to each channel that no accepted start subscribed to, which

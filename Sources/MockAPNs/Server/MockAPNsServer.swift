@@ -28,6 +28,8 @@ public final class MockAPNsServer: Sendable {
     public let channelPort: Int?
     /// The certificate clients must trust.
     public let certificatePEM: [UInt8]
+    /// What arrived at each adopted listener, in the configuration's order.
+    public let adopted: [ListenerTally]
     /// The server's counters.
     public let stats: MockStats
     /// Checks provider tokens, and counts how often it did so in full.
@@ -37,6 +39,7 @@ public final class MockAPNsServer: Sendable {
     private let channel: Channel
     private let adminChannel: Channel?
     private let channelsChannel: Channel?
+    private let adoptedChannels: [Channel]
     /// Held for the whole of a shutdown, so a second caller returns only once it is over.
     private let stopped = Mutex(false)
 
@@ -75,6 +78,12 @@ public final class MockAPNsServer: Sendable {
         }
         do {
             let listeners = try bind(configuration, group: group, pipeline: pipeline, verifier: verifier)
+            let adopted = try adopt(
+                configuration.adoptedListeners,
+                group: group,
+                pipeline: pipeline,
+                responder: { Self.responder(with: $0, configuration, stats: stats, verifier: verifier, faults: faults) }
+            )
             return MockAPNsServer(
                 port: listeners.apns.localAddress?.port ?? configuration.port,
                 adminPort: listeners.admin?.localAddress?.port,
@@ -85,7 +94,8 @@ public final class MockAPNsServer: Sendable {
                 group: group,
                 channel: listeners.apns,
                 adminChannel: listeners.admin,
-                channelsChannel: listeners.channels
+                channelsChannel: listeners.channels,
+                adopted: adopted
             )
         } catch {
             try? group.syncShutdownGracefully()
@@ -142,6 +152,51 @@ public final class MockAPNsServer: Sendable {
         )
     }
 
+    /// The responder of `environment`: the pipeline's when it is the configuration's, another
+    /// (with channels of its own, as each of Apple's environments has) otherwise.
+    private static func responder(
+        with environment: MockAPNsConfiguration.Environment,
+        _ configuration: MockAPNsConfiguration,
+        stats: MockStats,
+        verifier: ProviderTokenVerifier,
+        faults: FaultInjector?
+    ) -> PushResponder {
+        var configuration = configuration
+        configuration.environment = environment
+        return responder(configuration, stats: stats, verifier: verifier, faults: faults)
+    }
+
+    /// Serves the adopted listeners, each with its environment's responder; closes them all
+    /// (and nothing else) if one cannot be served.
+    private static func adopt(
+        _ listeners: [AdoptedListener],
+        group: MultiThreadedEventLoopGroup,
+        pipeline: ConnectionPipeline,
+        responder: (MockAPNsConfiguration.Environment) -> PushResponder
+    ) throws -> (channels: [Channel], tallies: [ListenerTally]) {
+        var responders = [pipeline.configuration.environment: pipeline.responder]
+        var channels: [Channel] = []
+        do {
+            for adopted in listeners {
+                let environment = adopted.tally.environment
+                let served = responders[environment] ?? responder(environment)
+                responders[environment] = served
+                let listening = ConnectionPipeline.Listening(
+                    listener: adopted.api == .push ? .apns : .channels,
+                    responder: served,
+                    tally: adopted.tally
+                )
+                channels.append(
+                    try pipeline.bootstrap(group: group, serving: listening).withBoundSocket(adopted.descriptor).wait()
+                )
+            }
+        } catch {
+            for channel in channels { try? channel.close().wait() }
+            throw MockAPNsStartError.unusableListener("\(error)")
+        }
+        return (channels, listeners.map(\.tally))
+    }
+
     /// Binds APNs' push listener, and the channel management and admin listeners when asked for;
     /// if one cannot be bound, closes those bound already and says which port was taken.
     private static func bind(
@@ -181,8 +236,11 @@ public final class MockAPNsServer: Sendable {
         group: MultiThreadedEventLoopGroup,
         channel: Channel,
         adminChannel: Channel?,
-        channelsChannel: Channel?
+        channelsChannel: Channel?,
+        adopted: (channels: [Channel], tallies: [ListenerTally])
     ) {
+        self.adopted = adopted.tallies
+        self.adoptedChannels = adopted.channels
         self.channelPort = channelPort
         self.channelsChannel = channelsChannel
         self.port = port
@@ -211,6 +269,7 @@ public final class MockAPNsServer: Sendable {
             try? channel.close().wait()
             try? adminChannel?.close().wait()
             try? channelsChannel?.close().wait()
+            for channel in adoptedChannels { try? channel.close().wait() }
             try? group.syncShutdownGracefully()
         }
     }
@@ -240,6 +299,7 @@ public enum MockAPNsStartError: Error, Equatable, CustomStringConvertible {
     case addressInUse(host: String, port: Int)
     case unusableIdentity(String)
     case unusableRecording(String)
+    case unusableListener(String)
 
     public var description: String {
         switch self {
@@ -247,6 +307,7 @@ public enum MockAPNsStartError: Error, Equatable, CustomStringConvertible {
         case .unusableIdentity(let detail):
             "the TLS certificate and key are not a usable PEM certificate chain and matching private key (\(detail))"
         case .unusableRecording(let detail): "cannot record traffic: \(detail)"
+        case .unusableListener(let detail): "cannot serve a listening socket handed to the mock: \(detail)"
         }
     }
 }

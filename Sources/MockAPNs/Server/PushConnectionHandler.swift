@@ -148,6 +148,10 @@ final class PushConnectionHandler: ChannelInboundHandler {
             return
         }
         let answer = responder.answer(request, on: connection)
+        connection.tally?.update {
+            $0.requests += 1
+            if answer.status == 200 { $0.accepted += 1 }
+        }
         if answer.tokenVerified { connection.tokenVerified(on: context.channel) }
         // A hang: the stream stays open, unanswered, until the client resets it or leaves.
         if answer.withheld { return }

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// The names are a public interface (docs/profile.md); they do not change.
 public struct SenderContract: Sendable {
-    /// The mock's port on 127.0.0.1.
+    /// The mock's host name (127.0.0.1, or Apple's own in a sealed network) and port.
+    public var host = "127.0.0.1"
     public var port: Int
     /// The mock's certificate (PEM), the provider key (`.p8`), the tokens and the events.
     public var caFile: String
@@ -24,12 +25,14 @@ public struct SenderContract: Sendable {
     public var startAt: Double?
     /// The port a service listens on for its API; `nil` for a sender.
     public var servicePort: Int?
+    /// Variables that make the sender's stack trust the mock (`SealedNetwork.trustEnvironment`).
+    public var trust: [String: String] = [:]
 
     /// The variables, added to the environment the sender inherits.
     public var environment: [String: String] {
         var variables = [
-            "PUSHBENCH_APNS_URL": "https://127.0.0.1:\(port)",
-            "PUSHBENCH_APNS_HOST": "127.0.0.1",
+            "PUSHBENCH_APNS_URL": "https://\(host):\(port)",
+            "PUSHBENCH_APNS_HOST": host,
             "PUSHBENCH_APNS_PORT": String(port),
             "PUSHBENCH_CA_FILE": caFile,
             "PUSHBENCH_AUTH_KEY": authKey,
@@ -38,6 +41,7 @@ public struct SenderContract: Sendable {
             "PUSHBENCH_BUNDLE_ID": bundleID,
             "PUSHBENCH_TOPIC": "\(bundleID).push-type.liveactivity",
         ]
+        variables.merge(trust) { _, trust in trust }
         variables["PUSHBENCH_TOKENS"] = tokensFile
         variables["PUSHBENCH_EVENTS"] = eventsFile
         variables["PUSHBENCH_START_AT"] = startAt.map { String(format: "%.3f", $0) }

@@ -1,6 +1,7 @@
 import CProcess
 import Foundation
 import Sampling
+import SealedNetwork
 import ServiceProfiling
 import Synchronization
 
@@ -61,30 +62,41 @@ public final class SenderProcess: Sendable {
 
     /// Starts `command` (its first element found on `PATH`) with `environment`, its standard
     /// input empty and its output appended to `outputPath` and `errorPath`, as `ChildLaunch`
-    /// starts a child. `apart` are this process's children that are not the sender's.
+    /// starts a child. `apart` are this process's children that are not the sender's. With
+    /// `network`, it runs sealed in that network, whose listeners are then ready to receive.
     /// - Throws: `ProfileError.systemCall` when this process cannot become a subreaper or the
-    ///   command cannot be started.
+    ///   command cannot be started, or its network cannot be sealed.
     public init(
         command: [String],
         environment: [String: String],
         outputPath: String,
         errorPath: String,
-        apart: Set<pid_t> = []
+        apart: Set<pid_t> = [],
+        sealedIn network: SealedNetwork? = nil
     ) throws {
         guard pb_become_child_subreaper() == 0 else { throw ProfileError.failure("cannot become a child subreaper") }
         let pid: pid_t
         let watchdog: pid_t
         do {
-            pid = try ChildLaunch.start(
-                command,
-                environment: environment,
-                outputPath: outputPath,
-                errorPath: errorPath,
-                diesWithThisProcess: true
-            )
+            let start = { (seal: UnsafePointer<pb_seal>?) throws(ChildLaunch.Failure) in
+                try ChildLaunch.start(
+                    command,
+                    environment: environment,
+                    outputPath: outputPath,
+                    errorPath: errorPath,
+                    diesWithThisProcess: true,
+                    seal: seal
+                )
+            }
+            pid = try network.map { try $0.withSeal { try start($0) } } ?? start(nil)
             watchdog = try ChildLaunch.watch(group: pid)
-        } catch {
-            throw ProfileError.failure("cannot start \(command[0])", errno: error.errorNumber)
+        } catch let failure as ChildLaunch.Failure {
+            if let network, failure.sealStep != PB_SEAL_EXEC {
+                throw ProfileError.systemCall(
+                    "\(network.failure(step: failure.sealStep, errorNumber: failure.errorNumber))"
+                )
+            }
+            throw ProfileError.failure("cannot start \(command[0])", errno: failure.errorNumber)
         }
         self.pid = pid
         self.apart = apart.union([watchdog])

@@ -88,6 +88,8 @@ public struct RunSummary: Codable, Sendable {
     public var fanout: Fanout?
     /// The devices' side of a service's lifecycle, when PushBench played them (absent before 0.6).
     public var lifecycle: Lifecycle?
+    /// The sealed network the sender ran in (`profile --as-apple`; absent otherwise and before 0.7).
+    public var sealedNetwork: SealedNetwork?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version"
@@ -130,6 +132,7 @@ public struct RunSummary: Codable, Sendable {
         case sender, lag, events
         case cpuSamples = "cpu_samples"
         case registrations, api, fanout, lifecycle
+        case sealedNetwork = "sealed_network"
     }
 
     /// A run's broadcasts, apart from its pushes to tokens.

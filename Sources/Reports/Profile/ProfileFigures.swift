@@ -113,6 +113,8 @@ public struct ProfileFigures: Sendable {
     public var budgetVerdict: String?
     /// A sender service's API and fan-out, when it was driven through its API (`--api`).
     public var service: ServiceFigures?
+    /// The sealed network the sender ran in (`--as-apple`), when it ran in one.
+    public var sealedNetwork: RunSummary.SealedNetwork?
     /// Whether profile started the sender and measured its processes' CPU and memory: not for a
     /// service that already ran.
     public var processesMeasured = true

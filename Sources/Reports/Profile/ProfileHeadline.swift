@@ -41,6 +41,7 @@ public struct ProfileHeadline: Sendable {
             }
             lines.insert(contentsOf: serviceLines, at: 1)
         }
+        if let sealed = profile.sealedNetwork { lines.insert(Self.sealed(sealed), at: 1) }
         if let verdict = profile.practicesVerdict {
             lines.append(RunHeadline.Line(topic: "doctor", sentence: verdict, good: nil))
         }

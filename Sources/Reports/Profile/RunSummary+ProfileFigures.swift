@@ -78,5 +78,6 @@ extension RunSummary {
         api = profile.service?.api
         fanout = profile.service?.fanout
         lifecycle = profile.service?.lifecycle
+        sealedNetwork = profile.sealedNetwork
     }
 }

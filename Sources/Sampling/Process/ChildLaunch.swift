@@ -16,6 +16,8 @@ public enum ChildLaunch {
         public let program: String
         /// The system's error number (ENOENT: not found).
         public let errorNumber: Int32
+        /// The step of a sealed network's setup that failed (`pb_seal_step`), or `PB_SEAL_EXEC`.
+        public var sealStep = PB_SEAL_EXEC
 
         public var description: String { "cannot start \(program): \(String(cString: strerror(errorNumber)))" }
     }
@@ -34,6 +36,8 @@ public enum ChildLaunch {
     /// a SIGKILL: the kernel kills it when the calling thread ends (`PR_SET_PDEATHSIG`, so call
     /// this from a thread that lives as long as the child should, such as the main one); give
     /// its group to `watch(group:)` for its own children to go too.
+    ///
+    /// With `seal`, the child's network is sealed before its exec (`pb_seal_network`).
     /// - Throws: `Failure` with the system's reason.
     public static func start(
         _ command: [String],
@@ -41,12 +45,14 @@ public enum ChildLaunch {
         inputPath: String = "/dev/null",
         outputPath: String,
         errorPath: String,
-        diesWithThisProcess: Bool = false
+        diesWithThisProcess: Bool = false,
+        seal: UnsafePointer<pb_seal>? = nil
     ) throws(Failure) -> pid_t {
         let argv = command.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
         var failure: Int32 = 0
+        var step: Int32 = 0
         let pid = pb_spawn(
             command[0],
             argv,
@@ -55,9 +61,13 @@ public enum ChildLaunch {
             inputPath,
             outputPath,
             errorPath,
-            &failure
+            seal,
+            &failure,
+            &step
         )
-        guard pid > 0 else { throw Failure(program: command[0], errorNumber: failure) }
+        guard pid > 0 else {
+            throw Failure(program: command[0], errorNumber: failure, sealStep: pb_seal_step(UInt32(step)))
+        }
         return pid
     }
 

@@ -1,0 +1,168 @@
+import ArrivalMatching
+import Foundation
+import MockAPNs
+import Reports
+import Sampling
+import SealedNetwork
+import ServiceProfiling
+import Wire
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension SenderProfiler {
+    /// The mock and the sender, started: in PushBench's own network, the mock first and the
+    /// sender handed its port; sealed (`--as-apple`), the sender first, in its network, whose
+    /// listeners at Apple's names the mock then serves.
+    struct Launch {
+        var server: MockAPNsServer
+        var sender: SenderProcess?
+        /// The provider key's path as the sender was handed it.
+        var keyPath: String
+        var sampling: Result<PerfRecording, PerfUnavailable>?
+        var sampler: PerfRecording?
+        /// The connections carried out of a sealed network to `--reach` addresses.
+        var relay: ReachRelay?
+
+        /// What arrived at each of Apple's names and each `--reach` address, when sealed.
+        var sealedNetworkSummary: RunSummary.SealedNetwork? {
+            guard let relay else { return nil }
+            let hosts = server.adopted.map { tally in
+                let counts = tally.snapshot
+                return RunSummary.SealedNetwork.Host(
+                    name: tally.name,
+                    port: tally.port,
+                    environment: tally.environment.rawValue,
+                    connections: counts.connections,
+                    handshakesUnfinished: counts.handshakesUnfinished,
+                    requests: counts.requests,
+                    accepted: counts.accepted
+                )
+            }
+            let reach = relay.addresses.map { address in
+                let counts = relay.counts(of: address)
+                return RunSummary.SealedNetwork.Reach(
+                    address: address.description,
+                    connections: counts.carried,
+                    refused: counts.refused
+                )
+            }
+            return RunSummary.SealedNetwork(hosts: hosts, reach: reach)
+        }
+    }
+
+    /// Starts the mock and the sender, in that order or sealed as `sealing` says, after the
+    /// lead and with the perf sampler when asked for.
+    func launch(
+        recorder: PushRecorder,
+        prepared: Preparation,
+        clock: ProfileClock,
+        notice: (String) -> Void
+    ) throws -> Launch {
+        if let sealing {
+            return try launchSealed(sealing, recorder: recorder, prepared: prepared, clock: clock, notice: notice)
+        }
+        let server = try startMock(recorder: recorder, devices: prepared.work?.fleet)
+        do {
+            let contract = try contract(
+                port: server.port,
+                certificate: server.certificatePEM,
+                startAt: prepared.startAtUnix
+            )
+            notice("mock APNs on https://127.0.0.1:\(server.port) for the sender, verifying key \(contract.keyID)")
+            if let startAt = prepared.startAtUnix { waitForLead(startAt: startAt, clock: clock, notice: notice) }
+            let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
+            let sampler = try? sampling?.get()
+            let sender = try startSender(contract: contract, apart: sampler?.pid)
+            return Launch(
+                server: server,
+                sender: sender,
+                keyPath: contract.authKey,
+                sampling: sampling,
+                sampler: sampler
+            )
+        } catch {
+            server.shutdown()
+            throw error
+        }
+    }
+
+    /// The sealed launch: the sender starts in a network of its own, whose listening sockets at
+    /// Apple's names come out to the mock, which names those hosts in its certificate.
+    private func launchSealed(
+        _ sealing: Sealing,
+        recorder: PushRecorder,
+        prepared: Preparation,
+        clock: ProfileClock,
+        notice: (String) -> Void
+    ) throws -> Launch {
+        let identity = try TLSIdentity.makeSelfSigned(alsoNaming: AppleHost.all.map(\.name))
+        let network: SealedNetwork
+        do {
+            network = try SealedNetwork(
+                folder: path("sealed-network"),
+                certificatePEM: identity.certificatePEM,
+                reach: sealing.reach
+            )
+        } catch { throw ProfileError.systemCall("\(error)") }
+        var contract = try contract(
+            host: AppleHost.all[0].name,
+            port: 443,
+            certificate: identity.certificatePEM,
+            startAt: prepared.startAtUnix
+        )
+        contract.trust = network.trustEnvironment(inherited: ProcessInfo.processInfo.environment)
+        notice(Self.sealedNotice(network, keyID: contract.keyID))
+        if let startAt = prepared.startAtUnix { waitForLead(startAt: startAt, clock: clock, notice: notice) }
+        let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
+        let sampler = try? sampling?.get()
+        let sender = try startSender(contract: contract, apart: sampler?.pid, sealedIn: network)
+        do {
+            let listeners = try network.receiveListeners()
+            let server = try startMock(
+                recorder: recorder,
+                devices: prepared.work?.fleet,
+                identity: identity,
+                adopted: listeners.compactMap(\.adopted)
+            )
+            let relay = ReachRelay(listeners)
+            return Launch(
+                server: server,
+                sender: sender,
+                keyPath: contract.authKey,
+                sampling: sampling,
+                sampler: sampler,
+                relay: relay
+            )
+        } catch {
+            if let sender { kill(-sender.pid, SIGKILL) }
+            throw ProfileError.systemCall("\(error)")
+        }
+    }
+
+    /// What the user is told of the sealed network before the sender starts.
+    private static func sealedNotice(_ network: SealedNetwork, keyID: String) -> String {
+        let reach = network.reach.isEmpty ? "" : " and \(network.reach.map(\.description).joined(separator: ", "))"
+        return "sealed network (\(network.usesUserNamespace ? "a user namespace" : "as root")): "
+            + AppleHost.all.map(\.name).joined(separator: ", ")
+            + " are the mock, verifying key \(keyID); nothing else is reachable from inside"
+            + (reach.isEmpty ? "" : " but" + reach)
+            + "; the sender trusts the mock through SSL_CERT_FILE, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE, "
+            + "NODE_EXTRA_CA_CERTS, JAVA_TOOL_OPTIONS' truststore and the system bundle"
+    }
+}
+
+extension SealedNetwork.Listener {
+    /// The listener as the mock adopts it, for one of Apple's names; `nil` for a `--reach` one.
+    var adopted: AdoptedListener? {
+        guard case .apple(let host, let port) = role else { return nil }
+        return AdoptedListener(
+            descriptor: descriptor,
+            name: host.name,
+            port: port,
+            environment: host.environment == .production ? .production : .development,
+            api: host.api == .push ? .push : .channels
+        )
+    }
+}
