@@ -3,7 +3,10 @@
 # by `pushbench profile`, so their figures stand side by side: PushBench's two transports
 # (nghttp2 and libcurl), h2load (a floor: it frames and sends, nothing else), and the APNs clients
 # from PyPI that work against the mock (aioapns and kalyke-apns, pinned as the conformance
-# suite pins them: Tests/Conformance/requirements.txt).
+# suite pins them: Tests/Conformance/requirements.txt), and the senders of examples/as-apple/, which
+# hard-code api.push.apple.com and are profiled unmodified under --as-apple (Python's httpx, Go's
+# standard library, Node's http2, Java's HttpClient, curl in a shell loop; each skipped when its
+# toolchain is missing).
 #
 # Each sender gets the same REQUESTS pushes of the football scenario, all due at once, and sends
 # them as fast as it can: PushBench closed loop (4 connections × 100 streams), h2load on one
@@ -42,12 +45,29 @@ declare -A senders=(
 )
 order=("pushbench nghttp2" "pushbench curl" "h2load" "aioapns 4.0" "kalyke-apns 1.5.0")
 
+# The senders that dial Apple's own host, sealed with --as-apple.
+declare -A sealed=()
+as_apple() { senders["$1"]=$2; sealed["$1"]=1; order+=("$1"); }
+if /usr/bin/python3 -c "import httpx, h2, cryptography" 2>/dev/null; then
+    as_apple "httpx (as Apple)" "exec /usr/bin/python3 $PWD/examples/as-apple/httpx_sender.py"
+fi
+if command -v go >/dev/null && (cd examples/as-apple/go-sender && go build -o "$work/go-sender" .) >&2; then
+    as_apple "Go net/http (as Apple)" "exec $work/go-sender"
+fi
+if command -v node >/dev/null; then
+    as_apple "Node http2 (as Apple)" "exec node $PWD/examples/as-apple/node_sender.js"
+fi
+if command -v javac >/dev/null && javac -d "$work/java" examples/as-apple/JavaSender.java >&2; then
+    as_apple "Java HttpClient (as Apple)" "exec java -cp $work/java JavaSender"
+fi
+as_apple "curl loop (as Apple)" "exec $PWD/examples/as-apple/curl_sender.sh"
+
 for round in $(seq "$rounds"); do
     for name in "${order[@]}"; do
         reports=$work/reports/$round/${name// /-}
         echo "round $round: $name" >&2
         "$binary" profile --requests "$requests" --streams-before-token 1000 --no-budget --reports-dir "$reports" \
-            --duration 10m -- /bin/sh -c "${senders[$name]}" >"$work/profile.log" 2>&1 \
+            ${sealed[$name]:+--as-apple} --duration 10m -- /bin/sh -c "${senders[$name]}" >"$work/profile.log" 2>&1 \
             || { echo "profile of $name failed:" >&2; tail -5 "$work/profile.log" >&2; }
         python3 - "$name" "$reports"/*/summary.json >>"$work/rows" <<'PYTHON'
 import json, os, sys

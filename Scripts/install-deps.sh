@@ -18,6 +18,9 @@
 #   time, procps          /usr/bin/time and pgrep: what profile's CPU is checked against, and that it
 #                         leaves no process of a sender behind
 #   python3-h2            a third HTTP/2 client library for the mock's tests (host without :authority)
+#   python3-httpx, python3-cryptography, nodejs, default-jdk-headless
+#                         the Python, Node and Java senders with Apple's host hard-coded, profiled under
+#                         --as-apple (the Go one builds with golang-go)
 #   python3-venv          the virtual environments the client conformance suite installs PyPI's APNs
 #                         clients into, and the CI recipes' schema check (check-jsonschema)
 #   chromium              renders the HTML reports headless, as a reader sees them (Scripts/render-report.sh)
@@ -38,7 +41,8 @@
 set -euo pipefail
 
 build=(libcurl4-openssl-dev libssl-dev libnghttp2-dev pkg-config)
-test=(libjemalloc-dev nghttp2-client curl openssl time procps python3-h2 python3-venv chromium prometheus
+test=(libjemalloc-dev nghttp2-client curl openssl time procps python3-h2 python3-httpx python3-cryptography
+  nodejs default-jdk-headless python3-venv chromium prometheus
   valgrind binutils linux-perf golang-go nginx-light iproute2 dnsmasq-base python3-yaml dpkg-dev lintian
   debootstrap man-db)
 case ${1:-test} in

@@ -1,0 +1,3 @@
+module pushbench.example/go-sender
+
+go 1.19
