@@ -22,11 +22,13 @@ run: build-deps
 test: deps lint ci-recipes
 	$(SWIFT) test --disable-swift-testing
 
-## Validate examples/ci/ against GitHub's and GitLab's published schemas (check-jsonschema, from PyPI).
+## Validate examples/ci/ against GitHub's and GitLab's published schemas, and deploy/compose/ against the
+## Compose specification's (check-jsonschema, from PyPI).
 ci-recipes: deps
 	@test -x .build-venv/bin/check-jsonschema || { python3 -m venv .build-venv && .build-venv/bin/pip install -q check-jsonschema; }
 	.build-venv/bin/check-jsonschema --builtin-schema vendor.github-workflows examples/ci/github-actions.yml
 	.build-venv/bin/check-jsonschema --builtin-schema vendor.gitlab-ci examples/ci/gitlab-ci.yml
+	.build-venv/bin/check-jsonschema --builtin-schema vendor.compose-spec deploy/compose/compose.yaml
 
 ## Count the sender's instructions per push under Valgrind and judge them against the committed baseline.
 instructions-gate: deps
