@@ -14,12 +14,15 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 extern int unshare(int flags);
+extern int close_range(unsigned int first, unsigned int last, int flags);
 
 // One listening socket to make inside: an IPv4 address and port, in host byte order.
 struct pb_seal_listener {
@@ -27,7 +30,10 @@ struct pb_seal_listener {
     uint16_t port;
 };
 
-// What the child's sealed network holds.
+// What the child's sealed network holds. Besides the listening sockets, it keeps a doorman: a
+// process inside that makes a new, unconnected TCP socket there whenever the parent asks (one
+// byte on `control`: 4 for IPv4, 6 for IPv6) and sends it back, so that the parent can dial what
+// listens inside, such as the service's own API. The doorman dies with the child.
 struct pb_seal {
     // 1: also a user namespace, in which the caller's uid and gid are root (a caller that is not root).
     int user_namespace;
@@ -113,8 +119,54 @@ static inline int pb_seal_loopback(const struct pb_seal *seal) {
     return failure;
 }
 
-// Makes the listening sockets and sends them to the parent in one message, then closes them
-// here: the parent's copies keep them open, and the child's program never holds them.
+// Sends `count` descriptors and `data` (an int) to the parent in one message on `control`.
+static inline int pb_seal_send(int control, const int *fds, int count, int data) {
+    enum { most = 64 };
+    char space[CMSG_SPACE(sizeof(int) * most)];
+    memset(space, 0, sizeof space);
+    struct iovec payload = {&data, sizeof data};
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &payload;
+    message.msg_iovlen = 1;
+    if (count > 0) {
+        message.msg_control = space;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)count);
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
+        memcpy(CMSG_DATA(header), fds, sizeof(int) * (size_t)count);
+    }
+    return sendmsg(control, &message, MSG_NOSIGNAL) == (ssize_t)sizeof data ? 0 : errno;
+}
+
+// Forks the doorman: it serves `control` until the parent closes its end, and is killed when
+// `child` (its parent, which goes on to exec the command) is gone. Its pid, or -1.
+static inline pid_t pb_seal_doorman(int control, pid_t child) {
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0UL, 0UL, 0UL) != 0 || getppid() != child) _exit(0);
+    struct sigaction ignore = {0};
+    ignore.sa_handler = SIG_IGN;
+    int ignored[] = {SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTERM};
+    for (unsigned i = 0; i < sizeof ignored / sizeof ignored[0]; i++) sigaction(ignored[i], &ignore, 0);
+    if (control > 0) close_range(0, (unsigned)control - 1, 0);
+    close_range((unsigned)control + 1, ~0U, 0);
+    for (;;) {
+        char family = 0;
+        ssize_t got = recv(control, &family, 1, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) _exit(0);
+        int fd = socket(family == 6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (pb_seal_send(control, &fd, fd >= 0 ? 1 : 0, fd >= 0 ? 0 : errno) != 0) _exit(0);
+        if (fd >= 0) close(fd);
+    }
+}
+
+// Makes the listening sockets and the doorman, and sends the sockets and the doorman's pid to
+// the parent in one message, then closes the sockets here: the parent's copies keep them open,
+// and the child's program never holds them.
 static inline int pb_seal_listen_and_send(const struct pb_seal *seal, int *step) {
     enum { most = 64 };
     int fds[most];
@@ -141,24 +193,9 @@ static inline int pb_seal_listen_and_send(const struct pb_seal *seal, int *step)
     }
     if (failure == 0) {
         *step = PB_SEAL_SEND;
-        char control[CMSG_SPACE(sizeof(int) * most)];
-        memset(control, 0, sizeof control);
-        char byte = 'L';
-        struct iovec data = {&byte, 1};
-        struct msghdr message;
-        memset(&message, 0, sizeof message);
-        message.msg_iov = &data;
-        message.msg_iovlen = 1;
-        if (count > 0) {
-            message.msg_control = control;
-            message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)count);
-            struct cmsghdr *header = CMSG_FIRSTHDR(&message);
-            header->cmsg_level = SOL_SOCKET;
-            header->cmsg_type = SCM_RIGHTS;
-            header->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
-            memcpy(CMSG_DATA(header), fds, sizeof(int) * (size_t)count);
-        }
-        if (sendmsg(seal->control, &message, MSG_NOSIGNAL) != 1) failure = errno;
+        pid_t doorman = pb_seal_doorman(seal->control, getpid());
+        if (doorman < 0) failure = errno;
+        else failure = pb_seal_send(seal->control, fds, count, (int)doorman);
     }
     for (int i = 0; i < made; i++) close(fds[i]);
     close(seal->control);

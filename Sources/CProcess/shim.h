@@ -95,6 +95,8 @@ static inline pid_t pb_spawn(const char *file, char *const argv[], char *const e
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        // Its own process group first, so that a sealed network's doorman, forked below, is in it.
+        setpgid(0, 0);
         int failure[2] = {0, PB_SEAL_EXEC};
         if (seal) failure[0] = pb_seal_network(seal, &failure[1]);
         if (failure[0] == 0) {

@@ -85,6 +85,10 @@ public struct SenderProfile: Sendable {
     /// sealed network, the handshakes that never finished with the mock are named by host.
     public var failure: String? {
         guard let cause else { return nil }
+        if sealedNetwork != nil, stderrTail.contains(where: { $0.contains("already in use") }) {
+            return cause
+                + "; it could not listen on a port: in its sealed network, 443, 2197, 2195 and 2196 are the mock's (Apple's ports), so listen on another"
+        }
         guard let unfinished = sealedNetwork?.unfinishedHandshakes, !unfinished.isEmpty else { return cause }
         return cause + "; "
             + unfinished.map { "\($0.count) connection\($0.count == 1 ? "" : "s") to \($0.host)" }.joined(

@@ -22,8 +22,12 @@ extension SenderProfiler {
         var keyPath: String
         var sampling: Result<PerfRecording, PerfUnavailable>?
         var sampler: PerfRecording?
-        /// The connections carried out of a sealed network to `--reach` addresses.
-        var relay: ReachRelay?
+        /// The connections carried across a sealed network's edge: out to `--reach` addresses,
+        /// in to the service's API.
+        var relay: ConnectionRelay?
+        var reachAddresses: [ReachAddress] = []
+        /// The service's API ports, carried in.
+        var apiPorts: [Int] = []
 
         /// What arrived at each of Apple's names and each `--reach` address, when sealed.
         var sealedNetworkSummary: RunSummary.SealedNetwork? {
@@ -40,15 +44,23 @@ extension SenderProfiler {
                     accepted: counts.accepted
                 )
             }
-            let reach = relay.addresses.map { address in
-                let counts = relay.counts(of: address)
+            let reach = reachAddresses.map { address in
+                let counts = relay.counts(of: address.description)
                 return RunSummary.SealedNetwork.Reach(
                     address: address.description,
                     connections: counts.carried,
                     refused: counts.refused
                 )
             }
-            return RunSummary.SealedNetwork(hosts: hosts, reach: reach)
+            let carriedIn = apiPorts.map { port in
+                let counts = relay.counts(of: "127.0.0.1:\(port)")
+                return RunSummary.SealedNetwork.Reach(
+                    address: "127.0.0.1:\(port)",
+                    connections: counts.carried,
+                    refused: counts.refused
+                )
+            }
+            return RunSummary.SealedNetwork(hosts: hosts, reach: reach, carriedIn: carriedIn)
         }
     }
 
@@ -117,23 +129,31 @@ extension SenderProfiler {
         if let startAt = prepared.startAtUnix { waitForLead(startAt: startAt, clock: clock, notice: notice) }
         let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
         let sampler = try? sampling?.get()
+        let relay = ConnectionRelay()
+        // The service's API, carried in from the host's loopback: bound before the service starts.
+        let apiPorts = subject.api?.file.loopbackPorts.ports ?? []
+        do {
+            for port in apiPorts { try relay.inbound(port: port, through: network) }
+        } catch { throw ProfileError.systemCall("\(error)") }
         let sender = try startSender(contract: contract, apart: sampler?.pid, sealedIn: network)
         do {
-            let listeners = try network.receiveListeners()
+            let listeners = sender?.sealedListeners ?? []
             let server = try startMock(
                 recorder: recorder,
                 devices: prepared.work?.fleet,
                 identity: identity,
                 adopted: listeners.compactMap(\.adopted)
             )
-            let relay = ReachRelay(listeners)
+            relay.reach(listeners)
             return Launch(
                 server: server,
                 sender: sender,
                 keyPath: contract.authKey,
                 sampling: sampling,
                 sampler: sampler,
-                relay: relay
+                relay: relay,
+                reachAddresses: sealing.reach,
+                apiPorts: apiPorts
             )
         } catch {
             if let sender { kill(-sender.pid, SIGKILL) }

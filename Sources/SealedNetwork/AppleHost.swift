@@ -67,6 +67,9 @@ public struct AppleHost: Sendable, Hashable {
         ),
     ]
 
+    /// Every port the mock holds inside: a command cannot listen on them there.
+    public static var ports: Set<Int> { Set(all.flatMap(\.ports)) }
+
     /// The address as text (`127.0.0.11`).
     public var addressText: String { IPv4.text(address) }
 }

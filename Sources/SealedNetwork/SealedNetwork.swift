@@ -1,5 +1,6 @@
 import CProcess
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,7 @@ import Glibc
 /// The mock's listening sockets are made inside, at each name's own address, and handed out
 /// (`receiveListeners`), so the mock serves them from PushBench's own threads: no proxy between a
 /// sender and the mock, and the listener a connection arrives at says which name it dialled.
-public final class SealedNetwork {
+public final class SealedNetwork: Sendable {
     /// The names the inside answers, the mock behind each.
     public let hosts: [AppleHost]
     /// The addresses outside the inside may reach.
@@ -31,12 +32,20 @@ public final class SealedNetwork {
     /// The mock's CA as a PKCS#12 truststore, for the JVM.
     public let javaTruststore: String
     /// Which of the host's files the inside sees replaced, and by what.
-    public let binds: [(source: String, target: String)]
+    public let binds: [Bind]
+    /// A file seen inside in place of the host's.
+    public struct Bind: Sendable {
+        public var source: String
+        public var target: String
+    }
     /// Whether a user namespace is made too: PushBench is not root.
     public let usesUserNamespace: Bool
     /// The socket pair the listeners come out on: the inside's end is the child's until its exec.
     private let inside: Int32
     let outside: Int32
+    /// Held while a message from inside is awaited: the listeners first, then each socket the
+    /// doorman makes, in order. Whether the listeners have arrived: until then, no socket is asked for.
+    let dialing = Mutex(false)
 
     /// Where the system's CA bundle is on Debian and Ubuntu: OpenSSL's default, and so what curl,
     /// Python, Go and Node read when nothing points them elsewhere.
@@ -55,7 +64,9 @@ public final class SealedNetwork {
             caFile = try files.write("mock-ca.pem", certificatePEM)
             bundleFile = try files.write("ca-certificates.crt", Self.systemCertificates() + certificatePEM)
             javaTruststore = try files.write("truststore.p12", try JavaTruststore.store(trusting: certificatePEM))
-            binds = try files.binds(hosts: hosts, reach: reach, bundle: bundleFile)
+            binds = try files.binds(hosts: hosts, reach: reach, bundle: bundleFile).map {
+                Bind(source: $0.source, target: $0.target)
+            }
         } catch let error as SealError {
             throw error
         } catch {

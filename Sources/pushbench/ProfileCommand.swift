@@ -3,6 +3,7 @@ import Foundation
 import Harness
 import Profiling
 import Reports
+import SealedNetwork
 import ServiceProfiling
 import Synchronization
 import Wire
@@ -108,11 +109,6 @@ struct ProfileCommand: ParsableCommand {
             if command.isEmpty {
                 throw ValidationError("--as-apple runs the sender given after -- in a sealed network")
             }
-            if api.file != nil {
-                throw ValidationError(
-                    "--as-apple does not reach a service's API inside its sealed network yet: profile a sender (no --api), or a service with PushBench's variables"
-                )
-            }
         }
         guard command.isEmpty else {
             if api.mockPort != nil || api.mockTLSCert != nil {
@@ -139,6 +135,16 @@ struct ProfileCommand: ParsableCommand {
             do { try ServiceWork.check(pace.eventTiming, for: file) } catch { throw CommandLineError("\(error)") }
         }
         if let command = subject.command { try checkCommand(command) }
+        if sealed.asApple, let port = subject.api?.file.loopbackPorts.ports.first(where: AppleHost.ports.contains) {
+            throw CommandLineError(
+                "--as-apple: the service's API is on port \(port), which the mock holds for Apple's names in the sealed network (443, 2197, 2195, 2196): give the service another port"
+            )
+        }
+        if sealed.asApple, let elsewhere = subject.api?.file.loopbackPorts.elsewhere.first {
+            throw CommandLineError(
+                "--as-apple: the service listens inside its sealed network, reached on 127.0.0.1 or localhost only, and \(elsewhere) names another host"
+            )
+        }
         let stopRequested = Atomic<Bool>(false)
         let trap = InterruptTrap { stopRequested.store(true, ordering: .relaxed) }
         let runID = RunContext.makeRunID()

@@ -47,7 +47,12 @@ final class ProfileAsAppleTests: XCTestCase {
                 environment: environment,
                 timeout: 240
             )
-        let runs = (try? FileManager.default.contentsOfDirectory(atPath: reports.path)) ?? []
+        // The run's folder: the only folder in the reports' (a test may keep a file there too).
+        let runs = ((try? FileManager.default.contentsOfDirectory(atPath: reports.path)) ?? []).filter {
+            var folder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: "\(reports.path)/\($0)", isDirectory: &folder)
+                && folder.boolValue
+        }
         return (output, runs.first.map { "\(reports.path)/\($0)" })
     }
 
@@ -166,6 +171,82 @@ final class ProfileAsAppleTests: XCTestCase {
         )
         XCTAssertTrue(run.output.stdout.contains("never finished TLS with the mock"), run.output.stdout)
         XCTAssertTrue((try probed(run.folder)["error"] as? String ?? "").contains("CERTIFICATE_VERIFY_FAILED"))
+    }
+
+    /// A service as it ships (`Tests/Services/netmera-sqlite`: its tokens in SQLite, Apple's host
+    /// hard-coded, its own variables set by a deployment line), profiled through its API with the
+    /// devices: the operator's calls and the token reports reach it inside its sealed network,
+    /// its database is a file inside, and every update reaches its activity.
+    func testADatabaseBackedServiceRunsTheLifecycleSealed() throws {
+        let scenario = try reports.write(
+            "matches.yaml",
+            Array("name: three-matches\ncohorts:\n  - kind: football\n    activities: 300\n    groups: 3\n".utf8)
+        )
+        let deployment =
+            "export PORT=$PUSHBENCH_SERVICE_PORT APNS_KEY_FILE=$PUSHBENCH_AUTH_KEY APNS_KEY_ID=$PUSHBENCH_KEY_ID "
+            + "APNS_TEAM_ID=$PUSHBENCH_TEAM_ID; exec \"$0\" \"$1\" --db \"$2\" --topic \"$PUSHBENCH_TOPIC\""
+        let run = try profile(
+            [
+                "--api", Self.path("examples/netmera-lifecycle.yaml"), "--scenario", scenario, "--activities", "300",
+                "--requests", "5", "--time-scale", "600", "--report-delay", "0.2,0.5", "--settle", "5s", "--",
+                "/bin/sh", "-c", deployment, python.path, Self.path("Tests/Services/netmera-sqlite/service.py"),
+                reports.file("tokens.sqlite3"),
+            ],
+            environment: ["NETMERA_API_KEY": "netmera-secret-5521"]
+        )
+        XCTAssertEqual(run.output.status, 0, run.output.stdout + run.output.stderr)
+        let summary = try summary(in: run.folder)
+        let lifecycle = try XCTUnwrap(summary["lifecycle"] as? [String: Any])
+        let storm = try XCTUnwrap(lifecycle["storm"] as? [String: Any])
+        XCTAssertEqual((storm["reports"] as? [String: Any])?["by_status"] as? [String: Int], ["200": 300])
+        XCTAssertEqual((lifecycle["activities"] as? [String: Any])?["updated"] as? Int, 300)
+        XCTAssertEqual((summary["fanout"] as? [String: Any])?["missing"] as? Int, 0)
+        XCTAssertEqual(try hostsUsed(summary), ["api.push.apple.com:443 (production)": [800, 800]])
+        let rows = try python.run([
+            "-c",
+            "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM activities').fetchone()[0])",
+            reports.file("tokens.sqlite3"),
+        ])
+        XCTAssertEqual(
+            rows.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+            "300",
+            "the service kept its tokens in its database"
+        )
+    }
+
+    /// A command that listens on one of Apple's ports inside fails, and the failure says why.
+    func testACommandThatListensOnApplesPortIsToldWhy() throws {
+        let run = try profile([
+            "--requests", "1", "--", python.path, "-c", "import socket; socket.socket().bind(('0.0.0.0', 443))",
+        ])
+        XCTAssertEqual(run.output.status, 3, run.output.stdout + run.output.stderr)
+        XCTAssertTrue(
+            run.output.stdout.contains(
+                "FAILED: the sender exited with status 1; it could not listen on a port: in its sealed network, 443, 2197, 2195 and 2196 are the mock's (Apple's ports), so listen on another"
+            ),
+            run.output.stdout
+        )
+    }
+
+    /// A service whose API file names one of Apple's ports is refused before anything starts.
+    func testAServiceOnApplesPortIsRefusedInOneLine() throws {
+        let file = try String(contentsOfFile: Self.path("examples/netmera-api.yaml"), encoding: .utf8)
+        let onApplesPort = try reports.write(
+            "api.yaml",
+            Array(file.replacingOccurrences(of: "${PUSHBENCH_SERVICE_PORT}", with: "2197").utf8)
+        )
+        let run = try profile(
+            ["--api", onApplesPort, "--requests", "1", "--", "/bin/true"],
+            environment: ["NETMERA_API_KEY": "netmera-secret-5521"]
+        )
+        XCTAssertEqual(run.output.status, 2, run.output.stdout + run.output.stderr)
+        XCTAssertTrue(
+            run.output.stderr.contains(
+                "error: --as-apple: the service's API is on port 2197, which the mock holds for Apple's names in the sealed network"
+            ),
+            run.output.stderr
+        )
+        XCTAssertNil(run.folder, "nothing started")
     }
 
     /// A user that is not root gets the same sealed network, in a user namespace of its own.

@@ -29,6 +29,28 @@ extension ProfileServiceTests {
         XCTAssertEqual(try section(summary, "counts")["sent"] as? Int, 300 + 500, "starts and updates alike")
     }
 
+    /// The same lifecycle with the service sealed (`--as-apple`): its pushes reach the mock at
+    /// Apple's name, and the operator's calls and the devices' token reports reach the service
+    /// inside, on the port the request file names, carried in from the host's loopback.
+    func testTheGoServiceRunsTheLifecycleSealedAtApplesName() throws {
+        let (output, summary, _) = try lifecycle(options: ["--as-apple"], service: [try Self.goService()])
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let lifecycle = try section(summary, "lifecycle")
+        let reports = try XCTUnwrap((lifecycle["storm"] as? [String: Any])?["reports"] as? [String: Any])
+        XCTAssertEqual(reports["by_status"] as? [String: Int], ["200": 300], "every token report reached the service")
+        let activities = try XCTUnwrap(lifecycle["activities"] as? [String: Any])
+        XCTAssertEqual(activities["updated"] as? Int, 300)
+        XCTAssertEqual(summary?["accounting_balanced"] as? Bool, true)
+        let hosts = try XCTUnwrap(try section(summary, "sealed_network")["hosts"] as? [[String: Any]])
+        let used = hosts.filter { ($0["requests"] as? Int ?? 0) > 0 }
+        XCTAssertEqual(used.map { "\($0["name"] ?? ""):\($0["port"] ?? "")" }, ["api.push.apple.com:443"])
+        XCTAssertEqual(used.first?["accepted"] as? Int, 300 + 500, "starts and updates alike")
+        let carried = try XCTUnwrap(try section(summary, "sealed_network")["carried_in"] as? [[String: Any]])
+        XCTAssertEqual(carried.count, 1, "the file names one port")
+        XCTAssertGreaterThan(carried.first?["connections"] as? Int ?? 0, 0)
+        XCTAssertTrue(output.stdout.contains("its API was carried in at 127.0.0.1:"), output.stdout)
+    }
+
     /// The Go service losing 5% of the reports it answers: each lost report is one activity
     /// never updated, charged to the service, as with the Python service.
     func testTheGoServiceLosingReportsIsChargedForEachOne() throws {

@@ -255,7 +255,8 @@ final class RunSummarySchemaTests: XCTestCase {
                     accepted: 39
                 )
             ],
-            reach: [RunSummary.SealedNetwork.Reach(address: "127.0.0.1:5432", connections: 3, refused: 1)]
+            reach: [RunSummary.SealedNetwork.Reach(address: "127.0.0.1:5432", connections: 3, refused: 1)],
+            carriedIn: [RunSummary.SealedNetwork.Reach(address: "127.0.0.1:8080", connections: 5, refused: 0)]
         )
         return summary
     }

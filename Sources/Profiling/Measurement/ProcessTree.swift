@@ -46,7 +46,7 @@ struct ProcessTree {
         var queue = (children[root] ?? []).filter { !apart.contains($0.pid) }
         while let next = queue.popLast() {
             members.append(next)
-            queue += children[next.pid] ?? []
+            queue += (children[next.pid] ?? []).filter { !apart.contains($0.pid) }
         }
         return ProcessTree(members: members)
     }

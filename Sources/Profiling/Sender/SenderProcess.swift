@@ -58,6 +58,8 @@ public final class SenderProcess: Sendable {
 
     /// The sender's process ID, which is also its process group's.
     public let pid: pid_t
+    /// The listening sockets its sealed network handed out, when it runs in one.
+    public let sealedListeners: [SealedNetwork.Listener]
     private let state = Mutex(State())
 
     /// Starts `command` (its first element found on `PATH`) with `environment`, its standard
@@ -98,8 +100,19 @@ public final class SenderProcess: Sendable {
             }
             throw ProfileError.failure("cannot start \(command[0])", errno: failure.errorNumber)
         }
+        var sealed: (listeners: [SealedNetwork.Listener], doorman: pid_t) = ([], 0)
+        if let network {
+            do {
+                sealed = try network.receiveListeners()
+            } catch {
+                kill(-pid, SIGKILL)
+                throw ProfileError.systemCall("\(error)")
+            }
+        }
         self.pid = pid
-        self.apart = apart.union([watchdog])
+        sealedListeners = sealed.listeners
+        // The doorman of a sealed network is PushBench's helper inside, not the sender's.
+        self.apart = apart.union([watchdog] + (sealed.doorman > 0 ? [sealed.doorman] : []))
         Thread.detachNewThread { [self] in reapAll() }
     }
 

@@ -18,6 +18,11 @@ extension ProfileHeadline {
                     "\($0.address) (\($0.connections) connections" + ($0.refused > 0 ? ", \($0.refused) refused" : "")
                         + ")"
                 }.joined(separator: ", ")
+        let carried =
+            network.carriedIn.isEmpty
+            ? ""
+            : "; its API was carried in at "
+                + network.carriedIn.map { "\($0.address) (\($0.connections) connections)" }.joined(separator: ", ")
         let unfinished = network.unfinishedHandshakes
         let handshakes =
             unfinished.isEmpty
@@ -29,7 +34,8 @@ extension ProfileHeadline {
                 + " never finished TLS with the mock: the sender does not trust its CA (a pinned certificate, or a CA store of its own)."
         return RunHeadline.Line(
             topic: "sealed",
-            sentence: "The sender ran in a sealed network where Apple's names were the mock: \(names); \(reach)."
+            sentence:
+                "The sender ran in a sealed network where Apple's names were the mock: \(names); \(reach)\(carried)."
                 + handshakes,
             good: unfinished.isEmpty && !used.isEmpty
         )

@@ -58,10 +58,19 @@ extension RunSummary {
 
         public var hosts: [Host]
         public var reach: [Reach]
+        /// The service's API ports, carried in from the host's loopback (`--api`), as `Reach`
+        /// entries: the connections PushBench's calls and the devices' reports made.
+        public var carriedIn: [Reach]
 
-        public init(hosts: [Host], reach: [Reach]) {
+        public init(hosts: [Host], reach: [Reach], carriedIn: [Reach] = []) {
             self.hosts = hosts
             self.reach = reach
+            self.carriedIn = carriedIn
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case hosts, reach
+            case carriedIn = "carried_in"
         }
 
         /// Connections to Apple's names that never finished their handshake, by `name:port`.

@@ -1,0 +1,26 @@
+extension APIFile {
+    /// Every request the file describes.
+    public var requests: [Request] {
+        [register, lifecycle?.startToken, lifecycle?.start, lifecycle?.tokenReport, lifecycle?.close, event].compactMap
+        {
+            $0
+        }
+    }
+
+    /// The ports of the loopback its requests go to, each once, and the URLs that name another
+    /// host: a service in a sealed network (`profile --as-apple`) is reached on its loopback only.
+    public var loopbackPorts: (ports: [Int], elsewhere: [String]) {
+        var ports: [Int] = []
+        var elsewhere: [String] = []
+        for request in requests {
+            guard let endpoint = PortProbe.endpoint(of: request.urlText),
+                ["127.0.0.1", "localhost"].contains(endpoint.host)
+            else {
+                elsewhere.append(request.urlText)
+                continue
+            }
+            if !ports.contains(endpoint.port) { ports.append(endpoint.port) }
+        }
+        return (ports, elsewhere)
+    }
+}
