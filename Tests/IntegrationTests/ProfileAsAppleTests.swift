@@ -212,6 +212,10 @@ final class ProfileAsAppleTests: XCTestCase {
             "300",
             "the service kept its tokens in its database"
         )
+        if let pgrep = ExternalProgram.onPath("pgrep") {
+            let left = try pgrep.run(["-f", reports.file("tokens.sqlite3")])
+            XCTAssertEqual(left.stdout, "", "the service and its process group were ended")
+        }
     }
 
     /// A command that listens on one of Apple's ports inside fails, and the failure says why.
