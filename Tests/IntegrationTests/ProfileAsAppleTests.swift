@@ -182,15 +182,11 @@ final class ProfileAsAppleTests: XCTestCase {
             "matches.yaml",
             Array("name: three-matches\ncohorts:\n  - kind: football\n    activities: 300\n    groups: 3\n".utf8)
         )
-        let deployment =
-            "export PORT=$PUSHBENCH_SERVICE_PORT APNS_KEY_FILE=$PUSHBENCH_AUTH_KEY APNS_KEY_ID=$PUSHBENCH_KEY_ID "
-            + "APNS_TEAM_ID=$PUSHBENCH_TEAM_ID; exec \"$0\" \"$1\" --db \"$2\" --topic \"$PUSHBENCH_TOPIC\""
         let run = try profile(
             [
                 "--api", Self.path("examples/netmera-lifecycle.yaml"), "--scenario", scenario, "--activities", "300",
                 "--requests", "5", "--time-scale", "600", "--report-delay", "0.2,0.5", "--settle", "5s", "--",
-                "/bin/sh", "-c", deployment, python.path, Self.path("Tests/Services/netmera-sqlite/service.py"),
-                reports.file("tokens.sqlite3"),
+                Self.path("Tests/Services/netmera-sqlite/deploy.sh"), reports.file("tokens.sqlite3"),
             ],
             environment: ["NETMERA_API_KEY": "netmera-secret-5521"]
         )
