@@ -94,7 +94,7 @@ public struct SenderProfile: Sendable {
             + unfinished.map { "\($0.count) connection\($0.count == 1 ? "" : "s") to \($0.host)" }.joined(
                 separator: ", "
             )
-            + " never finished their TLS handshake with the mock (does it pin Apple's certificate, or trust a CA store of its own?)"
+            + " never finished the TLS handshake with the mock (does it pin Apple's certificate, or trust a CA store of its own?)"
     }
 
     private var cause: String? {

@@ -135,6 +135,7 @@ final class ProfileAsAppleTests: XCTestCase {
         XCTAssertTrue((seen["apple_address"] as? String ?? "").contains("unreachable"), "\(seen)")
         XCTAssertEqual(seen["example.com"] as? String, "gaierror", "no name outside the hosts file resolves")
         XCTAssertEqual(seen["reach"] as? Int, 200)
+        XCTAssertEqual(seen["system_bundle"] as? Int, 200, "the system bundle inside holds the mock's CA")
         XCTAssertEqual(outside.acceptWaiting(), 0, "the host's loopback saw no connection from inside")
         let summary = try summary(in: run.folder)
         XCTAssertEqual(
@@ -165,7 +166,7 @@ final class ProfileAsAppleTests: XCTestCase {
         XCTAssertEqual(run.output.status, 3, run.output.stdout + run.output.stderr)
         XCTAssertTrue(
             run.output.stdout.contains(
-                "FAILED: the sender exited with status 1; 1 connection to api.push.apple.com:443 never finished their TLS handshake with the mock"
+                "FAILED: the sender exited with status 1; 1 connection to api.push.apple.com:443 never finished the TLS handshake with the mock"
             ),
             run.output.stdout
         )

@@ -5,7 +5,8 @@
     as_apple_probe.py pin    sends the first event trusting only PROBE_PIN, a CA that is not the
                              mock's, as a sender that pins Apple's certificate would
 
-It prints one JSON object of what it saw, and exits 0 when `send` saw every push accepted.
+`send` also asks the mock for its counters (GET /stats, not a push) trusting only the system
+CA bundle, as a client that reads no variable does. It prints one JSON object of what it saw, and exits 0 when `send` saw every push accepted.
 PROBE_OUTSIDE is a port of the host's loopback, outside the sealed network, that must not be
 reached; PROBE_REACH (optional) a HOST:PORT given to --reach, that must answer HTTP.
 """
@@ -59,6 +60,10 @@ def main():
         return 1
     with httpx.Client(http2=True) as client:
         seen["pushes"] = [push(client, NAMES[index % len(NAMES)], event, bearer) for index, event in enumerate(events)]
+    # A client that reads only the system bundle, as some do: the mock's CA is in it inside.
+    system = ssl.create_default_context(cafile="/etc/ssl/certs/ca-certificates.crt")
+    with httpx.Client(http2=True, verify=system, trust_env=False) as client:
+        seen["system_bundle"] = client.get(f"{NAMES[-1]}/stats").status_code
     seen["outside_loopback"] = refused("127.0.0.1", int(os.environ["PROBE_OUTSIDE"]))
     seen["apple_address"] = refused("17.253.144.10", 443)
     try:

@@ -148,9 +148,12 @@ final class PushConnectionHandler: ChannelInboundHandler {
             return
         }
         let answer = responder.answer(request, on: connection)
-        connection.tally?.update {
-            $0.requests += 1
-            if answer.status == 200 { $0.accepted += 1 }
+        // What a name counts are APNs' requests; a `GET /stats` is not one.
+        if answer.kind != .other {
+            connection.tally?.update {
+                $0.requests += 1
+                if answer.status == 200 { $0.accepted += 1 }
+            }
         }
         if answer.tokenVerified { connection.tokenVerified(on: context.channel) }
         // A hang: the stream stays open, unanswered, until the client resets it or leaves.
