@@ -44,22 +44,16 @@ extension SenderProfiler {
                     accepted: counts.accepted
                 )
             }
-            let reach = reachAddresses.map { address in
-                let counts = relay.counts(of: address.description)
+            let carried = { (label: String) in
+                let counts = relay.counts(of: label)
                 return RunSummary.SealedNetwork.Reach(
-                    address: address.description,
+                    address: label,
                     connections: counts.carried,
                     refused: counts.refused
                 )
             }
-            let carriedIn = apiPorts.map { port in
-                let counts = relay.counts(of: "127.0.0.1:\(port)")
-                return RunSummary.SealedNetwork.Reach(
-                    address: "127.0.0.1:\(port)",
-                    connections: counts.carried,
-                    refused: counts.refused
-                )
-            }
+            let reach = reachAddresses.map { carried($0.description) }
+            let carriedIn = apiPorts.map { carried("127.0.0.1:\($0)") }
             return RunSummary.SealedNetwork(hosts: hosts, reach: reach, carriedIn: carriedIn)
         }
     }

@@ -31,9 +31,6 @@ extension SealedNetwork {
             for descriptor in descriptors { close(descriptor) }
             throw .noListeners("\(descriptors.count) of \(expected) arrived")
         }
-        let roles =
-            hosts.flatMap { host in host.ports.map { Listener.Role.apple(host, port: $0) } }
-            + reach.map { Listener.Role.reach($0) }
         return (zip(roles, descriptors).map { Listener(role: $0, descriptor: $1) }, doorman)
     }
 

@@ -105,8 +105,17 @@ public final class SealedNetwork: Sendable {
     /// The listening sockets to make inside: each Apple host on each of its ports, then each
     /// address to reach, in the order `receiveListeners` returns them.
     var listeners: [pb_seal_listener] {
-        hosts.flatMap { host in host.ports.map { pb_seal_listener(address: host.address, port: UInt16($0)) } }
-            + reach.map { pb_seal_listener(address: $0.address, port: UInt16($0.port)) }
+        roles.map { role in
+            switch role {
+            case .apple(let host, let port): pb_seal_listener(address: host.address, port: UInt16(port))
+            case .reach(let address): pb_seal_listener(address: address.address, port: UInt16(address.port))
+            }
+        }
+    }
+
+    /// What each listening socket made inside answers, in the order they are made and sent.
+    var roles: [Listener.Role] {
+        hosts.flatMap { host in host.ports.map { Listener.Role.apple(host, port: $0) } } + reach.map { .reach($0) }
     }
 
     /// The system's CA certificates, when it has a bundle: the inside trusts them and the mock.
