@@ -140,7 +140,8 @@ let package = Package(
         .target(
             name: "MockAPNs",
             dependencies: [
-                "Encodings", "Wire", "Workload", "Telemetry",
+                "Encodings", "Wire", "Workload", "Telemetry", "Transport", "CNGHTTP2", "CProcess",
+                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),

@@ -129,7 +129,7 @@ public struct SenderProfiler {
             duration: duration,
             grace: grace,
             mockCPU: { [devices = prepared.work?.fleet] in
-                ProcessStat.ownThreadsCPUSeconds(namedLike: MockAPNsServer.threadNamePrefix)
+                MockAPNsServer.threadNamePrefixes.reduce(0) { $0 + ProcessStat.ownThreadsCPUSeconds(namedLike: $1) }
                     - (devices?.emulationOnMockCPUSeconds ?? 0)
             }
         )

@@ -184,3 +184,4 @@ struct MockCommand: ParsableCommand {
 }
 
 extension MockAPNsConfiguration.Environment: ExpressibleByArgument {}
+extension MockAPNsConfiguration.Engine: ExpressibleByArgument {}

@@ -45,6 +45,15 @@ struct MockServerOptions: ParsableArguments {
     var threads = 1
 
     @Option(
+        help: ArgumentHelp(
+            "The server core: nio (SwiftNIO with BoringSSL) or nghttp2 (an epoll loop a thread, libnghttp2 and the system's OpenSSL).",
+            discussion:
+                "Both answer the same: the checks, faults, counters and recordings are one copy. The default is nio, or PUSHBENCH_MOCK_ENGINE when it names one."
+        )
+    )
+    var engine: MockAPNsConfiguration.Engine = .standard
+
+    @Option(
         name: .customLong("max-connections"),
         help: ArgumentHelp(
             "Connections open at once, TLS handshakes included; more are closed as soon as accepted.",
@@ -129,6 +138,7 @@ struct MockServerOptions: ParsableArguments {
             strictLiveActivityContent: strictContent,
             limits: connectionLimits()
         )
+        configuration.engine = engine
         try faults.apply(to: &configuration)
         return configuration
     }

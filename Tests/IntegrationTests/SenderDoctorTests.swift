@@ -87,13 +87,16 @@ final class SenderDoctorTests: XCTestCase {
                 faults: faults,
                 pacing: pacing
             )
-            XCTAssertEqual(diagnosis.found.first, practice.name, "\(practice): \(diagnosis.practices.findings)")
+            XCTAssertTrue(diagnosis.found.contains(practice.name), "\(practice): \(diagnosis.practices.findings)")
             // A token replaced every 50 ms still has pushes queued behind a connection's streams
-            // when the next one starts, so the mock may rightly see two tokens side by side.
+            // when the next one starts, so the mock may rightly see two tokens side by side. Paced
+            // at 1,000 a second, a push can be answered before the next one leaves: a mock that
+            // answers that fast rightly sees one stream at a time.
             let alongside: Set<String> =
-                practice.name == "refresh" ? ["per-worker-tokens", "token-per-connection"] : []
+                practice.name == "refresh"
+                ? ["per-worker-tokens", "token-per-connection"] : threads > 1 ? ["one-stream"] : []
             XCTAssertTrue(
-                Set(diagnosis.found.dropFirst()).isSubset(of: alongside),
+                Set(diagnosis.found).subtracting([practice.name]).isSubset(of: alongside),
                 "\(practice): \(diagnosis.practices.findings)"
             )
             XCTAssertTrue(diagnosis.result.counts.isBalanced, "\(practice)")

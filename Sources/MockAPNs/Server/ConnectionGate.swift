@@ -1,4 +1,3 @@
-import NIOCore
 import Synchronization
 
 /// Admits connections while fewer than a limit are open (`ConnectionLimits.maxConnections`).
@@ -11,15 +10,19 @@ final class ConnectionGate: Sendable {
         self.limit = limit
     }
 
-    /// Takes a place for `channel`, a connection just accepted, and gives it back when the
-    /// connection closes; `false`, counted as a refusal, when all places are taken.
-    func admit(_ channel: Channel, stats: MockStats) -> Bool {
+    /// Takes a place for a connection just accepted, which gives it back with `release` when it
+    /// closes; `false`, counted as a refusal, when all places are taken.
+    func admit(stats: MockStats) -> Bool {
         guard open.wrappingAdd(1, ordering: .relaxed).newValue <= limit else {
             open.wrappingSubtract(1, ordering: .relaxed)
             stats.update { $0.connectionsRefusedOverLimit += 1 }
             return false
         }
-        channel.closeFuture.whenComplete { [self] _ in open.wrappingSubtract(1, ordering: .relaxed) }
         return true
+    }
+
+    /// Gives back the place of a connection `admit` admitted, which has closed.
+    func release() {
+        open.wrappingSubtract(1, ordering: .relaxed)
     }
 }

@@ -1,11 +1,4 @@
-import NIOCore
-import NIOHTTP2
-import NIOSSL
 import Workload
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What the mock remembers about one HTTP/2 connection; touched only on its event loop.
 ///
@@ -46,7 +39,7 @@ final class ConnectionState {
     private let goAwayAfter: Int?
     private let resetAfter: Int?
     private var answers = 0
-    private var highestStream = HTTP2StreamID(0)
+    private var highestStream: Int32 = 0
     /// Streams the client has open: requests begun and not yet ended.
     private(set) var openStreams = 0
     /// Whether GOAWAY has been sent.
@@ -94,7 +87,7 @@ final class ConnectionState {
     }
 
     /// Notes a request with a valid token; the first one raises the stream limit on `connection`.
-    func tokenVerified(on connection: Channel?) {
+    func tokenVerified(on connection: (any ConnectionControl)?) {
         guard !raised else { return }
         raised = true
         advertise(streamsAfterToken, on: connection)
@@ -102,14 +95,14 @@ final class ConnectionState {
 
     /// Notes an answer sent: with `dropsAfterRejection`, a rejection drops the limit to 1 and
     /// the next acceptance restores it.
-    func answered(accepted: Bool, on connection: Channel?) {
+    func answered(accepted: Bool, on connection: (any ConnectionControl)?) {
         guard dropsAfterRejection, raised, accepted == dropped else { return }
         dropped = !accepted
         advertise(accepted ? streamsAfterToken : 1, on: connection)
     }
 
     /// Notes a stream the client opened.
-    func opened(_ stream: HTTP2StreamID) {
+    func opened(_ stream: Int32) {
         highestStream = max(highestStream, stream)
         openStreams += 1
     }
@@ -123,7 +116,7 @@ final class ConnectionState {
     /// `goAwayAfter` of them, says GOAWAY with the last stream opened (all of them are answered)
     /// and closes the connection a second later.
     /// - Returns: what happened to the connection now, if anything.
-    func afterAnswer(on connection: Channel?) -> Incident? {
+    func afterAnswer(on connection: (any ConnectionControl)?) -> Incident? {
         answers += 1
         guard let connection else { return nil }
         if let resetAfter, answers >= resetAfter, reset(connection) { return .reset }
@@ -135,43 +128,24 @@ final class ConnectionState {
     /// connection a second later.
     /// - Returns: whether it did, the first time only.
     @discardableResult
-    func goAway(_ connection: Channel) -> Bool {
+    func goAway(_ connection: any ConnectionControl) -> Bool {
         guard !wentAway, !wasReset else { return false }
         wentAway = true
-        let reason = connection.allocator.buffer(string: #"{"reason":"Shutdown"}"#)
-        let goAway = HTTP2Frame.FramePayload.goAway(
-            lastStreamID: highestStream,
-            errorCode: .noError,
-            opaqueData: reason
-        )
-        connection.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: goAway), promise: nil)
-        connection.eventLoop.scheduleTask(in: .seconds(1)) { connection.close(promise: nil) }
+        connection.sendGoAway(lastStream: highestStream)
         return true
     }
 
-    /// Closes the socket with SO_LINGER 0, which sends RST, once the answers of this read are out:
-    /// HTTP/2 holds frames written during a read until the read completes, so the close waits for
-    /// the event loop's next turn. It starts below the TLS handler, which would otherwise say
-    /// close_notify first.
+    /// Resets the connection (`ConnectionControl.reset`).
     /// - Returns: whether it did, the first time only.
     @discardableResult
-    func reset(_ connection: Channel) -> Bool {
+    func reset(_ connection: any ConnectionControl) -> Bool {
         guard !wasReset else { return false }
         wasReset = true
-        connection.eventLoop.assumeIsolated().execute {
-            connection.flush()
-            _ = (connection as? SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
-            let belowTLS = try? connection.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self)
-            if let belowTLS { belowTLS.close(promise: nil) } else { connection.close(promise: nil) }
-        }
+        connection.reset()
         return true
     }
 
-    private func advertise(_ limit: Int, on connection: Channel?) {
-        guard let connection else { return }
-        let settings = HTTP2Frame.FramePayload.settings(
-            .settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: limit)])
-        )
-        connection.writeAndFlush(HTTP2Frame(streamID: .rootStream, payload: settings), promise: nil)
+    private func advertise(_ limit: Int, on connection: (any ConnectionControl)?) {
+        connection?.advertise(maxConcurrentStreams: limit)
     }
 }

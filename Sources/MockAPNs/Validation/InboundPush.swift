@@ -62,6 +62,18 @@ public struct InboundPush: Sendable {
         return priority == "10" || priority == "5" || priority == "1"
     }
 
+    /// Notes a header field as it arrives, pseudo-headers included: `:method` and `:path` are
+    /// kept, the other pseudo-headers (`:scheme`, `:authority`) APNs does not read.
+    public mutating func addField(name: String, value: String) {
+        if name.utf8.first != UInt8(ascii: ":") {
+            add(name: name, value: value)
+        } else if name == ":method" {
+            method = value
+        } else if name == ":path" {
+            path = value
+        }
+    }
+
     /// Notes a regular header. Names are told apart by length first, so a header APNs does not
     /// read costs three comparisons at most.
     public mutating func add(name: String, value: String) {

@@ -50,7 +50,7 @@ public final class InMemoryAPNsPeer {
     /// wire (an answer leaves at the end of `serve`), and those it holds.
     private var openStreams = 0
     private var closing = 0
-    private let context: OpaquePointer
+    private let context: TLSServerContext
     private let ssl: OpaquePointer
     private var session: OpaquePointer?
     /// What the server session allocates, reused as the client's is.
@@ -64,22 +64,13 @@ public final class InMemoryAPNsPeer {
     /// happens in `serve`, interleaved with the client's.
     init(identity: TLSIdentity, bio: OpaquePointer, behaviour: Behaviour = Behaviour()) throws(TransportError) {
         self.behaviour = behaviour
-        guard let context = SSL_CTX_new(TLS_server_method()) else {
-            BIO_free(bio)
-            throw TransportError.setup("SSL_CTX_new failed: \(TLSClientContext.lastError())")
-        }
-        self.context = context
-        SSL_CTX_set_alpn_select_cb(context, selectHTTP2, nil)
         do {
-            try Self.use(identity, in: context)
+            context = try TLSServerContext(identity: identity)
         } catch {
-            SSL_CTX_free(context)
             BIO_free(bio)
             throw error
         }
-        // After the certificate: a new SSL copies its context's certificate when it is made.
-        guard let ssl = SSL_new(context) else {
-            SSL_CTX_free(context)
+        guard let ssl = SSL_new(context.context) else {
             BIO_free(bio)
             throw TransportError.setup("SSL_new failed: \(TLSClientContext.lastError())")
         }
@@ -121,7 +112,6 @@ public final class InMemoryAPNsPeer {
     deinit {
         if let session { nghttp2_session_del(session) }
         SSL_free(ssl)
-        SSL_CTX_free(context)
     }
 
     /// Reads what the client wrote (the handshake's next step, or frames), answers every
@@ -204,49 +194,6 @@ public final class InMemoryAPNsPeer {
             _ = nghttp2_submit_response(session, streamID, fields, id.isEmpty ? 1 : 2, nil)
         }
     }
-
-    /// Loads `identity`'s certificate and key into `context`.
-    private static func use(_ identity: TLSIdentity, in context: OpaquePointer) throws(TransportError) {
-        /// The first object `read` finds in `pem`.
-        func parse(_ pem: [UInt8], _ read: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
-            pem.withUnsafeBytes { bytes in
-                guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return nil }
-                defer { BIO_free(bio) }
-                return read(bio)
-            }
-        }
-        let certificate = parse(identity.certificatePEM) { PEM_read_bio_X509($0, nil, nil, nil) }
-        let key = parse(identity.privateKeyPEM) { PEM_read_bio_PrivateKey($0, nil, nil, nil) }
-        defer {
-            X509_free(certificate)
-            EVP_PKEY_free(key)
-        }
-        guard let certificate, let key, SSL_CTX_use_certificate(context, certificate) == 1,
-            SSL_CTX_use_PrivateKey(context, key) == 1
-        else {
-            throw TransportError.setup("the in-memory peer cannot use its certificate: \(TLSClientContext.lastError())")
-        }
-    }
-}
-
-/// Picks `h2` from the client's ALPN list, as APNs does.
-private func selectHTTP2(
-    _ ssl: OpaquePointer?,
-    _ selected: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
-    _ selectedLength: UnsafeMutablePointer<UInt8>?,
-    _ offered: UnsafePointer<UInt8>?,
-    _ offeredLength: UInt32,
-    _ argument: UnsafeMutableRawPointer?
-) -> Int32 {
-    var chosen: UnsafeMutablePointer<UInt8>?
-    var chosenLength: UInt8 = 0
-    // 1 when "h2" is on the client's list (0 is HTTP/1.1 only, -1 neither).
-    guard nghttp2_select_next_protocol(&chosen, &chosenLength, offered, offeredLength) == 1 else {
-        return SSL_TLSEXT_ERR_ALERT_FATAL
-    }
-    selected?.pointee = UnsafePointer(chosen)
-    selectedLength?.pointee = chosenLength
-    return SSL_TLSEXT_ERR_OK
 }
 
 private func peerReceiveHeader(

@@ -6,13 +6,13 @@ extension BlockPool {
     /// a server session otherwise. Classes up to 64 KiB (the frames nghttp2 parses), and no
     /// bound on the free lists: a session's streams come back. The pool must outlive its session
     /// (`nghttp2_session_del` frees into it).
-    static func forNGHTTP2Session() -> BlockPool {
+    package static func forNGHTTP2Session() -> BlockPool {
         BlockPool(largestClass: 64 * 1024)
     }
 
     /// What `nghttp2_session_client_new3` and `nghttp2_session_server_new3` take to allocate from
     /// this pool; the session keeps a copy.
-    var nghttp2Allocator: nghttp2_mem {
+    package var nghttp2Allocator: nghttp2_mem {
         nghttp2_mem(
             mem_user_data: Unmanaged.passUnretained(self).toOpaque(),
             malloc: poolAllocate,

@@ -60,7 +60,7 @@ final class TLSClientContext {
     }
 
     /// The oldest error on libssl's queue, in its words, and clears the queue.
-    static func lastError() -> String {
+    package static func lastError() -> String {
         let code = ERR_get_error()
         ERR_clear_error()
         guard code != 0 else { return "no detail from libssl" }

@@ -33,34 +33,17 @@ final class PushConnectionHandler: ChannelInboundHandler {
     /// answers are flushed, so the pushes still arriving in this read saw them open.
     private var closedDuringRead = 0
 
-    /// Where one stream stands.
-    private enum StreamProgress {
-        /// Its request is arriving; `keepsBody` says whether its body is kept or only counted.
-        case receiving(InboundPush, keepsBody: Bool)
-        /// Its request has been answered, or the answer is scheduled; the stream closes once the
-        /// answer is out (or never, for a withheld one, until the client resets it).
-        case answered
-
-        /// Counts a piece of the body, and keeps it if the request's body is kept.
-        mutating func receive(_ buffer: ByteBuffer) {
-            guard case .receiving(var push, let keepsBody) = self else { return }
-            // Leaving `self` first leaves the request's body with one owner, so it grows in place.
-            self = .answered
-            push.bodyLength += buffer.readableBytes
-            if keepsBody, push.body.count < ConnectionLimits.keptBodyBytes {
-                push.body += buffer.readableBytesView.prefix(ConnectionLimits.keptBodyBytes - push.body.count)
-            }
-            self = .receiving(push, keepsBody: keepsBody)
-        }
-    }
-
     /// The flow-control window every stream and the connection start with (APNs' and HTTP/2's
     /// default), which this handler tops back up once half of it is used.
     private static let windowSize = 65535
 
-    init(responder: PushResponder, connection: ConnectionState) {
+    /// What the connection's state does to the channel (SETTINGS, GOAWAY, a reset).
+    private let control: ChannelControl
+
+    init(responder: PushResponder, connection: ConnectionState, control: ChannelControl) {
         self.responder = responder
         self.connection = connection
+        self.control = control
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -69,22 +52,18 @@ final class PushConnectionHandler: ChannelInboundHandler {
         switch frame.payload {
         case .headers(let headers):
             if streams[frame.streamID] == nil {
-                connection.opened(frame.streamID)
+                connection.opened(Int32(frame.streamID))
                 var push = Self.inboundPush(from: headers.headers)
                 push.connection = connection.port
                 push.streamsOpen = connection.openStreams
-                // Live Activity content is checked as a device would; recordings keep every body.
-                // Channel requests carry their settings in the body. A broadcast (it names a
-                // channel) keeps its body whatever the spelling of its push type: Apple's own
-                // page writes `LiveActivity`.
-                let keepsBody =
-                    responder.recorder != nil || push.knownPushType == .liveactivity || push.channelID != nil
-                    || connection.listener == .channels
+                let keepsBody = responder.keepsBody(of: push, on: connection)
                 streams[frame.streamID] = .receiving(push, keepsBody: keepsBody)
             }
             if headers.endStream { respond(on: frame.streamID, context: context) }
         case .data(let data):
-            if case .byteBuffer(let buffer) = data.data { streams[frame.streamID]?.receive(buffer) }
+            if case .byteBuffer(let buffer) = data.data {
+                buffer.withUnsafeReadableBytes { streams[frame.streamID]?.receive($0) }
+            }
             if data.endStream { respond(on: frame.streamID, context: context) }
         case .rstStream:
             if case .receiving = streams[frame.streamID] { responder.stats.update { $0.streamsResetByClient += 1 } }
@@ -147,15 +126,7 @@ final class PushConnectionHandler: ChannelInboundHandler {
             if case .none = progress { streams[stream] = nil }
             return
         }
-        let answer = responder.answer(request, on: connection)
-        // What a name counts are APNs' requests; a `GET /stats` is not one.
-        if answer.kind != .other {
-            connection.tally?.update {
-                $0.requests += 1
-                if answer.status == 200 { $0.accepted += 1 }
-            }
-        }
-        if answer.tokenVerified { connection.tokenVerified(on: context.channel) }
+        let answer = responder.decide(request, on: connection, control: control)
         // A hang: the stream stays open, unanswered, until the client resets it or leaves.
         if answer.withheld { return }
         guard answer.delayNanos > 0 else {
@@ -176,27 +147,12 @@ final class PushConnectionHandler: ChannelInboundHandler {
             responder.count(answer, written: false, from: connection.client)
             return
         }
-        responder.count(answer, written: true, from: connection.client)
-        // A changed stream limit goes out before the answer, so a client that stops reading
-        // after its last answer has still seen it.
-        connection.answered(accepted: answer.status == 200, on: context.channel)
+        responder.writing(answer, on: connection, control: control)
         var headers = HPACKHeaders()
         headers.reserveCapacity(4)
-        headers.add(name: ":status", value: answer.status == 200 ? "200" : String(answer.status))
-        // An apns-id is new with every answer: adding it to HPACK's table would only evict
-        // entries that repeat, at a lookup and an insertion per answer.
-        if let apnsID = answer.apnsID { headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable) }
-        if let requestID = answer.requestID {
-            headers.add(name: "apns-request-id", value: requestID, indexing: .nonIndexable)
+        answer.forEachHeader { name, value, indexed in
+            headers.add(name: name, value: value, indexing: indexed ? .indexable : .nonIndexable)
         }
-        if let channelID = answer.channelID {
-            headers.add(name: "apns-channel-id", value: channelID, indexing: .nonIndexable)
-        }
-        if let uniqueID = answer.uniqueID {
-            headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable)
-        }
-        if let retryAfter = answer.retryAfterSeconds { headers.add(name: "retry-after", value: String(retryAfter)) }
-        if answer.body != nil { headers.add(name: "content-type", value: "application/json") }
         let head = HTTP2Frame.FramePayload.headers(.init(headers: headers, endStream: answer.body == nil))
         context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: head)), promise: nil)
         if let body = answer.body {
@@ -204,24 +160,12 @@ final class PushConnectionHandler: ChannelInboundHandler {
             let data = HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(buffer), endStream: true))
             context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: data)), promise: nil)
         }
-        switch connection.afterAnswer(on: context.channel) {
-        case .goAway: responder.stats.update { $0.goAwaysSent += 1 }
-        case .reset: responder.stats.update { $0.connectionResets += 1 }
-        case nil: break
-        }
+        responder.wrote(answer, on: connection, control: control)
     }
 
     private static func inboundPush(from headers: HPACKHeaders) -> InboundPush {
         var push = InboundPush(method: "", path: "")
-        for (name, value, _) in headers {
-            if name.utf8.first != UInt8(ascii: ":") {
-                push.add(name: name, value: value)
-            } else if name == ":method" {
-                push.method = value
-            } else if name == ":path" {
-                push.path = value
-            }
-        }
+        for (name, value, _) in headers { push.addField(name: name, value: value) }
         return push
     }
 }

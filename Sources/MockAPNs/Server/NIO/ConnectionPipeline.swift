@@ -10,48 +10,28 @@ import NIOTLS
 /// the push handler once the client is known to speak it (by ALPN `h2`, or by the HTTP/2
 /// preface from a client that offers no ALPN, as APNs serves it); anything else is refused.
 struct ConnectionPipeline: Sendable {
-    let configuration: MockAPNsConfiguration
+    /// What every connection is served with, whichever engine.
+    let serving: MockServing
     let sslContext: NIOSSLContext
-    let stats: MockStats
-    let responder: PushResponder
-    let faults: FaultInjector?
-    /// The open connections, kept only when a fault plan strikes them all at a moment.
-    let openConnections: OpenConnections?
-    private let gate: ConnectionGate
     /// APNs' SETTINGS and the stream limits, the same for every connection.
     private let connectionConfiguration: NIOHTTP2Handler.ConnectionConfiguration
     private let streamConfiguration: NIOHTTP2Handler.StreamConfiguration
 
-    init(
-        configuration: MockAPNsConfiguration,
-        sslContext: NIOSSLContext,
-        stats: MockStats,
-        responder: PushResponder,
-        faults: FaultInjector?,
-        openConnections: OpenConnections?
-    ) {
-        self.configuration = configuration
+    private var configuration: MockAPNsConfiguration { serving.configuration }
+    private var stats: MockStats { serving.stats }
+
+    init(serving: MockServing, sslContext: NIOSSLContext) {
+        self.serving = serving
         self.sslContext = sslContext
-        self.stats = stats
-        self.responder = responder
-        self.faults = faults
-        self.openConnections = openConnections
-        gate = ConnectionGate(limit: configuration.limits.maxConnections)
-        connectionConfiguration = Self.connectionConfiguration(configuration)
+        connectionConfiguration = Self.connectionConfiguration(serving.configuration)
         streamConfiguration = Self.streamConfiguration()
     }
 
-    /// What a listener serves: its API, the responder of its environment (the mock's own, or an
-    /// adopted listener's), and the tally of an adopted one.
-    struct Listening: Sendable {
-        var listener: ConnectionState.Listener
-        var responder: PushResponder
-        var tally: ListenerTally? = nil
-    }
+    typealias Listening = MockServing.Listening
 
     /// A listener's bootstrap: APNs' push API, or the broadcast channel management API.
     func bootstrap(group: MultiThreadedEventLoopGroup, listener: ConnectionState.Listener) -> ServerBootstrap {
-        bootstrap(group: group, serving: Listening(listener: listener, responder: responder))
+        bootstrap(group: group, serving: Listening(listener: listener, responder: serving.responder))
     }
 
     /// A listener's bootstrap, serving as `serving` says.
@@ -67,9 +47,10 @@ struct ConnectionPipeline: Sendable {
     private func initialize(_ channel: Channel, serving listener: Listening) -> EventLoopFuture<Void> {
         stats.update { $0.connectionsAccepted += 1 }
         listener.tally?.update { $0.connections += 1 }
-        guard gate.admit(channel, stats: stats) else { return channel.close() }
+        guard serving.gate.admit(stats: stats) else { return channel.close() }
+        channel.closeFuture.whenComplete { [gate = serving.gate] _ in gate.release() }
         var handshakeTime = configuration.limits.handshakeTimeout
-        if let delay = faults?.handshakeDelayNanos(nowNanos: DispatchTime.now().uptimeNanoseconds), delay > 0 {
+        if let delay = serving.faults?.handshakeDelayNanos(nowNanos: DispatchTime.now().uptimeNanoseconds), delay > 0 {
             holdHandshake(of: channel, forNanos: delay)
             handshakeTime = handshakeTime + .nanoseconds(Int64(delay))
         }
@@ -131,27 +112,34 @@ struct ConnectionPipeline: Sendable {
         listener.tally?.update { $0.handshaken += 1 }
         channel.closeFuture.whenComplete { [stats] _ in stats.update { $0.connectionsOpen -= 1 } }
         let connection = NIOLoopBoundBox(
-            ConnectionState(
+            serving.connectionState(
                 port: channel.remoteAddress?.port ?? 0,
                 client: channel.remoteAddress?.ipAddress ?? "",
-                listener: listener.listener,
-                tally: listener.tally,
-                streamsAfterToken: configuration.maxConcurrentStreams,
-                raised: configuration.streamsBeforeToken >= configuration.maxConcurrentStreams,
-                dropsAfterRejection: configuration.dropStreamsAfterRejection,
-                goAwayAfter: configuration.faults.goAwayAfter,
-                resetAfter: configuration.faults.resetAfter
+                serving: listener
             ),
             eventLoop: channel.eventLoop
         )
-        openConnections?.add(channel, state: connection)
+        let control = ChannelControl(channel)
+        if let openConnections = serving.openConnections {
+            let key = ObjectIdentifier(channel)
+            openConnections.add(key) { [stats] kind in
+                channel.eventLoop.execute {
+                    OpenConnections.apply(kind, to: connection.value, control: control, stats: stats)
+                }
+            }
+            channel.closeFuture.whenComplete { _ in openConnections.remove(key) }
+        }
         return channel.eventLoop.makeCompletedFuture {
             let http2 = NIOHTTP2Handler(
                 mode: .server,
                 connectionConfiguration: connectionConfiguration,
                 streamConfiguration: streamConfiguration
             )
-            let pushes = PushConnectionHandler(responder: listener.responder, connection: connection.value)
+            let pushes = PushConnectionHandler(
+                responder: listener.responder,
+                connection: connection.value,
+                control: control
+            )
             try channel.pipeline.syncOperations.addHandlers([http2, pushes], position: .before(errors))
         }
     }

@@ -1,0 +1,99 @@
+import CNGHTTP2
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The nghttp2 engine's sockets: listening ones it binds, and the addresses of those it accepts.
+enum ListeningSocket {
+    /// A non-blocking socket listening on `host`:`port` (0 picks a free port).
+    /// - Throws: `MockAPNsStartError.addressInUse` when the port is taken, `unusableListener` otherwise.
+    static func bind(host: String, port: Int) throws -> Int32 {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var found: UnsafeMutablePointer<addrinfo>? = nil
+        let status = getaddrinfo(host, String(port), &hints, &found)
+        guard status == 0, let address = found else {
+            throw MockAPNsStartError.unusableListener(
+                "cannot resolve \(host): \(String(cString: gai_strerror(status)))"
+            )
+        }
+        defer { freeaddrinfo(found) }
+        let descriptor = socket(
+            address.pointee.ai_family,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
+            0
+        )
+        guard descriptor >= 0 else { throw MockAPNsStartError.unusableListener("socket: \(errnoWords())") }
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard Glibc.bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else {
+            let code = errno
+            Glibc.close(descriptor)
+            if code == EADDRINUSE { throw MockAPNsStartError.addressInUse(host: host, port: port) }
+            throw MockAPNsStartError.unusableListener("bind \(host):\(port): \(String(cString: strerror(code)))")
+        }
+        guard Glibc.listen(descriptor, 1024) == 0 else {
+            let words = errnoWords()
+            Glibc.close(descriptor)
+            throw MockAPNsStartError.unusableListener("listen \(host):\(port): \(words)")
+        }
+        return descriptor
+    }
+
+    /// Makes a socket handed to the mock non-blocking, as the loops accept from it.
+    static func adopt(_ descriptor: Int32) throws {
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
+            throw MockAPNsStartError.unusableListener("descriptor \(descriptor): \(errnoWords())")
+        }
+    }
+
+    /// The port `descriptor` is bound to.
+    static func localPort(of descriptor: Int32) -> Int {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &length) }
+        }
+        return describe(address).port
+    }
+
+    /// A client accepted on `listener`, non-blocking with Nagle off, and its address and port;
+    /// nil when none waits.
+    static func accept(on listener: Int32) -> (descriptor: Int32, address: String, port: Int)? {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let descriptor = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                pb_accept_nonblocking(listener, $0, &length)
+            }
+        }
+        guard descriptor >= 0 else { return nil }
+        var one: Int32 = 1
+        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        let (text, port) = describe(address)
+        return (descriptor, text, port)
+    }
+
+    /// An address as text and its port.
+    private static func describe(_ address: sockaddr_storage) -> (address: String, port: Int) {
+        let family = address.ss_family
+        var address = address
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        func words() -> String {
+            String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        return withUnsafeBytes(of: &address) { bytes in
+            if family == sa_family_t(AF_INET6) {
+                var inet6 = bytes.load(as: sockaddr_in6.self)
+                inet_ntop(AF_INET6, &inet6.sin6_addr, &text, socklen_t(text.count))
+                return (words(), Int(UInt16(bigEndian: inet6.sin6_port)))
+            }
+            var inet = bytes.load(as: sockaddr_in.self)
+            inet_ntop(AF_INET, &inet.sin_addr, &text, socklen_t(text.count))
+            return (words(), Int(UInt16(bigEndian: inet.sin_port)))
+        }
+    }
+}
