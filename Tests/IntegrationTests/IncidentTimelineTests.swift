@@ -24,8 +24,13 @@ final class IncidentTimelineTests: XCTestCase {
     /// GOAWAY to every connection at 0.5 s, then a reset of every connection at 1.1 s, during a
     /// 2 s open-loop run: the sender reconnects each time and its books still balance.
     func testGoAwayAndResetAtSetMomentsReachEveryOpenConnection() throws {
+        // Answers take 20 ms, so both connections carry pushes: the client sends on the least busy
+        // one, and against a mock that answers at once it would never need (or reopen) the second.
         let mock = try MockFixture(
-            faults: FaultPlan(incidents: [Incident(.goAway, atSeconds: 0.5), Incident(.reset, atSeconds: 1.1)])
+            faults: FaultPlan(
+                latency: .fixed(micros: 20_000),
+                incidents: [Incident(.goAway, atSeconds: 0.5), Incident(.reset, atSeconds: 1.1)]
+            )
         )
         var load = try mock.load(requests: 800, connections: 2, streams: 20, transport: .nghttp2)
         load.pacing = try .constantRate(perSecond: 400)

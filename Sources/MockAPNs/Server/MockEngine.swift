@@ -27,11 +27,11 @@ extension MockAPNsConfiguration {
 
         /// The engine a configuration starts with: `PUSHBENCH_MOCK_ENGINE` (`nio` or `nghttp2`)
         /// when it names one, so a CI job or a test suite can run every mock on either engine;
-        /// SwiftNIO's otherwise, while the nghttp2 engine is being brought to parity.
+        /// the nghttp2 engine otherwise, which costs about nginx's CPU a request where SwiftNIO's
+        /// cost 1.4-1.5 times it (`Benchmarks/mock-vs-nginx.sh`).
         public static var standard: Engine {
-            getenv("PUSHBENCH_MOCK_ENGINE").flatMap {
-                Engine(rawValue: String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self))
-            } ?? .nio
+            guard let name = getenv("PUSHBENCH_MOCK_ENGINE") else { return .nghttp2 }
+            return Engine(rawValue: String(cString: name)) ?? .nghttp2
         }
     }
 }

@@ -13,11 +13,12 @@ extension ServerConnection {
         nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks, receiveInvalidFrame)
     }
 
-    /// A request begins on `stream`; refused (RST_STREAM REFUSED_STREAM) past the stream limit
-    /// (`AdvertisedStreamLimits.enforced`).
+    /// A request begins on `stream`; refused unprocessed (RST_STREAM REFUSED_STREAM) past the
+    /// stream limit (`AdvertisedStreamLimits.enforced`), and after GOAWAY, whose last stream ID
+    /// it is above: the client sends it again elsewhere, so answering it would count it twice.
     fileprivate func begin(_ stream: Int32, session: OpaquePointer?) {
         guard let state else { return }
-        guard state.openStreams < limits.enforced else {
+        guard state.openStreams < limits.enforced, !state.wentAway else {
             nghttp2_submit_rst_stream(
                 session,
                 UInt8(NGHTTP2_FLAG_NONE.rawValue),
