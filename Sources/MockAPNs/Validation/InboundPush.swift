@@ -62,6 +62,15 @@ public struct InboundPush: Sendable {
         return priority == "10" || priority == "5" || priority == "1"
     }
 
+    /// Whether a header field named `name` can be one `addField` keeps: a pseudo-header,
+    /// `authorization` or an `apns-` header. An engine skips making strings of any other.
+    public static func mayKeep(_ name: UnsafeRawBufferPointer) -> Bool {
+        guard let first = name.first else { return false }
+        if first == UInt8(ascii: ":") { return true }
+        if name.count > 5 && name.prefix(5).elementsEqual("apns-".utf8) { return true }
+        return name.elementsEqual("authorization".utf8)
+    }
+
     /// Notes a header field as it arrives, pseudo-headers included: `:method` and `:path` are
     /// kept, the other pseudo-headers (`:scheme`, `:authority`) APNs does not read.
     public mutating func addField(name: String, value: String) {

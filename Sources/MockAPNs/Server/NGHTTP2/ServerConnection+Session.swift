@@ -31,22 +31,24 @@ extension ServerConnection {
         var push = InboundPush(method: "", path: "")
         push.connection = state.port
         push.streamsOpen = state.openStreams
-        streams[stream] = .receiving(push, keepsBody: false)
+        arriving = (stream, push)
     }
 
-    /// A header of the request on `stream`.
+    /// A header of the request whose block is arriving on `stream`.
     fileprivate func header(_ name: String, _ value: String, on stream: Int32) {
-        guard case .receiving(var push, _) = streams[stream] else { return }
-        // Leaving the dictionary's copy first leaves the request one owner, so it grows in place.
-        streams[stream] = .answered
-        push.addField(name: name, value: value)
-        streams[stream] = .receiving(push, keepsBody: false)
+        guard arriving?.stream == stream else { return }
+        arriving?.push.addField(name: name, value: value)
     }
 
-    /// The request's headers are all in: whether its body is kept is known now.
+    /// The request's header block has ended: it joins the streams in progress, and whether its
+    /// body is kept is known now.
     fileprivate func headersEnded(on stream: Int32) {
-        guard let state, case .receiving(let push, _) = streams[stream] else { return }
-        streams[stream] = .receiving(push, keepsBody: listening.responder.keepsBody(of: push, on: state))
+        guard let state, let request = arriving, request.stream == stream else { return }
+        arriving = nil
+        streams[stream] = .receiving(
+            request.push,
+            keepsBody: listening.responder.keepsBody(of: request.push, on: state)
+        )
     }
 
     /// The client reset `stream`.
@@ -58,6 +60,11 @@ extension ServerConnection {
     fileprivate func streamClosed(_ stream: Int32) {
         bodies[stream] = nil
         if streams.removeValue(forKey: stream) != nil { state?.closed(1) }
+        // Closed with its header block unfinished (a malformed block refused by nghttp2).
+        if arriving?.stream == stream {
+            arriving = nil
+            state?.closed(1)
+        }
     }
 
     /// The request on `stream` has ended: answered now, later (injected latency, a stall), or
@@ -154,7 +161,9 @@ private func receiveHeader(
     _ flags: UInt8,
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
-    guard let frame, isRequestHeaders(frame) else { return 0 }
+    guard let frame, isRequestHeaders(frame),
+        InboundPush.mayKeep(UnsafeRawBufferPointer(start: name, count: nameLength))
+    else { return 0 }
     let name = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
     let value = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
     withConnection(userData) { $0.header(name, value, on: frame.pointee.hd.stream_id) }

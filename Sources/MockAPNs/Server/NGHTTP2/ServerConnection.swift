@@ -33,6 +33,9 @@ final class ServerConnection: ConnectionControl {
     private(set) var state: ConnectionState?
     /// The streams the client has opened that have not closed yet.
     var streams: [Int32: StreamProgress] = [:]
+    /// The request whose header block is arriving: nghttp2 delivers a block's fields together,
+    /// so they are gathered here and the request joins `streams` once its block has ended.
+    var arriving: (stream: Int32, push: InboundPush)?
     /// Error answers' bodies waiting for nghttp2 to read them into DATA frames, by stream.
     var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     unowned let loop: EventLoop
