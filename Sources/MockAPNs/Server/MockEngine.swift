@@ -27,8 +27,8 @@ extension MockAPNsConfiguration {
 
         /// The engine a configuration starts with: `PUSHBENCH_MOCK_ENGINE` (`nio` or `nghttp2`)
         /// when it names one, so a CI job or a test suite can run every mock on either engine;
-        /// the nghttp2 engine otherwise, which costs about nginx's CPU a request where SwiftNIO's
-        /// cost 1.4-1.5 times it (`Benchmarks/mock-vs-nginx.sh`).
+        /// the nghttp2 engine otherwise, which spent 0.7-0.85 times nginx's CPU a request where
+        /// SwiftNIO's spent 1.45-1.6 times it (`Benchmarks/mock-vs-nginx.sh`).
         public static var standard: Engine {
             guard let name = getenv("PUSHBENCH_MOCK_ENGINE") else { return .nghttp2 }
             return Engine(rawValue: String(cString: name)) ?? .nghttp2
