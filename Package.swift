@@ -225,7 +225,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAPNsTests",
-            dependencies: ["Encodings", "MockAPNs", "Wire", "Workload", "TestSupport"],
+            dependencies: ["Encodings", "MockAPNs", "Wire", "Workload", "Telemetry", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

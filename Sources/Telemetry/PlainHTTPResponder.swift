@@ -12,7 +12,7 @@ public final class PlainHTTPResponder: ChannelInboundHandler {
     public typealias OutboundOut = HTTPServerResponsePart
 
     /// What one path answers: a content type and a body, made when the request arrives.
-    public typealias Route = @Sendable () -> (contentType: String, body: [UInt8])
+    public typealias Route = PlainHTTPExchange.Route
 
     private let routes: [String: Route]
     private var request: HTTPRequestHead?
@@ -64,15 +64,11 @@ public final class PlainHTTPResponder: ChannelInboundHandler {
     }
 
     private func answer(to request: HTTPRequestHead) -> (HTTPResponseStatus, String, [UInt8]) {
-        let path = request.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.uri
-        guard let route = routes[path] else {
-            let known = routes.keys.sorted().joined(separator: " or ")
-            return (.notFound, "text/plain; charset=utf-8", Array("not found: try \(known)\n".utf8))
-        }
-        guard request.method == .GET || request.method == .HEAD else {
-            return (.methodNotAllowed, "text/plain; charset=utf-8", Array("only GET\n".utf8))
-        }
-        let (contentType, body) = route()
-        return (.ok, contentType, body)
+        let (status, _, contentType, body) = PlainHTTPExchange.answer(
+            to: request.method.rawValue,
+            uri: request.uri,
+            routes: routes
+        )
+        return (HTTPResponseStatus(statusCode: status), contentType, body)
     }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Telemetry
 import Wire
 
 /// What every connection of a mock is served with, whichever engine carries it: the
@@ -73,6 +74,20 @@ struct MockServing: Sendable {
             goAwayAfter: configuration.faults.goAwayAfter,
             resetAfter: configuration.faults.resetAfter
         )
+    }
+
+    /// What the admin port answers, read fresh at each request: the counters as JSON (`/stats`)
+    /// and in Prometheus' format (`/metrics`).
+    var adminRoutes: [String: PlainHTTPExchange.Route] {
+        let stats = stats
+        let verifier = verifier
+        return [
+            "/stats": { ("application/json", stats.snapshot().json(providerTokenFullChecks: verifier.fullChecks)) },
+            "/metrics": {
+                let text = stats.snapshot().prometheusText(providerTokenFullChecks: verifier.fullChecks)
+                return (PrometheusText.contentType, Array(text.utf8))
+            },
+        ]
     }
 
     /// Strikes every open connection at each of the fault plan's moments, on Dispatch's clock.

@@ -20,7 +20,7 @@ final class EventLoop: @unchecked Sendable {
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let epoll: Int32
     private let wake: Int32
-    private var connections: [UInt64: ServerConnection] = [:]
+    private var connections: [UInt64: any LoopClient] = [:]
     private var listeners: [UInt64: (descriptor: Int32, accept: (EventLoop, Int32) -> Void)] = [:]
     private var timers = Heap<Timer>()
     private var timerSequence: UInt64 = 0
@@ -81,7 +81,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Watches `connection`'s socket for `events` from now on; returns its tag.
-    func watch(_ connection: ServerConnection, descriptor: Int32, events: UInt32) -> UInt64 {
+    func watch(_ connection: any LoopClient, descriptor: Int32, events: UInt32) -> UInt64 {
         let tag = nextTag
         nextTag += 1
         connections[tag] = connection
@@ -169,6 +169,14 @@ final class EventLoop: @unchecked Sendable {
             left.deadline == right.deadline && left.sequence == right.sequence
         }
     }
+}
+
+/// What an event loop watches: a socket whose readiness it hands over, closed when the loop stops.
+protocol LoopClient: AnyObject {
+    /// What epoll saw on the socket (`EPOLLIN`, `EPOLLOUT`, `EPOLLHUP`, `EPOLLERR`).
+    func handle(events: UInt32)
+    /// Closes the socket and forgets it on the loop.
+    func close()
 }
 
 /// The words for `errno`.

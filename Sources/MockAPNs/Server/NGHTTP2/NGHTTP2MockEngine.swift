@@ -1,6 +1,4 @@
 import Dispatch
-import NIOCore
-import NIOPosix
 import Synchronization
 import Transport
 
@@ -12,8 +10,8 @@ import Glibc
 /// (`EventLoop`), each accepting from every listener: the same libraries PushBench's client uses,
 /// at a C server's cost per request.
 ///
-/// The admin port (`/stats`, `/metrics`, HTTP/1.1) is still served by SwiftNIO on a thread of
-/// its own.
+/// The admin port (`/stats`, `/metrics`, plain HTTP/1.1) is served from the same loops
+/// (`AdminConnection`).
 final class NGHTTP2MockEngine: MockEngine {
     /// How its loops' threads are named (`mock-loop-0`, ...).
     static let threadNamePrefix = "mock-loop-"
@@ -22,7 +20,6 @@ final class NGHTTP2MockEngine: MockEngine {
     let adminPort: Int?
     private let loops: [EventLoop]
     private let listeners: [Int32]
-    private let admin: (group: MultiThreadedEventLoopGroup, channel: Channel)?
     /// Held for the whole of a shutdown, so a second caller returns only once it is over.
     private let stopped = Mutex(false)
     private let closed = DispatchSemaphore(value: 0)
@@ -41,6 +38,7 @@ final class NGHTTP2MockEngine: MockEngine {
         signal(SIGPIPE, SIG_IGN)
         let configuration = serving.configuration
         var bound: [(Int32, MockServing.Listening)] = []
+        var admin: Int32?
         do {
             let apns = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
             bound.append((apns, .init(listener: .apns, responder: serving.responder)))
@@ -54,31 +52,52 @@ final class NGHTTP2MockEngine: MockEngine {
             }
             port = ListeningSocket.localPort(of: bound[0].0)
             channelPort = configuration.channelPort.map { _ in ListeningSocket.localPort(of: bound[1].0) }
-            admin = try configuration.adminPort.map { try Self.startAdmin(serving, port: $0) }
-            adminPort = admin?.channel.localAddress?.port
+            admin = try configuration.adminPort.map { try ListeningSocket.bind(host: configuration.host, port: $0) }
+            adminPort = admin.map { ListeningSocket.localPort(of: $0) }
             loops = try (0..<max(1, configuration.threads)).map { try EventLoop(index: $0) }
         } catch {
             for (descriptor, _) in bound { Glibc.close(descriptor) }
+            if let admin { Glibc.close(admin) }
             throw error
         }
-        listeners = bound.map(\.0)
+        listeners = bound.map(\.0) + [admin].compactMap { $0 }
         for loop in loops {
-            for (descriptor, listening) in bound {
-                loop.listen(on: descriptor) { loop, descriptor in
-                    Self.accept(on: descriptor, loop: loop, serving: serving, listening: listening) { client in
-                        ServerConnection(
-                            descriptor: client.descriptor,
-                            client: (client.address, client.port),
-                            loop: loop,
-                            serving: serving,
-                            listening: listening,
-                            tls: tls,
-                            template: template
-                        )
-                    }
+            Self.serve(bound, admin: admin, on: loop, serving: serving, tls: tls, template: template)
+            loop.start(namePrefix: Self.threadNamePrefix)
+        }
+    }
+
+    /// Has `loop` accept from every listener: push and channel clients as `ServerConnection`s
+    /// (`listening` says what each serves), admin clients as `AdminConnection`s.
+    private static func serve(
+        _ bound: [(Int32, MockServing.Listening)],
+        admin: Int32?,
+        on loop: EventLoop,
+        serving: MockServing,
+        tls: TLSServerContext,
+        template: SessionTemplate
+    ) {
+        for (descriptor, listening) in bound {
+            loop.listen(on: descriptor) { loop, descriptor in
+                accept(on: descriptor, loop: loop, serving: serving, listening: listening) { client in
+                    ServerConnection(
+                        descriptor: client.descriptor,
+                        client: (client.address, client.port),
+                        loop: loop,
+                        serving: serving,
+                        listening: listening,
+                        tls: tls,
+                        template: template
+                    )
                 }
             }
-            loop.start(namePrefix: Self.threadNamePrefix)
+        }
+        guard let admin else { return }
+        let routes = serving.adminRoutes
+        loop.listen(on: admin) { loop, descriptor in
+            while let client = ListeningSocket.accept(on: descriptor) {
+                _ = AdminConnection(descriptor: client.descriptor, loop: loop, routes: routes)
+            }
         }
     }
 
@@ -96,10 +115,6 @@ final class NGHTTP2MockEngine: MockEngine {
             for descriptor in listeners { Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
             for loop in loops { loop.stop() }
             for descriptor in listeners { Glibc.close(descriptor) }
-            if let admin {
-                try? admin.channel.close().wait()
-                try? admin.group.syncShutdownGracefully()
-            }
             closed.signal()
         }
     }
@@ -122,25 +137,6 @@ final class NGHTTP2MockEngine: MockEngine {
                 continue
             }
             connection(client).start()
-        }
-    }
-
-    /// The admin listener on SwiftNIO, one thread (`NIOMockEngine.adminBootstrap`).
-    private static func startAdmin(
-        _ serving: MockServing,
-        port: Int
-    ) throws -> (group: MultiThreadedEventLoopGroup, channel: Channel) {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            let channel = try NIOMockEngine.adminBootstrap(serving, group: group)
-                .bind(host: serving.configuration.host, port: port).wait()
-            return (group, channel)
-        } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            try? group.syncShutdownGracefully()
-            throw MockAPNsStartError.addressInUse(host: serving.configuration.host, port: port)
-        } catch {
-            try? group.syncShutdownGracefully()
-            throw error
         }
     }
 }

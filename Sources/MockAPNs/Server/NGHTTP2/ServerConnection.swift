@@ -13,7 +13,7 @@ import Glibc
 ///
 /// A client that stops reading is no longer read from either, once its answers no longer fit in
 /// the socket, so unread answers cannot pile up in memory.
-final class ServerConnection: ConnectionControl {
+final class ServerConnection: ConnectionControl, LoopClient {
     /// Where the connection stands, with what exists there.
     enum Phase {
         /// Accepted; a `slow_tls_accept` incident holds it unread for now.

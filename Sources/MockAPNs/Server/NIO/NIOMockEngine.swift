@@ -115,20 +115,8 @@ final class NIOMockEngine: MockEngine {
         return (apns, channels, admin)
     }
 
-    /// The admin listener: plain HTTP/1.1 with keep-alive, serving the counters read fresh at
-    /// each request, as JSON (`/stats`) and in Prometheus' format (`/metrics`).
-    static func adminBootstrap(_ serving: MockServing, group: MultiThreadedEventLoopGroup) -> ServerBootstrap {
-        let stats = serving.stats
-        let verifier = serving.verifier
-        return PlainHTTPResponder.bootstrap(
-            group: group,
-            routes: [
-                "/stats": { ("application/json", stats.snapshot().json(providerTokenFullChecks: verifier.fullChecks)) },
-                "/metrics": {
-                    let text = stats.snapshot().prometheusText(providerTokenFullChecks: verifier.fullChecks)
-                    return (PrometheusText.contentType, Array(text.utf8))
-                },
-            ]
-        )
+    /// The admin listener: plain HTTP/1.1 with keep-alive (`MockServing.adminRoutes`).
+    private static func adminBootstrap(_ serving: MockServing, group: MultiThreadedEventLoopGroup) -> ServerBootstrap {
+        PlainHTTPResponder.bootstrap(group: group, routes: serving.adminRoutes)
     }
 }
