@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// A resolved TCP address of the target, kept so that reconnecting costs no name lookup.
-struct SocketAddress {
+package struct SocketAddress {
     private var storage = sockaddr_storage()
     private(set) var length: socklen_t = 0
 
@@ -40,7 +40,7 @@ struct SocketAddress {
     }
 
     /// The local port `socket` is bound to: identifies a connection in reports.
-    static func localPort(of socket: Int32) -> Int {
+    package static func localPort(of socket: Int32) -> Int {
         var local = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         withUnsafeMutablePointer(to: &local) {

@@ -18,6 +18,8 @@ final class EventLoop: @unchecked Sendable {
     /// What each read lands in: one buffer a loop, since a connection's input is consumed whole
     /// by nghttp2 before the next is read.
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Where each answer's header fields are gathered for nghttp2, reused answer after answer.
+    let answerFields = AnswerFields()
     private let epoll: Int32
     private let wake: Int32
     private var connections: [UInt64: any LoopClient] = [:]

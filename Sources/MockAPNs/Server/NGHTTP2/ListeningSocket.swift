@@ -50,16 +50,6 @@ enum ListeningSocket {
         }
     }
 
-    /// The port `descriptor` is bound to.
-    static func localPort(of descriptor: Int32) -> Int {
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(descriptor, $0, &length) }
-        }
-        return describe(address).port
-    }
-
     /// A client accepted on `listener`, non-blocking with Nagle off, and its address and port;
     /// nil when none waits.
     static func accept(on listener: Int32) -> (descriptor: Int32, address: String, port: Int)? {

@@ -50,10 +50,10 @@ final class NGHTTP2MockEngine: MockEngine {
                 try ListeningSocket.adopt(adopted.descriptor)
                 bound.append((adopted.descriptor, serving.listening(adopted)))
             }
-            port = ListeningSocket.localPort(of: bound[0].0)
-            channelPort = configuration.channelPort.map { _ in ListeningSocket.localPort(of: bound[1].0) }
+            port = SocketAddress.localPort(of: bound[0].0)
+            channelPort = configuration.channelPort.map { _ in SocketAddress.localPort(of: bound[1].0) }
             admin = try configuration.adminPort.map { try ListeningSocket.bind(host: configuration.host, port: $0) }
-            adminPort = admin.map { ListeningSocket.localPort(of: $0) }
+            adminPort = admin.map { SocketAddress.localPort(of: $0) }
             loops = try (0..<max(1, configuration.threads)).map { try EventLoop(index: $0) }
         } catch {
             for (descriptor, _) in bound { Glibc.close(descriptor) }

@@ -93,33 +93,15 @@ extension ServerConnection {
             return listening.responder.count(answer, written: false, from: client.address)
         }
         listening.responder.writing(answer, on: state, control: self)
-        var text: [UInt8] = []
-        var spans: [(name: Range<Int>, value: Range<Int>, indexed: Bool)] = []
-        answer.forEachHeader { name, value, indexed in
-            let nameStart = text.count
-            text += name.utf8
-            let valueStart = text.count
-            text += value.utf8
-            spans.append((nameStart..<valueStart, valueStart..<text.count, indexed))
-        }
         if let body = answer.body { bodies[stream] = (body, 0) }
-        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBody)
-        let hasBody = answer.body != nil
-        text.withUnsafeMutableBufferPointer { bytes in
-            let fields = spans.map { span in
-                nghttp2_nv(
-                    name: bytes.baseAddress! + span.name.lowerBound,
-                    value: bytes.baseAddress! + span.value.lowerBound,
-                    namelen: span.name.count,
-                    valuelen: span.value.count,
-                    flags: span.indexed
-                        ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) : UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue)
-                )
-            }
-            if hasBody {
-                _ = nghttp2_submit_response(session, stream, fields, fields.count, &provider)
+        let scratch = loop.answerFields
+        scratch.gather(answer)
+        scratch.withFields { fields in
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBody)
+            if answer.body != nil {
+                _ = nghttp2_submit_response(session, stream, fields.baseAddress, fields.count, &provider)
             } else {
-                _ = nghttp2_submit_response(session, stream, fields, fields.count, nil)
+                _ = nghttp2_submit_response(session, stream, fields.baseAddress, fields.count, nil)
             }
         }
         listening.responder.wrote(answer, on: state, control: self)

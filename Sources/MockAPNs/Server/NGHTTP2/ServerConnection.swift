@@ -123,7 +123,7 @@ final class ServerConnection: ConnectionControl, LoopClient {
         guard !isClosed else { return }
         if case .serving(let session, _) = phase {
             nghttp2_session_del(session)
-            if state != nil { opened(false) }
+            if state != nil { stopServing() }
         }
         phase = .closed
         SSL_free(ssl)
@@ -160,7 +160,7 @@ final class ServerConnection: ConnectionControl, LoopClient {
         // `selectHTTP2` acknowledges only h2: a protocol chosen is h2, none chosen is a client
         // that may speak HTTP/2 by prior knowledge, which its preface tells.
         phase = .serving(session: session, prefaceDue: length == 0 ? Self.preface.count : 0)
-        if length > 0 { opened(true) }
+        if length > 0 { startServing() }
         watch(EPOLLIN.rawValue)
         readFrames()
         flush()
@@ -169,14 +169,10 @@ final class ServerConnection: ConnectionControl, LoopClient {
     /// HTTP/2's connection preface, which a client without ALPN must open with.
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
-    /// Counts the connection into or out of the open HTTP/2 connections, and makes its state.
-    private func opened(_ isOpen: Bool) {
+    /// The client is known to speak HTTP/2: the connection is counted open, gets its state, and
+    /// joins the connections a fault plan's moment strikes.
+    private func startServing() {
         let stats = serving.stats
-        guard isOpen else {
-            stats.update { $0.connectionsOpen -= 1 }
-            serving.openConnections?.remove(ObjectIdentifier(self))
-            return
-        }
         stats.update { $0.connectionsOpen += 1 }
         listening.tally?.update { $0.handshaken += 1 }
         let state = serving.connectionState(port: client.port, client: client.address, serving: listening)
@@ -191,6 +187,12 @@ final class ServerConnection: ConnectionControl, LoopClient {
                 me.value.flush()
             }
         }
+    }
+
+    /// Counts a connection `startServing` counted out again, as it closes.
+    private func stopServing() {
+        serving.stats.update { $0.connectionsOpen -= 1 }
+        serving.openConnections?.remove(ObjectIdentifier(self))
     }
 
     private func makeSession() -> OpaquePointer? {
@@ -254,7 +256,7 @@ final class ServerConnection: ConnectionControl, LoopClient {
         phase = .serving(session: session, prefaceDue: due - checked)
         if due == checked {
             serving.stats.update { $0.connectionsWithoutALPN += 1 }
-            opened(true)
+            startServing()
         }
         return true
     }
