@@ -18,14 +18,9 @@ run: build-deps
 	$(SWIFT) build -c release --product pushbench
 	.build/release/pushbench run
 
-## The suites that exercise the mock's server core over real sockets: run again on the other engine.
-MOCK_SUITES = MockAPNsTests|IntegrationTests\.(BroadcastAgainstMockTests|ConformanceSuiteTests|CurlAgainstMockTests|FaultInjectionTests|H2LoadAgainstMockTests|IncidentTimelineTests|MockAdminTests|MockStopReportTests|StreamLimitTests|NGHTTP2TransportTests|EndToEndTests|OpenLoopTests)|CommandLineTests\.(MockAbuseTests|MockCertificateTests|MockRestartTests|EmbeddedMockTests)
-
-## Check formatting and the CI recipes, then build (warnings are errors) and run every test, then the
-## mock's suites again on its SwiftNIO engine while both engines exist.
+## Check formatting and the CI recipes, then build (warnings are errors) and run every test.
 test: deps lint ci-recipes
 	$(SWIFT) test --disable-swift-testing
-	PUSHBENCH_MOCK_ENGINE=nio $(SWIFT) test --disable-swift-testing --skip-build --filter '$(MOCK_SUITES)'
 
 ## Validate examples/ci/ against GitHub's and GitLab's published schemas, and deploy/compose/ against the
 ## Compose specification's (check-jsonschema, from PyPI).

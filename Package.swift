@@ -2,10 +2,10 @@
 //
 // PushBench: a load and budget harness for the sender side of iOS Live Activity pushes.
 // Module layout and the direction of dependencies follow docs/design.md: each target has
-// one job, and dependencies point down the table (C wrappers, Encodings → Workload/Wire → Transport →
+// one job, and dependencies point down the table (C wrappers, Encodings, EventLoops → Workload/Wire → Transport →
 // LoadEngine → Pages, SenderDoctor, BudgetReports → Reports and Instructions → Analysis → Harness, Profiling → pushbench;
 // MockAPNs sits beside Transport on top of Wire, Sampling beside the C wrappers, and Telemetry,
-// Prometheus' format and a plain-HTTP listener, serves both the mock and a run).
+// Prometheus' format and a plain-HTTP listener on an event loop, serves both the mock and a run).
 
 import PackageDescription
 
@@ -34,9 +34,6 @@ let package = Package(
         .library(name: "PushBenchMockAPNs", targets: ["MockAPNs"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
@@ -61,6 +58,15 @@ let package = Package(
         // prctl for profile's child subreaper and the workers' thread names; part of libc, so
         // nothing to link.
         .systemLibrary(name: "CProcess"),
+        // epoll and accept4 for the event loops; part of libc too.
+        .systemLibrary(name: "CSockets"),
+        // An epoll loop a thread with timers, and its listening sockets: what the mock and the
+        // metrics port serve connections on.
+        .target(
+            name: "EventLoops",
+            dependencies: ["CSockets", "CProcess", .product(name: "HeapModule", package: "swift-collections")],
+            swiftSettings: strict
+        ),
         .target(name: "Encodings", swiftSettings: strict),
         .target(
             name: "Workload",
@@ -74,18 +80,10 @@ let package = Package(
             dependencies: ["Workload", .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: strict
         ),
-        .target(name: "Transport", dependencies: ["CCurl", "CNGHTTP2", "Wire"], swiftSettings: hotPath),
+        .target(name: "Transport", dependencies: ["CCurl", "CNGHTTP2", "EventLoops", "Wire"], swiftSettings: hotPath),
         // Prometheus' text format and the plain-HTTP listener that serves it: the mock's admin
         // port and a run's --metrics-port.
-        .target(
-            name: "Telemetry",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            swiftSettings: strict
-        ),
+        .target(name: "Telemetry", dependencies: ["CSockets", "EventLoops"], swiftSettings: strict),
         .target(
             name: "LoadEngine",
             dependencies: [
@@ -140,15 +138,7 @@ let package = Package(
         .target(
             name: "MockAPNs",
             dependencies: [
-                "Encodings", "Wire", "Workload", "Telemetry", "Transport", "CNGHTTP2", "CProcess",
-                .product(name: "HeapModule", package: "swift-collections"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "Encodings", "Wire", "Workload", "Telemetry", "Transport", "EventLoops", "CNGHTTP2", "CSockets",
             ],
             swiftSettings: strict
         ),
@@ -207,7 +197,7 @@ let package = Package(
             swiftSettings: strict,
             plugins: ["BuildInfo"]
         ),
-        // Writes the version, git commit and SwiftNIO version into pushbench at build time.
+        // Writes the version and git commit into pushbench at build time.
         .plugin(name: "BuildInfo", capability: .buildTool()),
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "WorkloadTests", dependencies: ["Encodings", "Workload"], swiftSettings: strict),

@@ -16,9 +16,6 @@ let package = Package(
         // not there; MallocInterposer counts allocations without jemalloc.
         .package(url: "https://github.com/ordo-one/benchmark.git", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .executableTarget(
@@ -41,21 +38,6 @@ let package = Package(
             path: "Benchmarks/LifecycleBenchmarks",
             swiftSettings: [.treatAllWarnings(as: .error)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        // The floor `mock-vs-bare.sh` compares `pushbench mock` with. Kept out of `Benchmarks/`:
-        // the benchmark plugin runs every executable there as a suite, and this one is not.
-        .executableTarget(
-            name: "BareResponder",
-            dependencies: [
-                .product(name: "PushBenchHotPath", package: "PushBench"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
-            path: "Tools/BareResponder",
-            swiftSettings: [.treatAllWarnings(as: .error)]
         ),
     ]
 )

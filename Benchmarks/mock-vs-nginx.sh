@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The mock against the limit: h2load sends the same Live Activity pushes to Debian's nginx
 # (nginx-apns.conf: `return 200` with an `apns-id`, over HTTP/2 and TLS) and to `pushbench mock`
-# on each of its engines (every header validated, the ES256 provider token verified once and
-# cached, `apns-id` echoed, everything counted), alternating, ROUNDS times, at each server thread
+# (every header validated, the ES256 provider token verified once and cached, `apns-id` echoed,
+# everything counted), alternating, ROUNDS times, at each server thread
 # count (nginx workers, mock --threads) and each h2load shape CONNECTIONSxSTREAMS. h2load itself
 # runs one thread, so the client's cost is the same for every server.
 #
@@ -13,10 +13,11 @@
 # a request, at least 0.9 times its req/s. Always exits 0 when every run succeeded: the goal is
 # a figure to read, not a gate, on a machine this shared.
 #
-# Usage: [THREADS="1 2"] [ENGINES="nio nghttp2"] Benchmarks/mock-vs-nginx.sh [ROUNDS] [REQUESTS] [SHAPES...]
-#        (defaults: 3 rounds, 200000 requests, shapes 1x100 8x100 64x10, both of the mock's engines)
+# Usage: [THREADS="1 2"] Benchmarks/mock-vs-nginx.sh [ROUNDS] [REQUESTS] [SHAPES...]
+#        (defaults: 3 rounds, 200000 requests, shapes 1x100 8x100 64x10)
 # With BASELINE_PUSHBENCH=/path/to/an/older/pushbench, that binary's mock joins each rotation
-# ("baseline"), so a change to the mock is judged against the build before it.
+# ("baseline"), started with BASELINE_ARGS too when set (an older build's `--engine nio`, say), so
+# a change to the mock is judged against the build before it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3} requests=${2:-200000}
@@ -24,7 +25,6 @@ shift $(($# > 2 ? 2 : $#))
 shapes=("${@:-1x100 8x100 64x10}")
 [[ ${#shapes[@]} -eq 1 ]] && read -r -a shapes <<<"${shapes[0]}"
 read -r -a thread_counts <<<"${THREADS:-1 2}"
-read -r -a engines <<<"${ENGINES:-nio nghttp2}"
 command -v h2load >/dev/null || { echo "h2load not found: run Scripts/install-deps.sh (nghttp2-client)" >&2; exit 2; }
 command -v nginx >/dev/null || { echo "nginx not found: apt-get install nginx-light" >&2; exit 2; }
 
@@ -43,8 +43,8 @@ source Benchmarks/signed-push.sh
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
     -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$work/server.key" -out "$work/server.pem" 2>/dev/null
 
-# Starts `pushbench mock` ($2, the binary) as server $1 with $3 threads and any further arguments
-# (its engine); sets origins[$1], pids[$1].
+# Starts `pushbench mock` ($2, the binary) as server $1 with $3 threads and any further arguments;
+# sets origins[$1], pids[$1].
 declare -A origins=()
 start_mock() {
     "$2" mock --port 0 --tls-cert "$work/server.pem" --tls-key "$work/server.key" --auth-key "$work/public.pem" \
@@ -97,15 +97,16 @@ measure() {
 
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 
-servers=(nginx "${engines[@]}")
-[[ -n ${BASELINE_PUSHBENCH:-} ]] && servers+=(baseline)
+read -r -a baseline_arguments <<<"${BASELINE_ARGS:-}"
+mocks=(mock ${BASELINE_PUSHBENCH:+baseline})
+servers=(nginx "${mocks[@]}")
 declare -A rates=() cpus=()
 echo "h2load -n $requests -t 1; server threads: ${thread_counts[*]}; shapes: ${shapes[*]}" >&2
 printf '%-7s %-7s %-5s %-8s %10s %20s\n' threads shape round server "req/s" "server µs/request"
 for threads in "${thread_counts[@]}"; do
     start_nginx "$threads"
-    for engine in "${engines[@]}"; do start_mock "$engine" "$binary" "$threads" --engine "$engine"; done
-    [[ -n ${BASELINE_PUSHBENCH:-} ]] && start_mock baseline "$BASELINE_PUSHBENCH" "$threads"
+    start_mock mock "$binary" "$threads"
+    [[ -n ${BASELINE_PUSHBENCH:-} ]] && start_mock baseline "$BASELINE_PUSHBENCH" "$threads" "${baseline_arguments[@]}"
     for round in $(seq 1 "$rounds"); do
         for shape in "${shapes[@]}"; do
             for server in "${servers[@]}"; do
@@ -121,10 +122,10 @@ done
 echo
 echo "medians of $rounds rounds; the goal: the mock at most 1.2x nginx's µs a request, at least 0.9x its req/s"
 header='%-7s %-7s %-8s %12s %12s %10s %12s %12s %10s %6s\n'
-printf "$header" threads shape engine "nginx µs/req" "mock µs/req" "CPU ratio" "nginx req/s" "mock req/s" "req ratio" goal
+printf "$header" threads shape mock "nginx µs/req" "mock µs/req" "CPU ratio" "nginx req/s" "mock req/s" "req ratio" goal
 for threads in "${thread_counts[@]}"; do
     for shape in "${shapes[@]}"; do
-        for engine in "${engines[@]}" ${BASELINE_PUSHBENCH:+baseline}; do
+        for engine in "${mocks[@]}"; do
             awk -v t="$threads" -v s="$shape" -v e="$engine" \
                 -v nc="$(median "${cpus[$threads $shape nginx]}")" -v mc="$(median "${cpus[$threads $shape $engine]}")" \
                 -v nr="$(median "${rates[$threads $shape nginx]}")" -v mr="$(median "${rates[$threads $shape $engine]}")" '

@@ -1,9 +1,9 @@
 import Foundation
 import PackagePlugin
 
-/// Writes `BuildInfo.swift` into the target it builds: PushBench's version (the `VERSION` file),
-/// the git commit it was built from, and the SwiftNIO version the package resolved, so
-/// `pushbench --version` and every `summary.json` say what produced them.
+/// Writes `BuildInfo.swift` into the target it builds: PushBench's version (the `VERSION` file)
+/// and the git commit it was built from, so `pushbench --version` and every `summary.json` say
+/// what produced them.
 ///
 /// The commit is read again whenever git's HEAD log changes (a commit, a checkout); a tree
 /// without git says `unknown`.
@@ -12,13 +12,6 @@ struct BuildInfo: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let root = context.package.directoryURL
         let output = context.pluginWorkDirectoryURL.appending(path: "BuildInfo.swift")
-        let nio =
-            context.package.dependencies.lazy.compactMap { dependency -> String? in
-                guard dependency.package.id.lowercased() == "swift-nio",
-                    case .repository(_, let version, _) = dependency.package.origin
-                else { return nil }
-                return version
-            }.first ?? "unknown"
         let inputs = [".git/logs/HEAD", ".git/HEAD", "VERSION"].map { root.appending(path: $0) }
             .filter { FileManager.default.fileExists(atPath: $0.path) }
         let script = """
@@ -31,15 +24,13 @@ struct BuildInfo: BuildToolPlugin {
               "    static let version = \\"$version\\"" \\
               '    /// The git commit the binary was built from.' \\
               "    static let commit = \\"$commit\\"" \\
-              '    /// The SwiftNIO version the package resolved.' \\
-              "    static let swiftNIO = \\"$3\\"" \\
               '}' > "$2"
             """
         return [
             .buildCommand(
-                displayName: "Writing BuildInfo.swift (version, commit, SwiftNIO)",
+                displayName: "Writing BuildInfo.swift (version, commit)",
                 executable: URL(fileURLWithPath: "/bin/sh"),
-                arguments: ["-c", script, "build-info", root.path, output.path, nio],
+                arguments: ["-c", script, "build-info", root.path, output.path],
                 inputFiles: inputs,
                 outputFiles: [output]
             )

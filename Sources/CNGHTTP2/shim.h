@@ -9,9 +9,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,33 +47,6 @@ static inline int pb_ssl_set_server_name(SSL *ssl, const char *name) {
 static inline int pb_poll_nanos(struct pollfd *fds, nfds_t count, unsigned long long nanos) {
     struct timespec timeout = {(time_t)(nanos / 1000000000ULL), (long)(nanos % 1000000000ULL)};
     return (int)syscall(SYS_ppoll, fds, count, &timeout, NULL, 0);
-}
-
-/// Watches `fd` on `epoll` for `events`, tagged `tag`, or changes what it is watched for (`op`):
-/// Swift cannot build `struct epoll_event`, which is packed on x86-64.
-static inline int pb_epoll_control(int epoll, int op, int fd, unsigned int events, unsigned long long tag) {
-    struct epoll_event event = {.events = events, .data = {.u64 = tag}};
-    return epoll_ctl(epoll, op, fd, &event);
-}
-
-/// Waits up to `timeout_ms` for up to `capacity` (at most 256) events on `epoll`; their tags and
-/// event masks into `tags` and `masks`.
-static inline int pb_epoll_wait(int epoll, unsigned long long *tags, unsigned int *masks, int capacity,
-                                int timeout_ms) {
-    struct epoll_event events[256];
-    if (capacity > 256) capacity = 256;
-    int count = epoll_wait(epoll, events, capacity, timeout_ms);
-    for (int index = 0; index < count; index++) {
-        tags[index] = events[index].data.u64;
-        masks[index] = events[index].events;
-    }
-    return count;
-}
-
-/// `accept4` (a GNU extension Swift's Glibc module does not declare): a client socket that is
-/// non-blocking and closed on exec from the start.
-static inline int pb_accept_nonblocking(int listener, struct sockaddr *address, socklen_t *length) {
-    return accept4(listener, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
 
 #endif

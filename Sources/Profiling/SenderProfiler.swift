@@ -129,7 +129,7 @@ public struct SenderProfiler {
             duration: duration,
             grace: grace,
             mockCPU: { [devices = prepared.work?.fleet] in
-                MockAPNsServer.threadNamePrefixes.reduce(0) { $0 + ProcessStat.ownThreadsCPUSeconds(namedLike: $1) }
+                ProcessStat.ownThreadsCPUSeconds(namedLike: MockAPNsServer.threadNamePrefix)
                     - (devices?.emulationOnMockCPUSeconds ?? 0)
             }
         )

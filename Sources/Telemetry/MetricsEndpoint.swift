@@ -1,51 +1,63 @@
-import NIOCore
-import NIOPosix
+import EventLoops
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A plain-HTTP listener of its own (one event-loop thread) that serves a run's `/metrics` while
-/// the run lasts.
+/// A plain-HTTP listener of its own (one event-loop thread, `metrics-loop-0`) that serves a
+/// run's `/metrics` while the run lasts.
 ///
 /// It is bound before the run starts, so a port in use stops the run before anything is sent.
 public final class MetricsEndpoint: Sendable {
     /// The port it listens on (the one asked for, or the one the system chose for port 0).
     public let port: Int
-    private let group: MultiThreadedEventLoopGroup
-    private let channel: any Channel
+    private let loop: EventLoop
+    private let listener: Int32
 
     /// Listens on `host`:`port`, answering `routes`.
     /// - Throws: `MetricsEndpointError` when the port is in use or cannot be bound.
     public static func start(
         host: String,
         port: Int,
-        routes: [String: PlainHTTPResponder.Route]
+        routes: [String: PlainHTTPExchange.Route]
     ) throws(MetricsEndpointError) -> MetricsEndpoint {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            let channel = try PlainHTTPResponder.bootstrap(group: group, routes: routes)
-                .bind(host: host, port: port).wait()
-            return MetricsEndpoint(port: channel.localAddress?.port ?? port, group: group, channel: channel)
-        } catch {
-            try? group.syncShutdownGracefully()
-            if let error = error as? IOError, error.errnoCode == EADDRINUSE {
-                throw MetricsEndpointError("\(host):\(port) is in use: choose another --metrics-port, or 0 for any")
+        let listener: Int32
+        let loop: EventLoop
+        do throws(ListenerError) {
+            listener = try ListeningSocket.bind(host: host, port: port)
+            do {
+                loop = try EventLoop(index: 0)
+            } catch {
+                Glibc.close(listener)
+                throw error
             }
-            throw MetricsEndpointError("cannot listen on \(host):\(port): \(error)")
+        } catch {
+            switch error {
+            case .addressInUse:
+                throw MetricsEndpointError("\(host):\(port) is in use: choose another --metrics-port, or 0 for any")
+            case .unusable(let words): throw MetricsEndpointError("cannot listen on \(host):\(port): \(words)")
+            }
         }
+        loop.listen(on: listener) { loop, descriptor in
+            while let client = ListeningSocket.accept(on: descriptor) {
+                _ = PlainHTTPConnection(descriptor: client.descriptor, loop: loop, routes: routes)
+            }
+        }
+        loop.start(namePrefix: "metrics-loop-")
+        return MetricsEndpoint(port: ListeningSocket.localPort(of: listener), loop: loop, listener: listener)
     }
 
-    private init(port: Int, group: MultiThreadedEventLoopGroup, channel: any Channel) {
+    private init(port: Int, loop: EventLoop, listener: Int32) {
         self.port = port
-        self.group = group
-        self.channel = channel
+        self.loop = loop
+        self.listener = listener
     }
 
     /// Stops listening and closes every scrape connection.
     public func stop() {
-        try? channel.close().wait()
-        try? group.syncShutdownGracefully()
+        Glibc.shutdown(listener, Int32(SHUT_RDWR))
+        loop.stop()
+        Glibc.close(listener)
     }
 }
 

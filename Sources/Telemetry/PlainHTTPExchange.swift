@@ -1,5 +1,5 @@
 /// One plain HTTP/1.1 request and its answer from a table of paths, with no server around it: the
-/// words both listeners use, SwiftNIO's (`PlainHTTPResponder`) and the mock's epoll loops'.
+/// words `PlainHTTPConnection` speaks, kept apart from its socket so they can be tested alone.
 public enum PlainHTTPExchange {
     /// What one path answers: a content type and a body, made when the request arrives.
     public typealias Route = @Sendable () -> (contentType: String, body: [UInt8])

@@ -9,13 +9,6 @@ struct EmbeddedMockOptions: ParsableArguments {
     @Option(name: .customLong("mock-threads"), help: "Event-loop threads of the embedded mock.")
     var threads = 1
 
-    @Option(
-        name: .customLong("mock-engine"),
-        help:
-            "The embedded mock's server core: nio or nghttp2 (see mock --help); PUSHBENCH_MOCK_ENGINE sets the default."
-    )
-    var engine: MockAPNsConfiguration.Engine = .standard
-
     @OptionGroup(title: "Token hygiene of the embedded mock")
     var tokenHygiene: TokenHygieneOptions
 
@@ -27,12 +20,11 @@ struct EmbeddedMockOptions: ParsableArguments {
     }
 
     /// Whether anything shapes the embedded mock, which a run toward an endpoint does not start.
-    var isSet: Bool { tokenHygiene.isSet || faults.isSet || threads != 1 || engine != .standard }
+    var isSet: Bool { tokenHygiene.isSet || faults.isSet || threads != 1 }
 
     /// The embedded mock these options describe; the session adds its address and the run's key.
     func configuration() throws -> MockAPNsConfiguration {
         var configuration = MockAPNsConfiguration(tokenHygiene: try tokenHygiene.hygiene(), threads: threads)
-        configuration.engine = engine
         try faults.apply(to: &configuration)
         return configuration
     }

@@ -184,4 +184,3 @@ struct MockCommand: ParsableCommand {
 }
 
 extension MockAPNsConfiguration.Environment: ExpressibleByArgument {}
-extension MockAPNsConfiguration.Engine: ExpressibleByArgument {}

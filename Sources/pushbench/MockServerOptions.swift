@@ -41,17 +41,14 @@ struct MockServerOptions: ParsableArguments {
     @Option(help: "The APNs environment to play: production, or development (adds apns-unique-id to answers).")
     var environment: MockAPNsConfiguration.Environment = .production
 
-    @Option(help: "Event-loop threads.")
-    var threads = 1
-
     @Option(
         help: ArgumentHelp(
-            "The server core: nghttp2 (an epoll loop a thread, libnghttp2 and the system's OpenSSL) or nio (SwiftNIO with BoringSSL).",
+            "Event-loop threads: each an epoll loop that accepts from every listener and serves TLS (OpenSSL) and HTTP/2 (libnghttp2).",
             discussion:
-                "Both answer the same: the checks, faults, counters and recordings are one copy. Against nginx on the same machine, nghttp2 spent 0.7-0.85 times its CPU a request, nio 1.45-1.6 times. The default is nghttp2, or PUSHBENCH_MOCK_ENGINE when it names one."
+                "Against nginx on the same machine, one thread spent 0.7-0.85 times nginx's CPU a request (Benchmarks/mock-vs-nginx.sh)."
         )
     )
-    var engine: MockAPNsConfiguration.Engine = .standard
+    var threads = 1
 
     @Option(
         name: .customLong("max-connections"),
@@ -138,7 +135,6 @@ struct MockServerOptions: ParsableArguments {
             strictLiveActivityContent: strictContent,
             limits: connectionLimits()
         )
-        configuration.engine = engine
         try faults.apply(to: &configuration)
         return configuration
     }

@@ -36,8 +36,7 @@ struct PushBench: ParsableCommand {
     /// This binary: its version, commit and libraries (`--version`, and `build` in summaries).
     static let build = BuildDescription(
         version: BuildInfo.version,
-        commit: BuildInfo.commit,
-        swiftNIO: BuildInfo.swiftNIO
+        commit: BuildInfo.commit
     )
 
     /// Runs the command, and reports every failure as one line on stderr with the exit status

@@ -485,7 +485,7 @@ extension CurlAgainstMockTests {
 }
 
 /// The mock run by a user that is not root, as on a developer's laptop or a CI runner without
-/// privileges: it once set SO_DEBUG (SwiftNIO's socket-level option 1) where it meant
+/// privileges: it once set SO_DEBUG (socket-level option 1) where it meant
 /// TCP_NODELAY, which only a privileged user may set, and so closed every connection it accepted.
 final class MockAsUnprivilegedUserTests: XCTestCase {
     func testAUserThatIsNotRootIsAnswered() throws {

@@ -8,7 +8,7 @@ import XCTest
 @testable import MockAPNs
 @testable import Reports
 
-/// The real libcurl client against the real NIO mock, over TLS and HTTP/2 on loopback.
+/// The real libcurl client against the real mock, over TLS and HTTP/2 on loopback.
 final class EndToEndTests: XCTestCase {
     func testTwoThousandPushesAllSucceedAndBothSidesAgree() throws {
         let mock = try MockFixture()

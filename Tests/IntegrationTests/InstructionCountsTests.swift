@@ -77,7 +77,7 @@ final class InstructionCountsTests: XCTestCase {
     }
 
     private static func build(version: String = "0.2.0") -> BuildDescription {
-        BuildDescription(version: version, commit: "abc", swiftNIO: "2")
+        BuildDescription(version: version, commit: "abc")
     }
 
     func testAStageThatRoseBeyondItsLimitFailsAndOnlyIt() throws {

@@ -105,7 +105,7 @@ final class RunSummarySchemaTests: XCTestCase {
             commandLine: "pushbench run --requests 40",
             targetDescription: "embedded mock",
             serverCounts: ServerCounts(pushes: 40, accepted: 40, rejectedByReason: [:], connections: 4),
-            build: BuildDescription(version: "0", commit: "c", swiftNIO: "2")
+            build: BuildDescription(version: "0", commit: "c")
         )
         var summary = RunSummary(result, context: context)
         summary.erroredSamples = ["connection_lost": "closed"]

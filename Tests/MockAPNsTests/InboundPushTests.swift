@@ -1,7 +1,7 @@
 import MockAPNs
 import XCTest
 
-/// The filter an engine applies before it makes strings of a header field: it must let through
+/// The filter the mock applies before it makes strings of a header field: it must let through
 /// every field `InboundPush` reads, or a push would be judged without it.
 final class InboundPushTests: XCTestCase {
     private func mayKeep(_ name: String) -> Bool {

@@ -1,7 +1,7 @@
 import Telemetry
 import XCTest
 
-/// The admin port's HTTP/1.1 as the nghttp2 engine's loop reads it, byte by byte: requests are
+/// The admin and metrics ports' HTTP/1.1 as `PlainHTTPConnection` reads it, byte by byte: requests are
 /// whole or not yet, kept alive as HTTP/1.x says, and anything else closes the connection.
 final class PlainHTTPExchangeTests: XCTestCase {
     private func parse(_ text: String) -> PlainHTTPExchange.Parsed {

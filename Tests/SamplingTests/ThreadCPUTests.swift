@@ -7,7 +7,7 @@ final class ThreadCPUTests: XCTestCase {
     /// is not: a part of the process is read apart from the rest.
     func testOnlyTheThreadsNamedLikeThePrefixAreCounted() {
         func spin(named name: String, seconds: Double) -> Thread {
-            // Named in the kernel, as SwiftNIO names its threads (Foundation's `name` is not).
+            // Named in the kernel, as the mock names its loops (Foundation's `name` is not).
             Thread {
                 try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
                 let until = Date().addingTimeInterval(seconds)

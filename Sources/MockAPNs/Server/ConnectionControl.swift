@@ -1,9 +1,9 @@
-/// What the protocol logic may do to a connection beyond answering its streams, whichever server
-/// core carries it: raise or lower the stream limit, say GOAWAY, reset it.
+/// What the protocol logic may do to a connection beyond answering its streams: raise or lower
+/// the stream limit, say GOAWAY, reset it.
 ///
 /// `ConnectionState` decides when (a first valid token, a rejection, a fault plan's count or
-/// moment); each engine says how on its own wire (`ChannelControl` for SwiftNIO's,
-/// `ServerConnection` for libnghttp2's). Called only on the connection's own thread.
+/// moment); `ServerConnection` says how on the wire. Apart, so that the decisions are tested
+/// without a socket. Called only on the connection's own thread.
 protocol ConnectionControl: AnyObject {
     /// Sends SETTINGS with `SETTINGS_MAX_CONCURRENT_STREAMS` = `limit`, ahead of any answer
     /// written after it.
@@ -16,7 +16,7 @@ protocol ConnectionControl: AnyObject {
     func reset()
 }
 
-/// What both engines write in the frames `ConnectionControl` sends.
+/// What the frames `ConnectionControl` sends say.
 enum ConnectionControlWords {
     /// GOAWAY's debug data, as APNs words a shutdown.
     static let goAwayReason = Array(#"{"reason":"Shutdown"}"#.utf8)

@@ -1,5 +1,3 @@
-import NIOCore
-
 /// The bounds that keep the mock's memory finite whatever its clients do: a mock that one broken
 /// or hostile client can exhaust measures nothing for the clients that behave.
 ///
@@ -9,8 +7,8 @@ import NIOCore
 /// - a connection that does not finish its TLS handshake and ALPN within `handshakeTimeout`
 ///   (half-open TLS, a client that connects and says nothing) is closed (`handshakes_timed_out`);
 /// - per connection: `SETTINGS_MAX_CONCURRENT_STREAMS` open streams, a header list of at most
-///   8,000 bytes (APNs' SETTINGS; NIO enforces it), `keptBodyBytes` of each stream's body, and
-///   NIO's limits on buffered control frames, resets and other protocol "glitches";
+///   8,000 bytes (APNs' SETTINGS; libnghttp2 enforces it), `keptBodyBytes` of each stream's body,
+///   and libnghttp2's limits on queued control frames and on resets;
 /// - a client that stops reading: the mock stops reading from it too once its answers no longer
 ///   fit in the socket, so unread answers cannot pile up in memory.
 ///
@@ -20,10 +18,10 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// Connections open at once, handshakes included.
     public var maxConnections: Int
     /// How long a new connection may take to finish TLS and ALPN.
-    public var handshakeTimeout: TimeAmount
+    public var handshakeTimeout: Duration
 
-    /// `SETTINGS_MAX_HEADER_LIST_SIZE`, as APNs was last seen sending it; NIO refuses longer
-    /// header lists.
+    /// `SETTINGS_MAX_HEADER_LIST_SIZE`, as APNs was last seen sending it; longer header lists
+    /// are refused.
     public static let maxHeaderListBytes = 8000
 
     /// Bytes of a request body the mock keeps: the largest payload APNs accepts (a broadcast's
@@ -31,7 +29,7 @@ public struct ConnectionLimits: Sendable, Equatable {
     public static let keptBodyBytes = 5120
 
     /// Creates limits; the defaults suit a loopback load test of many thousands of connections.
-    public init(maxConnections: Int = 16_384, handshakeTimeout: TimeAmount = .seconds(10)) {
+    public init(maxConnections: Int = 16_384, handshakeTimeout: Duration = .seconds(10)) {
         self.maxConnections = maxConnections
         self.handshakeTimeout = handshakeTimeout
     }

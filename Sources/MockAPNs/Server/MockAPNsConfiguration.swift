@@ -68,8 +68,6 @@ public struct MockAPNsConfiguration: Sendable {
     public var disallowedTopics: Set<String>
     /// Event-loop threads.
     public var threads: Int
-    /// Which server core carries the connections (`Engine`).
-    public var engine: Engine = .standard
     /// Where accepted pushes are recorded, if anywhere (`pushbench mock --record`).
     public var recorder: PushRecorder?
     /// Latency, errors and stalls injected on purpose.

@@ -1,4 +1,5 @@
 import Dispatch
+import EventLoops
 import Wire
 
 /// A protocol-accurate APNs endpoint on loopback: HTTP/2 over TLS 1.2+ with ALPN `h2` (or by
@@ -8,8 +9,8 @@ import Wire
 /// `pushbench run` embeds one; `pushbench mock` runs one for curl, h2load or another team's
 /// sender. `GET /stats` answers the server's counters as JSON, on the APNs listener itself and on
 /// the admin port (plain HTTP/1.1, which also serves `GET /metrics` for Prometheus). Its
-/// connections are carried by one of two engines (`MockAPNsConfiguration.Engine`); what a
-/// request is judged and counted by is the same in both (`MockServing`).
+/// connections are carried by `NGHTTP2MockEngine` (epoll loops, libnghttp2 and OpenSSL); what a
+/// request is judged and counted by is `MockServing`'s.
 public final class MockAPNsServer: Sendable {
     /// The bound port.
     public let port: Int
@@ -25,13 +26,11 @@ public final class MockAPNsServer: Sendable {
     public let stats: MockStats
     /// Checks provider tokens, and counts how often it did so in full.
     public let verifier: ProviderTokenVerifier
-    private let engine: any MockEngine
+    private let engine: NGHTTP2MockEngine
 
-    /// How the mock's answering threads are named, by engine: SwiftNIO's event loops
-    /// (`NIO-ELT-G-#N`) and the nghttp2 engine's (`mock-loop-#N`). A profile reads their CPU apart
-    /// from the rest of its process by these prefixes. The mock is the only user of SwiftNIO's
-    /// event loops in PushBench's process.
-    public static let threadNamePrefixes = ["NIO-ELT-", NGHTTP2MockEngine.threadNamePrefix]
+    /// How the mock's answering threads are named (`mock-loop-0`, ...): a profile reads their CPU
+    /// apart from the rest of its process by this prefix.
+    public static let threadNamePrefix = NGHTTP2MockEngine.threadNamePrefix
 
     /// Binds and starts serving. Throws if the identity is unusable or the port is taken.
     public static func start(_ configuration: MockAPNsConfiguration) throws -> MockAPNsServer {
@@ -41,16 +40,12 @@ public final class MockAPNsServer: Sendable {
             identity: try configuration.identity ?? TLSIdentity.makeSelfSigned(),
             startNanos: startNanos
         )
-        let engine: any MockEngine =
-            switch configuration.engine {
-            case .nio: try NIOMockEngine(serving)
-            case .nghttp2: try NGHTTP2MockEngine(serving)
-            }
+        let engine = try NGHTTP2MockEngine(serving)
         serving.scheduleMoments(startNanos: startNanos)
         return MockAPNsServer(serving, engine: engine)
     }
 
-    private init(_ serving: MockServing, engine: any MockEngine) {
+    private init(_ serving: MockServing, engine: NGHTTP2MockEngine) {
         port = engine.port
         adminPort = engine.adminPort
         channelPort = engine.channelPort
@@ -89,6 +84,14 @@ public enum MockAPNsStartError: Error, Equatable, CustomStringConvertible {
             "the TLS certificate and key are not a usable PEM certificate chain and matching private key (\(detail))"
         case .unusableRecording(let detail): "cannot record traffic: \(detail)"
         case .unusableListener(let detail): "cannot serve a listening socket handed to the mock: \(detail)"
+        }
+    }
+
+    /// A listener's failure, in the mock's words.
+    init(_ error: ListenerError) {
+        switch error {
+        case .addressInUse(let host, let port): self = .addressInUse(host: host, port: port)
+        case .unusable(let detail): self = .unusableListener(detail)
         }
     }
 }

@@ -2,12 +2,13 @@ import Dispatch
 import Telemetry
 import Wire
 
-/// What every connection of a mock is served with, whichever engine carries it: the
-/// configuration, the identity, the counters, the checks and answers (one `PushResponder` per
-/// environment), the fault plan, the connection limit, and the open connections a moment strikes.
+/// What every connection of a mock is served with: the configuration, the identity, the
+/// counters, the checks and answers (one `PushResponder` per environment), the fault plan, the
+/// connection limit, and the open connections a moment strikes.
 ///
-/// The engines (`NIOMockEngine`, `NGHTTP2MockEngine`) differ only in how bytes, TLS and HTTP/2
-/// frames move; everything a request is judged and counted by is here, once.
+/// The engine (`NGHTTP2MockEngine`) only moves bytes, TLS and HTTP/2 frames; everything a
+/// request is judged and counted by is here, apart from any socket, so that it is tested and
+/// fuzzed without one.
 struct MockServing: Sendable {
     let configuration: MockAPNsConfiguration
     let identity: TLSIdentity

@@ -11,19 +11,12 @@ public struct BuildDescription: Codable, Sendable, Equatable {
     public var libcurl: String
     public var libnghttp2: String
     public var openssl: String
-    public var swiftNIO: String
 
-    enum CodingKeys: String, CodingKey {
-        case version, commit, libcurl, libnghttp2, openssl
-        case swiftNIO = "swift_nio"
-    }
-
-    /// The build of this binary: `version`, `commit` and `swiftNIO` from the build, the C
-    /// libraries' from their headers.
-    public init(version: String, commit: String, swiftNIO: String) {
+    /// The build of this binary: `version` and `commit` from the build, the C libraries' from
+    /// their headers.
+    public init(version: String, commit: String) {
         self.version = version
         self.commit = commit
-        self.swiftNIO = swiftNIO
         libcurl = CurlLibrary.builtWith
         libnghttp2 = NGHTTP2Library.builtWith
         openssl = OpenSSLLibrary.builtWith
@@ -32,6 +25,6 @@ public struct BuildDescription: Codable, Sendable, Equatable {
     /// `pushbench 0.2.0 (commit 55ec79f3a819)` and a line with the libraries.
     public var text: String {
         "pushbench \(version) (commit \(commit))\n"
-            + "built with libcurl \(libcurl), libnghttp2 \(libnghttp2), OpenSSL \(openssl), SwiftNIO \(swiftNIO)"
+            + "built with libcurl \(libcurl), libnghttp2 \(libnghttp2), OpenSSL \(openssl)"
     }
 }

@@ -38,21 +38,6 @@ package struct SocketAddress {
     func withSockaddr<Result>(_ body: (UnsafePointer<sockaddr>) -> Result) -> Result {
         withUnsafeBytes(of: storage) { body($0.baseAddress!.assumingMemoryBound(to: sockaddr.self)) }
     }
-
-    /// The local port `socket` is bound to: identifies a connection in reports.
-    package static func localPort(of socket: Int32) -> Int {
-        var local = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        withUnsafeMutablePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(socket, $0, &length) }
-        }
-        let family = local.ss_family
-        return withUnsafeBytes(of: &local) { bytes in
-            family == sa_family_t(AF_INET6)
-                ? Int(UInt16(bigEndian: bytes.load(as: sockaddr_in6.self).sin6_port))
-                : Int(UInt16(bigEndian: bytes.load(as: sockaddr_in.self).sin_port))
-        }
-    }
 }
 
 /// Why a connection could not be opened or ended: the class every request on it fails with,

@@ -1,4 +1,5 @@
 import CNGHTTP2
+import EventLoops
 import Wire
 
 #if canImport(Glibc)
@@ -213,7 +214,7 @@ final class TLSByteStream {
             // The handshake owns the BIO now: the phase no longer holds it.
             phase = .connecting(deadline: deadline)
         } else {
-            localPort = SocketAddress.localPort(of: socket)
+            localPort = ListeningSocket.localPort(of: socket)
             SSL_set_fd(ssl, socket)
         }
         if TLSIdentity.isIPAddress(host) {

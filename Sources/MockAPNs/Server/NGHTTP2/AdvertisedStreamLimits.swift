@@ -3,7 +3,7 @@
 /// nghttp2 applies a `SETTINGS_MAX_CONCURRENT_STREAMS` it is asked to send from the moment it is
 /// queued, and refuses a stream the client opened before it could have read it: a client that
 /// sends two pushes at once on a new connection would lose the second to the one-stream start,
-/// which the NIO engine (and HTTP/2, which applies SETTINGS once acknowledged) lets through. So
+/// which HTTP/2 (applying SETTINGS once acknowledged) lets through. So
 /// nghttp2 is always told `sessionLimit` (the limit after the token), each SETTINGS frame it
 /// writes is given the advertised value on the way out, and the limit is enforced here:
 /// - the first SETTINGS' limit once the client acknowledges it;

@@ -1,5 +1,7 @@
 import Dispatch
+import EventLoops
 import Synchronization
+import Telemetry
 import Transport
 
 #if canImport(Glibc)
@@ -11,10 +13,12 @@ import Glibc
 /// at a C server's cost per request.
 ///
 /// The admin port (`/stats`, `/metrics`, plain HTTP/1.1) is served from the same loops
-/// (`AdminConnection`).
-final class NGHTTP2MockEngine: MockEngine {
+/// (`PlainHTTPConnection`).
+final class NGHTTP2MockEngine: Sendable {
     /// How its loops' threads are named (`mock-loop-0`, ...).
     static let threadNamePrefix = "mock-loop-"
+    /// The bound ports: APNs' push listener, and the channel management and admin listeners
+    /// when the configuration asks for them.
     let port: Int
     let channelPort: Int?
     let adminPort: Int?
@@ -34,12 +38,12 @@ final class NGHTTP2MockEngine: MockEngine {
         }
         let template = try SessionTemplate(serving.configuration)
         // OpenSSL writes to a socket whose client may have gone: that must be an error to handle,
-        // not SIGPIPE's end of the process (SwiftNIO ignores it the same way).
+        // not SIGPIPE's end of the process.
         signal(SIGPIPE, SIG_IGN)
         let configuration = serving.configuration
         var bound: [(Int32, MockServing.Listening)] = []
         var admin: Int32?
-        do {
+        do throws(ListenerError) {
             let apns = try ListeningSocket.bind(host: configuration.host, port: configuration.port)
             bound.append((apns, .init(listener: .apns, responder: serving.responder)))
             if let channelPort = configuration.channelPort {
@@ -50,25 +54,29 @@ final class NGHTTP2MockEngine: MockEngine {
                 try ListeningSocket.adopt(adopted.descriptor)
                 bound.append((adopted.descriptor, serving.listening(adopted)))
             }
-            port = SocketAddress.localPort(of: bound[0].0)
-            channelPort = configuration.channelPort.map { _ in SocketAddress.localPort(of: bound[1].0) }
-            admin = try configuration.adminPort.map { try ListeningSocket.bind(host: configuration.host, port: $0) }
-            adminPort = admin.map { SocketAddress.localPort(of: $0) }
-            loops = try (0..<max(1, configuration.threads)).map { try EventLoop(index: $0) }
+            port = ListeningSocket.localPort(of: bound[0].0)
+            channelPort = configuration.channelPort.map { _ in ListeningSocket.localPort(of: bound[1].0) }
+            admin = try configuration.adminPort.map { port throws(ListenerError) in
+                try ListeningSocket.bind(host: configuration.host, port: port)
+            }
+            adminPort = admin.map { ListeningSocket.localPort(of: $0) }
+            loops = try (0..<max(1, configuration.threads)).map { index throws(ListenerError) in
+                try EventLoop(index: index)
+            }
         } catch {
             for (descriptor, _) in bound { Glibc.close(descriptor) }
             if let admin { Glibc.close(admin) }
-            throw error
+            throw MockAPNsStartError(error)
         }
         listeners = bound.map(\.0) + [admin].compactMap { $0 }
         for loop in loops {
             Self.serve(bound, admin: admin, on: loop, serving: serving, tls: tls, template: template)
-            loop.start(namePrefix: Self.threadNamePrefix)
+            loop.start(namePrefix: Self.threadNamePrefix) { MockStats.claimLane($0) }
         }
     }
 
     /// Has `loop` accept from every listener: push and channel clients as `ServerConnection`s
-    /// (`listening` says what each serves), admin clients as `AdminConnection`s.
+    /// (`listening` says what each serves), admin clients as `PlainHTTPConnection`s.
     private static func serve(
         _ bound: [(Int32, MockServing.Listening)],
         admin: Int32?,
@@ -77,13 +85,14 @@ final class NGHTTP2MockEngine: MockEngine {
         tls: TLSServerContext,
         template: SessionTemplate
     ) {
+        let answerFields = AnswerFields()
         for (descriptor, listening) in bound {
             loop.listen(on: descriptor) { loop, descriptor in
                 accept(on: descriptor, loop: loop, serving: serving, listening: listening) { client in
                     ServerConnection(
                         descriptor: client.descriptor,
                         client: (client.address, client.port),
-                        loop: loop,
+                        loop: (loop, answerFields),
                         serving: serving,
                         listening: listening,
                         tls: tls,
@@ -96,16 +105,19 @@ final class NGHTTP2MockEngine: MockEngine {
         let routes = serving.adminRoutes
         loop.listen(on: admin) { loop, descriptor in
             while let client = ListeningSocket.accept(on: descriptor) {
-                _ = AdminConnection(descriptor: client.descriptor, loop: loop, routes: routes)
+                _ = PlainHTTPConnection(descriptor: client.descriptor, loop: loop, routes: routes)
             }
         }
     }
 
+    /// Blocks until the engine has shut down.
     func waitUntilClosed() {
         closed.wait()
         closed.signal()
     }
 
+    /// Stops listening and closes every connection and loop; returns once they are, whoever
+    /// called first.
     func shutdown() {
         stopped.withLock { stopped in
             guard !stopped else { return }

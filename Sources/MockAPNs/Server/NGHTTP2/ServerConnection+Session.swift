@@ -1,7 +1,7 @@
 import CNGHTTP2
 
 /// The session's callbacks: each request's headers and body gathered into an `InboundPush`, and
-/// answered by `PushResponder` once its stream has ended, as in the NIO engine.
+/// answered by `PushResponder` once its stream has ended.
 extension ServerConnection {
     /// Points `callbacks` at this file's functions.
     static func install(in callbacks: OpaquePointer) {
@@ -94,7 +94,7 @@ extension ServerConnection {
         }
         listening.responder.writing(answer, on: state, control: self)
         if let body = answer.body { bodies[stream] = (body, 0) }
-        let scratch = loop.answerFields
+        let scratch = answerFields
         scratch.gather(answer)
         scratch.withFields { fields in
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBody)

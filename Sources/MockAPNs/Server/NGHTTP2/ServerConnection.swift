@@ -1,4 +1,6 @@
 import CNGHTTP2
+import CSockets
+import EventLoops
 import Transport
 import Wire
 
@@ -6,10 +8,9 @@ import Wire
 import Glibc
 #endif
 
-/// One client of the nghttp2 engine, from accept to close, on its loop's thread: the TLS
-/// handshake on the system's OpenSSL, ALPN `h2` (or HTTP/2's preface from a client that offered
-/// no ALPN), then an nghttp2 server session whose requests `PushResponder` answers, as the NIO
-/// engine's `PushConnectionHandler` has them answered.
+/// One client of the mock, from accept to close, on its loop's thread: the TLS handshake on the
+/// system's OpenSSL, ALPN `h2` (or HTTP/2's preface from a client that offered no ALPN), then an
+/// nghttp2 server session whose requests `PushResponder` answers.
 ///
 /// A client that stops reading is no longer read from either, once its answers no longer fit in
 /// the socket, so unread answers cannot pile up in memory.
@@ -39,6 +40,8 @@ final class ServerConnection: ConnectionControl, LoopClient {
     /// Error answers' bodies waiting for nghttp2 to read them into DATA frames, by stream.
     var bodies: [Int32: (bytes: [UInt8], offset: Int)] = [:]
     unowned let loop: EventLoop
+    /// Where this loop gathers each answer's header fields for nghttp2.
+    let answerFields: AnswerFields
     private let descriptor: Int32
     private let ssl: OpaquePointer
     private let template: SessionTemplate
@@ -50,7 +53,7 @@ final class ServerConnection: ConnectionControl, LoopClient {
     /// The stream limits advertised, and the one enforced.
     var limits: AdvertisedStreamLimits
     /// Whether GOAWAY went out: the connection then stays open until its close a second later,
-    /// as in the NIO engine, even once nghttp2 has nothing left to do on it.
+    /// even once nghttp2 has nothing left to do on it, so the client reads GOAWAY before the close.
     private var closesAfterGoAway = false
     private var outputOffset = 0
     /// What the session allocates, reused as the client's is; it must outlive the session.
@@ -60,7 +63,7 @@ final class ServerConnection: ConnectionControl, LoopClient {
     init(
         descriptor: Int32,
         client: (address: String, port: Int),
-        loop: EventLoop,
+        loop: (EventLoop, answerFields: AnswerFields),
         serving: MockServing,
         listening: MockServing.Listening,
         tls: TLSServerContext,
@@ -68,7 +71,8 @@ final class ServerConnection: ConnectionControl, LoopClient {
     ) {
         self.descriptor = descriptor
         self.client = client
-        self.loop = loop
+        self.loop = loop.0
+        answerFields = loop.answerFields
         self.serving = serving
         self.listening = listening
         self.template = template
@@ -84,7 +88,7 @@ final class ServerConnection: ConnectionControl, LoopClient {
     /// Starts the handshake, or holds it for a `slow_tls_accept` incident; closes the connection
     /// if it has not chosen HTTP/2 within the handshake timeout (and any hold).
     func start() {
-        var allowed = UInt64(serving.configuration.limits.handshakeTimeout.nanoseconds)
+        var allowed = serving.configuration.limits.handshakeTimeout.inNanoseconds
         let delay = serving.faults?.handshakeDelayNanos(nowNanos: EventLoop.now()) ?? 0
         tag = loop.watch(self, descriptor: descriptor, events: 0)
         if delay > 0 {
@@ -236,8 +240,8 @@ final class ServerConnection: ConnectionControl, LoopClient {
         }
     }
 
-    /// Counts an HTTP/2 protocol error by nghttp2's name for it (`http2.protocol_error`), as the
-    /// NIO engine counts NIOHTTP2's by type: what the mock refused shows in `/stats`.
+    /// Counts an HTTP/2 protocol error by nghttp2's name for it (`http2.protocol_error`): what
+    /// the mock refused shows in `/stats`.
     func countProtocolError(_ code: Int32) {
         let name = String(cString: nghttp2_strerror(code)).lowercased().replacing(" ", with: "_")
         serving.stats.update { $0.connectionErrors["http2.\(name)", default: 0] += 1 }

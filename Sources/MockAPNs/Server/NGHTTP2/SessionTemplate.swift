@@ -25,7 +25,7 @@ final class SessionTemplate: @unchecked Sendable {
         self.options = options
         ServerConnection.install(in: callbacks)
         // libcurl 7.88 resets every stream after its response: allow a reset per stream at any
-        // rate a loopback client can reach, as the NIO engine does.
+        // rate a loopback client can reach.
         nghttp2_option_set_stream_reset_rate_limit(options, 10_000_000, 10_000_000)
         func entry(_ id: nghttp2_settings_id, _ value: Int) -> nghttp2_settings_entry {
             nghttp2_settings_entry(settings_id: Int32(id.rawValue), value: UInt32(value))

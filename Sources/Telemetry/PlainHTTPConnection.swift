@@ -1,14 +1,14 @@
-import CNGHTTP2
-import Telemetry
+import CSockets
+import EventLoops
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A client of the admin port on the nghttp2 engine's loop: plain HTTP/1.1 with keep-alive, each
-/// request answered from the routes (`/stats`, `/metrics`) as it arrives
-/// (`PlainHTTPExchange`), so the admin port needs no thread of its own.
-final class AdminConnection: LoopClient {
+/// A client of a plain-HTTP port on an event loop: HTTP/1.1 with keep-alive, each request
+/// answered from the routes (the mock's `/stats` and `/metrics`, a run's `/metrics`) as it
+/// arrives (`PlainHTTPExchange`), so such a port needs no thread of its own.
+package final class PlainHTTPConnection: LoopClient {
     private unowned let loop: EventLoop
     private let descriptor: Int32
     private let routes: [String: PlainHTTPExchange.Route]
@@ -22,20 +22,20 @@ final class AdminConnection: LoopClient {
     private var isClosed = false
 
     /// Serves `descriptor`, a client just accepted, on `loop`.
-    init(descriptor: Int32, loop: EventLoop, routes: [String: PlainHTTPExchange.Route]) {
+    package init(descriptor: Int32, loop: EventLoop, routes: [String: PlainHTTPExchange.Route]) {
         self.descriptor = descriptor
         self.loop = loop
         self.routes = routes
         tag = loop.watch(self, descriptor: descriptor, events: EPOLLIN.rawValue)
     }
 
-    func handle(events: UInt32) {
+    package func handle(events: UInt32) {
         if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { readRequests() }
         guard !isClosed else { return }
         writeAnswers()
     }
 
-    func close() {
+    package func close() {
         guard !isClosed else { return }
         isClosed = true
         loop.forget(tag, descriptor: descriptor)

@@ -1,5 +1,5 @@
-import CNGHTTP2
 import CProcess
+import CSockets
 import Dispatch
 import Foundation
 import HeapModule
@@ -9,17 +9,18 @@ import Synchronization
 import Glibc
 #endif
 
-/// One thread of the nghttp2 engine: an epoll loop over listening sockets and the connections it
-/// accepted, with timers (held answers, handshake deadlines, GOAWAY's close) and a way for other
-/// threads to hand it work. Everything it owns is touched only on its thread.
-final class EventLoop: @unchecked Sendable {
-    /// The loop's position among the engine's, which names its thread and its stats lane.
-    let index: Int
-    /// What each read lands in: one buffer a loop, since a connection's input is consumed whole
-    /// by nghttp2 before the next is read.
-    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
-    /// Where each answer's header fields are gathered for nghttp2, reused answer after answer.
-    let answerFields = AnswerFields()
+/// One thread serving sockets: an epoll loop over listening sockets and the connections it
+/// accepted, with timers (the mock's held answers, handshake deadlines, GOAWAY's close) and a way
+/// for other threads to hand it work. Everything it owns is touched only on its thread.
+///
+/// The mock runs one a thread, and a run's metrics port one of its own: a C server's shape, so
+/// that neither pays for a general-purpose runtime.
+package final class EventLoop: @unchecked Sendable {
+    /// The loop's position among its server's, which names its thread.
+    package let index: Int
+    /// What each read lands in: one buffer a loop, since a connection consumes its input whole
+    /// before the next read.
+    package var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let epoll: Int32
     private let wake: Int32
     private var connections: [UInt64: any LoopClient] = [:]
@@ -35,19 +36,21 @@ final class EventLoop: @unchecked Sendable {
     private static let wakeTag = UInt64.max
 
     /// A loop not yet running; `start` runs it on a thread of its own.
-    init(index: Int) throws {
+    /// - Throws: `ListenerError.unusable` when the system has no epoll or eventfd to give.
+    package init(index: Int) throws(ListenerError) {
         self.index = index
         epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         wake = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
-        guard epoll >= 0, wake >= 0 else { throw MockAPNsStartError.unusableListener("epoll: \(errnoWords())") }
+        guard epoll >= 0, wake >= 0 else { throw ListenerError.unusable("epoll: \(errnoWords())") }
         _ = pb_epoll_control(epoll, EPOLL_CTL_ADD, wake, EPOLLIN.rawValue, Self.wakeTag)
     }
 
-    /// Runs the loop on a new thread named `prefix` and its index.
-    func start(namePrefix prefix: String) {
+    /// Runs the loop on a new thread named `prefix` and its index, which first runs `prepare`
+    /// (the mock claims its counters' lane there).
+    package func start(namePrefix prefix: String, prepare: @escaping @Sendable (Int) -> Void = { _ in }) {
         let thread = Thread { [self] in
             _ = pb_set_thread_name("\(prefix)\(index)")
-            MockStats.claimLane(index)
+            prepare(index)
             run()
             finished.signal()
         }
@@ -56,34 +59,34 @@ final class EventLoop: @unchecked Sendable {
 
     /// Stops the loop from any thread: every connection is closed, and this returns once the
     /// thread has finished.
-    func stop() {
+    package func stop() {
         stopping.store(true, ordering: .releasing)
         signalWake()
         finished.wait()
     }
 
     /// Runs `task` on the loop's thread at its next turn; callable from any thread.
-    func execute(_ task: @escaping @Sendable () -> Void) {
+    package func execute(_ task: @escaping @Sendable () -> Void) {
         inbox.withLock { $0.append(task) }
         signalWake()
     }
 
     /// Runs `action` on this thread `nanos` from now (at the loop's next turn for 0).
-    func schedule(afterNanos nanos: UInt64, _ action: @escaping () -> Void) {
+    package func schedule(afterNanos nanos: UInt64, _ action: @escaping () -> Void) {
         timerSequence += 1
         timers.insert(Timer(deadline: Self.now() &+ nanos, sequence: timerSequence, action: action))
     }
 
     /// Accepts on `descriptor` (non-blocking, shared by every loop with EPOLLEXCLUSIVE) with
     /// `accept` when a client waits.
-    func listen(on descriptor: Int32, accept: @escaping (EventLoop, Int32) -> Void) {
+    package func listen(on descriptor: Int32, accept: @escaping (EventLoop, Int32) -> Void) {
         let tag = Self.wakeTag - 1 - UInt64(listeners.count)
         listeners[tag] = (descriptor, accept)
         _ = pb_epoll_control(epoll, EPOLL_CTL_ADD, descriptor, EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue, tag)
     }
 
     /// Watches `connection`'s socket for `events` from now on; returns its tag.
-    func watch(_ connection: any LoopClient, descriptor: Int32, events: UInt32) -> UInt64 {
+    package func watch(_ connection: any LoopClient, descriptor: Int32, events: UInt32) -> UInt64 {
         let tag = nextTag
         nextTag += 1
         connections[tag] = connection
@@ -92,18 +95,18 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Changes what the connection `tag` is watched for.
-    func rewatch(_ tag: UInt64, descriptor: Int32, events: UInt32) {
+    package func rewatch(_ tag: UInt64, descriptor: Int32, events: UInt32) {
         _ = pb_epoll_control(epoll, EPOLL_CTL_MOD, descriptor, events, tag)
     }
 
     /// Forgets the connection `tag`, whose socket is about to close.
-    func forget(_ tag: UInt64, descriptor: Int32) {
+    package func forget(_ tag: UInt64, descriptor: Int32) {
         _ = pb_epoll_control(epoll, EPOLL_CTL_DEL, descriptor, 0, tag)
         connections[tag] = nil
     }
 
     /// Monotonic nanoseconds, the clock timers run on.
-    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    package static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     private func run() {
         var tags = [UInt64](repeating: 0, count: 256)
@@ -174,7 +177,7 @@ final class EventLoop: @unchecked Sendable {
 }
 
 /// What an event loop watches: a socket whose readiness it hands over, closed when the loop stops.
-protocol LoopClient: AnyObject {
+package protocol LoopClient: AnyObject {
     /// What epoll saw on the socket (`EPOLLIN`, `EPOLLOUT`, `EPOLLHUP`, `EPOLLERR`).
     func handle(events: UInt32)
     /// Closes the socket and forgets it on the loop.
@@ -182,4 +185,4 @@ protocol LoopClient: AnyObject {
 }
 
 /// The words for `errno`.
-func errnoWords() -> String { String(cString: strerror(errno)) }
+package func errnoWords() -> String { String(cString: strerror(errno)) }

@@ -1,21 +1,29 @@
-import CNGHTTP2
+import CSockets
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The nghttp2 engine's sockets: listening ones it binds, and the addresses of those it accepts.
-enum ListeningSocket {
+/// Why a socket could not be listened on, or a loop made to serve it.
+package enum ListenerError: Error, Equatable {
+    /// Something else listens on `host`:`port`.
+    case addressInUse(host: String, port: Int)
+    /// Any other reason, in the system's words.
+    case unusable(String)
+}
+
+/// The event loops' sockets: listening ones a server binds, and the clients it accepts on them.
+package enum ListeningSocket {
     /// A non-blocking socket listening on `host`:`port` (0 picks a free port).
-    /// - Throws: `MockAPNsStartError.addressInUse` when the port is taken, `unusableListener` otherwise.
-    static func bind(host: String, port: Int) throws -> Int32 {
+    /// - Throws: `ListenerError.addressInUse` when the port is taken, `unusable` otherwise.
+    package static func bind(host: String, port: Int) throws(ListenerError) -> Int32 {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         var found: UnsafeMutablePointer<addrinfo>? = nil
         let status = getaddrinfo(host, String(port), &hints, &found)
         guard status == 0, let address = found else {
-            throw MockAPNsStartError.unusableListener(
+            throw ListenerError.unusable(
                 "cannot resolve \(host): \(String(cString: gai_strerror(status)))"
             )
         }
@@ -25,34 +33,34 @@ enum ListeningSocket {
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
             0
         )
-        guard descriptor >= 0 else { throw MockAPNsStartError.unusableListener("socket: \(errnoWords())") }
+        guard descriptor >= 0 else { throw ListenerError.unusable("socket: \(errnoWords())") }
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         guard Glibc.bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else {
             let code = errno
             Glibc.close(descriptor)
-            if code == EADDRINUSE { throw MockAPNsStartError.addressInUse(host: host, port: port) }
-            throw MockAPNsStartError.unusableListener("bind \(host):\(port): \(String(cString: strerror(code)))")
+            if code == EADDRINUSE { throw ListenerError.addressInUse(host: host, port: port) }
+            throw ListenerError.unusable("bind \(host):\(port): \(String(cString: strerror(code)))")
         }
         guard Glibc.listen(descriptor, 1024) == 0 else {
             let words = errnoWords()
             Glibc.close(descriptor)
-            throw MockAPNsStartError.unusableListener("listen \(host):\(port): \(words)")
+            throw ListenerError.unusable("listen \(host):\(port): \(words)")
         }
         return descriptor
     }
 
-    /// Makes a socket handed to the mock non-blocking, as the loops accept from it.
-    static func adopt(_ descriptor: Int32) throws {
+    /// Makes a socket handed over already listening non-blocking, as the loops accept from it.
+    package static func adopt(_ descriptor: Int32) throws(ListenerError) {
         let flags = fcntl(descriptor, F_GETFL)
         guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
-            throw MockAPNsStartError.unusableListener("descriptor \(descriptor): \(errnoWords())")
+            throw ListenerError.unusable("descriptor \(descriptor): \(errnoWords())")
         }
     }
 
     /// A client accepted on `listener`, non-blocking with Nagle off, and its address and port;
     /// nil when none waits.
-    static func accept(on listener: Int32) -> (descriptor: Int32, address: String, port: Int)? {
+    package static func accept(on listener: Int32) -> (descriptor: Int32, address: String, port: Int)? {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let descriptor = withUnsafeMutablePointer(to: &address) {
@@ -65,6 +73,22 @@ enum ListeningSocket {
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         let (text, port) = describe(address)
         return (descriptor, text, port)
+    }
+
+    /// The local port `socket` is bound to, listening or connected: the port a listener asked
+    /// for 0 got, and what identifies a client's connection in reports.
+    package static func localPort(of socket: Int32) -> Int {
+        var local = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(socket, $0, &length) }
+        }
+        let family = local.ss_family
+        return withUnsafeBytes(of: &local) { bytes in
+            family == sa_family_t(AF_INET6)
+                ? Int(UInt16(bigEndian: bytes.load(as: sockaddr_in6.self).sin6_port))
+                : Int(UInt16(bigEndian: bytes.load(as: sockaddr_in.self).sin_port))
+        }
     }
 
     /// An address as text and its port.
