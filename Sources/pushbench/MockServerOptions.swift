@@ -55,7 +55,7 @@ struct MockServerOptions: ParsableArguments {
         help: ArgumentHelp(
             "Connections open at once, TLS handshakes included; more are closed as soon as accepted.",
             discussion:
-                "Bounds the mock's memory (an idle connection costs it about 47 KiB). The mock raises its open-file limit to the system's hard limit and lowers this to fit."
+                "Bounds the mock's memory (an idle connection costs it about 42 KiB). The mock raises its open-file limit to the system's hard limit and lowers this to fit."
         )
     )
     var maxConnections = ConnectionLimits().maxConnections

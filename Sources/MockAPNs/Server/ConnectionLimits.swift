@@ -13,7 +13,7 @@
 ///   fit in the socket, so unread answers cannot pile up in memory.
 ///
 /// Measured (`Scripts/abuse.sh`, release build): an idle HTTP/2 connection costs the mock about
-/// 47 KiB, so the default 16,384 connections stay under about 750 MiB.
+/// 42 KiB, so the default 16,384 connections stay under about 700 MiB.
 public struct ConnectionLimits: Sendable, Equatable {
     /// Connections open at once, handshakes included.
     public var maxConnections: Int
