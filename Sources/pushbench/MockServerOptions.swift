@@ -45,7 +45,7 @@ struct MockServerOptions: ParsableArguments {
         help: ArgumentHelp(
             "Event-loop threads: each an epoll loop that accepts from every listener and serves TLS (OpenSSL) and HTTP/2 (libnghttp2).",
             discussion:
-                "Against nginx on the same machine, one thread spent 0.7-0.85 times nginx's CPU a request (Benchmarks/mock-vs-nginx.sh)."
+                "Against nginx on the same machine, at 1 and 2 threads, the mock spent 0.65-0.88 times nginx's CPU a request (Benchmarks/mock-vs-nginx.sh in the source)."
         )
     )
     var threads = 1

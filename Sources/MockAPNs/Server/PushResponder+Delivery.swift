@@ -1,7 +1,7 @@
 extension PushResponder {
     /// APNs' answer to a request that has fully arrived on `connection`, with what it says about
     /// the connection noted: the adopted listener's tally, and a first valid token raising the
-    /// stream limit. Every engine answers through this, then `writing` and `wrote` around the
+    /// stream limit. A connection answers through this, then `writing` and `wrote` around the
     /// answer's frames (or `count(_:written: false ...)` when its stream is gone).
     func decide(_ request: InboundPush, on connection: ConnectionState, control: any ConnectionControl) -> Answer {
         let answer = answer(request, on: connection)

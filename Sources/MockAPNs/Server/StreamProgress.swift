@@ -1,4 +1,4 @@
-/// Where one stream of a connection stands, in either engine.
+/// Where one stream of a connection stands.
 enum StreamProgress {
     /// Its request is arriving; `keepsBody` says whether its body is kept or only counted.
     case receiving(InboundPush, keepsBody: Bool)

@@ -63,7 +63,7 @@ public struct InboundPush: Sendable {
     }
 
     /// Whether a header field named `name` can be one `addField` keeps: a pseudo-header,
-    /// `authorization` or an `apns-` header. An engine skips making strings of any other.
+    /// `authorization` or an `apns-` header. The mock skips making strings of any other.
     public static func mayKeep(_ name: UnsafeRawBufferPointer) -> Bool {
         guard let first = name.first else { return false }
         if first == UInt8(ascii: ":") { return true }

@@ -6,7 +6,7 @@ import Wire
 /// client that offers no `h2` shakes hands with no protocol chosen and the server decides (the
 /// mock looks for HTTP/2's preface, as APNs serves prior knowledge).
 ///
-/// The in-memory peer and the mock's nghttp2 engine make their connections' `SSL`s from one.
+/// The in-memory peer and the mock make their connections' `SSL`s from one.
 package final class TLSServerContext: @unchecked Sendable {
     /// The `SSL_CTX`, freed with this object; `SSL_new` on it from any thread is safe.
     package let context: OpaquePointer
