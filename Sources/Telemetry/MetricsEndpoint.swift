@@ -38,11 +38,7 @@ public final class MetricsEndpoint: Sendable {
             case .unusable(let words): throw MetricsEndpointError("cannot listen on \(host):\(port): \(words)")
             }
         }
-        loop.listen(on: listener) { loop, descriptor in
-            while let client = ListeningSocket.accept(on: descriptor) {
-                _ = PlainHTTPConnection(descriptor: client.descriptor, loop: loop, routes: routes)
-            }
-        }
+        PlainHTTPConnection.serve(listener, on: loop, routes: routes)
         loop.start(namePrefix: "metrics-loop-")
         return MetricsEndpoint(port: ListeningSocket.localPort(of: listener), loop: loop, listener: listener)
     }

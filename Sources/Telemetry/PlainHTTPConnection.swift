@@ -29,6 +29,15 @@ package final class PlainHTTPConnection: LoopClient {
         tag = loop.watch(self, descriptor: descriptor, events: EPOLLIN.rawValue)
     }
 
+    /// Has `loop` accept every client of `listener` as a connection answering `routes`.
+    package static func serve(_ listener: Int32, on loop: EventLoop, routes: [String: PlainHTTPExchange.Route]) {
+        loop.listen(on: listener) { loop, descriptor in
+            while let client = ListeningSocket.accept(on: descriptor) {
+                _ = PlainHTTPConnection(descriptor: client.descriptor, loop: loop, routes: routes)
+            }
+        }
+    }
+
     package func handle(events: UInt32) {
         if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { readRequests() }
         guard !isClosed else { return }

@@ -61,16 +61,15 @@ public enum PlainHTTPExchange {
     /// The answer to `request` from `routes`: its status and reason phrase, content type and body.
     /// An unknown path is 404 naming the known ones; a method other than GET or HEAD is 405.
     public static func answer(
-        to method: String,
-        uri: String,
+        to request: Request,
         routes: [String: Route]
     ) -> (status: Int, reason: String, contentType: String, body: [UInt8]) {
-        let path = uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? uri
+        let path = request.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? request.uri
         guard let route = routes[path] else {
             let known = routes.keys.sorted().joined(separator: " or ")
             return (404, "Not Found", "text/plain; charset=utf-8", Array("not found: try \(known)\n".utf8))
         }
-        guard method == "GET" || method == "HEAD" else {
+        guard request.method == "GET" || request.method == "HEAD" else {
             return (405, "Method Not Allowed", "text/plain; charset=utf-8", Array("only GET\n".utf8))
         }
         let (contentType, body) = route()
@@ -79,7 +78,7 @@ public enum PlainHTTPExchange {
 
     /// The whole HTTP/1.1 response to `request`, head and (but for HEAD) body.
     public static func response(to request: Request, routes: [String: Route]) -> [UInt8] {
-        let (status, reason, contentType, body) = answer(to: request.method, uri: request.uri, routes: routes)
+        let (status, reason, contentType, body) = answer(to: request, routes: routes)
         var head = "HTTP/1.1 \(status) \(reason)\r\ncontent-type: \(contentType)\r\ncontent-length: \(body.count)\r\n"
         if !request.keepAlive { head += "connection: close\r\n" }
         head += "\r\n"

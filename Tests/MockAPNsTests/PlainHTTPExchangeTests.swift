@@ -55,6 +55,6 @@ final class PlainHTTPExchangeTests: XCTestCase {
             String(decoding: PlainHTTPExchange.response(to: head, routes: routes), as: UTF8.self).hasSuffix("{}")
         )
         let post = PlainHTTPExchange.Request(method: "POST", uri: "/stats", keepAlive: true)
-        XCTAssertEqual(PlainHTTPExchange.answer(to: post.method, uri: post.uri, routes: routes).status, 405)
+        XCTAssertEqual(PlainHTTPExchange.answer(to: post, routes: routes).status, 405)
     }
 }

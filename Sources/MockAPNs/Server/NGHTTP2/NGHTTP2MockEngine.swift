@@ -92,7 +92,8 @@ final class NGHTTP2MockEngine: Sendable {
                     ServerConnection(
                         descriptor: client.descriptor,
                         client: (client.address, client.port),
-                        loop: (loop, answerFields),
+                        loop: loop,
+                        answerFields: answerFields,
                         serving: serving,
                         listening: listening,
                         tls: tls,
@@ -101,13 +102,7 @@ final class NGHTTP2MockEngine: Sendable {
                 }
             }
         }
-        guard let admin else { return }
-        let routes = serving.adminRoutes
-        loop.listen(on: admin) { loop, descriptor in
-            while let client = ListeningSocket.accept(on: descriptor) {
-                _ = PlainHTTPConnection(descriptor: client.descriptor, loop: loop, routes: routes)
-            }
-        }
+        if let admin { PlainHTTPConnection.serve(admin, on: loop, routes: serving.adminRoutes) }
     }
 
     /// Blocks until the engine has shut down.

@@ -94,9 +94,8 @@ extension ServerConnection {
         }
         listening.responder.writing(answer, on: state, control: self)
         if let body = answer.body { bodies[stream] = (body, 0) }
-        let scratch = answerFields
-        scratch.gather(answer)
-        scratch.withFields { fields in
+        answerFields.gather(answer)
+        answerFields.withFields { fields in
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBody)
             if answer.body != nil {
                 _ = nghttp2_submit_response(session, stream, fields.baseAddress, fields.count, &provider)

@@ -63,7 +63,8 @@ final class ServerConnection: ConnectionControl, LoopClient {
     init(
         descriptor: Int32,
         client: (address: String, port: Int),
-        loop: (EventLoop, answerFields: AnswerFields),
+        loop: EventLoop,
+        answerFields: AnswerFields,
         serving: MockServing,
         listening: MockServing.Listening,
         tls: TLSServerContext,
@@ -71,8 +72,8 @@ final class ServerConnection: ConnectionControl, LoopClient {
     ) {
         self.descriptor = descriptor
         self.client = client
-        self.loop = loop.0
-        answerFields = loop.answerFields
+        self.loop = loop
+        self.answerFields = answerFields
         self.serving = serving
         self.listening = listening
         self.template = template
