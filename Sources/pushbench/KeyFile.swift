@@ -25,6 +25,14 @@ enum KeyFile {
         )
     }
 
+    /// The public half of the private key at `path`: for a command that hands the key to a
+    /// sender, which signs with it, so a public key (or any key a sender cannot sign ES256
+    /// with) is refused before work.
+    static func publicHalf(of path: String) throws -> ES256PublicKey {
+        let privateKey = try signingKey(path)
+        return try ES256PublicKey(pem: try privateKey.publicKeyPEM())
+    }
+
     static func verificationKey(_ path: String) throws -> ES256PublicKey {
         do {
             let pem = try InputFile.bytes(path, what: "auth key")
@@ -35,5 +43,34 @@ enum KeyFile {
         } catch let error as ES256KeyError {
             throw CommandLineError("auth key \(path) is unusable: \(error)")
         }
+    }
+
+    /// The certificates of a CA file (`--ca-file`), refused before work when it holds none.
+    static func trustedCertificates(_ path: String) throws -> [UInt8] {
+        let pem = try InputFile.bytes(path, what: "CA file")
+        do {
+            try TLSIdentity.checkCertificates(pem)
+        } catch {
+            throw CommandLineError("CA file \(path) is unusable: \(error)")
+        }
+        return pem
+    }
+
+    /// A server's certificate chain and key (`--tls-cert`, `--tls-key`), refused before work
+    /// unless they are a PEM chain and the private key of its first certificate.
+    static func serverIdentity(certificate: String, key: String) throws -> TLSIdentity {
+        let identity = TLSIdentity(
+            certificatePEM: try InputFile.bytes(certificate, what: "certificate"),
+            privateKeyPEM: try InputFile.bytes(key, what: "TLS key")
+        )
+        do {
+            try identity.check()
+        } catch .notACertificate {
+            throw CommandLineError("certificate \(certificate) is unusable: \(TLSFileError.notACertificate)")
+        } catch {
+            throw CommandLineError("TLS key \(key) is unusable: \(error)")
+        }
+        warnIfOthersCanRead(key, what: "TLS key")
+        return identity
     }
 }

@@ -23,10 +23,7 @@ extension MockCommand {
     func serverConfiguration() throws -> MockAPNsConfiguration {
         let identity: TLSIdentity
         if let tlsCert, let tlsKey {
-            identity = TLSIdentity(
-                certificatePEM: try InputFile.bytes(tlsCert, what: "certificate"),
-                privateKeyPEM: try InputFile.bytes(tlsKey, what: "TLS key")
-            )
+            identity = try KeyFile.serverIdentity(certificate: tlsCert, key: tlsKey)
         } else {
             do {
                 identity = try TLSIdentity.makeSelfSigned(alsoNaming: certificateNames)

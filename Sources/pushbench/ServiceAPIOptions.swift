@@ -130,10 +130,7 @@ struct ServiceAPIOptions: ParsableArguments {
         guard command.isEmpty, let mockPort else { return .service(command: command, api: api) }
         var identity: TLSIdentity?
         if let mockTLSCert, let mockTLSKey {
-            identity = TLSIdentity(
-                certificatePEM: try InputFile.bytes(mockTLSCert, what: "certificate"),
-                privateKeyPEM: try InputFile.bytes(mockTLSKey, what: "TLS key")
-            )
+            identity = try KeyFile.serverIdentity(certificate: mockTLSCert, key: mockTLSKey)
         }
         return .runningService(api: api, mockPort: mockPort, mockIdentity: identity)
     }

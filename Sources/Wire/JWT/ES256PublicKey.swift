@@ -6,21 +6,27 @@ public final class ES256PublicKey: @unchecked Sendable {
 
     /// Loads a SubjectPublicKeyInfo PEM, or derives the public key from a private-key PEM
     /// (so the mock can be pointed at the same `.p8` the sender uses).
+    ///
+    /// The key is checked before it is stored: a class whose stored properties are all set runs
+    /// its `deinit` when its initializer throws, so a key freed here and stored would be freed
+    /// twice, and libcrypto then spins on the freed key's lock.
     public init(pem: [UInt8]) throws {
+        let loaded: OpaquePointer
         if let publicKey = try withMemoryBIO(pem, { PEM_read_bio_PUBKEY($0, nil, nil, nil) }) {
-            key = publicKey
+            loaded = publicKey
         } else {
             ERR_clear_error()
             guard let privateKey = try withMemoryBIO(pem, { PEM_read_bio_PrivateKey($0, nil, nil, nil) }) else {
                 ERR_clear_error()
                 throw ES256KeyError.notAPublicKey
             }
-            key = privateKey
+            loaded = privateKey
         }
-        guard isP256(key) else {
-            EVP_PKEY_free(key)
+        guard isP256(loaded) else {
+            EVP_PKEY_free(loaded)
             throw ES256KeyError.notP256
         }
+        key = loaded
     }
 
     deinit {
