@@ -3,7 +3,7 @@ SWIFT ?= swift
 
 PREFIX ?= /usr/local
 
-.PHONY: deps build-deps run test ci-recipes instructions-gate rehearse-kubernetes dist check-dist lint format build install clean conformance-matrix image image-check
+.PHONY: deps build-deps run test ci-recipes instructions-gate rehearse-kubernetes dist check-dist lint format build install clean conformance-matrix flags-doc image image-check
 
 ## Install the Debian packages the tests, benchmarks and release need too (only the missing ones).
 deps:
@@ -39,6 +39,11 @@ instructions-gate: deps
 rehearse-kubernetes: deps
 	$(SWIFT) build -c release --product pushbench
 	Scripts/rehearse-kubernetes.sh
+
+## Write docs/flags.md, every command and option in full, from the parser's description of them.
+flags-doc:
+	$(SWIFT) build --product pushbench
+	python3 Scripts/flags-doc.py .build/debug/pushbench docs/flags.md
 
 ## Run the client conformance suite and write its matrix into docs/client-conformance.md.
 conformance-matrix: deps

@@ -58,10 +58,10 @@ public struct BudgetReport {
         return result
     }
 
-    /// Writes the report into `<root>/<runID>/`.
+    /// Writes the budget's files into `directory` (`<reports-dir>/<run-id>/`, `--run-dir`, or a
+    /// run's own report folder); returns it.
     /// - Throws: `ReportError` naming the file and the system's reason.
-    public func write(root: String) throws -> String {
-        let directory = (root as NSString).appendingPathComponent(runID)
+    public func write(directory: String) throws -> String {
         try ReportFile.makeFolder(directory)
         func save(_ text: String, _ name: String) throws {
             try ReportFile.save(Data(text.utf8), toPath: (directory as NSString).appendingPathComponent(name))

@@ -153,4 +153,42 @@ static inline pid_t pb_spawn_group_watchdog(pid_t group) {
     _exit(0);
 }
 
+// Forks a watchdog that removes the file `file` and then the folder `folder` once the calling
+// process is gone, however it went (a crash, a SIGKILL), and exits: a private key made for one
+// run never outlives it. It waits, costing nothing, on the read end of a pipe whose write end only
+// the caller holds (close-on-exec, so no program the caller starts holds it too), which ends when
+// the caller does; the caller closes `*keep_open` to let it go early. Its pid, or -1 with errno.
+static inline pid_t pb_spawn_removal_watchdog(const char *file, const char *folder, int *keep_open) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int saved = errno;
+        close(fds[0]);
+        close(fds[1]);
+        errno = saved;
+        return -1;
+    }
+    if (pid != 0) {
+        close(fds[0]);
+        *keep_open = fds[1];
+        return pid;
+    }
+    struct sigaction ignore = {0};
+    ignore.sa_handler = SIG_IGN;
+    int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP};
+    for (unsigned i = 0; i < sizeof ignored / sizeof ignored[0]; i++) sigaction(ignored[i], &ignore, 0);
+    setsid();
+    dup2(fds[0], 0);
+    close_range(1, ~0U, 0);
+    char byte;
+    for (;;) {
+        ssize_t got = read(0, &byte, 1);
+        if (got == 0 || (got < 0 && errno != EINTR)) break;
+    }
+    unlink(file);
+    rmdir(folder);
+    _exit(0);
+}
+
 #endif

@@ -25,6 +25,9 @@ package struct LineChart {
     var bands: [(from: Double, to: Double, label: String)] = []
     /// Why there is nothing to plot, said instead of a chart with no points.
     var emptyReason = "nothing to plot"
+    /// The x range the axis spans at least, whatever the points cover: a spectrum's runs from
+    /// 0% to 99.9% or beyond, so its percentile ticks are all there.
+    var xSpan: ClosedRange<Double>? = nil
 
     /// A chart; `bands` and `emptyReason` as above.
     package init(
@@ -58,9 +61,13 @@ package struct LineChart {
         }
         // An all-zero series still gets a readable 0-to-1 axis.
         let highest = largest > 0 ? largest : 1
-        let minX = all.map(\.x).min()!
+        let minX = min(all.map(\.x).min()!, xSpan?.lowerBound ?? .infinity)
         // A single point still gets an axis a unit wide to stand on.
-        let maxX = max(all.map(\.x).max()!, minX + (all.count == series.count ? 1 : 1e-9))
+        let maxX = max(
+            all.map(\.x).max()!,
+            minX + (all.count == series.count ? 1 : 1e-9),
+            xSpan?.upperBound ?? -.infinity
+        )
         let yStep = Self.niceStep(highest / 4)
         let maxY = (highest / yStep).rounded(.up) * yStep
         let plotWidth = width - left - right
@@ -108,7 +115,9 @@ package struct LineChart {
                 (x: $0, label: Self.format($0))
             } : xTicks.filter { $0.x >= minX && $0.x <= maxX }
         for tick in ticks {
-            svg += "<text x=\(q(px(tick.x))) y=\"\(top + plotHeight + 16)\" class=\"tick\" text-anchor=\"middle\">"
+            // The last tick at the axis's end is drawn inside it, not cut by the picture's edge.
+            let anchor = px(tick.x) > left + plotWidth - 12 ? "end" : "middle"
+            svg += "<text x=\(q(px(tick.x))) y=\"\(top + plotHeight + 16)\" class=\"tick\" text-anchor=\"\(anchor)\">"
             svg += "\(HTML.escape(tick.label))</text>\n"
         }
         svg += "<text x=\(q(left + plotWidth / 2)) y=\"\(height - 6)\" class=\"label\" text-anchor=\"middle\">"

@@ -18,8 +18,9 @@ extension SenderProfiler {
     struct Launch {
         var server: MockAPNsServer
         var sender: SenderProcess?
-        /// The provider key's path as the sender was handed it.
-        var keyPath: String
+        /// The provider key made for the run, outside the report folder, when no `--auth-key`
+        /// was given: removed when the profile ends.
+        var throwawayKey: ThrowawayKeyFile?
         var sampling: Result<PerfRecording, PerfUnavailable>?
         var sampler: PerfRecording?
         /// The connections carried across a sealed network's edge: out to `--reach` addresses,
@@ -59,32 +60,42 @@ extension SenderProfiler {
     }
 
     /// Starts the mock and the sender, in that order or sealed as `sealing` says, after the
-    /// lead and with the perf sampler when asked for.
+    /// lead and with the perf sampler when asked for; a `stop` during the lead starts no sender.
     func launch(
         recorder: PushRecorder,
         prepared: Preparation,
         clock: ProfileClock,
+        stop: () -> Bool,
         notice: (String) -> Void
     ) throws -> Launch {
         if let sealing {
-            return try launchSealed(sealing, recorder: recorder, prepared: prepared, clock: clock, notice: notice)
+            return try launchSealed(
+                sealing,
+                recorder: recorder,
+                prepared: prepared,
+                clock: clock,
+                stop: stop,
+                notice: notice
+            )
         }
         let server = try startMock(recorder: recorder, devices: prepared.work?.fleet)
         do {
-            let contract = try contract(
+            let (contract, throwawayKey) = try contract(
                 port: server.port,
                 certificate: server.certificatePEM,
                 startAt: prepared.startAtUnix
             )
             notice("mock APNs on https://127.0.0.1:\(server.port) for the sender, verifying key \(contract.keyID)")
-            if let startAt = prepared.startAtUnix { waitForLead(startAt: startAt, clock: clock, notice: notice) }
+            if let startAt = prepared.startAtUnix {
+                try waitForLead(startAt: startAt, clock: clock, stop: stop, notice: notice)
+            }
             let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
             let sampler = try? sampling?.get()
             let sender = try startSender(contract: contract, apart: sampler?.pid)
             return Launch(
                 server: server,
                 sender: sender,
-                keyPath: contract.authKey,
+                throwawayKey: throwawayKey,
                 sampling: sampling,
                 sampler: sampler
             )
@@ -101,6 +112,7 @@ extension SenderProfiler {
         recorder: PushRecorder,
         prepared: Preparation,
         clock: ProfileClock,
+        stop: () -> Bool,
         notice: (String) -> Void
     ) throws -> Launch {
         let identity = try TLSIdentity.makeSelfSigned(alsoNaming: AppleHost.all.map(\.name))
@@ -112,7 +124,7 @@ extension SenderProfiler {
                 reach: sealing.reach
             )
         } catch { throw ProfileError.systemCall("\(error)") }
-        var contract = try contract(
+        var (contract, throwawayKey) = try contract(
             host: AppleHost.all[0].name,
             port: 443,
             certificate: identity.certificatePEM,
@@ -120,7 +132,7 @@ extension SenderProfiler {
         )
         contract.trust = network.trustEnvironment(inherited: ProcessInfo.processInfo.environment)
         notice(Self.sealedNotice(network, keyID: contract.keyID))
-        if let startAt = prepared.startAtUnix { waitForLead(startAt: startAt, clock: clock, notice: notice) }
+        if let startAt = prepared.startAtUnix { try waitForLead(startAt: startAt, clock: clock, stop: stop, notice: notice) }
         let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
         let sampler = try? sampling?.get()
         let relay = ConnectionRelay()
@@ -142,7 +154,7 @@ extension SenderProfiler {
             return Launch(
                 server: server,
                 sender: sender,
-                keyPath: contract.authKey,
+                throwawayKey: throwawayKey,
                 sampling: sampling,
                 sampler: sampler,
                 relay: relay,

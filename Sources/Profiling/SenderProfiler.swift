@@ -112,15 +112,15 @@ public struct SenderProfiler {
     ) throws -> (profile: SenderProfile, recording: String) {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let clock = ProfileClock()
-        let prepared = try prepare(clock: clock, notice: notice)
+        let prepared = try prepare(clock: clock, stop: stop, notice: notice)
         let book = prepared.book
         let recorder = try recorder(book: book, devices: prepared.work?.fleet)
-        let launch = try launch(recorder: recorder, prepared: prepared, clock: clock, notice: notice)
+        let launch = try launch(recorder: recorder, prepared: prepared, clock: clock, stop: stop, notice: notice)
         let (server, sender, sampling) = (launch.server, launch.sender, launch.sampling)
         defer { server.shutdown() }
         defer { launch.relay?.stop() }
         // A key made for the run is the sender's only while it runs: no private key is left behind.
-        defer { if case .generated = signingKey { try? FileManager.default.removeItem(atPath: launch.keyPath) } }
+        defer { launch.throwawayKey?.remove() }
         var watch = ProfileWatch(
             sender: sender,
             book: book,
@@ -173,9 +173,9 @@ public struct SenderProfiler {
     }
 
     /// A sender's events written, or a service's work laid out, with the book to match in.
-    private func prepare(clock: ProfileClock, notice: (String) -> Void) throws -> Preparation {
+    private func prepare(clock: ProfileClock, stop: () -> Bool, notice: (String) -> Void) throws -> Preparation {
         guard let api = subject.api else {
-            let written = try writeEvents(clock: clock, notice: notice)
+            let written = try writeEvents(clock: clock, stop: stop, notice: notice)
             return Preparation(book: written.book, startAtUnix: written.startAt)
         }
         let work = try ServiceWork(api, scenario: scenario, requests: requests, timing: timing, clock: clock)
@@ -267,6 +267,7 @@ public struct SenderProfiler {
     /// `at_s` 0 is a whole UNIX second, on `clock`'s wall-clock reading.
     private func writeEvents(
         clock: ProfileClock,
+        stop: () -> Bool,
         notice: (String) -> Void
     ) throws -> (startAt: Double, book: ArrivalBook) {
         let writeBegan = clock.unix(ofNs: clock.nowNs)
@@ -278,7 +279,8 @@ public struct SenderProfiler {
             bundleID: bundleID,
             startAt: startAt,
             eventsPath: path("events.jsonl"),
-            tokensPath: path("tokens.txt")
+            tokensPath: path("tokens.txt"),
+            shouldStop: stop
         )
         notice(
             "wrote \(written.schedule.events) events to \(path("events.jsonl")) ("
@@ -310,11 +312,17 @@ public struct SenderProfiler {
         String(format: "%.1f MB", Double(bytes) / 1e6)
     }
 
-    /// Sleeps until `lead` before `startAt`, when the sender is started.
-    func waitForLead(startAt: Double, clock: ProfileClock, notice: (String) -> Void) {
+    /// Sleeps until `lead` before `startAt`, when the sender is started, a few milliseconds at a
+    /// time, so a `stop` (Ctrl-C, SIGTERM) ends the wait.
+    /// - Throws: `ProfileError.stoppedBeforeStart` when `stop` says so: no sender is started.
+    func waitForLead(startAt: Double, clock: ProfileClock, stop: () -> Bool, notice: (String) -> Void) throws {
         let left = Double(clock.ns(ofUnix: startAt) - clock.nowNs) / 1e9
         if left > lead.inSeconds {
-            usleep(useconds_t((left - lead.inSeconds) * 1e6))
+            let until = clock.ns(ofUnix: startAt - lead.inSeconds)
+            while clock.nowNs < until {
+                if stop() { throw ProfileError.stoppedBeforeStart("stopped before the sender was started") }
+                usleep(useconds_t(min(20_000, max(1, (until - clock.nowNs) / 1000))))
+            }
         } else {
             notice(
                 String(format: "warning: writing the events took long, so the sender has %.1f s, not ", max(0, left))
@@ -332,27 +340,28 @@ public struct SenderProfiler {
 
     func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
 
-    /// The contract, with the certificate and (when made for the run) the key written.
+    /// The contract, with the certificate written, and the key made for the run when no key
+    /// file was given: written outside the report folder, where a watchdog removes it.
     func contract(
         host: String = "127.0.0.1",
         port: Int,
         certificate: [UInt8],
         startAt: Double?
-    ) throws -> SenderContract {
+    ) throws -> (SenderContract, ThrowawayKeyFile?) {
         var ca = try OutputFile(path: path("mock-ca.pem"))
         try ca.append(certificate)
         try ca.close()
         let key: (path: String, keyID: String, teamID: String)
+        var throwaway: ThrowawayKeyFile?
         switch signingKey {
         case .file(let file, let keyID, let teamID, _):
             key = (file, keyID, teamID)
         case .generated(let privateKey, let keyID, let teamID):
-            var file = try OutputFile(path: path("AuthKey_\(keyID).p8"), mode: 0o600)
-            try file.append(try privateKey.pkcs8PEM())
-            try file.close()
+            let file = try ThrowawayKeyFile(pem: try privateKey.pkcs8PEM(), name: "AuthKey_\(keyID).p8")
+            throwaway = file
             key = (file.path, keyID, teamID)
         }
-        return SenderContract(
+        let contract = SenderContract(
             host: host,
             port: port,
             caFile: path("mock-ca.pem"),
@@ -365,6 +374,7 @@ public struct SenderProfiler {
             startAt: startAt,
             servicePort: subject.api?.port
         )
+        return (contract, throwaway)
     }
 
     /// The key whose tokens the mock accepts: the sender's.

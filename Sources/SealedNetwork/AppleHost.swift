@@ -28,7 +28,7 @@ public struct AppleHost: Sendable, Hashable {
 
     /// Apple's hosts as Apple's documentation gives them: the push API on 443 and 2197 (for
     /// networks that block 443), and broadcast channel management on 2195 (sandbox) and 2196
-    /// (production).
+    /// (production); and the broadcast send names Apple's own sample uses.
     public static let all: [AppleHost] = [
         AppleHost(
             name: "api.push.apple.com",
@@ -47,6 +47,22 @@ public struct AppleHost: Sendable, Hashable {
         AppleHost(
             name: "api.development.push.apple.com",
             address: 0x7F00_000D,
+            ports: [443, 2197],
+            environment: .development,
+            api: .push
+        ),
+        // Not Apple's documented names: its own broadcast sample and some services (sockudo's
+        // default configuration) send broadcasts here, so they answer as the push hosts do.
+        AppleHost(
+            name: "api-broadcast.push.apple.com",
+            address: 0x7F00_0010,
+            ports: [443, 2197],
+            environment: .production,
+            api: .push
+        ),
+        AppleHost(
+            name: "api-broadcast.sandbox.push.apple.com",
+            address: 0x7F00_0011,
             ports: [443, 2197],
             environment: .development,
             api: .push

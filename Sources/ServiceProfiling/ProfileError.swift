@@ -9,6 +9,8 @@ public enum ProfileError: Error, CustomStringConvertible, Equatable {
     case badInput(String)
     /// A system call failed; the message ends with the system's reason.
     case systemCall(String)
+    /// A stop (Ctrl-C, SIGTERM) came before the sender started: what had been prepared is gone.
+    case stoppedBeforeStart(String)
 
     /// `message` with `errno`'s text appended, for a call that just failed.
     public static func failure(_ message: String, errno code: Int32 = errno) -> ProfileError {
@@ -17,7 +19,7 @@ public enum ProfileError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case .badInput(let message), .systemCall(let message): message
+        case .badInput(let message), .systemCall(let message), .stoppedBeforeStart(let message): message
         }
     }
 }

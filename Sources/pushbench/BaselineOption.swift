@@ -32,6 +32,11 @@ struct BaselineOption: ParsableArguments {
     static func compare(_ result: RunResult, context: RunContext, with baseline: RunFigures?) throws -> RunComparison? {
         guard let baseline else { return nil }
         let current = RunFigures(RunSummary(result, context: context))
+        if let baselineWorkload = baseline.workload, let workload = current.workload,
+            let difference = baselineWorkload.difference(from: workload)
+        {
+            Console.err("warning: against --baseline, \(difference): the judgement below compares unlike runs")
+        }
         let comparison = RunComparison(baseline: [baseline], current: [current], thresholds: ComparisonThresholds())
         Console.out("against the baseline:\n" + comparison.text)
         return comparison

@@ -29,7 +29,8 @@ struct BudgetCommand: ParsableCommand {
             budget.html; --sweep adds budget_sweep.csv.
 
               pushbench budget --scenario football --activities 1000000 --preset community
-              pushbench budget --scenario delivery --preset conservative --per-hour 6 --key-lag-target 30s
+              pushbench budget --scenario delivery --preset conservative \\
+                  --per-hour 6 --key-lag-target 30s
               pushbench budget --scenario football --activities 100000 --sweep
 
             --traffic FILE replays what `pushbench mock --record FILE` recorded from any sender instead of a \
@@ -54,8 +55,11 @@ struct BudgetCommand: ParsableCommand {
     )
     var activitiesPerDevice = 1
 
-    @Option(help: "Worker threads (default: one per core).")
-    var threads = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .customLong("threads"), help: "Worker threads (default: one per core).")
+    var threadsGiven: Int?
+
+    /// `--threads`, or one per core.
+    var threads: Int { threadsGiven ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(
         name: .customLong("activities-csv"),
@@ -68,7 +72,7 @@ struct BudgetCommand: ParsableCommand {
 
     @Option(
         name: .customLong("key-lag-target"),
-        help: "How soon key events (goals, whistles, status changes) should be shown (15s)."
+        help: "How soon key events (goals, whistles, status changes) should be shown."
     )
     var keyLagTarget = TimeSpan(seconds: 15)
 
@@ -118,7 +122,7 @@ struct BudgetCommand: ParsableCommand {
             keyLagTargetSeconds: keyLagTarget.seconds
         )
         for line in BudgetConsole.lines(report) { Console.out(line) }
-        let directory = try report.write(root: reports.path)
+        let directory = try report.write(directory: reports.folder(runID: report.runID))
         if sweep, let simulation, !result.interrupted {
             let rows = try BudgetSweep(simulation: simulation).run { Console.err($0) }
             let table = BudgetConsole.sweepTable(rows, keyLagTargetSeconds: keyLagTarget.seconds)
@@ -137,10 +141,10 @@ struct BudgetCommand: ParsableCommand {
             try ReportFile.save(Data(table.text.utf8), toPath: path)
             Console.out("per token against broadcast (\(path)):")
             for line in table.alignedLines { Console.out("  " + line) }
-            if other.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }
+            if other.interrupted { try trap.throwIfInterrupted() }
         }
         Console.out("report: \((directory as NSString).appendingPathComponent("budget.html"))")
-        if result.interrupted { throw ExitCode(InterruptTrap.interruptedStatus) }
+        if result.interrupted { try trap.throwIfInterrupted() }
     }
 
     private func sampleEvery(activities: Int) -> Int {

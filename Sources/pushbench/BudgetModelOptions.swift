@@ -56,6 +56,26 @@ struct BudgetModelOptions: ParsableArguments {
     )
     var activeLimit: TimeSpan?
 
+    /// A value out of range is a malformed command line (exit 64), named by its flag.
+    func validate() throws {
+        let positive: [(String, Double?)] = [
+            ("--bucket", bucket), ("--per-hour", perHour), ("--frequent-factor", frequentFactor),
+            ("--start-burst", startBurst), ("--active-limit", activeLimit?.seconds),
+        ]
+        for case let (flag, value?) in positive where !(value > 0 && value.isFinite) {
+            throw ValidationError("\(flag) must be a positive number, not \(value.formatted())")
+        }
+        let zeroOrMore: [(String, Double?)] = [
+            ("--low-priority-interval", lowPriorityInterval?.seconds), ("--start-per-hour", startPerHour),
+        ]
+        for case let (flag, value?) in zeroOrMore where !(value >= 0 && value.isFinite) {
+            throw ValidationError("\(flag) must be zero or more, not \(value.formatted())")
+        }
+        if let frequentOff, !(0...1).contains(frequentOff) {
+            throw ValidationError("--frequent-off must be between 0 and 1, not \(frequentOff.formatted())")
+        }
+    }
+
     /// The preset with the options given on top, named "<preset>, overridden" once anything is.
     func parameters() throws -> (BudgetParameters, source: String) {
         let preset = try BudgetParameters.preset(named: preset)

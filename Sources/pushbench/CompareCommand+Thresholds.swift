@@ -49,6 +49,7 @@ extension CompareCommand {
                 "a profile (pushbench profile) compares with profiles and a run with runs; these sides mix the two"
             )
         }
+        try checkWorkloads(before.map(\.workload), after.map(\.workload))
         return RunComparison(baseline: before, current: after, thresholds: thresholds)
     }
 }

@@ -16,9 +16,11 @@ struct CompareCommand: ParsableCommand {
             Each side is one or more runs (a run's summary.json, or its report folder); the medians of each \
             side are compared, so one noisy run does not fail a build:
 
-              pushbench compare baseline/summary.json Reports/<run>/ --max-throughput-drop 5% --max-p99-rise 10%
+              pushbench compare baseline/summary.json Reports/<run>/ \\
+                  --max-throughput-drop 5% --max-p99-rise 10%
               pushbench compare --baseline b1.json --baseline b2.json --baseline b3.json \\
-                  --current c1.json --current c2.json --current c3.json --markdown gate.md --junit gate.xml
+                  --current c1.json --current c2.json --current c3.json \\
+                  --markdown gate.md --junit gate.xml
 
             Speed mode (the default) judges throughput, p99 and the error rate, and always balanced books \
             and the mock agreeing. With runs enough a side (5 and 5 at --alpha 0.01), a timing fails only \
@@ -34,7 +36,8 @@ struct CompareCommand: ParsableCommand {
             Counts from another PushBench version, stage list or workload are refused. Given two counts, \
             compare picks this mode itself:
 
-              pushbench compare Benchmarks/baselines/instructions.json current-instructions.json --junit gate.xml
+              pushbench compare Benchmarks/baselines/instructions.json \\
+                  current-instructions.json --junit gate.xml
 
             Budget mode judges two budget analyses (budget_summary.json, or the folder of one), so a change to \
             an update policy is gated like a change to speed: priority-10 pushes per activity-hour may rise \
@@ -124,6 +127,12 @@ struct CompareCommand: ParsableCommand {
     )
     var thresholdsFile: String?
 
+    @Flag(
+        name: .customLong("allow-different-workloads"),
+        help: "Judge runs whose workloads differ (mode, scenario, activities, rate, requests), with a warning."
+    )
+    var allowDifferentWorkloads = false
+
     @Option(help: "Also write the table as Markdown here, for a pull-request comment.")
     var markdown: String?
 
@@ -152,11 +161,9 @@ struct CompareCommand: ParsableCommand {
                 "analysis",
                 why: "the model is deterministic"
             )
-            comparison = try RunComparison(
-                baseline: BudgetFigures(contentsOf: before),
-                current: BudgetFigures(contentsOf: after),
-                thresholds: thresholds
-            )
+            let figures = (try BudgetFigures(contentsOf: before), try BudgetFigures(contentsOf: after))
+            try checkWorkloads([figures.0.workload], [figures.1.workload])
+            comparison = try RunComparison(baseline: figures.0, current: figures.1, thresholds: thresholds)
         case .instructions:
             let (before, after) = try oneASide(
                 baseline,
@@ -168,7 +175,8 @@ struct CompareCommand: ParsableCommand {
             comparison = try RunComparison(
                 baseline: InstructionCounts(contentsOf: before),
                 current: InstructionCounts(contentsOf: after),
-                thresholds: thresholds
+                thresholds: thresholds,
+                allowingDifferentWorkloads: allowDifferentWorkloads
             )
         case .speed, .counts:
             comparison = try runs(baseline, current, thresholds)
@@ -183,6 +191,21 @@ struct CompareCommand: ParsableCommand {
         }
         Console.out(String(comparison.text.dropLast()))
         if !comparison.passed { throw ExitCode(ExitStatus.gateFailed) }
+    }
+
+    /// Refuses sides whose workloads differ, in one line naming what differs, unless
+    /// `--allow-different-workloads`, which warns instead.
+    func checkWorkloads(_ baseline: [ComparedWorkload?], _ current: [ComparedWorkload?]) throws {
+        guard
+            let difference = ComparedWorkload.difference(
+                baseline: baseline.compactMap { $0 },
+                current: current.compactMap { $0 }
+            )
+        else { return }
+        guard allowDifferentWorkloads else {
+            throw ComparisonError("\(difference); give --allow-different-workloads to judge them anyway")
+        }
+        Console.err("warning: \(difference); judged anyway (--allow-different-workloads)")
     }
 
     /// The runs of each side, from the arguments or the repeatable options.

@@ -29,7 +29,7 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Per-request deadline (500ms, 10s), from the instant the push's latency runs from.",
+            "Per-request deadline, from the instant the push's latency runs from.",
             discussion: """
                 In open loop that is the push's intended send time, so a push that waited for a stream has less \
                 time left. A push past its deadline is cancelled (RST_STREAM CANCEL) and counted as timed out; an \
@@ -42,7 +42,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(
         name: .customLong("connect-timeout"),
         help:
-            "Deadline for a TCP connect, and again for the TLS handshake after it (250ms, 5s)."
+            "Deadline for a TCP connect, and again for the TLS handshake after it."
     )
     var connectTimeout = TimeSpan(seconds: 5)
 
@@ -93,7 +93,7 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         name: .customLong("retry-backoff"),
-        help: "The first retry's backoff bound (100ms, 1s)."
+        help: "The first retry's backoff bound."
     )
     var retryBackoff = TimeSpan(seconds: 0.1)
 

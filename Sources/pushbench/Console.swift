@@ -7,7 +7,16 @@ import Glibc
 
 /// Writes to the terminal. Progress and notices go to stderr so stdout carries only results.
 /// Writes go straight to the file descriptor: nothing waits in a buffer if the process is killed.
+///
+/// `--quiet` silences both but for `failure` and `always`: a CI log then holds what failed and
+/// where the report is, nothing else.
 enum Console {
+    /// Set once, by `--quiet`, before any work starts and any thread writes.
+    nonisolated(unsafe) private(set) static var isQuiet = false
+
+    /// From now on, print only failures and what `always` prints.
+    static func quiet() { isQuiet = true }
+
     static func out(_ line: String) {
         write(STDOUT_FILENO, line + "\n")
     }
@@ -16,7 +25,22 @@ enum Console {
         write(STDERR_FILENO, line + "\n")
     }
 
+    /// A line printed even under `--quiet`, on stdout: the report's path.
+    static func always(_ line: String) {
+        writeAll(STDOUT_FILENO, line + "\n")
+    }
+
+    /// A failure, printed even under `--quiet`, on stderr.
+    static func failure(_ line: String) {
+        writeAll(STDERR_FILENO, line + "\n")
+    }
+
     static func write(_ descriptor: Int32, _ text: String) {
+        guard !isQuiet else { return }
+        writeAll(descriptor, text)
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ text: String) {
         _ = Array(text.utf8).withUnsafeBytes { FileWrite.all($0, to: descriptor) }
     }
 

@@ -10,12 +10,12 @@ struct DeviceOptions: ParsableArguments {
     @Option(
         name: .customLong("report-delay"),
         help: ArgumentHelp(
-            "From an activity's start to its app reporting the update token: MEDIAN[,P99] seconds, log-normal.",
+            "From an activity's start to its app reporting the update token: MEDIAN[,P99] durations, log-normal.",
             discussion:
-                "An assumption (no one publishes it): 1.5,10 - a second or two to wake the app and send, a tail for background launches and the user's Allow."
+                "An assumption (no one publishes it): 1.5s,10s - a second or two to wake the app and send, a tail for background launches and the user's Allow."
         )
     )
-    var reportDelay = "1.5,10"
+    var reportDelay = "1.5s,10s"
 
     @Option(
         name: .customLong("never-report"),

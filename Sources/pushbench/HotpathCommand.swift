@@ -12,6 +12,9 @@ struct HotpathCommand: ParsableCommand {
         commandName: "hotpath",
         abstract: "Measure ES256 signing, cached bearers and payload encoding against OpenSSL and JSONEncoder.",
         discussion: """
+              pushbench hotpath --threads 2 --seconds 2s --json figures.json
+              pushbench hotpath --instructions --json instructions.json
+
             For 1 to --threads threads (Dispatch concurrentPerform, one signer, encoder or token reader per \
             thread), each figure runs for --seconds after a short warm-up:
               es256_sign            ES256 signatures with a prepared context (the peer: openssl speed ecdsap256, \
@@ -36,18 +39,21 @@ struct HotpathCommand: ParsableCommand {
         case glibc, jemalloc, both
     }
 
-    @Option(help: "Most threads in the sweep (1 ... N) (default: the number of cores).")
-    var threads = ProcessInfo.processInfo.activeProcessorCount
+    @Option(name: .customLong("threads"), help: "Most threads in the sweep (1 ... N) (default: the number of cores).")
+    var threadsGiven: Int?
+
+    /// `--threads`, or one per core.
+    var threads: Int { threadsGiven ?? ProcessInfo.processInfo.activeProcessorCount }
 
     @Option(
         name: .customLong("seconds"),
-        help: "How long each figure is measured, per thread count (500ms, 2s)."
+        help: "How long each figure is measured, per thread count."
     )
     var measuredFor = TimeSpan(seconds: 1)
 
     @Option(
         name: .customLong("openssl-seconds"),
-        help: "How long openssl speed runs per thread count, whole seconds (2s); 0 skips it."
+        help: "How long openssl speed runs per thread count, in whole seconds; 0 skips it."
     )
     var opensslFor = TimeSpan(seconds: 1)
 
@@ -77,7 +83,7 @@ struct HotpathCommand: ParsableCommand {
     )
     var instructions = false
 
-    @Option(help: "With --instructions: the pushes counted (default 1000).")
+    @Option(help: "With --instructions: the pushes counted.")
     var pushes = 1000
 
     @Option(name: .customLong(String(CallgrindCount.childOption.dropFirst(2))), help: .hidden)

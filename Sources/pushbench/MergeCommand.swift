@@ -20,7 +20,8 @@ struct MergeCommand: ParsableCommand {
             interrupted, and merge exits 5.
 
               pushbench merge shard-*/ -o Reports/final-merged
-              pushbench merge s0/summary.json s1/summary.json --server-stats mock-stats.json -o merged
+              pushbench merge s0/summary.json s1/summary.json \\
+                  --server-stats mock-stats.json -o merged
 
             Shards that share a PushBench mock do not compare its /stats each (the others' pushes are in them); \
             save the mock's /stats after they ran (curl .../stats > mock-stats.json, from a mock only they used) and \
@@ -42,7 +43,7 @@ struct MergeCommand: ParsableCommand {
 
     @Option(
         name: .customLong("max-start-skew"),
-        help: "Refuse shards given one --start-at whose schedules started further apart than this (default 1s)."
+        help: "Refuse shards given one --start-at whose schedules started further apart than this."
     )
     var maxStartSkew = TimeSpan(seconds: 1)
 

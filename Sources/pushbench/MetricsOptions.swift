@@ -28,7 +28,7 @@ struct MetricsOptions: ParsableArguments {
     @Option(
         name: .customLong("metrics-hold"),
         help:
-            "Keep serving /metrics this long after the run, so the next scrape sees its final figures (30s)."
+            "Keep serving /metrics this long after the run, such as 30s, so the next scrape sees its final figures."
     )
     var metricsHold = TimeSpan(seconds: 0)
 

@@ -23,7 +23,8 @@ struct MockCommand: ParsableCommand {
 
               pushbench mock --port 2197 --cert-out /tmp/mock.pem
               curl --http2 --cacert /tmp/mock.pem https://127.0.0.1:2197/stats
-              pushbench mock --host 0.0.0.0 --cert-name mock-apns.pushbench.svc --cert-out /tmp/mock.pem
+              pushbench mock --host 0.0.0.0 --cert-name mock-apns.pushbench.svc \\
+                  --cert-out /tmp/mock.pem
 
             Without --auth-key, provider tokens are checked for form only: a missing token gets 403 \
             MissingProviderToken, a malformed one 403 InvalidProviderToken, and any well-formed ES256 token \
@@ -180,6 +181,7 @@ struct MockCommand: ParsableCommand {
         running.started(server)
         try server.waitUntilClosed()
         try reportStop(server.stats.snapshot(), recorder: configuration.recorder)
+        try trap.throwIfInterrupted()
     }
 }
 

@@ -45,17 +45,18 @@ struct PacingOptions: ParsableArguments {
 
     @Option(
         help:
-            "How long at the start pushes are sent but kept out of the figures, counted apart as the warmup (10s)."
+            "How long at the start pushes are sent but kept out of the figures, counted apart as the warmup, such as 10s."
     )
     var warmup = TimeSpan(seconds: 0)
 
     @Option(
         name: .customLong("rate-profile"),
         help: ArgumentHelp(
-            "Open loop at a rate that changes: SECONDS:RATE,... (straight lines between points) or a file of them.",
+            "Open loop at a rate that changes: TIME:RATE,... (straight lines between points) or a file of them.",
             discussion: """
-                0:100,60:2000 ramps from 100/s to 2000/s over a minute, then holds; 0:500,30:500,30:1000,60:1000,60:0 \
-                is two 30-second steps, then stops. A file holds one SECONDS,RATE pair per line (a header line \
+                0:100,60s:2000 ramps from 100/s to 2000/s over a minute, then holds; \
+                0:500,30s:500,30s:1000,1m:1000,1m:0 is two 30-second steps, then stops. Each time but 0 takes its \
+                unit, as every duration does. A file holds one SECONDS,RATE pair per line (a header line \
                 "seconds,rate" is allowed).
                 """
         )
@@ -85,6 +86,11 @@ struct PacingOptions: ParsableArguments {
             throw ValidationError(
                 "--burst: no event kind '\(burst)'; the kinds are "
                     + EventKind.allCases.map(\.rawValue).joined(separator: ", ")
+            )
+        }
+        if let duration, warmup.nanoseconds > 0, warmup.nanoseconds >= duration.nanoseconds {
+            throw ValidationError(
+                "--warmup \(warmup) is not shorter than --duration \(duration): the run would measure nothing after it"
             )
         }
         if burst != nil && warmup.nanoseconds > 0 {

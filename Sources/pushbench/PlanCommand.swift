@@ -17,9 +17,11 @@ struct PlanCommand: ParsableCommand {
             cores and connections a host has, each at --headroom; then the constraint that sets the number of \
             hosts, and the p99 to expect.
 
-              pushbench plan Reports/<run>/ --peak 10000000 --within 10s --rtt 40ms --streams 1000
+              pushbench plan Reports/<run>/ --peak 10000000 --within 10s --rtt 40ms \\
+                  --streams 1000
               pushbench plan Reports/<run>/ --peak 1000000 --within 10s --channels 1
-              pushbench plan Reports/<run>/ --rate 50000 --p99 250ms --cores-per-host 16 --json plan.json
+              pushbench plan Reports/<run>/ --rate 50000 --p99 250ms \\
+                  --cores-per-host 16 --json plan.json
               pushbench plan Reports/<run>/ --predict-connections 2,4
 
             Plan from a closed-loop run against a target like the real one: its latency and CPU per push are \
@@ -104,6 +106,7 @@ struct PlanCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let json { try OutputPath.ensureFile(json, flag: "--json") }
         let (measured, profiled) = try measuredRun()
         let targetRate = rate ?? peak.map { Double($0) / within!.seconds } ?? measured.throughputPerSecond
         var plan = FleetPlan(

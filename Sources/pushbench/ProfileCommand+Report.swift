@@ -36,7 +36,7 @@ extension ProfileCommand {
                 path: authKey,
                 keyID: keyID,
                 teamID: teamID,
-                publicKey: try KeyFile.verificationKey(authKey)
+                publicKey: try KeyFile.publicHalf(of: authKey)
             )
         } else {
             signingKey = .generated(try ES256PrivateKey(), keyID: "PBPROFILE1", teamID: "PUSHBENCH1")
@@ -60,14 +60,15 @@ extension ProfileCommand {
         return profiler
     }
 
-    /// Writes the traffic report and the run's report files, and prints the headline.
+    /// Writes the traffic report and the run's report files, and prints the headline; says
+    /// whether every `--threshold` held.
     func report(
         _ profile: SenderProfile,
         recording: String,
         profiler: SenderProfiler,
         runID: String,
         folder: String
-    ) throws {
+    ) throws -> Bool {
         let began = ContinuousClock.now
         // One budget model for the screen: the budget line's, which the doctor repeats.
         let budgetReport = try budgetReport(profile, profiler: profiler, runID: runID)
@@ -89,28 +90,32 @@ extension ProfileCommand {
             targetDescription: "embedded mock",
             build: PushBench.build
         )
+        context.judge = try gate.judge(for: .profile)
         figures.budgetVerdict = budgetReport?.verdict
         context.cpuSampling = profile.cpuSampling
         if let failure = profile.failure {
-            Console.out("FAILED: \(failure)")
-            for line in profile.stderrTail { Console.out("  sender stderr: \(line)") }
+            Console.failure("FAILED: \(failure)")
+            for line in profile.stderrTail { Console.failure("  sender stderr: \(line)") }
         }
         for line in ProfileHeadline(figures).lines { Console.out("\(line.topic)  \(line.sentence)") }
         if let sampling = profile.cpuSampling { Console.out(PerfOptions.summaryLine(sampling)) }
+        let written: ReportWriter.Written
         do {
-            let written = try ReportWriter.write(
+            written = try ReportWriter.write(
                 profile: figures,
                 context: context,
                 directory: folder,
                 budget: budgetReport
             )
-            let seconds = Double((ContinuousClock.now - began) / .milliseconds(1)) / 1000
-            // On stderr with the progress: what the reports cost PushBench, after the run.
-            Console.err(String(format: "reports built in %.2f s (the books, the doctor and the pages)", seconds))
-            Console.out("report: \(written.htmlPath)")
         } catch {
             throw CommandLineError.runtime("\(error) (the lines above are complete)")
         }
+        let seconds = Double((ContinuousClock.now - began) / .milliseconds(1)) / 1000
+        // On stderr with the progress: what the reports cost PushBench, after the run.
+        Console.err(String(format: "reports built in %.2f s (the books, the doctor and the pages)", seconds))
+        let held = try gate.finish(written, suite: "pushbench profile")
+        Console.always("report: \(written.htmlPath)")
+        return held
     }
 
     /// Writes the traffic report of `recording` into `folder`/traffic, with the doctor's findings

@@ -35,9 +35,11 @@ struct ProfileCommand: ParsableCommand {
             timeseries.csv; report.html), with the mock's traffic report in traffic/.
 
               pushbench profile --requests 20000 -- python3 examples/aioapns_sender.py
-              pushbench profile --rate 500 --duration 5m -- ./my-sender --config staging.yaml
-              pushbench profile --api examples/netmera-api.yaml --activities 10000 --time-scale 60 -- python3 my_service.py
-              pushbench profile --as-apple --requests 5000 -- ./my-sender   (it dials api.push.apple.com itself)
+              pushbench profile --rate 500 --duration 5m -- \\
+                  ./my-sender --config staging.yaml
+              pushbench profile --api examples/netmera-api.yaml --activities 10000 \\
+                  --time-scale 60 -- python3 my_service.py
+              pushbench profile --as-apple --requests 5000 -- ./my-sender
 
             With --api FILE, COMMAND is a sender service: profile registers every activity through its API, \
             sends it the scenario's events as its API takes them, and measures the API's answers and each \
@@ -72,6 +74,9 @@ struct ProfileCommand: ParsableCommand {
 
     @OptionGroup var reports: ReportsFolderOptions
 
+    @OptionGroup(title: "Gates and machine-readable output")
+    var gate: GateOptions
+
     @Flag(
         name: .customLong("keep-events"),
         help:
@@ -102,6 +107,7 @@ struct ProfileCommand: ParsableCommand {
 
     func validate() throws {
         try scenario.requireOneDelivery()
+        _ = try gate.parsed(for: .profile)
         if budget.budgetClock == .run {
             throw ValidationError("--budget-clock run: profile models the budget on the scenario's clock only")
         }
@@ -148,8 +154,9 @@ struct ProfileCommand: ParsableCommand {
         let stopRequested = Atomic<Bool>(false)
         let trap = InterruptTrap { stopRequested.store(true, ordering: .relaxed) }
         let runID = RunContext.makeRunID()
-        let folder = (reports.path as NSString).appendingPathComponent(runID)
+        let folder = reports.folder(runID: runID)
         try reports.ensure()
+        try gate.prepare()
         let profiler = try profiler(folder: folder, subject: subject)
         var display = ProgressDisplay()
         let measured: (profile: SenderProfile, recording: String)
@@ -160,13 +167,27 @@ struct ProfileCommand: ParsableCommand {
                 progress: { display.show(Self.progressLine($0), at: $0.elapsedSeconds) }
             )
         } catch let error as ProfileError {
-            if case .badInput = error { throw CommandLineError("\(error)") }
-            throw CommandLineError.runtime("\(error)")
+            display.finish()
+            switch error {
+            case .badInput: throw CommandLineError("\(error)")
+            case .stoppedBeforeStart:
+                Console.err("\(error)")
+                try trap.throwIfInterrupted()
+                throw CommandLineError.runtime("\(error)")
+            case .systemCall: throw CommandLineError.runtime("\(error)")
+            }
         }
         display.finish()
         let profile = measured.profile
-        try report(profile, recording: measured.recording, profiler: profiler, runID: runID, folder: folder)
-        if let signal = trap.signal { throw ExitCode(ExitStatus.interrupted(by: signal)) }
+        let thresholdsHeld = try report(
+            profile,
+            recording: measured.recording,
+            profiler: profiler,
+            runID: runID,
+            folder: folder
+        )
+        try trap.throwIfInterrupted()
         if profile.failure != nil { throw ExitCode(ExitStatus.nothingSucceeded) }
+        if !thresholdsHeld { throw ExitCode(ExitStatus.gateFailed) }
     }
 }

@@ -8,7 +8,10 @@ struct ProfileScheduleOptions: ParsableArguments {
     @Option(help: "How long after the sender starts at_s 0 comes: time to start up and connect.")
     var lead = TimeSpan(seconds: 2)
 
-    @Option(help: "How long the sender's processes have between SIGTERM and SIGKILL.")
+    @Option(
+        help:
+            "How long the sender's processes have between SIGTERM and SIGKILL; at most 0.8s after Ctrl-C or SIGTERM to profile, which ends within 2 s."
+    )
     var grace = TimeSpan(seconds: 5)
 }
 

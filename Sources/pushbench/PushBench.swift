@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Reports
 import Transport
 import Wire
@@ -15,11 +16,15 @@ struct PushBench: ParsableCommand {
         commandName: "pushbench",
         abstract: "Load-test and measure the sender side of iOS Live Activity pushes over APNs.",
         discussion: """
+              pushbench run
+              pushbench profile -- python3 my_sender.py
+              pushbench mock --port 2197 --cert-out mock.pem
+
             With no arguments, `pushbench run` starts an embedded mock APNs on loopback (HTTP/2 over TLS), \
             sends a football final's 107,000 Live Activity pushes signed with a fresh ES256 key, and writes a \
             report to Reports/<run-id>/.
 
-            Exit statuses, the same for every command: 0 success; 1 a gate failed (compare); \
+            Exit statuses, the same for every command: 0 success; 1 a gate failed (compare, --threshold); \
             2 bad input (a missing, folder or malformed file, an unwritable output path, a count too large for \
             memory); 3 a run in which no push succeeded; 4 a failure while working (the mock could not start, a \
             report could not be written, or an error no check foresaw); 5 a merge --partial of part of a run; 64 a \
@@ -45,22 +50,45 @@ struct PushBench: ParsableCommand {
     static func main() {
         // Before anything can touch OpenSSL: it takes an allocator only before its first allocation.
         OpenSSLMemory.useThreadPools()
+        InterruptTrap.exitOnSignal()
         do {
             try checkHelpTopic()
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(
+                EnvironmentArguments.applied(
+                    to: Array(CommandLine.arguments.dropFirst()),
+                    environment: ProcessInfo.processInfo.environment
+                )
+            )
             try command.run()
         } catch {
             let code = exitCode(for: error)
-            let message = TimeSpan.explain(message(for: error))
-            if code == .success || message.isEmpty {
-                exit(withError: error)  // --help, --version, or an exit status with nothing to say
-            }
+            let message = negativeValue(explaining: TimeSpan.explain(message(for: error)))
             let names = configuration.subcommands.map { $0._commandName }
             let subcommand = CommandLine.arguments.dropFirst().first { names.contains($0) }
-            let help = (["pushbench"] + (subcommand.map { [$0] } ?? []) + ["--help"]).joined(separator: " ")
-            Console.err("pushbench: error: \(message) (see '\(help)')")
+            let command = (["pushbench"] + (subcommand.map { [$0] } ?? [])).joined(separator: " ")
+            if code == .success, case let help = fullMessage(for: error), help.contains("USAGE:") {
+                Console.out(HelpScreen.brief(help, command: command))
+                Glibc.exit(0)
+            }
+            if code == .success || message.isEmpty {
+                exit(withError: error)  // --version, or an exit status with nothing to say
+            }
+            let help = command + " --help"
+            Console.failure("pushbench: error: \(message) (see '\(help)')")
             Glibc.exit(status(of: error, parserCode: code.rawValue))
         }
+    }
+
+    /// The parser reads `--rate -5` as `--rate` with no value and `-5` as an unknown flag, and
+    /// says "Missing value"; this says what was wrong instead: no option takes a negative number.
+    private static func negativeValue(explaining message: String) -> String {
+        guard message.hasPrefix("Missing value for '--") else { return message }
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        for (option, value) in zip(arguments, arguments.dropFirst())
+        where option.hasPrefix("--") && value.count > 1 && value.hasPrefix("-") && Double(value) != nil {
+            return "\(option) \(value): a negative number is never taken; give a value of 0 or more"
+        }
+        return message
     }
 
     /// `pushbench help NAME` for a NAME that is no command: the parser would print the general

@@ -27,7 +27,10 @@ extension RunCommand {
                 advice: "give fewer, share them out with --shard, or add --no-budget"
             )
         }
-        if !dryRun { try reports.ensure() }
+        if !dryRun {
+            try reports.ensure()
+            try gate.prepare()
+        }
         var load = LoadConfiguration(
             transport: link.transportConfiguration(
                 origin: destination.endpoint ?? "",
@@ -94,7 +97,7 @@ extension RunCommand {
             return .embeddedMock(try embeddedMock.configuration())
         }
         load.transport.origin = origin
-        load.transport.trustedCertificatesPEM = try destination.caFile.map { try InputFile.bytes($0, what: "CA file") }
+        load.transport.trustedCertificatesPEM = try destination.caFile.map(KeyFile.trustedCertificates)
         if dryRun {
             try printDryRun(load, keyID: tokens.keyID, teamID: tokens.teamID)
             return nil
@@ -131,7 +134,7 @@ extension RunCommand {
     }
 
     /// Prints the summary, the doctor's verdict and the budget line, and writes the report
-    /// folder; returns the run's result.
+    /// folder; returns the run's result, and whether every `--threshold` held.
     func report(
         _ outcome: RunSession.Outcome,
         load: LoadConfiguration,
@@ -139,7 +142,7 @@ extension RunCommand {
         budgetSource: String,
         baseline: RunFigures?,
         cpuSampling: Result<StackProfile, PerfUnavailable>?
-    ) throws -> RunResult {
+    ) throws -> (result: RunResult, thresholdsHeld: Bool) {
         let result = outcome.result
         var context = RunContext(
             runID: runID + (load.shard.count > 1 ? "-shard-\(load.shard.index)-of-\(load.shard.count)" : ""),
@@ -150,7 +153,9 @@ extension RunCommand {
         )
         context.practices = outcome.practices
         context.cpuSampling = cpuSampling
+        context.judge = try gate.judge(for: .run)
         Console.out(SummaryTable.render(result, context: context))
+        if Console.isQuiet, let failure = RunFailure(result) { Console.failure("FAILED: \(failure.headline)") }
         if let practices = outcome.practices { Console.out("sender doctor  \(practices.verdict)") }
         if let cpuSampling { Console.out(PerfOptions.summaryLine(cpuSampling)) }
         let budgetReport = outcome.budget.map {
@@ -166,19 +171,21 @@ extension RunCommand {
             )
         }
         if let budgetReport { Console.out(budgetReport.consoleLine) }
+        let written: ReportWriter.Written
         do {
-            let written = try ReportWriter.write(
+            written = try ReportWriter.write(
                 result,
                 context: context,
-                root: reports.path,
+                directory: reports.folder(runID: context.runID),
                 budget: budgetReport,
                 comparison: try BaselineOption.compare(result, context: context, with: baseline)
             )
-            Console.out("report: \(written.htmlPath)")
         } catch {
             throw CommandLineError.runtime("\(error) (the summary above is complete)")
         }
-        return result
+        let held = try gate.finish(written, suite: "pushbench run")
+        Console.always("report: \(written.htmlPath)")
+        return (result, held)
     }
 
     /// `--dry-run`: the first requests, as the target would get them, bearer redacted.

@@ -43,18 +43,20 @@ struct RunCommand: ParsableCommand {
             of --connections and of the activities. Each HTTP/2 connection carries up to --streams streams. The \
             run ends when the scenario is sent, after --requests pushes, or when --duration has passed. \
             Progress goes to stderr; the summary to stdout; the report to <reports-dir>/<run-id>/ (summary.json, \
-            latency_percentiles.csv, timeseries.csv, report.html, budget files). At --duration, or on Ctrl-C or \
-            SIGTERM, sending stops and pushes in flight get 2 s more; those still open then are counted as timed \
-            out, so every stop is bounded and the books still balance.
+            latency_percentiles.csv, timeseries.csv, report.html, budget files). At --duration sending stops and pushes \
+            in flight get 2 s more, on Ctrl-C or SIGTERM 1 s more, so the command ends within 2 s of the signal; \
+            those still open then are counted as timed out, so every stop is bounded and the books still balance.
 
-            Exit status: 0 when pushes succeeded and the books balance; 2 for bad input, checked before sending \
+            Exit status: 0 when pushes succeeded and the books balance; 1 when a --threshold failed (the report \
+            is written first); 2 for bad input, checked before sending \
             (a missing or malformed file, an unwritable --reports-dir, too many --activities for memory); 3 when \
             the run ended but no push succeeded (every one refused, untrusted, failed or timed out: the report \
             says why); 4 when the mock could not start or the report could not be written; 64 for a malformed \
             command line; 130 after Ctrl-C, 143 after SIGTERM (the report is still written).
 
               pushbench run --activities 2000 --threads 2
-              pushbench run --scenario football --activities 10000 --time-scale 120 --budget-preset conservative
+              pushbench run --scenario football --activities 10000 --time-scale 120 \\
+                  --budget-preset conservative
               pushbench run --rate 2000 --duration 30s
             """
     )
@@ -152,6 +154,9 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var reports: ReportsFolderOptions
 
+    @OptionGroup(title: "Gates and machine-readable output")
+    var gate: GateOptions
+
     @OptionGroup(title: "Live figures for Prometheus")
     var metrics: MetricsOptions
 
@@ -172,6 +177,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         try workload.requireOneDelivery()
+        _ = try gate.parsed(for: .run)
         if let priority, ![1, 5, 10].contains(priority) { throw ValidationError("--priority must be 1, 5 or 10") }
         if destination.endpoint != nil && embeddedMock.isSet {
             throw ValidationError(
@@ -228,7 +234,7 @@ struct RunCommand: ParsableCommand {
             throw CommandLineError.runtime("\(error)")
         }
         display.finish()
-        let result = try report(
+        let (result, thresholdsHeld) = try report(
             outcome,
             load: load,
             runID: runID,
@@ -237,9 +243,10 @@ struct RunCommand: ParsableCommand {
             cpuSampling: PerfOptions.workerStacks(sampling, threads: link.threads)
         )
         if let metricsEndpoint { metrics.hold(metricsEndpoint, stop: stop) }
-        if let signal = trap.signal { throw ExitCode(ExitStatus.interrupted(by: signal)) }
+        try trap.throwIfInterrupted()
         if !result.counts.isBalanced { throw CommandLineError("internal error: the run's books do not balance") }
         if result.nothingSucceeded || result.counts.sent == 0 { throw ExitCode(ExitStatus.nothingSucceeded) }
+        if !thresholdsHeld { throw ExitCode(ExitStatus.gateFailed) }
     }
 }
 

@@ -58,21 +58,24 @@ struct ScenariosCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the built-in scenarios and kinds.")
 
         func run() {
+            // The name column is as wide as the longest name: a name is never cut.
+            let width = (Scenario.builtIn.map(\.name) + ActivityKind.allCases.map(\.rawValue)).map(\.count).max() ?? 0
+            func column(_ name: String) -> String { name.padding(toLength: width, withPad: " ", startingAt: 0) }
             Console.out("built-in scenarios (pushbench scenarios show NAME prints one as a file):")
             for scenario in Scenario.builtIn {
                 let cohort = scenario.cohorts[0]
                 Console.out(
-                    "  \(scenario.name.padding(toLength: 11, withPad: " ", startingAt: 0))"
+                    "  \(column(scenario.name))"
                         + " \(cohort.activities) activities in \(cohort.groups) group(s): \(scenario.description)"
                 )
             }
             Console.out("activity kinds:")
             for kind in ActivityKind.allCases {
-                Console.out("  \(kind.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(kind.summary)")
+                Console.out("  \(column(kind.rawValue)) \(kind.summary)")
                 let priorities = ([EventKind.start] + kind.eventKinds).map {
                     "\($0.rawValue) \(kind.defaultPriorities[$0] ?? 10)"
                 }
-                Console.out("              events (default priority): \(priorities.joined(separator: ", "))")
+                Console.out("  \(column("")) events (default priority): \(priorities.joined(separator: ", "))")
             }
         }
     }

@@ -14,7 +14,7 @@ struct TokenHygieneOptions: ParsableArguments {
 
     @Option(
         name: .customLong("expiry-window"),
-        help: "How long after the mock starts the --expiring tokens die, spread evenly over it (90s, 10m)."
+        help: "How long after the mock starts the --expiring tokens die, spread evenly over it."
     )
     var expiryWindow = TimeSpan(seconds: 60)
 

@@ -76,7 +76,7 @@ final class BadInputTests: PushbenchTestCase {
             Case(
                 arguments: ["run", "--rate-profile", badProfile],
                 status: 2,
-                message: "--rate-profile \(badProfile):3: '30,abc' is not SECONDS:RATE"
+                message: "--rate-profile \(badProfile):3: '30,abc' is not a SECONDS,RATE line"
             ),
             Case(
                 arguments: ["run", "--rate-profile", binaryProfile],

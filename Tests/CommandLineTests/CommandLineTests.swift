@@ -250,8 +250,8 @@ final class CommandLineTests: PushbenchTestCase {
         // Each malformed pacing and the words of its one-line error.
         let cases: [(arguments: [String], message: String)] = [
             (
-                ["run", "--rate-profile", "0:100,10:-5"],
-                "--rate-profile 0:100,10:-5: rates must be finite and not negative"
+                ["run", "--rate-profile", "0:100,10s:-5"],
+                "--rate-profile 0:100,10s:-5: rates must be finite and not negative"
             ),
             (["run", "--rate", "100", "--time-scale", "60"], "are ways to pace pushes; give one"),
             (["run", "--burst", "penalty"], "--burst: no event kind 'penalty'; the kinds are start, kick-off"),

@@ -73,11 +73,15 @@ final class ProfileAPIInputTests: PushbenchTestCase {
         let (bad, _) = try profile(file, options: ["--never-report", "1.5"])
         XCTAssertEqual(bad.status, 64, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("--never-report must be a share from 0 to 1"), bad.stderr)
-        for wrong in ["5,1", "inf", "1,inf", "nan", "1,500"] {
+        for wrong in ["5s,1s", "inf", "1s,inf", "nan", "1s,500s"] {
             let (delay, _) = try profile(file, options: ["--report-delay", wrong])
             XCTAssertEqual(delay.status, 64, delay.stderr)
             XCTAssertTrue(delay.stderr.contains("--report-delay: MEDIAN[,P99]"), delay.stderr)
         }
+        // One duration rule everywhere: a bare number is refused with the fix.
+        let (bare, _) = try profile(file, options: ["--report-delay", "1.5,10"])
+        XCTAssertEqual(bare.status, 64, bare.stderr)
+        XCTAssertTrue(bare.stderr.contains("--report-delay 1.5,10: a duration needs a unit"), bare.stderr)
     }
 
     /// Push-to-start cohorts are started by the operator: a lifecycle file without `start`

@@ -65,7 +65,11 @@ final class ProfileAsAppleTests: XCTestCase {
     private func hostsUsed(_ summary: [String: Any]) throws -> [String: [Int]] {
         let sealed = try XCTUnwrap(summary["sealed_network"] as? [String: Any])
         let hosts = try XCTUnwrap(sealed["hosts"] as? [[String: Any]])
-        XCTAssertEqual(hosts.count, 8, "three names on 443 and 2197, and the two broadcast management hosts")
+        XCTAssertEqual(
+            hosts.count,
+            12,
+            "three push names and two broadcast send names on 443 and 2197, and the two broadcast management hosts"
+        )
         var used: [String: [Int]] = [:]
         for host in hosts where (host["connections"] as? Int ?? 0) > 0 {
             let key = "\(host["name"] ?? ""):\(host["port"] ?? 0) (\(host["environment"] ?? ""))"
@@ -136,6 +140,14 @@ final class ProfileAsAppleTests: XCTestCase {
         XCTAssertEqual(seen["example.com"] as? String, "gaierror", "no name outside the hosts file resolves")
         XCTAssertEqual(seen["reach"] as? Int, 200)
         XCTAssertEqual(seen["system_bundle"] as? Int, 200, "the system bundle inside holds the mock's CA")
+        XCTAssertEqual(
+            seen["broadcast_hosts"] as? [String: String],
+            [
+                "api-broadcast.push.apple.com": "400 ChannelNotRegistered",
+                "api-broadcast.sandbox.push.apple.com": "400 ChannelNotRegistered",
+            ],
+            "the broadcast names of Apple's sample answer as APNs does"
+        )
         XCTAssertEqual(outside.acceptWaiting(), 0, "the host's loopback saw no connection from inside")
         let summary = try summary(in: run.folder)
         XCTAssertEqual(
@@ -145,6 +157,8 @@ final class ProfileAsAppleTests: XCTestCase {
                 "api.push.apple.com:2197 (production)": [1, 1],
                 "api.development.push.apple.com:2197 (development)": [1, 1],
                 "api.push.apple.com:443 (production)": [1, 1],
+                "api-broadcast.push.apple.com:443 (production)": [1, 0],
+                "api-broadcast.sandbox.push.apple.com:443 (development)": [1, 0],
             ]
         )
         let sealed = try XCTUnwrap(summary["sealed_network"] as? [String: Any])
@@ -186,7 +200,7 @@ final class ProfileAsAppleTests: XCTestCase {
         let run = try profile(
             [
                 "--api", Self.path("examples/netmera-lifecycle.yaml"), "--scenario", scenario, "--activities", "300",
-                "--requests", "5", "--time-scale", "600", "--report-delay", "0.2,0.5", "--settle", "5s", "--",
+                "--requests", "5", "--time-scale", "600", "--report-delay", "0.2s,0.5s", "--settle", "5s", "--",
                 Self.path("Tests/Services/netmera-sqlite/deploy.sh"), reports.file("tokens.sqlite3"),
             ],
             environment: ["NETMERA_API_KEY": "netmera-secret-5521"]

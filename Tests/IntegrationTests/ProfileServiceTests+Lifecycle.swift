@@ -19,7 +19,7 @@ extension ProfileServiceTests {
         try profile(
             api: "examples/netmera-lifecycle.yaml",
             calls: calls,
-            options: ["--report-delay", "0.2,0.5", "--settle", "2s"] + options,
+            options: ["--report-delay", "0.2s,0.5s", "--settle", "2s"] + options,
             service: service,
             serviceOptions: serviceOptions
         )
@@ -131,7 +131,7 @@ extension ProfileServiceTests {
                 "--activities", "200",
             ],
             calls: 4000,
-            options: ["--report-delay", "0.1,0.3", "--dismiss", "0.3", "--unregister-delay", "0s", "--settle", "2s"]
+            options: ["--report-delay", "0.1s,0.3s", "--dismiss", "0.3", "--unregister-delay", "0s", "--settle", "2s"]
         )
         XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
         let lifecycle = try section(summary, "lifecycle")
@@ -202,7 +202,7 @@ extension ProfileServiceTests {
             scenario: ["--scenario", scenario, "--activities", "300"],
             calls: 12,
             schedule: ["--time-scale", "300"],
-            options: ["--report-delay", "1,8", "--settle", "2s"],
+            options: ["--report-delay", "1s,8s", "--settle", "2s"],
             serviceOptions: ["--own-content-state"]
         )
         XCTAssertEqual(output.status, 0, output.stdout + output.stderr)

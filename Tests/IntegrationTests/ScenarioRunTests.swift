@@ -117,7 +117,7 @@ final class RateProfileRunTests: XCTestCase {
         let mock = try MockFixture()
         var load = try mock.load(requests: nil, activities: 1000)
         // 100/s rising to 300/s over 2 s (400 pushes), then nothing.
-        load.pacing = .rate(try RateProfile(parsing: "0:100,2:300,2:0"))
+        load.pacing = .rate(try RateProfile(parsing: "0:100,2s:300,2s:0"))
         load.threads = 2
         let result = try LoadTest.run(load, tokens: mock.tokens())
 

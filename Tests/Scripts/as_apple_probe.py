@@ -29,6 +29,8 @@ NAMES = [
     "https://api.push.apple.com",
 ]
 
+BROADCAST_NAMES = ["api-broadcast.push.apple.com", "api-broadcast.sandbox.push.apple.com"]
+
 
 def push(client, origin, event, bearer):
     answer = client.post(f"{origin}/3/device/{event['token']}", json=event["payload"], headers=apns_headers(event, bearer))
@@ -60,6 +62,24 @@ def main():
         return 1
     with httpx.Client(http2=True) as client:
         seen["pushes"] = [push(client, NAMES[index % len(NAMES)], event, bearer) for index, event in enumerate(events)]
+    # Broadcasts to the names Apple's own sample uses: answered as APNs answers a channel no
+    # one made (400 ChannelNotRegistered), not left unresolved.
+    bundle = events[0]["topic"].removesuffix(".push-type.liveactivity")
+    seen["broadcast_hosts"] = {}
+    with httpx.Client(http2=True) as client:
+        for host in BROADCAST_NAMES:
+            answer = client.post(
+                f"https://{host}/4/broadcasts/apps/{bundle}",
+                json={"aps": {"event": "update", "timestamp": 1, "content-state": {}}},
+                headers={
+                    "authorization": bearer,
+                    "apns-push-type": "liveactivity",
+                    "apns-channel-id": "dHdvIGNoYW5uZWxzIG5vIG9uZSBtYWRl",
+                    "apns-priority": "10",
+                },
+            )
+            reason = answer.json().get("reason", "") if answer.content else ""
+            seen["broadcast_hosts"][host] = f"{answer.status_code} {reason}".strip()
     # A client that reads only the system bundle, as some do: the mock's CA is in it inside.
     system = ssl.create_default_context(cafile="/etc/ssl/certs/ca-certificates.crt")
     with httpx.Client(http2=True, verify=system, trust_env=False) as client:

@@ -66,6 +66,11 @@ public final class RunningProgram {
         kill(process.processIdentifier, SIGINT)
     }
 
+    /// Sends SIGTERM, as a CI job's timeout or `kubectl delete` does.
+    public func terminate() {
+        kill(process.processIdentifier, SIGTERM)
+    }
+
     /// Kills the program at once with SIGKILL, as a crash or the OOM killer does: it writes nothing
     /// more and closes no connection cleanly.
     public func killAtOnce() {

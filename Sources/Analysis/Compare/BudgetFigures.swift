@@ -17,6 +17,9 @@ public struct BudgetFigures: Sendable, Equatable {
     /// The model's parameters, `name=value` by name, for the report: figures of other
     /// parameters differ.
     public var parameters: [String: String]
+    /// What was analysed, to refuse comparing unlike inputs: its kind and activities, and the
+    /// scenario's name (two recordings of one sender's traffic compare whatever their paths).
+    public var workload: ComparedWorkload?
 
     public init(
         input: String,
@@ -60,6 +63,11 @@ public struct BudgetFigures: Sendable, Equatable {
             keyLagTargetSeconds: summary.spent.keyLagTargetS,
             parameters: summary.parameters.byName
         )
+        let input = summary.input
+        workload = ComparedWorkload(
+            parts: [("input", input.kind), ("activities", String(input.activities))]
+                + (input.kind == "scenario" ? [("scenario", input.name)] : [])
+        )
     }
 
     /// What a decoding error says is missing or wrong, as a key path.
@@ -76,7 +84,10 @@ public struct BudgetFigures: Sendable, Equatable {
 
     /// Whether `path` holds (or is the folder of) a budget summary.
     public static func isBudgetSummary(_ path: String) -> Bool {
-        summary(at: path).object?["kind"] as? String == "budget"
+        // A run's or a profile's folder holds its budget's files too: it is judged as a run.
+        let runSummary = (path as NSString).appendingPathComponent("summary.json")
+        guard !FileManager.default.fileExists(atPath: runSummary) else { return false }
+        return summary(at: path).object?["kind"] as? String == "budget"
     }
 
     /// The summary file `path` names (itself, or `budget_summary.json` in the folder it is), and

@@ -6,12 +6,18 @@ extension RunComparison {
     /// total, fails when its instructions per push rose beyond its limit. One count a side is
     /// enough, since a count does not change with the machine's load; so no statistics.
     /// - Throws: `ComparisonError` in one line when the two were not counted the same way: another
-    ///   PushBench version, another stage list or another workload.
-    public init(baseline: InstructionCounts, current: InstructionCounts, thresholds: ComparisonThresholds) throws {
+    ///   PushBench version, another stage list or, unless `allowingDifferentWorkloads`, another
+    ///   workload.
+    public init(
+        baseline: InstructionCounts,
+        current: InstructionCounts,
+        thresholds: ComparisonThresholds,
+        allowingDifferentWorkloads: Bool = false
+    ) throws {
         let differences = [
             ("PushBench version", baseline.build.version, current.build.version),
             ("stage list", Self.stageList(baseline), Self.stageList(current)),
-            ("workload", baseline.workload, current.workload),
+            ("workload", baseline.workload, allowingDifferentWorkloads ? baseline.workload : current.workload),
         ]
         if let (what, before, after) = differences.first(where: { $0.1 != $0.2 }) {
             throw ComparisonError(

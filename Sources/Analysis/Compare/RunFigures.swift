@@ -37,6 +37,8 @@ public struct RunFigures: Sendable, Equatable {
     public var cpuSharesPercent: [String: Double]?
     /// For a lifecycle profile: the devices' side.
     public var lifecycle: LifecycleFigures?
+    /// What the run measured, to refuse comparing unlike workloads; `nil` for figures given by hand.
+    public var workload: ComparedWorkload?
 
     /// Whether the figures are a profile's.
     public var isProfile: Bool { events != nil }
@@ -83,6 +85,7 @@ public struct RunFigures: Sendable, Equatable {
         serverAgrees = summary.serverCounts?.matchesClient
         cpuSharesPercent = summary.cpuSamples?.sharesPercent
         lifecycle = summary.lifecycle.map(LifecycleFigures.init)
+        workload = ComparedWorkload(summary)
         if let sender = summary.sender, let lag = summary.lag, let events = summary.events {
             throughputPerSecond = sender.pushesPerS
             p50Us = lag.p50Ms * 1000

@@ -33,13 +33,11 @@ extension FleetPlan {
             (
                 "sender CPU",
                 String(format: "%.1f µs per push", cpuMicrosPerPush) + " ("
-                    + StageTimes.Stage.allCases.map {
-                        String(
-                            format: "%@ %.1f",
-                            $0.name,
-                            measured.stageTimes.nanosPerPush($0, pushes: measured.counts.sent) / 1000
-                        )
-                    }.joined(separator: ", ") + ") → 1e6 ÷ " + String(format: "%.1f", cpuMicrosPerPush)
+                    + measured.stageTimes.cpuShares(
+                        cpuNanosPerPush: cpuMicrosPerPush * 1000,
+                        pushes: measured.counts.sent
+                    ).named.map { String(format: "%@ %.1f", $0.name, $0.nanos / 1000) }.joined(separator: " + ")
+                    + ") → 1e6 ÷ " + String(format: "%.1f", cpuMicrosPerPush)
                     + " = \(Self.count(pushesPerCore)) pushes/s per core"
             ),
         ]

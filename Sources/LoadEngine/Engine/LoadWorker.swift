@@ -49,9 +49,13 @@ struct LoadWorker: Sendable {
     /// The intended time of a push the rate profile never reaches (its rate fell to 0 for good).
     static let never = UInt64.max
 
-    /// How long requests in flight may take once sending has stopped (`--duration` reached,
-    /// Ctrl-C, SIGTERM, or another worker failed); then they are counted as timed out.
+    /// How long requests in flight may take once sending has stopped (`--duration` reached, or
+    /// another worker failed); then they are counted as timed out.
     static let drainNanos: UInt64 = 2_000_000_000
+
+    /// The same after Ctrl-C or SIGTERM: shorter, so the whole command, its report included,
+    /// ends within 2 s of the signal.
+    static let stopDrainNanos: UInt64 = 1_000_000_000
 
     /// Sends the worker's share through a client made by `makeTransport`, calling `onAccepted`
     /// for each push answered 200, and returns what it measured.

@@ -1,3 +1,5 @@
+import Transport
+
 /// An offered rate that changes over a run: straight lines between points (seconds, pushes per
 /// second), holding the last point's rate after it. A constant rate is one point; a ramp two;
 /// steps put two points at the same second.
@@ -35,7 +37,8 @@ public struct RateProfile: Sendable, Equatable {
         try RateProfile(points: [(0, perSecond)])
     }
 
-    /// Reads `t:rate,t:rate,...`, e.g. `0:100,60:2000` (a one-minute ramp from 100/s to 2000/s).
+    /// Reads `t:rate,t:rate,...`, e.g. `0:100,60s:2000` (a one-minute ramp from 100/s to 2000/s),
+    /// each time with its unit but 0, or a file's `seconds,rate` lines.
     public init(parsing text: String) throws(RateProfileError) {
         var points: [(Double, Double)] = []
         // `t:rate,t:rate` on a line, or a file's `t,rate` lines.
@@ -46,10 +49,23 @@ public struct RateProfile: Sendable, Equatable {
                 let fields = item.split(whereSeparator: { $0 == ":" || $0 == "," || $0 == " " || $0 == "\r" })
                     .map(String.init)
                 if fields.count == 2, fields[0].lowercased() == "seconds" { continue }  // a file's header line
-                guard fields.count == 2, let seconds = Double(fields[0]), let rate = Double(fields[1]) else {
-                    let shown = String(item.filter { !$0.isNewline })
+                let shown = String(item.filter { !$0.isNewline })
+                // A point on the command line is a duration with its unit (`60s:2000`), as every
+                // duration is; a file's `seconds,rate` column says its unit in its header.
+                let seconds =
+                    item.contains(":")
+                    ? fields.first.flatMap { try? Duration(parsing: $0) }.map(\.inSeconds)
+                    : fields.first.flatMap(Double.init)
+                guard fields.count == 2, let seconds, let rate = Double(fields[1]) else {
+                    if item.contains(":"), let time = fields.first, Double(time).map({ $0 != 0 }) == true {
+                        throw RateProfileError(
+                            "'\(shown)': a time needs a unit, such as \(time)s:\(fields.dropFirst().first ?? "RATE")",
+                            line: lines.count > 1 ? number + 1 : nil
+                        )
+                    }
                     throw RateProfileError(
-                        "'\(shown)' is not SECONDS:RATE (or a SECONDS,RATE line)",
+                        item.contains(":")
+                            ? "'\(shown)' is not TIME:RATE, such as 60s:2000" : "'\(shown)' is not a SECONDS,RATE line",
                         line: lines.count > 1 ? number + 1 : nil
                     )
                 }

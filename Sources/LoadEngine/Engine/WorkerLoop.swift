@@ -9,7 +9,8 @@ import Workload
 /// - `pace`: wait for the sockets until the next thing is due, and answer a reader of the
 ///   run's live figures (`LiveMetrics`);
 /// - drain: once sending stops (`--duration`, Ctrl-C, SIGTERM, another worker failed), give the
-///   requests in flight `LoadWorker.drainNanos`, then count those still open as timed out.
+///   requests in flight `LoadWorker.drainNanos` (`stopDrainNanos` after a signal), then count
+///   those still open as timed out.
 ///
 /// Every request ends in exactly one outcome, so the books balance however the run stops.
 struct WorkerLoop {
@@ -176,7 +177,7 @@ struct WorkerLoop {
             gaveUp = true
         }
         if drainDeadline == nil && (worker.stop.isSet || worker.abort.isSet || now >= submitUntil || gaveUp) {
-            drainDeadline = now + LoadWorker.drainNanos
+            drainDeadline = now + (worker.stop.isSet ? LoadWorker.stopDrainNanos : LoadWorker.drainNanos)
         }
         if drainDeadline != nil || sent >= worker.requestCap { submitting = false }
     }

@@ -59,4 +59,40 @@ public struct StageTimes: Sendable, Equatable {
     public func nanosPerPush(_ stage: Stage, pushes: Int) -> Double {
         pushes > 0 ? Double(nanos[stage.rawValue]) / Double(pushes) : 0
     }
+
+    /// The workers' CPU a push, `cpuNanosPerPush`, shared out among the stages, so that the
+    /// stages and `other` add up to it exactly.
+    ///
+    /// The stages are timed on the wall clock. When their sum is below the CPU, each stage is its
+    /// time and `other` is the CPU spent outside them (the loop, waiting for sockets). When it is
+    /// above, the threads waited for a core inside the stages (a busy machine), and each stage
+    /// gets its share of the CPU in proportion to its time: `scale` says by how much they were cut.
+    public func cpuShares(cpuNanosPerPush: Double, pushes: Int) -> CPUShares {
+        let wall = Stage.allCases.map { nanosPerPush($0, pushes: pushes) }
+        let total = wall.reduce(0, +)
+        let cpu = max(0, cpuNanosPerPush)
+        guard total > cpu, total > 0 else {
+            return CPUShares(stageNanos: wall, otherNanos: cpu - total, scale: 1)
+        }
+        let scale = cpu / total
+        return CPUShares(stageNanos: wall.map { $0 * scale }, otherNanos: 0, scale: scale)
+    }
+
+    /// The CPU of a push by stage (`cpuShares`).
+    public struct CPUShares: Sendable, Equatable {
+        /// Nanoseconds a push, in `Stage` order.
+        public let stageNanos: [Double]
+        /// The CPU outside every stage, nanoseconds a push.
+        public let otherNanos: Double
+        /// What the stages' wall times were multiplied by to fit the CPU (1 when they fit).
+        public let scale: Double
+
+        /// The whole: the workers' CPU a push.
+        public var totalNanos: Double { stageNanos.reduce(0, +) + otherNanos }
+
+        /// `(name, nanoseconds)` for each stage, then `other`.
+        public var named: [(name: String, nanos: Double)] {
+            zip(Stage.allCases, stageNanos).map { ($0.name, $1) } + [("other", otherNanos)]
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import ArrivalMatching
+import Foundation
 import LoadEngine
 import ServiceProfiling
 import Workload
@@ -30,8 +31,11 @@ public enum EventsFile {
     /// - Parameters:
     ///   - startAt: UNIX seconds of `at_s` 0; payload timestamps are `startAt + at_s`, and
     ///     `apns-expiration` is an hour after `startAt`, as `pushbench run` sets it.
+    ///   - shouldStop: asked every few thousand events; when it answers true (a signal), the
+    ///     files written so far are removed.
     /// - Throws: `ProfileError.badInput` for a scenario that broadcasts (a profile's pushes go
-    ///   to tokens), `.systemCall` when a file cannot be written.
+    ///   to tokens), `.systemCall` when a file cannot be written, `.stoppedBeforeStart` when
+    ///   `shouldStop` said so.
     public static func write(
         scenario: Scenario,
         requests: Int?,
@@ -39,7 +43,8 @@ public enum EventsFile {
         bundleID: String,
         startAt: Double,
         eventsPath: String,
-        tokensPath: String
+        tokensPath: String,
+        shouldStop: () -> Bool = { false }
     ) throws -> Written {
         guard scenario.broadcastGroups(in: 0..<scenario.activities).isEmpty else {
             throw ProfileError.badInput(
@@ -68,6 +73,14 @@ public enum EventsFile {
                 payload: EventTag.tagged(payload, event: number)
             )
             try events.append(line.bytes)
+            if number & 0xFFF == 0xFFF, shouldStop() {
+                try? events.close()
+                try? tokens.close()
+                for path in [eventsPath, tokensPath] { try? FileManager.default.removeItem(atPath: path) }
+                throw ProfileError.stoppedBeforeStart(
+                    "stopped while writing the sender's events (\(number + 1) written, now removed); the sender was not started"
+                )
+            }
         }
         try events.close()
         try tokens.close()

@@ -129,7 +129,7 @@ struct ProfileWatch {
             } else if let workDone {
                 terminate(workDone, now: now, tree: tree)
             }
-        case .terminating(let cause, let since) where now - since >= graceSeconds:
+        case .terminating(let cause, let since) where now - since >= grace(for: cause):
             _ = sender?.send(SIGKILL, to: tree)
             phase = .killing(cause: cause, began: since, since: now)
         case .killing(_, _, let since) where now - since >= Self.killWaitSeconds:
@@ -137,6 +137,16 @@ struct ProfileWatch {
         default: break
         }
     }
+
+    /// How long the sender has between SIGTERM and SIGKILL: `--grace`, but at most
+    /// `signalGraceSeconds` after Ctrl-C or SIGTERM, so PushBench ends within 2 s of the signal
+    /// (a sender still starting when it came may not have heard its SIGTERM).
+    private func grace(for cause: SenderProfile.Stop) -> Double {
+        cause == .interrupted ? min(graceSeconds, Self.signalGraceSeconds) : graceSeconds
+    }
+
+    /// The sender's grace after a signal to PushBench.
+    static let signalGraceSeconds = 0.8
 
     /// The progress figures, once a second.
     mutating func progressDue() -> ProfileProgress? {

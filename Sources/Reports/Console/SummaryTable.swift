@@ -59,12 +59,13 @@ public enum SummaryTable {
                     format: "%.0f attempts/s, %.0f successes/s",
                     result.throughputPerSecond,
                     result.successesPerSecond
-                )
+                ) + (result.configuration.pacing.isOpenLoop ? " (offered: \(result.configuration.pacing.label))" : "")
             ),
         ]
         rows +=
             result.latency.totalCount > 0
             ? [
+                ("latency", result.latencyOrigin),
                 ("latency p50", ms(latency.p50)),
                 ("latency p90", ms(latency.p90)),
                 ("latency p99", ms(latency.p99)),
@@ -110,7 +111,8 @@ public enum SummaryTable {
             (
                 "sender stages",
                 GeneratorHealth.stageRows(result).dropLast().map { "\($0.0) \($0.1)" }.joined(separator: ", ")
-                    + " per push"
+                    + " per push = " + (GeneratorHealth.stageRows(result).last?.1 ?? "") + " of CPU ("
+                    + GeneratorHealth.stageNote(result) + ")"
             )
         )
         if case .burst(let kind) = result.configuration.pacing, result.latency.totalCount > 0 {

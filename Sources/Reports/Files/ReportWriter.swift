@@ -17,6 +17,8 @@ public enum ReportWriter {
         public let directory: String
         /// The HTML report's path.
         public let htmlPath: String
+        /// What `summary.json` says, with the verdicts of the context's judge.
+        public let summary: RunSummary
     }
 
     /// Writes the report for `result` into `<root>/<runID>/`, with `budget`'s files and section
@@ -51,7 +53,8 @@ public enum ReportWriter {
         comparison: (any ReportSection)? = nil
     ) throws -> Written {
         try ReportFile.makeFolder(directory)
-        try save(try RunSummary(result, context: context).encoded(), as: "summary.json", in: directory)
+        let summary = judged(RunSummary(result, context: context), by: context)
+        try save(try summary.encoded(), as: "summary.json", in: directory)
         try save(Data(percentileTable(result.latency).text.utf8), as: "latency_percentiles.csv", in: directory)
         try save(Data(timeseriesTable(result.timeline).text.utf8), as: "timeseries.csv", in: directory)
         try save(Data(hgrm(result.latency).utf8), as: "latency.hgrm", in: directory)
@@ -59,7 +62,11 @@ public enum ReportWriter {
         try saveStacksAndBudget(context: context, budget: budget, directory: directory)
         let html = HTMLReport(result: result, context: context, budget: budget, comparison: comparison).render()
         try save(Data(html.utf8), as: "report.html", in: directory)
-        return Written(directory: directory, htmlPath: (directory as NSString).appendingPathComponent("report.html"))
+        return Written(
+            directory: directory,
+            htmlPath: (directory as NSString).appendingPathComponent("report.html"),
+            summary: summary
+        )
     }
 
     /// Writes a profile's report into `directory`: its summary, its lag (a profile sees no
@@ -74,7 +81,8 @@ public enum ReportWriter {
     ) throws -> Written {
         try ReportFile.makeFolder(directory)
         let arrivals = profile.arrivals
-        try save(try RunSummary(profile: profile, context: context).encoded(), as: "summary.json", in: directory)
+        let summary = judged(RunSummary(profile: profile, context: context), by: context)
+        try save(try summary.encoded(), as: "summary.json", in: directory)
         try save(Data(percentileTable(arrivals.lag).text.utf8), as: "lag_percentiles.csv", in: directory)
         try save(Data(profile.timeseriesTable.text.utf8), as: "timeseries.csv", in: directory)
         if let service = profile.service {
@@ -84,7 +92,18 @@ public enum ReportWriter {
         try saveOutcomes(arrivals.counts, arrivals.rejectedByReason, [:], arrivals.perConnection, directory)
         try saveStacksAndBudget(context: context, budget: budget, directory: directory)
         try save(Data(ProfilePage(context: context, profile: profile).render().utf8), as: "report.html", in: directory)
-        return Written(directory: directory, htmlPath: (directory as NSString).appendingPathComponent("report.html"))
+        return Written(
+            directory: directory,
+            htmlPath: (directory as NSString).appendingPathComponent("report.html"),
+            summary: summary
+        )
+    }
+
+    /// `summary` with the verdicts of `context`'s judge, when it has one.
+    private static func judged(_ summary: RunSummary, by context: RunContext) -> RunSummary {
+        var summary = summary
+        summary.thresholds = context.judge?(summary)
+        return summary
     }
 
     /// `outcomes.csv` and `connections.csv`.
@@ -105,7 +124,7 @@ public enum ReportWriter {
         if case .success(let profile) = context.cpuSampling {
             try save(Data(profile.stacks.text.utf8), as: "stacks.folded", in: directory)
         }
-        if let budget { _ = try budget.write(root: (directory as NSString).deletingLastPathComponent) }
+        if let budget { _ = try budget.write(directory: directory) }
     }
 
     /// The percentile spectrum as HdrHistogram prints it (5 ticks per half distance).

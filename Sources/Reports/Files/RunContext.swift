@@ -20,6 +20,9 @@ public struct RunContext: Sendable {
     public var practices: SenderPractices? = nil
     /// The sender's call stacks sampled with perf (`--perf`), or why they could not be.
     public var cpuSampling: Result<StackProfile, PerfUnavailable>? = nil
+    /// Judges the summary before it is written (`--threshold`): its verdicts go into
+    /// `summary.json`'s `thresholds`, so the file says what the run was gated by.
+    public var judge: (@Sendable (RunSummary) -> [RunSummary.ThresholdVerdict])? = nil
 
     /// Creates a context.
     public init(

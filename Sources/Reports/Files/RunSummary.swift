@@ -90,6 +90,9 @@ public struct RunSummary: Codable, Sendable {
     public var lifecycle: Lifecycle?
     /// The sealed network the sender ran in (`profile --as-apple`; absent otherwise and before 0.7).
     public var sealedNetwork: SealedNetwork?
+    /// The absolute thresholds (`--threshold`) the run was judged by, with their verdicts; absent
+    /// when none was given (and before 0.9).
+    public var thresholds: [ThresholdVerdict]?
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version"
@@ -133,6 +136,42 @@ public struct RunSummary: Codable, Sendable {
         case cpuSamples = "cpu_samples"
         case registrations, api, fanout, lifecycle
         case sealedNetwork = "sealed_network"
+        case thresholds
+    }
+
+    /// One absolute threshold (`--threshold 'p99<250ms'`) and what the run measured of it.
+    public struct ThresholdVerdict: Codable, Sendable, Equatable {
+        /// The threshold as it was given.
+        public var expression: String
+        /// The metric's name, as `--threshold` takes it.
+        public var metric: String
+        /// What the run measured, in `unit`; `nil` when the run has no such figure (it fails).
+        public var measured: Double?
+        /// The limit, in `unit`.
+        public var limit: Double
+        /// The unit of `measured` and `limit`: `ms`, `percent`, `per_s`, `us` or `count`.
+        public var unit: String
+        public var passed: Bool
+        /// What the figure is, and what it is measured from.
+        public var about: String
+
+        public init(
+            expression: String,
+            metric: String,
+            measured: Double?,
+            limit: Double,
+            unit: String,
+            passed: Bool,
+            about: String
+        ) {
+            self.expression = expression
+            self.metric = metric
+            self.measured = measured
+            self.limit = limit
+            self.unit = unit
+            self.passed = passed
+            self.about = about
+        }
     }
 
     /// A run's broadcasts, apart from its pushes to tokens.

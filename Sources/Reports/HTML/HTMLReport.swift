@@ -134,25 +134,13 @@ public struct HTMLReport {
         let outages = result.outages
         let bands = outages.map { (from: $0.fromSeconds, to: $0.toSeconds, label: "outage") }
         let ended = result.counts.completed > 0 ? result.timeline : []
-        html += LineChart(
-            title: "Completed and succeeded requests per second",
-            xLabel: "seconds since start",
-            yLabel: "requests/s",
-            series: [
-                .init(
-                    name: "completed/s",
-                    color: "#0a66c2",
-                    points: ended.map { ($0.startSeconds, $0.completedPerSecond) }
-                ),
-                .init(
-                    name: "succeeded/s",
-                    color: "#1a7f37",
-                    points: ended.map { ($0.startSeconds, $0.succeededPerSecond) }
-                ),
-            ],
-            bands: bands,
-            emptyReason: "no request ended, so there is no throughput to plot"
-        ).render()
+        let offered = OfferedRate.perSecond(
+            result.configuration,
+            resolutionSeconds: result.timelineResolutionSeconds,
+            intervals: ended.count
+        )
+        html += throughputChart(ended, offered: offered, bands: bands)
+        html += offeredNote(offered != nil)
         html += outagesNote(outages)
         let answered = result.timeline.filter { $0.p50Us > 0 }
         html += LineChart(
@@ -177,6 +165,55 @@ public struct HTMLReport {
         return html
     }
 
+    /// Requests completed and succeeded a second, beside the offered rate when the schedule has one.
+    private func throughputChart(
+        _ ended: [TimelineSample],
+        offered: [Double]?,
+        bands: [(from: Double, to: Double, label: String)]
+    ) -> String {
+        LineChart(
+            title: offered == nil
+                ? "Completed and succeeded requests per second"
+                : "Offered, completed and succeeded requests per second",
+            xLabel: "seconds since start",
+            yLabel: "requests/s",
+            series: (offered.map { rates in
+                [.init(name: "offered/s", color: "#9e9e9e", points: zip(ended, rates).map { ($0.startSeconds, $1) })]
+            } ?? []) + [
+                .init(
+                    name: "completed/s",
+                    color: "#0a66c2",
+                    points: ended.map { ($0.startSeconds, $0.completedPerSecond) }
+                ),
+                .init(
+                    name: "succeeded/s",
+                    color: "#1a7f37",
+                    points: ended.map { ($0.startSeconds, $0.succeededPerSecond) }
+                ),
+            ],
+            bands: bands,
+            emptyReason: "no request ended, so there is no throughput to plot"
+        ).render()
+    }
+
+    /// What the offered line is, or why an open loop has none.
+    private func offeredNote(_ drawn: Bool) -> String {
+        if drawn {
+            return "<p class=\"sub\">Offered: the pushes the schedule intended in each interval, per second "
+                + "(\(HTML.escape(result.configuration.pacing.label))). Completed below offered is a sender, or a "
+                + "target, that fell behind it.</p>"
+        }
+        switch result.configuration.pacing {
+        case .burst:
+            return "<p class=\"sub\">Offered: every push of the burst was due at 0 s.</p>"
+        case .scenarioTime:
+            return "<p class=\"sub\">The offered rate is not drawn: the scenario holds more than "
+                + "\(OfferedRate.mostScenarioPushes) pushes to walk for their due times.</p>"
+        default:
+            return ""
+        }
+    }
+
     /// How long the target answered nothing, and when; empty without an outage.
     private func outagesNote(_ outages: [Outage]) -> String {
         guard !outages.isEmpty else { return "" }
@@ -199,7 +236,9 @@ public struct HTMLReport {
         let latency = RunSummary.Percentiles(result.latency)
         var html = ""
         html += "<h2>Latency percentile spectrum</h2>"
-        html += "<p class=\"sub\">From each request's submission to its last response byte. The x axis is "
+        html +=
+            "<p class=\"sub\">\(HTML.escape(result.latencyOrigin.prefix(1).uppercased() + result.latencyOrigin.dropFirst())) "
+        html += "to its last response byte. The x axis is "
         html += "log<sub>10</sub>(1/(1−p)), as HdrHistogram plots it, so the tail gets the room.</p>"
         html += spectrumChart()
         html += HTML.table(
@@ -243,9 +282,9 @@ public struct HTMLReport {
         html += "<h2>The sender</h2>"
         html += "<p class=\"sub\">\(HTML.escape(GeneratorHealth.verdict(result))).</p>"
         html += HTML.table(
-            "Time per push in each stage of the sender core",
+            "The sender core's CPU per push, by stage (\(GeneratorHealth.stageNote(result)))",
             GeneratorHealth.stageRows(result),
-            headers: ("stage", "per push")
+            headers: ("stage", "CPU per push")
         )
         return html
     }

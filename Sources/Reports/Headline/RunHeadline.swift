@@ -79,12 +79,9 @@ public struct RunHeadline: Sendable {
         }
         let percentiles = RunSummary.Percentiles(result.latency)
         func ms(_ micros: UInt64) -> String { String(format: "%.2f ms", Double(micros) / 1000) }
-        let from =
-            result.configuration.pacing.isOpenLoop
-            ? "from each push's intended send time, so waiting for a stream counts" : "from each push's submission"
         return Line(
             topic: "latency",
-            sentence: "Latency \(from): p50 \(ms(percentiles.p50)), p99 \(ms(percentiles.p99)), "
+            sentence: "Latency \(result.latencyOrigin): p50 \(ms(percentiles.p50)), p99 \(ms(percentiles.p99)), "
                 + "max \(ms(percentiles.max)) over \(result.latency.totalCount) answered pushes.",
             good: nil
         )

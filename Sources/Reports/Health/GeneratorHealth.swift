@@ -28,14 +28,36 @@ enum GeneratorHealth {
             + "the sender (workers on a CPU \(busy) of the time) and the target kept up with it"
     }
 
-    /// Each stage's time per push, and the workers' CPU per push beside them.
+    /// The workers' CPU a push shared out among the stages (`StageTimes.cpuShares`), so the
+    /// stages and `other` add up to the CPU.
+    static func stageShares(_ result: RunResult) -> StageTimes.CPUShares {
+        result.stageTimes.cpuShares(
+            cpuNanosPerPush: result.engineCPUMicrosPerRequest * 1000,
+            pushes: result.counts.sent
+        )
+    }
+
+    /// Each stage's CPU a push, `other`, and the workers' CPU a push they add up to.
     static func stageRows(_ result: RunResult) -> [(String, String)] {
-        let pushes = result.counts.sent
-        var rows = StageTimes.Stage.allCases.map { stage in
-            (stage.name, String(format: "%.2f µs", result.stageTimes.nanosPerPush(stage, pushes: pushes) / 1000))
+        let shares = stageShares(result)
+        return shares.named.map { ($0.name, String(format: "%.2f µs", $0.nanos / 1000)) } + [
+            ("worker CPU (the sum)", String(format: "%.2f µs", shares.totalNanos / 1000))
+        ]
+    }
+
+    /// What the stage rows are, in words: the CPU by stage, and when the stages' wall times had to
+    /// be cut to fit it, by how much and why.
+    static func stageNote(_ result: RunResult) -> String {
+        let shares = stageShares(result)
+        guard shares.scale < 1 else {
+            return "CPU a push by stage; other is the CPU outside the stages"
         }
-        rows.append(("worker CPU (all stages)", String(format: "%.2f µs", result.engineCPUMicrosPerRequest)))
-        return rows
+        return String(
+            format: "CPU a push by stage: the stages' wall times (%.2f µs) were cut to %.0f%% to fit the CPU, "
+                + "as the workers waited for a core inside them",
+            shares.totalNanos / shares.scale / 1000,
+            shares.scale * 100
+        )
     }
 
     /// `stage_ns_per_push` of summary.json.

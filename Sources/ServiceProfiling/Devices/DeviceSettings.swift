@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 import Workload
 
 /// How the devices PushBench plays behave, where Apple publishes no number: each default is an
@@ -51,15 +52,27 @@ public struct DeviceSettings: Sendable, Equatable {
             self.p99Seconds = max(medianSeconds, p99Seconds)
         }
 
-        /// Reads `MEDIAN,P99` in seconds (`1.5,10`), or `MEDIAN` alone (no spread).
+        /// Reads `MEDIAN,P99` (`1.5s,10s`), or `MEDIAN` alone (no spread), each a duration with
+        /// its unit as every duration is.
         /// - Throws: `ProfileError.badInput` naming the flag.
         public init(parsing text: String) throws {
-            let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard (1...2).contains(parts.count), let median = parts[0], median >= 0,
+            var parts: [Double?] = []
+            for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                do {
+                    parts.append(try Duration(parsing: part).inSeconds)
+                } catch {
+                    guard error.problem == .noUnit else {
+                        parts.append(nil)
+                        continue
+                    }
+                    throw ProfileError.badInput("--report-delay \(text): \(error)")
+                }
+            }
+            guard (1...2).contains(parts.count), let median = parts[0],
                 let p99 = parts.count == 2 ? parts[1] : median, p99 >= median, p99 <= Self.longestSeconds
             else {
                 throw ProfileError.badInput(
-                    "--report-delay: MEDIAN[,P99] in seconds, the 99th percentile at least the median and at most \(Int(Self.longestSeconds)) (such as 1.5,10), not \(text)"
+                    "--report-delay: MEDIAN[,P99], the 99th percentile at least the median and at most \(Int(Self.longestSeconds))s (such as 1.5s,10s), not \(text)"
                 )
             }
             self.init(medianSeconds: median, p99Seconds: p99)
