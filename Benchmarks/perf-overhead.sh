@@ -40,7 +40,7 @@ for round in $(seq "$rounds"); do
             flags=(--requests "$requests" --no-budget --reports-dir "$work/profile" --lead 1s)
             [[ $mode == perf ]] && flags+=(--perf)
             if [[ $sender == pushbench ]]; then
-                "$binary" profile "${flags[@]}" -- /bin/sh -c "exec $binary run --requests $requests --rate $rate \
+                "$binary" profile "${flags[@]}" -- /bin/sh -c "exec env -u PUSHBENCH_TOKENS $binary run --requests $requests --rate $rate \
                     --no-budget --endpoint \"\$PUSHBENCH_APNS_URL\" --ca-file \"\$PUSHBENCH_CA_FILE\" \
                     --auth-key \"\$PUSHBENCH_AUTH_KEY\" --key-id \"\$PUSHBENCH_KEY_ID\" --team-id \"\$PUSHBENCH_TEAM_ID\" \
                     --reports-dir $work/child" >/dev/null 2>&1

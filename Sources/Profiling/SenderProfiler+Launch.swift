@@ -116,14 +116,7 @@ extension SenderProfiler {
         notice: (String) -> Void
     ) throws -> Launch {
         let identity = try TLSIdentity.makeSelfSigned(alsoNaming: AppleHost.all.map(\.name))
-        let network: SealedNetwork
-        do {
-            network = try SealedNetwork(
-                folder: path("sealed-network"),
-                certificatePEM: identity.certificatePEM,
-                reach: sealing.reach
-            )
-        } catch { throw ProfileError.systemCall("\(error)") }
+        let network = try sealedNetwork(sealing, trusting: identity)
         var (contract, throwawayKey) = try contract(
             host: AppleHost.all[0].name,
             port: 443,
@@ -132,7 +125,9 @@ extension SenderProfiler {
         )
         contract.trust = network.trustEnvironment(inherited: ProcessInfo.processInfo.environment)
         notice(Self.sealedNotice(network, keyID: contract.keyID))
-        if let startAt = prepared.startAtUnix { try waitForLead(startAt: startAt, clock: clock, stop: stop, notice: notice) }
+        if let startAt = prepared.startAtUnix {
+            try waitForLead(startAt: startAt, clock: clock, stop: stop, notice: notice)
+        }
         let sampling = samplesStacks ? PerfRecording.start(notice: notice) : nil
         let sampler = try? sampling?.get()
         let relay = ConnectionRelay()
@@ -165,6 +160,17 @@ extension SenderProfiler {
             if let sender { kill(-sender.pid, SIGKILL) }
             throw ProfileError.systemCall("\(error)")
         }
+    }
+
+    /// The network the sender is sealed in, trusting the mock's certificate.
+    private func sealedNetwork(_ sealing: Sealing, trusting identity: TLSIdentity) throws -> SealedNetwork {
+        do {
+            return try SealedNetwork(
+                folder: path("sealed-network"),
+                certificatePEM: identity.certificatePEM,
+                reach: sealing.reach
+            )
+        } catch { throw ProfileError.systemCall("\(error)") }
     }
 
     /// What the user is told of the sealed network before the sender starts.

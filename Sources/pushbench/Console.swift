@@ -35,6 +35,12 @@ enum Console {
         writeAll(STDERR_FILENO, line + "\n")
     }
 
+    /// A line of the first screen that says something failed: on stdout with the rest of the
+    /// screen, or alone on stderr under `--quiet`.
+    static func failedResult(_ line: String) {
+        isQuiet ? failure(line) : out(line)
+    }
+
     static func write(_ descriptor: Int32, _ text: String) {
         guard !isQuiet else { return }
         writeAll(descriptor, text)

@@ -64,7 +64,8 @@ struct GateOptions: ParsableArguments {
     func finish(_ written: ReportWriter.Written, suite: String) throws -> Bool {
         let verdicts = written.summary.thresholds ?? []
         for verdict in verdicts {
-            verdict.passed ? Console.out("threshold  " + verdict.line) : Console.failure("threshold  " + verdict.line)
+            verdict.passed
+                ? Console.out("threshold  " + verdict.line) : Console.failedResult("threshold  " + verdict.line)
         }
         var files: [(String, Data)] = []
         if let junit {

@@ -94,8 +94,8 @@ extension ProfileCommand {
         figures.budgetVerdict = budgetReport?.verdict
         context.cpuSampling = profile.cpuSampling
         if let failure = profile.failure {
-            Console.failure("FAILED: \(failure)")
-            for line in profile.stderrTail { Console.failure("  sender stderr: \(line)") }
+            Console.failedResult("FAILED: \(failure)")
+            for line in profile.stderrTail { Console.failedResult("  sender stderr: \(line)") }
         }
         for line in ProfileHeadline(figures).lines { Console.out("\(line.topic)  \(line.sentence)") }
         if let sampling = profile.cpuSampling { Console.out(PerfOptions.summaryLine(sampling)) }

@@ -108,7 +108,7 @@ final class BudgetCommandTests: PushbenchTestCase {
         )
         assertCleanFailure(
             try pushbench.run(["budget", "--bucket", "0", "--reports-dir", directory.path]),
-            mentions: "burst must be a positive number"
+            mentions: "--bucket must be a positive number, not 0"
         )
         assertCleanFailure(
             try pushbench.run(["budget", "--activities-csv", "some", "--reports-dir", directory.path]),
@@ -140,7 +140,7 @@ final class BudgetCommandTests: PushbenchTestCase {
             )
         }
         mock.interrupt()
-        XCTAssertEqual(mock.waitForExit(), 0)
+        XCTAssertEqual(mock.waitForExit(), 130)
         XCTAssertTrue(mock.output.contains("recorded 400 answered pushes to \(traffic)"), mock.output)
         let recorded = try String(contentsOfFile: traffic, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(recorded.count, 401)

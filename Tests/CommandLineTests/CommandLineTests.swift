@@ -170,7 +170,7 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertTrue(stats.stdout.contains(#""pushes":1"#), stats.stdout + stats.stderr)
 
         mock.interrupt()
-        XCTAssertEqual(mock.waitForExit(), 0)
+        XCTAssertEqual(mock.waitForExit(), 130, "Ctrl-C is 130, as the exit statuses say")
         XCTAssertTrue(mock.output.contains("stopped: 1 pushes answered"), mock.output)
     }
 
@@ -217,7 +217,7 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertTrue(stats.stdout.contains(#""pushes":20"#), stats.stdout)
         XCTAssertTrue(stats.stdout.contains(#""connection_errors":{}"#), stats.stdout)
         mock.interrupt()
-        XCTAssertEqual(mock.waitForExit(), 0)
+        XCTAssertEqual(mock.waitForExit(), 130, "Ctrl-C is 130, as the exit statuses say")
     }
 
     /// A sender pointed at `mock --report`: when the mock stops, the folder holds the server's
@@ -231,7 +231,7 @@ final class CommandLineTests: PushbenchTestCase {
         ])
         XCTAssertEqual(run.status, 0, run.stderr)
         mock.interrupt()
-        XCTAssertEqual(mock.waitForExit(), 0)
+        XCTAssertEqual(mock.waitForExit(), 130, "Ctrl-C is 130, as the exit statuses say")
         XCTAssertTrue(mock.output.contains("traffic report: \(report)/report.html"), mock.output)
         let arrivals = try String(contentsOfFile: report + "/arrivals.csv", encoding: .utf8)
         let pushes = arrivals.split(separator: "\r\n").dropFirst().map { Int($0.split(separator: ",")[1]) ?? 0 }
@@ -338,6 +338,7 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertTrue(mock.output.contains("cannot record traffic: recording stopped after"), mock.output)
     }
 
+    /// `run --help` names every option and its default; the page it points to explains the rest.
     func testHelpExplainsTheDefaults() throws {
         let output = try pushbench.run(["run", "--help"])
         XCTAssertEqual(output.status, 0)
@@ -347,11 +348,16 @@ final class CommandLineTests: PushbenchTestCase {
             "--time-scale",
             "--threads",
             "--connections", "--dry-run", "--retries", "--warmup", "--rate-profile", "--transport",
-            "embedded mock APNs starts", "no coordinated omission", "on Ctrl-C or SIGTERM, sending stops",
-            "--connect-timeout", "--ping-interval", "Exit status: 0 when pushes succeeded",
-            "3 when the run ended but no push succeeded",
+            "--connect-timeout", "--ping-interval", "docs/flags.md (pushbench run)",
         ] {
             XCTAssertTrue(words.contains(text), "help lacks \(text)")
+        }
+        let page = try String(contentsOf: Self.repository.appendingPathComponent("docs/flags.md"), encoding: .utf8)
+        for text in [
+            "embedded mock APNs starts", "no coordinated omission", "on Ctrl-C or SIGTERM 1 s more",
+            "Exit status: 0 when pushes succeeded", "3 when the run ended but no push succeeded",
+        ] {
+            XCTAssertTrue(page.contains(text), "docs/flags.md lacks \(text)")
         }
     }
 }

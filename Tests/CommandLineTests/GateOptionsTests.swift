@@ -23,7 +23,7 @@ final class GateOptionsTests: PushbenchTestCase {
         XCTAssertTrue(output.stdout.contains("threshold  PASS p99<60s  (measured "), output.stdout)
         XCTAssertTrue(output.stdout.contains("from submission (closed loop)"), output.stdout)
         XCTAssertTrue(output.stdout.contains("threshold  PASS success_rate>=99.9%  (measured 100.000%"), output.stdout)
-        XCTAssertTrue(output.stderr.contains("threshold  FAIL throughput>=100000000/s"), output.stderr)
+        XCTAssertTrue(output.stdout.contains("threshold  FAIL throughput>=100000000/s"), output.stdout)
         XCTAssertTrue(output.stdout.contains("report: \(folder)/report.html"), output.stdout)
 
         let summary = try json(folder + "/summary.json")

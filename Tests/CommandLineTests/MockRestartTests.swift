@@ -37,7 +37,7 @@ final class MockRestartTests: PushbenchTestCase {
         let (second, _) = try startMock(port)
         XCTAssertEqual(run.waitForExit(timeout: 60), 0, run.output)
         second.interrupt()
-        XCTAssertEqual(second.waitForExit(), 0)
+        XCTAssertEqual(second.waitForExit(), 130)
 
         XCTAssertTrue(run.output.contains("the mock restarted during the run"), run.output)
         XCTAssertTrue(run.output.contains("outages"), run.output)

@@ -59,7 +59,8 @@ final class ProfileCommandTests: PushbenchTestCase {
         let timing = directory.file("time.txt")
         let child = directory.file("child-reports")
         let sender = """
-            exec \(time) -f '%U %S' -o \(timing) \(pushbench.path) run --endpoint "$PUSHBENCH_APNS_URL" \
+            exec env -u PUSHBENCH_TOKENS \(time) -f '%U %S' -o \(timing) \(pushbench.path) \
+            run --endpoint "$PUSHBENCH_APNS_URL" \
             --ca-file "$PUSHBENCH_CA_FILE" --auth-key "$PUSHBENCH_AUTH_KEY" --key-id "$PUSHBENCH_KEY_ID" \
             --team-id "$PUSHBENCH_TEAM_ID" --requests 600 --no-budget --reports-dir \(child)
             """
@@ -283,7 +284,8 @@ final class ProfileCommandTests: PushbenchTestCase {
     /// Pushes to tokens the scenario does not have are extra, and the scenario's events missing.
     func testPushesToTokensOutsideTheScenarioAreExtra() throws {
         let sender = """
-            exec \(pushbench.path) run --endpoint "$PUSHBENCH_APNS_URL" --ca-file "$PUSHBENCH_CA_FILE" \
+            exec env -u PUSHBENCH_TOKENS \(pushbench.path) run \
+            --endpoint "$PUSHBENCH_APNS_URL" --ca-file "$PUSHBENCH_CA_FILE" \
             --auth-key "$PUSHBENCH_AUTH_KEY" --key-id "$PUSHBENCH_KEY_ID" --team-id "$PUSHBENCH_TEAM_ID" \
             --requests 30 --seed 4711 --no-budget --reports-dir \(directory.file("child"))
             """

@@ -33,12 +33,14 @@ final class ReadmeExamplesTests: PushbenchTestCase {
     }
 
     /// The arguments of a `pushbench …` command line, without the program name, a trailing
-    /// comment, a redirection or `&`, and with the shell loop's `$i` as 0; nil for another line.
+    /// comment, a redirection or `&`, with the shell loop's `$i` as 0 and a word's single quotes
+    /// taken off; nil for another line.
     private static func arguments(of line: Substring) -> [String]? {
         let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard words.first == "pushbench" else { return nil }
         return words.dropFirst().prefix { !["#", ">", "&", "|"].contains($0) }
             .map { $0.replacingOccurrences(of: "$i", with: "0") }
+            .map { $0.count > 1 && $0.hasPrefix("'") && $0.hasSuffix("'") ? String($0.dropFirst().dropLast()) : $0 }
     }
 
     func testEveryExampleParsesAsWritten() throws {
@@ -52,7 +54,9 @@ final class ReadmeExamplesTests: PushbenchTestCase {
     /// The examples in every command's `--help` parse as written too: help is where a reader
     /// copies from first.
     func testEveryHelpExampleParsesAsWritten() throws {
-        let lines = PushBench.configuration.subcommands.flatMap { $0.configuration.discussion.split(separator: "\n") }
+        let lines = PushBench.configuration.subcommands.flatMap {
+            $0.configuration.discussion.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n")
+        }
         let examples = lines.compactMap { line in
             Self.arguments(of: Substring(line.trimmingCharacters(in: .whitespaces))).map { (line, $0) }
         }

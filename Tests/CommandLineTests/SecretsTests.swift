@@ -58,7 +58,7 @@ final class SecretsTests: PushbenchTestCase {
         XCTAssertEqual(embedded.status, 0, embedded.stderr)
         outputs["run with the embedded mock"] = embedded.stdout + embedded.stderr
         mock.interrupt()
-        XCTAssertEqual(mock.waitForExit(), 0)
+        XCTAssertEqual(mock.waitForExit(), 130)
         outputs["the mock's output"] = mock.output
 
         let files = try writtenFiles(except: p8)

@@ -211,7 +211,7 @@ final class ShardMergeTests: PushbenchTestCase {
         XCTAssertEqual(served["broadcasts_accepted"] as? Int, sent)
         XCTAssertEqual(served["broadcast_deliveries"] as? Int, sent / 2 * 40, "the starts subscribed every fan")
         mock.interrupt()
-        XCTAssertEqual(mock.waitForExit(), 0, mock.output)
+        XCTAssertEqual(mock.waitForExit(), 130, mock.output)
         let report = try String(contentsOfFile: received + "/broadcasts.csv", encoding: .utf8)
         XCTAssertTrue(report.hasPrefix("broadcasts,broadcasts_accepted,deliveries,"), report)
         XCTAssertTrue(report.contains("\r\n\(sent),\(sent),\(sent / 2 * 40),0.000,0.000\r\n"), report)

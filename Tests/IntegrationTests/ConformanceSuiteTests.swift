@@ -100,7 +100,7 @@ final class ConformanceSuiteTests: XCTestCase {
         )
         XCTAssertEqual(output.status, 0, output.stderr.suffix(2000).description)
         server.interrupt()
-        XCTAssertEqual(server.waitForExit(), 0, server.output)
+        XCTAssertEqual(server.waitForExit(), 130, server.output)
         XCTAssertTrue(server.output.contains("stopped: 30 pushes answered, 30 accepted"), server.output)
         XCTAssertTrue(server.output.contains("accepted although irregular"), server.output)
         XCTAssertEqual(

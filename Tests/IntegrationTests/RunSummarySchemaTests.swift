@@ -117,6 +117,17 @@ final class RunSummarySchemaTests: XCTestCase {
         summary.tookEveryEvent = true
         summary.reconnections = 0
         summary.resentRefused = 0
+        summary.thresholds = [
+            RunSummary.ThresholdVerdict(
+                expression: "p99<250ms",
+                metric: "p99",
+                measured: 3.5,
+                limit: 250,
+                unit: "ms",
+                passed: true,
+                about: "p99 latency, from submission (closed loop)"
+            )
+        ]
         summary.shard.partial = RunSummary.ShardEntry.Partial(shards: 8, missing: [3], interrupted: [5])
         summary.broadcasts = RunSummary.Broadcasts(
             counts: summary.counts,

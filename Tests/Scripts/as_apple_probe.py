@@ -16,6 +16,7 @@ import os
 import socket
 import ssl
 import sys
+import time
 
 import httpx
 
@@ -76,6 +77,7 @@ def main():
                     "apns-push-type": "liveactivity",
                     "apns-channel-id": "dHdvIGNoYW5uZWxzIG5vIG9uZSBtYWRl",
                     "apns-priority": "10",
+                    "apns-expiration": str(int(time.time()) + 3600),
                 },
             )
             reason = answer.json().get("reason", "") if answer.content else ""

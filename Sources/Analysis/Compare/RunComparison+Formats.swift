@@ -101,7 +101,8 @@ extension RunComparison {
         return xml + "</testsuite>\n"
     }
 
-    private static func escaped(_ text: String) -> String {
+    /// `text` as an XML attribute's value.
+    static func escaped(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

@@ -113,8 +113,5 @@ extension RunSummary.ThresholdVerdict {
         return xml + "</testsuite>\n"
     }
 
-    private static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    private static func escaped(_ text: String) -> String { RunComparison.escaped(text) }
 }

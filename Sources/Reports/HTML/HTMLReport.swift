@@ -282,10 +282,11 @@ public struct HTMLReport {
         html += "<h2>The sender</h2>"
         html += "<p class=\"sub\">\(HTML.escape(GeneratorHealth.verdict(result))).</p>"
         html += HTML.table(
-            "The sender core's CPU per push, by stage (\(GeneratorHealth.stageNote(result)))",
+            "The sender core's CPU per push, by stage",
             GeneratorHealth.stageRows(result),
             headers: ("stage", "CPU per push")
         )
+        html += "<p class=\"sub\">\(HTML.escape(GeneratorHealth.stageNote(result))).</p>"
         return html
     }
 

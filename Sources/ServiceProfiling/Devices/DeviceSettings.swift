@@ -61,7 +61,7 @@ public struct DeviceSettings: Sendable, Equatable {
                 do {
                     parts.append(try Duration(parsing: part).inSeconds)
                 } catch {
-                    guard error.problem == .noUnit else {
+                    guard error.problem == .noUnit, Double(part)?.isFinite == true else {
                         parts.append(nil)
                         continue
                     }
