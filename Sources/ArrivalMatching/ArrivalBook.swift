@@ -7,11 +7,18 @@ import Workload
 /// pushes arrive, on one clock: every time it takes is in the same nanoseconds (the profile's
 /// monotonic clock), and a push's lag is its arrival minus its event's intended time.
 ///
-/// A push that carries its event's identity (`EventTag`: a sender's event number, a service's
-/// call number) answers that event; one that does not (its sender rebuilt the payload) answers
-/// its token's first event not yet answered. A sender that once sends a token an identity that
-/// is not one of its own reuses payloads (h2load sends every push the first event's body), so
-/// from then on its pushes are matched by order.
+/// A push is matched by what it is: its kind (`aps.event`: an update never answers an end, nor
+/// the reverse) and its token. One that carries its event's identity (`EventTag`: a sender's
+/// event number, a service's call number) answers that event; one that does not (its sender
+/// rebuilt the payload) answers its token's first event of its kind not yet answered. A sender
+/// that once sends a token an identity that is not one of its own reuses payloads (h2load sends
+/// every push the first event's body), so from then on its pushes are matched by order.
+///
+/// For a service, an untagged update answers the latest update its activity was owed by the
+/// time it came: the service coalesced the earlier ones into it, and they are `superseded`, not
+/// missing. A later push that finds nothing else to answer takes the earliest superseded one
+/// back (a service that was behind, not coalescing). A push that arrives before the clock
+/// started (a welcome push at registration) is `beforeClock`, matched to nothing.
 ///
 /// A push for an event a push the mock accepted had already answered is a `duplicate` (an update
 /// sent twice), counted apart and with no lag: lag counts first arrivals only. A push to a token
@@ -43,6 +50,15 @@ public final class ArrivalBook: Sendable {
         public var duplicates = 0
         /// Matched pushes that arrived before their event was due.
         public var early = 0
+        /// Owed updates a later untagged push of their activity answered in their stead: the
+        /// service coalesced them. With how stale the newest of them was when that push came.
+        public var superseded = 0
+        public var staleness = Histogram<UInt64>.latency(digits: .two)
+        /// Pushes that arrived before the clock started, by kind: matched to nothing.
+        public var beforeClock = KindCounts()
+        /// The owed updates and the owed ends apart: each kind's owed, matched, early and lag.
+        public var updates = KindFigures()
+        public var ends = KindFigures()
         /// Lag of every matched push, microseconds.
         public var lag = Histogram<UInt64>.latency(digits: .three)
         /// The clock's nanoseconds at the first and last arrival, when any arrived.
@@ -51,8 +67,8 @@ public final class ArrivalBook: Sendable {
         /// Arrivals in each second after `beginIntervals` (earlier ones counted in the first).
         public var intervals: [Interval] = []
 
-        /// Events no push answered.
-        public var missing: Int { events - matched }
+        /// Events no push answered, and none superseded.
+        public var missing: Int { max(0, events - matched - superseded) }
 
         /// The books of `events` events before any push arrived.
         public init(events: Int) { self.events = events }
@@ -79,24 +95,27 @@ public final class ArrivalBook: Sendable {
         public var lastMs: Double?
     }
 
-    /// One call's fan-out.
+    /// One call's fan-out: of the pushes it owed, those that arrived, and those a later push
+    /// superseded (its milestones count over the rest).
     public struct CallFanout: Sendable {
         public var call: Int
         public var expected: Int
         public var arrived: Int
+        public var superseded = 0
         public var milestones: Milestones
     }
 
-    /// How an event was answered, in a byte: not yet, refused, or accepted with its push's
-    /// `apns-priority` (what the device budget spends).
+    /// How an event was answered, in a byte: not yet, refused, superseded by a later push, or
+    /// accepted with its push's `apns-priority` (what the device budget spends).
     private struct Answer: Equatable {
         var code: UInt8
 
         static let none = Answer(code: 0)
         static let refused = Answer(code: 1)
+        static let superseded = Answer(code: 255)
         static func accepted(priority: Int) -> Answer { Answer(code: 2 &+ UInt8(clamping: max(0, min(priority, 250)))) }
 
-        var isAccepted: Bool { code >= 2 }
+        var isAccepted: Bool { code >= 2 && self != .superseded }
         /// The accepted push's priority, when one answered.
         var acceptedPriority: Int? { isAccepted ? Int(code - 2) : nil }
     }
@@ -121,12 +140,15 @@ public final class ArrivalBook: Sendable {
         var reusesPayloads = false
         /// The body digest of the last refused push to a slot, until the slot's next push.
         var refusedBody: [Int: String] = [:]
-        /// Where the per-second intervals count from, and the clock's time of the events' 0.
+        /// Where the per-second intervals count from, and the clock's time of the events' 0:
+        /// `nil` until a service's clock starts.
         var originNs: Int64
-        var startNs: Int64
+        var startNs: Int64?
         var figures: Figures
-        /// Each call's arrivals, nanoseconds after its intended time; none for a sender.
+        /// Each call's arrivals, nanoseconds after its intended time, and its owed pushes that
+        /// were superseded; none for a sender.
         var callArrivals = FanoutTimes()
+        var supersededByCall: [Int32]
         /// When the service learned each slot's token, and when each call was sent: from
         /// before the start (`Int64.min`) unless its tokens are reported; `Int64.max` until then.
         var learnedNs: [Int64]
@@ -137,16 +159,24 @@ public final class ArrivalBook: Sendable {
         /// since the progress line reads them several times a second.
         var expectedTotal = 0
         var expectedByCall: [Int]
+        var expectedEnds = 0
 
         /// Whether a push was expected for `event`, `slot`'s for `call`.
         func expects(event: Int, slot: Int, call: Int) -> Bool {
             answers[event] != .none || owes(slot: slot, call: call)
         }
 
-        /// Counts `event`'s call among the expected `step` times (1 or -1).
-        mutating func expect(call: Int, _ step: Int) {
+        /// Counts `event`'s call (an end, or not) among the expected `step` times (1 or -1).
+        mutating func expect(call: Int, ends: Bool, _ step: Int) {
             expectedTotal += step
             expectedByCall[call] += step
+            if ends { expectedEnds += step }
+        }
+
+        /// Takes back one of `call`'s superseded events: a push came for it after all.
+        mutating func unsupersede(call: Int) {
+            figures.superseded -= 1
+            supersededByCall[call] -= 1
         }
 
         /// Whether call `call` owed a push to `slot`'s token: it was sent once the service knew
@@ -172,25 +202,30 @@ public final class ArrivalBook: Sendable {
     private let eventsByCall: EventsByCall?
     /// Pushes each call must cause, for a service; empty for a sender.
     private let callSizes: [Int]
+    /// Ends among the schedule's events.
+    private let scheduledEnds: Int
     private let state: Mutex<State>
 
-    /// Creates the book for `schedule`, whose times count from `startNs`; with `callSizes` (a
-    /// service's calls, each the pushes it must cause) it keeps each call's fan-out. With
+    /// Creates the book for `schedule`, whose times count from `startNs` (a service's: `nil`,
+    /// until `start(atNs:)`); with `callSizes` (a service's calls, each the pushes it must cause)
+    /// it keeps each call's fan-out, and takes coalesced updates as superseded. With
     /// `tokensReported`, the service learns each token only when told (`learned`), and a call
     /// owes pushes only once sent (`sent`).
-    public init(schedule: PushSchedule, startNs: Int64, callSizes: [Int] = [], tokensReported: Bool = false) {
+    public init(schedule: PushSchedule, startNs: Int64?, callSizes: [Int] = [], tokensReported: Bool = false) {
         let schedule = schedule.sealed()
         self.schedule = schedule
         self.callSizes = callSizes
+        scheduledEnds = (0..<schedule.events).count { schedule.phase(ofEvent: $0) == .end }
         eventsByCall = tokensReported ? EventsByCall(schedule) : nil
         let unknown: Int64 = tokensReported ? .max : .min
         state = Mutex(
             State(
                 answers: Array(repeating: .none, count: schedule.events),
                 nextByOrder: Array(repeating: 0, count: schedule.tokens),
-                originNs: startNs,
+                originNs: startNs ?? 0,
                 startNs: startNs,
                 figures: Figures(events: schedule.events),
+                supersededByCall: callSizes.isEmpty ? [] : Array(repeating: 0, count: schedule.identityCount),
                 learnedNs: Array(repeating: unknown, count: schedule.tokens),
                 sentNs: Array(repeating: unknown, count: schedule.identityCount),
                 tokensReported: tokensReported,
@@ -233,31 +268,42 @@ public final class ArrivalBook: Sendable {
     ) {
         for (event, slot) in events {
             let call = schedule.identity(ofEvent: event)
-            if state.expects(event: event, slot: slot, call: call) { state.expect(call: call, -1) }
+            if state.expects(event: event, slot: slot, call: call) { state.expect(call: call, ends: ends(event), -1) }
         }
         change(&state)
         for (event, slot) in events {
             let call = schedule.identity(ofEvent: event)
-            if state.expects(event: event, slot: slot, call: call) { state.expect(call: call, 1) }
+            if state.expects(event: event, slot: slot, call: call) { state.expect(call: call, ends: ends(event), 1) }
         }
     }
 
+    /// Whether event `event` is an end push.
+    private func ends(_ event: Int) -> Bool { schedule.phase(ofEvent: event) == .end }
+
     /// Books `push`, whose request body was `body`, which arrived at `receivedNs` on the book's
-    /// clock: matched by the identity in its body, else by order. Safe from any thread.
+    /// clock: matched by its kind and the identity in its body, else by its kind and order;
+    /// before the clock started, counted and matched to nothing. Safe from any thread.
     public func arrived(_ push: TrafficRecord, receivedNs: Int64, body: [UInt8]) {
         let tag = EventTag.read(body)
         let accepted = push.status == 200
         state.withLock { state in
             let second = count(push, receivedNs: receivedNs, in: &state)
-            switch match(push, tag: tag, accepted: accepted, in: &state) {
+            guard let startNs = state.startNs else { return }
+            let nowUs = (receivedNs - startNs) / 1000
+            switch match(push, tag: tag, accepted: accepted, nowUs: nowUs, in: &state) {
             case .event(let event, let byTag):
-                let lagNs = receivedNs - state.startNs - schedule.due(ofEvent: event) * 1000
+                let lagNs = receivedNs - startNs - schedule.due(ofEvent: event) * 1000
                 if lagNs < 0 { state.figures.early += 1 }
                 let lagUs = UInt64(max(0, lagNs) / 1000)
                 state.figures.matched += 1
                 if byTag { state.figures.matchedByTag += 1 }
                 _ = state.figures.lag.record(lagUs)
                 _ = state.figures.intervals[second].lag.record(lagUs)
+                if ends(event) {
+                    state.figures.ends.record(lagNs: lagNs)
+                } else {
+                    state.figures.updates.record(lagNs: lagNs)
+                }
                 if !callSizes.isEmpty {
                     state.callArrivals.append(call: schedule.identity(ofEvent: event), lagNs: lagNs)
                 }
@@ -270,7 +316,8 @@ public final class ArrivalBook: Sendable {
     }
 
     /// Counts `push`, a push the service had to send that no call's schedule holds (a start to
-    /// a push-to-start token), among those received: matched to no event, not extra.
+    /// a push-to-start token), among those received: matched to no event, not extra (before the
+    /// clock, counted as such too).
     public func counted(_ push: TrafficRecord, receivedNs: Int64) {
         state.withLock { _ = count(push, receivedNs: receivedNs, in: &$0) }
     }
@@ -281,6 +328,7 @@ public final class ArrivalBook: Sendable {
         let second = max(0, Int((receivedNs - state.originNs) / 1_000_000_000))
         state.figures.pushes += 1
         if accepted { state.figures.accepted += 1 }
+        if state.startNs == nil { state.figures.beforeClock.count(push.event) }
         if state.figures.firstArrivalNs == nil { state.figures.firstArrivalNs = receivedNs }
         state.figures.lastArrivalNs = max(state.figures.lastArrivalNs ?? receivedNs, receivedNs)
         while state.figures.intervals.count <= second { state.figures.intervals.append(Interval()) }
@@ -289,48 +337,118 @@ public final class ArrivalBook: Sendable {
         return second
     }
 
-    /// What `push` is: the first answer to an event (by its `tag`, else by order), a
-    /// duplicate, or extra.
-    private func match(_ push: TrafficRecord, tag: Int?, accepted: Bool, in state: inout State) -> Match {
+    /// What `push` is: the first answer to an event of its kind (by its `tag`, else by order), a
+    /// duplicate, or extra. `nowUs` is its arrival on the events' clock.
+    private func match(_ push: TrafficRecord, tag: Int?, accepted: Bool, nowUs: Int64, in state: inout State) -> Match {
         guard let slot = schedule.slot(of: push.deviceToken) else { return .extra }
         let retried = state.refusedBody.removeValue(forKey: slot).map { $0 == push.payloadDigest } ?? false
         if !accepted { state.refusedBody[slot] = push.payloadDigest }
+        let kind = push.event
         let tagged = tag.flatMap { $0 < schedule.identityCount ? $0 : nil }
         let place = tagged.flatMap { schedule.place(of: $0, slot: slot) }
         if tagged != nil && place == nil { state.reusesPayloads = true }
         let first = schedule.events(of: slot).lowerBound
         let event: Int
         var byTag = false
-        if let place, !state.reusesPayloads {
+        if let place, !state.reusesPayloads, Self.answers(kind, schedule.phase(ofEvent: first + place)) {
             let answer = state.answers[first + place]
-            guard answer == .none else { return answer.isAccepted ? .duplicate : .extra }
+            if answer == .superseded {
+                state.unsupersede(call: schedule.identity(ofEvent: first + place))
+            } else if answer != .none {
+                return answer.isAccepted ? .duplicate : .extra
+            }
             event = first + place
             byTag = true
         } else {
-            guard !retried, let next = nextByOrder(slot: slot, in: &state) else { return .extra }
-            event = first + next
+            guard !retried, let next = nextByOrder(slot: slot, kind: kind, nowUs: nowUs, in: &state) else {
+                return .extra
+            }
+            event = next
         }
         let call = schedule.identity(ofEvent: event)
-        if state.tokensReported && !state.owes(slot: slot, call: call) { state.expect(call: call, 1) }
+        if state.tokensReported && !state.owes(slot: slot, call: call) {
+            state.expect(call: call, ends: ends(event), 1)
+        }
         state.answers[event] = accepted ? .accepted(priority: push.priority) : .refused
         return .event(event: event, byTag: byTag)
     }
 
-    /// The event an untagged push to `slot` answers: its first one unanswered whose call owed
-    /// it a push; failing that, the last unanswered one whose call was sent (the service knew
-    /// the token before PushBench read its answer to the report); `nil` when none is left.
-    private func nextByOrder(slot: Int, in state: inout State) -> Int? {
+    /// The event (an index among all the schedule's) an untagged push of `kind` (`nil`: any) to
+    /// `slot`, arriving `nowUs` into the events' clock, answers: its first one of that kind
+    /// unanswered whose call owed it a push; failing that, the last unanswered one whose call was
+    /// sent (the service knew the token before PushBench read its answer to the report); failing
+    /// that, the earliest one it superseded. `nil` when none is left.
+    ///
+    /// A service's update answers instead the latest owed update due by `nowUs` (and due after
+    /// the first: updates all due at once are answered in order), superseding the owed ones
+    /// before it: the service coalesced them. With none due, it takes back the earliest it
+    /// superseded (the service was behind, not coalescing) before it answers one early.
+    private func nextByOrder(slot: Int, kind: LifecyclePhase?, nowUs: Int64, in state: inout State) -> Int? {
         let events = schedule.events(of: slot)
         var next = events.lowerBound + Int(state.nextByOrder[slot])
         while next < events.upperBound, state.answers[next] != .none { next += 1 }
         state.nextByOrder[slot] = Int32(next - events.lowerBound)
+        let coalesces = !callSizes.isEmpty && kind == .update
+        var latestDue: (event: Int, firstDueUs: Int64)?
+        var early: Int?
         var sentBefore: Int?
         for event in next..<events.upperBound where state.answers[event] == .none {
+            guard Self.answers(kind, schedule.phase(ofEvent: event)) else { continue }
             let call = schedule.identity(ofEvent: event)
-            if state.owes(slot: slot, call: call) { return event - events.lowerBound }
-            if state.sentNs[call] != .max { sentBefore = event - events.lowerBound }
+            guard state.owes(slot: slot, call: call) else {
+                if latestDue == nil, state.sentNs[call] != .max { sentBefore = event }
+                continue
+            }
+            let dueUs = schedule.due(ofEvent: event)
+            guard coalesces, dueUs <= nowUs else {
+                early = event
+                break
+            }
+            if let first = latestDue?.firstDueUs {
+                if dueUs > first { latestDue = (event, first) }
+            } else {
+                latestDue = (event, dueUs)
+            }
         }
-        return sentBefore
+        if let chosen = latestDue?.event {
+            supersede(slot: slot, from: next, upTo: chosen, nowUs: nowUs, in: &state)
+            return chosen
+        }
+        if coalesces, let reclaimed = reclaimSuperseded(in: events, kind: kind, in: &state) { return reclaimed }
+        return early ?? sentBefore ?? reclaimSuperseded(in: events, kind: kind, in: &state)
+    }
+
+    /// Whether a push of `kind` (`nil`: none said) may answer an event of `phase`: an update
+    /// never answers an end, nor the reverse. A start to an update token, or an event that is a
+    /// start (a sender's, to a push-to-start token), has no kind to keep apart.
+    private static func answers(_ kind: LifecyclePhase?, _ phase: LifecyclePhase) -> Bool {
+        guard let kind, kind != .start, phase != .start else { return true }
+        return kind == phase
+    }
+
+    /// Marks `slot`'s owed updates in `from..<upTo`, unanswered, superseded by the push that
+    /// answers `upTo`, arriving `nowUs` into the events' clock; books how stale the newest was.
+    private func supersede(slot: Int, from: Int, upTo chosen: Int, nowUs: Int64, in state: inout State) {
+        var newest: Int?
+        for event in from..<chosen where state.answers[event] == .none && schedule.phase(ofEvent: event) == .update {
+            guard state.owes(slot: slot, call: schedule.identity(ofEvent: event)) else { continue }
+            state.answers[event] = .superseded
+            state.figures.superseded += 1
+            state.supersededByCall[schedule.identity(ofEvent: event)] += 1
+            newest = event
+        }
+        if let newest { _ = state.figures.staleness.record(UInt64(max(0, nowUs - schedule.due(ofEvent: newest)))) }
+    }
+
+    /// The earliest event of `kind` among `events` that a push superseded, taken back as this
+    /// push's to answer: its service was behind, not coalescing.
+    private func reclaimSuperseded(in events: Range<Int>, kind: LifecyclePhase?, in state: inout State) -> Int? {
+        for event in events where state.answers[event] == .superseded {
+            guard Self.answers(kind, schedule.phase(ofEvent: event)) else { continue }
+            state.unsupersede(call: schedule.identity(ofEvent: event))
+            return event
+        }
+        return nil
     }
 
     /// Moves the events' 0 to `startNs` on the book's clock: a service's schedule starts once its
@@ -365,11 +483,12 @@ public final class ArrivalBook: Sendable {
     /// Events, pushes received, accepted and matched now, and the last arrival: what the
     /// progress line and the watch read, without copying the histograms (a copy held across the
     /// next arrival would make the mock's thread copy them again, under the lock).
+    /// `matched` counts the events a later push superseded too: they need no push of their own.
     public var counts: (events: Int, pushes: Int, accepted: Int, matched: Int, lastArrivalNs: Int64?) {
         state.withLock {
             (
-                expectedEvents(in: $0).total, $0.figures.pushes, $0.figures.accepted, $0.figures.matched,
-                $0.figures.lastArrivalNs
+                expectedEvents(in: $0).total, $0.figures.pushes, $0.figures.accepted,
+                $0.figures.matched + $0.figures.superseded, $0.figures.lastArrivalNs
             )
         }
     }
@@ -379,6 +498,8 @@ public final class ArrivalBook: Sendable {
         state.withLock { state in
             var figures = state.figures
             figures.events = expectedEvents(in: state).total
+            figures.ends.owed = state.tokensReported ? state.expectedEnds : scheduledEnds
+            figures.updates.owed = figures.events - figures.ends.owed
             return figures
         }
     }
@@ -386,7 +507,16 @@ public final class ArrivalBook: Sendable {
     /// Each call's fan-out now; none for a sender.
     public var calls: [CallFanout] {
         state.withLock { state in
-            state.callArrivals.fanouts(expected: expectedEvents(in: state).perCall ?? callSizes)
+            let expected = expectedEvents(in: state).perCall ?? callSizes
+            let superseded = state.supersededByCall.map(Int.init)
+            var fanouts = state.callArrivals.fanouts(
+                expected: superseded.isEmpty ? expected : zip(expected, superseded).map { $0 - $1 }
+            )
+            for index in fanouts.indices where !superseded.isEmpty {
+                fanouts[index].expected = expected[index]
+                fanouts[index].superseded = superseded[index]
+            }
+            return fanouts
         }
     }
 
@@ -394,6 +524,13 @@ public final class ArrivalBook: Sendable {
     /// event, or those owed a push and those answered all the same.
     private func expectedEvents(in state: State) -> (total: Int, perCall: [Int]?) {
         state.tokensReported ? (state.expectedTotal, state.expectedByCall) : (state.figures.events, nil)
+    }
+
+    /// Whether the schedule holds an update (not only an end) for `token`: an activity it owes
+    /// none can never be "never updated".
+    public func schedulesUpdate(token: String) -> Bool {
+        guard let slot = schedule.slot(of: token) else { return false }
+        return schedule.events(of: slot).contains { schedule.phase(ofEvent: $0) == .update }
     }
 
     /// What the book holds of `token`: the events owed a push to it and how they were answered.

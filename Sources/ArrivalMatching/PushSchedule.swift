@@ -1,8 +1,9 @@
 import Workload
 
 /// What a sender was asked to send, as the arrival book matches arrivals against it: each
-/// token's events in order, each with its due time (microseconds after the start) and its
-/// identity, the number `EventTag` puts in its payload.
+/// token's events in order, each with its due time (microseconds after the start), its
+/// identity (the number `EventTag` puts in its payload) and its kind (`aps.event`: an update
+/// never answers an end, nor the reverse).
 ///
 /// A sender's identities are its events' numbers, one token each; a service's are its calls'
 /// numbers, one call reaching many tokens. Either way a token's identities rise with its
@@ -11,8 +12,8 @@ import Workload
 /// Each token is a slot. A sender's tokens are any text, so their slots are found by a
 /// dictionary of their hex. A service's are the fleet's own (`TokenMint`): a token names its
 /// device, and the device is the slot, with no dictionary and no string kept. Events are added
-/// in any order and kept flat (twelve bytes each: 28 measured at a million devices while the
-/// arrays grow); `sealed()` groups them by slot for the book (twelve bytes an event and four
+/// in any order and kept flat (thirteen bytes each: 28 measured at a million devices while the
+/// arrays grow); `sealed()` groups them by slot for the book (thirteen bytes an event and four
 /// a slot).
 public struct PushSchedule: Sendable {
     /// Which slot a token is.
@@ -21,6 +22,7 @@ public struct PushSchedule: Sendable {
     private var eventSlots: [Int32] = []
     private var eventDues: [Int64] = []
     private var eventIdentities: [Int32] = []
+    private var eventPhases: [LifecyclePhase] = []
     /// Identities in the schedule: events for a sender, calls for a service. Tags are below it.
     public private(set) var identityCount = 0
 
@@ -38,11 +40,16 @@ public struct PushSchedule: Sendable {
     public var events: Int { eventSlots.count }
 
     /// Adds `token`'s next event, due `dueMicroseconds` after the start, whose payload carries
-    /// `identity`: the sender's event number, or the service's call number. Identities must not
-    /// fall from one call to the next.
+    /// `identity` (the sender's event number, or the service's call number) and `phase` as its
+    /// `aps.event`. Identities must not fall from one call to the next.
     /// - Returns: whether the token is new to the schedule.
     @discardableResult
-    public mutating func add(token: String, dueMicroseconds due: Int64, identity: Int) -> Bool {
+    public mutating func add(
+        token: String,
+        dueMicroseconds due: Int64,
+        identity: Int,
+        phase: LifecyclePhase = .update
+    ) -> Bool {
         precondition(slots.mint == nil, "a schedule of minted tokens adds by device")
         let known = slots.byText[token]
         let slot = known ?? Int32(slots.count)
@@ -50,20 +57,21 @@ public struct PushSchedule: Sendable {
             slots.byText[token] = slot
             slots.count += 1
         }
-        append(slot: slot, due: due, identity: identity)
+        append(slot: slot, due: due, identity: identity, phase: phase)
         return known == nil
     }
 
     /// Adds the next event of `device`'s update token, for a schedule of minted tokens.
-    public mutating func add(device: Int, dueMicroseconds due: Int64, identity: Int) {
+    public mutating func add(device: Int, dueMicroseconds due: Int64, identity: Int, phase: LifecyclePhase = .update) {
         precondition(slots.mint != nil && device < slots.count, "device \(device) outside the schedule")
-        append(slot: Int32(device), due: due, identity: identity)
+        append(slot: Int32(device), due: due, identity: identity, phase: phase)
     }
 
-    private mutating func append(slot: Int32, due: Int64, identity: Int) {
+    private mutating func append(slot: Int32, due: Int64, identity: Int, phase: LifecyclePhase) {
         eventSlots.append(slot)
         eventDues.append(due)
         eventIdentities.append(Int32(identity))
+        eventPhases.append(phase)
         identityCount = max(identityCount, identity + 1)
     }
 
@@ -74,7 +82,8 @@ public struct PushSchedule: Sendable {
             identityCount: identityCount,
             eventSlots: eventSlots,
             dues: eventDues,
-            identities: eventIdentities
+            identities: eventIdentities,
+            phases: eventPhases
         )
     }
 }
@@ -104,8 +113,16 @@ struct SealedSchedule: Sendable {
     private let firstEvent: [Int32]
     private let dues: [Int64]
     private let identities: [Int32]
+    private let phases: [LifecyclePhase]
 
-    init(_ slots: TokenSlots, identityCount: Int, eventSlots: [Int32], dues: [Int64], identities: [Int32]) {
+    init(
+        _ slots: TokenSlots,
+        identityCount: Int,
+        eventSlots: [Int32],
+        dues: [Int64],
+        identities: [Int32],
+        phases: [LifecyclePhase]
+    ) {
         self.slots = slots
         self.identityCount = identityCount
         var first = [Int32](repeating: 0, count: slots.count + 1)
@@ -114,15 +131,18 @@ struct SealedSchedule: Sendable {
         var next = first
         var sortedDues = [Int64](repeating: 0, count: eventSlots.count)
         var sortedIdentities = [Int32](repeating: 0, count: eventSlots.count)
+        var sortedPhases = [LifecyclePhase](repeating: .update, count: eventSlots.count)
         for (event, slot) in eventSlots.enumerated() {
             let place = Int(next[Int(slot)])
             next[Int(slot)] += 1
             sortedDues[place] = dues[event]
             sortedIdentities[place] = identities[event]
+            sortedPhases[place] = phases[event]
         }
         firstEvent = first
         self.dues = sortedDues
         self.identities = sortedIdentities
+        self.phases = sortedPhases
     }
 
     var tokens: Int { slots.count }
@@ -162,4 +182,7 @@ struct SealedSchedule: Sendable {
 
     /// The due time of event `event`, microseconds.
     func due(ofEvent event: Int) -> Int64 { dues[event] }
+
+    /// The kind of push event `event` asks for: its `aps.event`.
+    func phase(ofEvent event: Int) -> LifecyclePhase { phases[event] }
 }

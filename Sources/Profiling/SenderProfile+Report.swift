@@ -71,13 +71,7 @@ extension SenderProfile {
                     ?? 0
             ),
             lag: RunSummary.Lag(arrivals.lag, early: arrivals.early),
-            events: RunSummary.Events(
-                total: arrivals.events,
-                received: arrivals.matched,
-                missing: arrivals.missing,
-                extra: arrivals.extra,
-                duplicates: arrivals.duplicates
-            ),
+            events: events,
             rows: rows,
             stderrTail: stderrTail
         )
@@ -85,6 +79,45 @@ extension SenderProfile {
         figures.processesMeasured = subject.command != nil
         figures.sealedNetwork = sealedNetwork
         return figures
+    }
+
+    /// The events against the pushes: in all, by kind, and a service's superseded and
+    /// before-the-clock pushes.
+    private var events: RunSummary.Events {
+        var events = RunSummary.Events(
+            total: arrivals.events,
+            received: arrivals.matched,
+            missing: arrivals.missing,
+            extra: arrivals.extra,
+            duplicates: arrivals.duplicates
+        )
+        if service != nil {
+            events.superseded = arrivals.superseded
+            events.supersededStalenessMs = arrivals.staleness.millisecondPercentiles
+        }
+        if arrivals.beforeClock.total > 0 {
+            events.beforeClock = arrivals.beforeClock.total
+            events.beforeClockByKind = arrivals.beforeClock.byName
+        }
+        if service != nil || arrivals.ends.owed > 0 {
+            let superseded = arrivals.superseded
+            events.byKind = [
+                "update": Self.kindEvents(arrivals.updates, superseded: superseded),
+                "end": Self.kindEvents(arrivals.ends, superseded: 0),
+            ].filter { $0.value.owed > 0 || $0.value.arrived > 0 }
+        }
+        return events
+    }
+
+    private static func kindEvents(_ kind: KindFigures, superseded: Int) -> RunSummary.Events.KindEvents {
+        RunSummary.Events.KindEvents(
+            owed: kind.owed,
+            arrived: kind.matched,
+            missing: kind.missing(superseded: superseded),
+            early: kind.early,
+            earlyLeadMs: kind.lead.millisecondPercentiles,
+            lagMs: kind.lag.millisecondPercentiles
+        )
     }
 
     /// Seconds from the sender's start to the clock's: a service's registrations, which this

@@ -18,14 +18,7 @@ final class APIFileLifecycleTests: XCTestCase {
           body: {groupId: "match-{{group}}", state: "{{content_state}}"}
         """
 
-    private func refusal(_ text: String) -> String {
-        do {
-            _ = try APIFile(text: text, path: "api.yaml", environment: environment)
-            return "read without complaint"
-        } catch {
-            return error.description
-        }
-    }
+    private func refusal(_ text: String) -> String { APIFile.refusal(of: text, environment: environment) }
 
     func testTheNetmeraLifecycleExampleHasEveryDeviceSideRequest() throws {
         let file = try APIFile(
@@ -78,7 +71,9 @@ final class APIFileLifecycleTests: XCTestCase {
             (
                 report + "\n" + event
                     + "\nclose:\n  url: http://127.0.0.1:8123/close\n  body: {s: \"{{content_state}}\"}",
-                "close uses {{content_state}}: a device's report knows its device, activity, group and tokens only"
+                "close uses {{content_state}}: a device's report knows its device, activity and tokens, not a call's; it knows "
+                    + "{{activity}}, {{device}}, {{user}}, {{group}}, {{update_token}}, {{push_to_start_token}}, "
+                    + "{{old_update_token}}, {{now}}, {{activity_start}}, {{activity_end}}"
             ),
             (event, "register: required"),
         ]

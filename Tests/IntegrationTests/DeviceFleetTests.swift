@@ -221,7 +221,7 @@ final class DeviceFleetTests: XCTestCase {
         push(fleet, update, [], event: .end)
         push(fleet, update, [], event: .update)
         let state = fleet.snapshot
-        XCTAssertEqual(state.updatesShown, 2)
+        XCTAssertEqual(state.updatesShown, 1, "the end ended it; it is not an update")
         XCTAssertEqual(state.timeToFirstUpdate.totalCount, 1)
         XCTAssertEqual(state.drops, [.unknownToken: 1, .afterEnd: 1])
         XCTAssertNotNil(fleet.unregisteredSince(Substring(update)), "APNs answers 410 once the delay has passed")
@@ -321,6 +321,7 @@ final class DeviceFleetTests: XCTestCase {
         let fleet = try fleet(settings)
         let book = fleet.workload.arrivalBook()
         let t = clock.nowNs
+        book.start(atNs: t)
         for activity in 0..<6 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
         fleet.state.withLock { $0.plan.neverReports[1] = true }
         fleet.answered(.tokenReport(activity: 0, generation: 0), succeeded: false, atNs: t)
@@ -351,6 +352,7 @@ final class DeviceFleetTests: XCTestCase {
         let fleet = try fleet()
         let book = fleet.workload.arrivalBook()
         let t = clock.nowNs
+        book.start(atNs: t)
         for activity in 0..<3 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
         fleet.state.withLock { $0.plan.neverReports = DeviceBits(count: 6) }
         fleet.answered(.tokenReport(activity: 0, generation: 0), succeeded: true, atNs: t)

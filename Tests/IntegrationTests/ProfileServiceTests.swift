@@ -171,7 +171,9 @@ final class ProfileServiceTests: XCTestCase {
         XCTAssertTrue(output.stdout.contains("No call's pushes all arrived; 99% of them arrived within"), output.stdout)
         XCTAssertEqual(try section(summary, "sender")["stop"] as? String, "settled", "ended quiet, not drained")
         XCTAssertTrue(
-            output.stdout.contains("end  No push came for --settle after the last call's answer, 60 still missing"),
+            output.stdout.contains(
+                "end  No push came for --settle after the last call's answer, so the service was ended with 60 owed pushes never sent"
+            ),
             output.stdout
         )
     }

@@ -177,6 +177,20 @@ final class RunSummarySchemaTests: XCTestCase {
         )
         summary.lag = RunSummary.Lag(result.latency, early: 1)
         summary.events = RunSummary.Events(total: 40, received: 39, missing: 1, extra: 2, duplicates: 1)
+        summary.events?.superseded = 3
+        summary.events?.supersededStalenessMs = RunSummary.MillisecondPercentiles([120, 900])
+        summary.events?.beforeClock = 4
+        summary.events?.beforeClockByKind = ["update": 3, "none": 1]
+        summary.events?.byKind = [
+            "end": RunSummary.Events.KindEvents(
+                owed: 10,
+                arrived: 9,
+                missing: 1,
+                early: 2,
+                earlyLeadMs: RunSummary.MillisecondPercentiles([5000, 60000]),
+                lagMs: RunSummary.MillisecondPercentiles([0, 12])
+            )
+        ]
         var stacks = FoldedStacks()
         stacks.add([StackFrame(function: "pushbench", library: ""), StackFrame(function: "f", library: "pushbench")])
         summary.cpuSamples = RunSummary.CPUSamples(
@@ -245,7 +259,8 @@ final class RunSummarySchemaTests: XCTestCase {
                 dismissed: 2,
                 rotated: 1,
                 extraStarts: 0,
-                startsBeforeTheirCall: 2
+                startsBeforeTheirCall: 2,
+                ended: 5
             ),
             wastedPushesByCause: ["after_end_or_dismissal": 3],
             serviceCPUByPhaseS: ["start": 0.5, "registration_storm": 1.5, "updates": 2],

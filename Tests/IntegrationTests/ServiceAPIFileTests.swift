@@ -23,12 +23,7 @@ final class ServiceAPIFileTests: XCTestCase {
     }
 
     private func refusal(_ text: String, environment: [String: String]? = nil) -> String {
-        do {
-            _ = try APIFile(text: text, path: "api.yaml", environment: environment ?? self.environment)
-            return "read without complaint"
-        } catch {
-            return error.description
-        }
+        APIFile.refusal(of: text, environment: environment ?? self.environment)
     }
 
     /// A scenario of `groups` football matches of `perGroup` fans each.
@@ -170,11 +165,14 @@ final class ServiceAPIFileTests: XCTestCase {
         )
         XCTAssertEqual(
             refusal(good.replacingOccurrences(of: "{{content_state}}", with: "{{update_token}}")),
-            "api.yaml:6: event uses {{update_token}}: an event sent per group has no single activity or token (use per: activity)"
+            "api.yaml:6: event uses {{update_token}}: an event sent per group has no single activity or token (use per: activity); "
+                + "it knows {{group}}, {{event}}, {{action}}, {{content_state}}, {{priority}}, {{timestamp}}, {{stale_date}}, "
+                + "{{dismissal_date}}, {{now}}"
         )
         XCTAssertEqual(
             refusal(good.replacingOccurrences(of: "{{update_token}}", with: "{{priority}}")),
-            "api.yaml:3: register uses {{priority}}: a registration knows its activity, group and tokens only"
+            "api.yaml:3: register uses {{priority}}: a registration knows its activity, group and tokens only; "
+                + "it knows {{activity}}, {{group}}, {{update_token}}, {{push_to_start_token}}, {{now}}"
         )
         XCTAssertEqual(
             refusal(good + "\n  retries: 3"),

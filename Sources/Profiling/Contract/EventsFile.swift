@@ -62,7 +62,12 @@ public enum EventsFile {
             let payload = try source.prepare(event, now: Int64(startAt + Double(due) / 1e6), path: &path)
             let token = path.dropFirst(Self.devicePathPrefix)
             let number = schedule.events
-            if schedule.add(token: String(decoding: token, as: UTF8.self), dueMicroseconds: due, identity: number) {
+            if schedule.add(
+                token: String(decoding: token, as: UTF8.self),
+                dueMicroseconds: due,
+                identity: number,
+                phase: event.phase
+            ) {
                 try tokens.append(token)
                 try tokens.append(CollectionOfOne(UInt8(ascii: "\n")))
             }

@@ -10,8 +10,10 @@ extension RunSummary {
             public var expected: Int
             public var started: Int
             public var neverStarted: Int
-            /// Started, and shown at least one update (or their end).
+            /// Started, and shown at least one update (an end is not one).
             public var updated: Int
+            /// Started, owed an update, and shown none (an activity its scenario owes no update,
+            /// `updates: none`, is not counted).
             public var startedNeverUpdated: Int
             /// Why each started activity was never updated, read from the evidence:
             /// `never_reported` (the device never reported its token: the user never allowed it,
@@ -34,6 +36,9 @@ extension RunSummary {
             /// was due: the service started them on its own (on subscribe, from a scheduler).
             /// They are not in that call's fan-out.
             public var startsBeforeTheirCall: Int
+            /// Activities whose end push was accepted and shown, whoever sent it: an operator's
+            /// end call, or the service on its own clock (absent before 0.9).
+            public var ended: Int?
 
             /// Creates the figures.
             public init(
@@ -46,7 +51,8 @@ extension RunSummary {
                 dismissed: Int,
                 rotated: Int,
                 extraStarts: Int,
-                startsBeforeTheirCall: Int = 0
+                startsBeforeTheirCall: Int = 0,
+                ended: Int? = nil
             ) {
                 self.expected = expected
                 self.started = started
@@ -58,6 +64,7 @@ extension RunSummary {
                 self.rotated = rotated
                 self.extraStarts = extraStarts
                 self.startsBeforeTheirCall = startsBeforeTheirCall
+                self.ended = ended
             }
 
             /// Reads the figures; an older summary has no `starts_before_their_call`: 0.
@@ -73,10 +80,11 @@ extension RunSummary {
                 rotated = try container.decode(Int.self, forKey: .rotated)
                 extraStarts = try container.decode(Int.self, forKey: .extraStarts)
                 startsBeforeTheirCall = try container.decodeIfPresent(Int.self, forKey: .startsBeforeTheirCall) ?? 0
+                ended = try container.decodeIfPresent(Int.self, forKey: .ended)
             }
 
             enum CodingKeys: String, CodingKey {
-                case expected, started, updated, dismissed, rotated
+                case expected, started, updated, dismissed, rotated, ended
                 case neverStarted = "never_started"
                 case startedNeverUpdated = "started_never_updated"
                 case neverUpdatedByCause = "never_updated_by_cause"

@@ -28,13 +28,13 @@ public struct ProfileHeadline: Sendable {
             Self.pace(sender),
         ]
         if let service = profile.service {
-            var serviceLines = Self.service(service, measured: profile.processesMeasured)
+            var serviceLines = Self.service(service, events: profile.events, measured: profile.processesMeasured)
             if sender.stop == "settled" {
                 serviceLines.append(
                     RunHeadline.Line(
                         topic: "end",
                         sentence:
-                            "No push came for --settle after the last call's answer, \(service.fanout.missing) still missing, so the service was ended: it may have been behind (a backlog still sending), not done.",
+                            "No push came for --settle after the last call's answer, so the service was ended with \(service.fanout.missing) owed pushes never sent: it had stopped pushing (nothing was still arriving), so they are missing, not a backlog.",
                         good: false
                     )
                 )
@@ -115,7 +115,11 @@ public struct ProfileHeadline: Sendable {
 
     /// A service's lines: its registrations, its event API, and its fan-out to the last push;
     /// for a lifecycle, the devices' side after them.
-    private static func service(_ service: ServiceFigures, measured: Bool) -> [RunHeadline.Line] {
+    private static func service(
+        _ service: ServiceFigures,
+        events: RunSummary.Events?,
+        measured: Bool
+    ) -> [RunHeadline.Line] {
         let api = service.api
         let fanout = service.fanout
         let unanswered = api.refused + api.timedOut + api.failed
@@ -137,6 +141,18 @@ public struct ProfileHeadline: Sendable {
             ),
             RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence(fanout), good: fanout.missing == 0),
         ]
+        if let events, let beforeClock = events.beforeClock, beforeClock > 0 {
+            let kinds = (events.beforeClockByKind ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+            lines.append(
+                RunHeadline.Line(
+                    topic: "before clock",
+                    sentence:
+                        "\(beforeClock) pushes came before the scenario's clock started (\(kinds.joined(separator: ", "))): "
+                        + "the service's own (a welcome push at registration), owed by no call, in no lag and no fan-out.",
+                    good: nil
+                )
+            )
+        }
         if let lifecycle = service.lifecycle { lines += Self.lifecycle(lifecycle, measured: measured) }
         if measured, let cost = service.eventsCPUUsPerPush {
             lines.append(
@@ -203,9 +219,18 @@ public struct ProfileHeadline: Sendable {
             figures.lastMs.map { String(format: "%@ %.0f/%.0f ms", kind, $0.p50, $0.p99) }
         }
         if !kinds.isEmpty { fanoutSentence += " (p50/p99 by kind: " + kinds.joined(separator: ", ") + ")" }
+        let superseded = fanout.superseded ?? 0
+        if superseded > 0 {
+            fanoutSentence += String(
+                format: "; %d of %d owed updates were coalesced into a later push of their activity (%.1f%%)",
+                superseded,
+                fanout.expectedPushes,
+                100 * Double(superseded) / Double(max(1, fanout.expectedPushes))
+            )
+        }
         fanoutSentence +=
             fanout.missing == 0
-            ? "; every push arrived"
+            ? (superseded > 0 ? ", and every other push arrived" : "; every push arrived")
             : "; \(fanout.missing) of \(fanout.expectedPushes) pushes never arrived, in \(fanout.all.incompleteCalls) calls"
         fanoutSentence += fanout.extra > 0 ? ", and \(fanout.extra) matched no call." : "."
         return fanoutSentence

@@ -144,6 +144,55 @@ extension RunSummary {
         /// Pushes for an event an accepted push had already answered: a sender that sent an
         /// update twice (absent in older summaries).
         public var duplicates: Int?
+        /// A service's owed updates that a later push of their activity answered in their stead
+        /// (it coalesced them), and how stale the newest of them was when that push came.
+        /// Absent for a sender, and before 0.9.
+        public var superseded: Int?
+        public var supersededStalenessMs: MillisecondPercentiles?
+        /// Pushes that arrived before the clock started (a welcome push at registration), by
+        /// their `aps.event` (`none` without one): matched to nothing, in no lag. Absent when
+        /// none came.
+        public var beforeClock: Int?
+        public var beforeClockByKind: [String: Int]?
+        /// The owed pushes by kind (`update`, `end`): owed, arrived, early, late and lag.
+        public var byKind: [String: KindEvents]?
+
+        /// One kind of owed push.
+        public struct KindEvents: Codable, Sendable, Equatable {
+            public var owed: Int
+            public var arrived: Int
+            public var missing: Int
+            /// Arrived before they were owed, with how long before; after.
+            public var early: Int
+            public var late: Int
+            public var earlyLeadMs: MillisecondPercentiles?
+            /// Lag behind the owed time (0 for an early one).
+            public var lagMs: MillisecondPercentiles?
+
+            /// Creates the counts.
+            public init(
+                owed: Int,
+                arrived: Int,
+                missing: Int,
+                early: Int,
+                earlyLeadMs: MillisecondPercentiles?,
+                lagMs: MillisecondPercentiles?
+            ) {
+                self.owed = owed
+                self.arrived = arrived
+                self.missing = missing
+                self.early = early
+                late = arrived - early
+                self.earlyLeadMs = earlyLeadMs
+                self.lagMs = lagMs
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case owed, arrived, missing, early, late
+                case earlyLeadMs = "early_lead_ms"
+                case lagMs = "lag_ms"
+            }
+        }
 
         /// Creates the counts.
         public init(total: Int, received: Int, missing: Int, extra: Int, duplicates: Int) {
@@ -153,5 +202,28 @@ extension RunSummary {
             self.extra = extra
             self.duplicates = duplicates
         }
+
+        enum CodingKeys: String, CodingKey {
+            case total, received, missing, extra, duplicates, superseded
+            case supersededStalenessMs = "superseded_staleness_ms"
+            case beforeClock = "before_clock"
+            case beforeClockByKind = "before_clock_by_kind"
+            case byKind = "by_kind"
+        }
+    }
+}
+
+extension Histogram<UInt64> {
+    /// The median, p90, p99 and largest of a histogram of microseconds, in milliseconds;
+    /// `nil` when it is empty.
+    public var millisecondPercentiles: RunSummary.MillisecondPercentiles? {
+        guard totalCount > 0 else { return nil }
+        return RunSummary.MillisecondPercentiles(
+            count: Int(totalCount),
+            p50Us: valueAtPercentile(50),
+            p90Us: valueAtPercentile(90),
+            p99Us: valueAtPercentile(99),
+            maxUs: max
+        )
     }
 }

@@ -11,9 +11,11 @@ public struct ServiceFigures: Sendable {
         public var group: Int
         /// Seconds after the first call's intended time at which it was due.
         public var dueS: Double
-        /// Pushes it should cause, and those that arrived.
+        /// Pushes it should cause, those that arrived, and those a later push of their activity
+        /// superseded (the service coalesced them into it).
         public var expected: Int
         public var arrived: Int
+        public var superseded = 0
         /// When the first, half, 99% and last of its pushes arrived, milliseconds after its
         /// intended time; `nil` when that many never arrived.
         public var firstMs: Double?
@@ -201,7 +203,7 @@ extension RunSummary {
 
             init(_ calls: [ServiceFigures.Call]) {
                 self.calls = calls.count
-                incompleteCalls = calls.filter { $0.arrived < $0.expected }.count
+                incompleteCalls = calls.filter { $0.arrived + $0.superseded < $0.expected }.count
                 firstMs = MillisecondPercentiles(calls.compactMap(\.firstMs))
                 halfMs = MillisecondPercentiles(calls.compactMap(\.halfMs))
                 p99Ms = MillisecondPercentiles(calls.compactMap(\.p99Ms))
@@ -241,6 +243,9 @@ extension RunSummary {
         public var expectedPushes: Int
         public var matched: Int
         public var missing: Int
+        /// Owed pushes a later push of their activity superseded: coalesced, not missing
+        /// (absent before 0.9).
+        public var superseded: Int?
         public var extra: Int
         /// Pushes matched by the `pushbench_event` the service passed through in the content state
         /// (the rest by order).
@@ -261,14 +266,16 @@ extension RunSummary {
             self.calls = calls.count
             expectedPushes = calls.reduce(0) { $0 + $1.expected }
             matched = calls.reduce(0) { $0 + $1.arrived }
-            missing = expectedPushes - matched
+            let superseded = calls.reduce(0) { $0 + $1.superseded }
+            self.superseded = superseded
+            missing = expectedPushes - matched - superseded
             self.extra = extra
             self.matchedByTag = matchedByTag
             all = Kind(calls)
             byKind = Dictionary(grouping: calls, by: \.kind).mapValues(Kind.init)
             slowest = calls.enumerated().sorted { a, b in
-                let missingA = a.element.expected - a.element.arrived
-                let missingB = b.element.expected - b.element.arrived
+                let missingA = a.element.expected - a.element.arrived - a.element.superseded
+                let missingB = b.element.expected - b.element.arrived - b.element.superseded
                 if missingA != missingB { return missingA > missingB }
                 return (a.element.lastMs ?? 0) > (b.element.lastMs ?? 0)
             }.prefix(10).map { index, call in
@@ -286,7 +293,7 @@ extension RunSummary {
         }
 
         enum CodingKeys: String, CodingKey {
-            case calls, matched, missing, extra, all, slowest
+            case calls, matched, missing, superseded, extra, all, slowest
             case expectedPushes = "expected_pushes"
             case matchedByTag = "matched_by_tag"
             case byKind = "by_kind"
@@ -298,18 +305,19 @@ extension RunSummary {
 extension ServiceFigures {
     /// `calls.csv`: each call to the service in the order they fell due, with the pushes it
     /// owed and those that arrived, and when its first, half, 99% and last push arrived after its
-    /// intended time (empty where that many never did).
+    /// intended time (empty where that many never did); last, its owed pushes a later push
+    /// superseded.
     public var callsTable: CSVTable {
         var table = CSVTable(columns: [
             "call", "kind", "group", "due_s", "expected_pushes", "arrived_pushes", "first_ms", "half_ms", "p99_ms",
-            "last_ms",
+            "last_ms", "superseded_pushes",
         ])
         let milliseconds = { (value: Double?) in value.map { String(format: "%.3f", $0) } ?? "" }
         for (index, call) in calls.enumerated() {
             table.append([
                 String(index), call.kind, String(call.group), String(format: "%.3f", call.dueS), String(call.expected),
                 String(call.arrived), milliseconds(call.firstMs), milliseconds(call.halfMs), milliseconds(call.p99Ms),
-                milliseconds(call.lastMs),
+                milliseconds(call.lastMs), String(call.superseded),
             ])
         }
         return table

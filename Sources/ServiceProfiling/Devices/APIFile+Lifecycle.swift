@@ -15,7 +15,7 @@ extension APIFile {
         intendedNanos: UInt64
     ) -> ServiceClient.Request {
         let call = workload.starts[index]
-        let timestamp = Int64(startAtUnix + Double(call.dueMicroseconds) / 1e6)
+        let timestamp = startAtUnix + Double(call.dueMicroseconds) / 1e6
         let activity = call.activities.lowerBound
         return start.request(tag: -(index + 1), intendedNanos: intendedNanos) { name in
             switch name {
@@ -26,17 +26,22 @@ extension APIFile {
             case .attributesType: .text(lifecycle?.app?.attributesType ?? call.activityKind.attributesType)
             case .attributes: .json(Self.attributes(group: call.group, app: lifecycle?.app))
             case .contentState: .json(Self.contentState(call.activityKind, call.state))
-            case .timestamp: .integer(timestamp)
-            case .staleDate: .integer(timestamp + ScenarioPushSource.staleAfterSeconds)
+            case .timestamp: .time(timestamp)
+            case .staleDate: .time(timestamp + Double(ScenarioPushSource.staleAfterSeconds))
+            case .now: .time(Date().timeIntervalSince1970)
+            case .activityStart, .activityEnd:
+                workload.activityTimes.time(of: name, activity: activity, startAtUnix: startAtUnix)
             case .updateToken, .oldUpdateToken, .action, .priority, .dismissalDate: .none
             }
         }
     }
 
-    /// A device's request, tagged so that its answer finds it again (`DeviceRequestTag`).
+    /// A device's request, tagged so that its answer finds it again (`DeviceRequestTag`); its
+    /// activity's times count from `startAtUnix`, the clock's 0 (`nil` before the clock).
     public func deviceRequest(
         _ request: DeviceFleet.DeviceRequest,
         of fleet: DeviceFleet,
+        startAtUnix: Double? = nil,
         intendedNanos: UInt64
     ) -> ServiceClient.Request? {
         guard let lifecycle, let template = lifecycle.template(for: request) else { return nil }
@@ -59,6 +64,9 @@ extension APIFile {
                 .text(generation == 0 ? workload.updateToken(of: activity) : workload.rotatedUpdateToken(of: activity))
             case .oldUpdateToken: generation == 0 ? .none : .text(workload.updateToken(of: activity))
             case .pushToStartToken: .text(fleet.pushToStartToken(of: activity, reissued: reissued))
+            case .now: .time(Date().timeIntervalSince1970)
+            case .activityStart, .activityEnd:
+                startAtUnix.map { workload.activityTimes.time(of: name, activity: activity, startAtUnix: $0) } ?? .none
             default: .none
             }
         }

@@ -162,11 +162,13 @@ extension DeviceFleet {
         if !rotated, let rotatedNs = started.rotatedNs, atNs > rotatedNs + Int64(settings.rotationGrace.inNanoseconds) {
             return state.drop(.rotatedOut)
         }
+        // An end is shown as the activity's last state, not as an update of it: a service that
+        // sends only starts and ends updated nothing.
+        if ends { return state.devices[activity].end(atNs: atNs, dismissed: false) }
         state.updatesShown += 1
         if !started.updated {
             state.devices[activity].updateActivity { $0.updated = true }
             _ = state.timeToFirstUpdate.record(UInt64(max(0, atNs - started.startedNs) / 1000))
         }
-        if ends { state.devices[activity].end(atNs: atNs, dismissed: false) }
     }
 }

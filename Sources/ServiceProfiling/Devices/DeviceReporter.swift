@@ -50,13 +50,14 @@ public final class DeviceReporter: Sendable {
         self.settings = settings
     }
 
-    /// Starts the devices at `startNs` (the clock's 0) and the thread that sends their requests.
-    public func start(atNs startNs: Int64) {
+    /// Starts the devices at `startNs` (the clock's 0, UNIX seconds `startAtUnix`) and the
+    /// thread that sends their requests.
+    public func start(atNs startNs: Int64, unix startAtUnix: Double) {
         fleet.start(atNs: startNs)
         started.store(true, ordering: .relaxed)
         let thread = Thread { [self] in
             let cpuBegan = threadCPUNanos()
-            run(startNs: startNs)
+            run(startNs: startNs, startAtUnix: startAtUnix)
             fleet.addEmulationCPU(nanoseconds: threadCPUNanos() - cpuBegan)
             ended.signal()
         }
@@ -73,7 +74,7 @@ public final class DeviceReporter: Sendable {
     /// The answers so far.
     public var snapshot: Answers { answers.withLock { $0 } }
 
-    private func run(startNs: Int64) {
+    private func run(startNs: Int64, startAtUnix: Double) {
         guard
             let client = try? ServiceClient(
                 timeout: settings.timeout,
@@ -93,9 +94,14 @@ public final class DeviceReporter: Sendable {
             while head < backlog.count, client.inFlight < Self.inFlightLimit {
                 let (request, dueNs) = backlog[head]
                 head += 1
-                guard let rendered = file.deviceRequest(request, of: fleet, intendedNanos: UInt64(dueNs)) else {
-                    continue
-                }
+                guard
+                    let rendered = file.deviceRequest(
+                        request,
+                        of: fleet,
+                        startAtUnix: startAtUnix,
+                        intendedNanos: UInt64(dueNs)
+                    )
+                else { continue }
                 if case .tokenReport = request {
                     count(atSecond: Int((dueNs - startNs) / 1_000_000_000), in: \.reportsPerSecond)
                 }

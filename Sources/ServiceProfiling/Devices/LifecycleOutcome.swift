@@ -135,11 +135,16 @@ public struct LifecycleOutcome: Sendable {
         var updated = 0
         var causes: [String: Int] = [:]
         let calls = arrivals.calls
+        var owedNoUpdate = 0
         for (activity, device) in fleet.devices.enumerated() {
             guard let life = device.activity else { continue }
             started += 1
             if life.updated {
                 updated += 1
+                continue
+            }
+            guard arrivals.schedulesUpdate(token: workload.updateToken(of: activity)) else {
+                owedNoUpdate += 1
                 continue
             }
             causes[neverUpdatedCause(of: activity, calls: calls).rawValue, default: 0] += 1
@@ -149,12 +154,13 @@ public struct LifecycleOutcome: Sendable {
             started: started,
             neverStarted: expected - started,
             updated: updated,
-            startedNeverUpdated: started - updated,
+            startedNeverUpdated: started - updated - owedNoUpdate,
             neverUpdatedByCause: causes,
             dismissed: fleet.devices.count(where: \.dismissed),
             rotated: fleet.devices.count { $0.activity?.rotatedNs != nil },
             extraStarts: fleet.extraStarts,
-            startsBeforeTheirCall: fleet.startsBeforeTheirCall
+            startsBeforeTheirCall: fleet.startsBeforeTheirCall,
+            ended: fleet.devices.count { $0.endedNs != nil && !$0.dismissed }
         )
     }
 }

@@ -7,13 +7,21 @@ extension APIFile {
         }
     }
 
+    /// Whether a request names an activity's start or end (`{{activity_start}}`,
+    /// `{{activity_end}}`): the workload keeps them only then.
+    var needsActivityTimes: Bool {
+        requests.contains { $0.placeholders.contains(where: Placeholder.activityTimes.contains) }
+    }
+
     /// The ports of the loopback its requests go to, each once, and the URLs that name another
     /// host: a service in a sealed network (`profile --as-apple`) is reached on its loopback only.
     public var loopbackPorts: (ports: [Int], elsewhere: [String]) {
         var ports: [Int] = []
         var elsewhere: [String] = []
         for request in requests {
-            guard let endpoint = PortProbe.endpoint(of: request.urlText),
+            // Every variable filled (the port's, or any other: `${FEED_PORT}`), no placeholder
+            // in a host or a port.
+            guard let endpoint = PortProbe.endpoint(of: request.url.render { _ in .text("0") }),
                 ["127.0.0.1", "localhost"].contains(endpoint.host)
             else {
                 elsewhere.append(request.urlText)

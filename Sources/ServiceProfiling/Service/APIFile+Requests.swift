@@ -20,6 +20,7 @@ extension APIFile {
             case .group: .integer(Int64(group))
             case .updateToken: .text(workload.updateToken(of: activity))
             case .pushToStartToken: .text(workload.pushToStartToken(of: activity))
+            case .now: .time(Date().timeIntervalSince1970)
             default: .none
             }
         }
@@ -33,7 +34,7 @@ extension APIFile {
         intendedNanos: UInt64 = 0
     ) -> ServiceClient.Request {
         let call = workload.calls[index]
-        let timestamp = Int64(startAtUnix + Double(call.dueMicroseconds) / 1e6)
+        let timestamp = startAtUnix + Double(call.dueMicroseconds) / 1e6
         let activity = call.activities.lowerBound
         return event.request(tag: index, intendedNanos: intendedNanos) { name in
             switch name {
@@ -45,11 +46,14 @@ extension APIFile {
             case .action: .text(actions[call.phase] ?? call.phase.rawValue)
             case .contentState: .json(Self.contentState(of: call, index: index))
             case .priority: .integer(Int64(call.priority))
-            case .timestamp: .integer(timestamp)
+            case .timestamp: .time(timestamp)
             case .staleDate:
-                call.phase == .update ? .integer(timestamp + ScenarioPushSource.staleAfterSeconds) : .none
+                call.phase == .update ? .time(timestamp + Double(ScenarioPushSource.staleAfterSeconds)) : .none
             case .dismissalDate:
-                call.phase == .end ? .integer(timestamp + ScenarioPushSource.dismissAfterSeconds) : .none
+                call.phase == .end ? .time(timestamp + Double(ScenarioPushSource.dismissAfterSeconds)) : .none
+            case .now: .time(Date().timeIntervalSince1970)
+            case .activityStart, .activityEnd:
+                workload.activityTimes.time(of: name, activity: activity, startAtUnix: startAtUnix)
             case .device, .user, .oldUpdateToken, .attributesType, .attributes: .none
             }
         }

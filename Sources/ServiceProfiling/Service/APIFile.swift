@@ -90,6 +90,9 @@ public struct APIFile: Sendable {
         } catch {
             throw APIFileError(file: path, line: nil, "not valid YAML: \(error)")
         }
+        if let root, let (variable, line) = Self.firstUnsetVariable(under: root, environment: environment) {
+            throw APIFileError(file: path, line: line, "${\(variable)} is not set in the environment")
+        }
         var reader = try MappingReader(root, file: path, name: "the file")
         let register = reader.take("register")
         guard let event = reader.take("event") else { throw reader.missing("event") }
@@ -247,15 +250,39 @@ public struct APIFile: Sendable {
             switch name {
             case "register": "a registration knows its activity, group and tokens only"
             case "start_token": "a device reports its push-to-start token before it has an activity"
-            case "token_report", "close": "a device's report knows its device, activity, group and tokens only"
+            case "token_report", "close": "a device's report knows its device, activity and tokens, not a call's"
             case "start": "a start sent per group has no single activity, device or token (use per: activity)"
             default: "an event sent per group has no single activity or token (use per: activity)"
             }
         throw APIFileError(
             file: file,
             line: line(of: stray, under: node) ?? node.mark?.line,
-            "\(name) uses {{\(stray.rawValue)}}: \(why)"
+            "\(name) uses {{\(stray.rawValue)}}: \(why); it knows "
+                + Placeholder.allCases.filter(allowed.contains).map { "{{\($0.rawValue)}}" }.joined(separator: ", ")
         )
+    }
+
+    /// The first `${NAME}` under `node`, in the file's order, that `environment` does not set,
+    /// with its line: named where it is first used, whichever request the file reads first.
+    private static func firstUnsetVariable(under node: Node, environment: [String: String]) -> (String, Int?)? {
+        switch node {
+        case .scalar(let scalar):
+            var rest = Substring(scalar.string)
+            while let open = rest.firstRange(of: "${"), let close = rest[open.upperBound...].firstIndex(of: "}") {
+                let name = rest[open.upperBound..<close].trimmingCharacters(in: .whitespaces)
+                if environment[name] == nil { return (name, scalar.mark?.line) }
+                rest = rest[rest.index(after: close)...]
+            }
+            return nil
+        case .mapping(let mapping):
+            return mapping.lazy.compactMap {
+                firstUnsetVariable(under: $0.key, environment: environment)
+                    ?? firstUnsetVariable(under: $0.value, environment: environment)
+            }.first
+        case .sequence(let sequence):
+            return sequence.lazy.compactMap { firstUnsetVariable(under: $0, environment: environment) }.first
+        case .alias: return nil
+        }
     }
 
     /// The line of the first scalar under `node` that uses `placeholder`.

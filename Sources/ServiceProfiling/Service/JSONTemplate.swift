@@ -102,6 +102,7 @@ indirect enum JSONTemplate: Sendable, Equatable {
             case .integer(let number): output.append(contentsOf: String(number).utf8)
             case .text(let value): JSONWriter.writeString(value, to: &output)
             case .json(let bytes): output.append(contentsOf: bytes)
+            case .time(let unix): output.append(contentsOf: String(Int64(unix.rounded(.down))).utf8)
             case .none: output.append(contentsOf: "null".utf8)
             }
         case .literal(let literal):

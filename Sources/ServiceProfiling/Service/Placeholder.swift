@@ -32,34 +32,52 @@ public enum Placeholder: String, Sendable, CaseIterable {
     case timestamp
     case staleDate = "stale_date"
     case dismissalDate = "dismissal_date"
+    /// The moment the request is sent.
+    case now
+    /// The activity's start and end on the scenario's clock: when a service that ends its
+    /// activities on its own (a countdown's target) is to end it.
+    case activityStart = "activity_start"
+    case activityEnd = "activity_end"
+
+    /// Whether it is a time, which takes an offset and a format (`{{activity_end+10s|iso8601}}`).
+    var isTime: Bool {
+        switch self {
+        case .timestamp, .staleDate, .dismissalDate, .now, .activityStart, .activityEnd: true
+        default: false
+        }
+    }
+
+    /// The times of the activity a request names.
+    static let activityTimes: Set<Placeholder> = [.activityStart, .activityEnd]
 
     /// The placeholders a registration can fill: one activity, before any event.
-    static let registration: Set<Placeholder> = [.activity, .group, .updateToken, .pushToStartToken]
+    static let registration: Set<Placeholder> = [.activity, .group, .updateToken, .pushToStartToken, .now]
 
     /// A device reporting its push-to-start token, before the clock: it has no activity yet.
-    static let startTokenReport: Set<Placeholder> = [.device, .user, .group, .pushToStartToken]
+    static let startTokenReport: Set<Placeholder> = [.device, .user, .group, .pushToStartToken, .now]
 
     /// A device reporting an update token (after a start, or a rotation), or a close.
     static let deviceReport: Set<Placeholder> = [
-        .device, .user, .activity, .group, .updateToken, .oldUpdateToken, .pushToStartToken,
+        .device, .user, .activity, .group, .updateToken, .oldUpdateToken, .pushToStartToken, .now,
+        .activityStart, .activityEnd,
     ]
 
     /// The operator's start, per group (the group's push-to-start tokens are the service's to
     /// find) or per activity (its device's push-to-start token given).
     static func start(perActivity: Bool) -> Set<Placeholder> {
         var names: Set<Placeholder> = [
-            .group, .event, .contentState, .attributesType, .attributes, .timestamp, .staleDate,
+            .group, .event, .contentState, .attributesType, .attributes, .timestamp, .staleDate, .now,
         ]
-        if perActivity { names.formUnion([.activity, .device, .user, .pushToStartToken]) }
+        if perActivity { names.formUnion(activityTimes.union([.activity, .device, .user, .pushToStartToken])) }
         return names
     }
 
     /// The placeholders an event request can fill, sent once per group or once per activity.
     static func event(perActivity: Bool) -> Set<Placeholder> {
         var names: Set<Placeholder> = [
-            .group, .event, .action, .contentState, .priority, .timestamp, .staleDate, .dismissalDate,
+            .group, .event, .action, .contentState, .priority, .timestamp, .staleDate, .dismissalDate, .now,
         ]
-        if perActivity { names.formUnion([.activity, .updateToken, .pushToStartToken]) }
+        if perActivity { names.formUnion(activityTimes.union([.activity, .updateToken, .pushToStartToken])) }
         return names
     }
 }
@@ -70,6 +88,8 @@ enum PlaceholderValue: Sendable {
     case text(String)
     /// JSON written as is (the content state).
     case json([UInt8])
+    /// A time, UNIX seconds: written as its placeholder's `TimeShape` says.
+    case time(Double)
     /// No value for this request (an update's dismissal date).
     case none
 }

@@ -16,5 +16,6 @@ extension ServiceFigures.Call {
             p99Ms: fanout.milestones.p99Ms,
             lastMs: fanout.milestones.lastMs
         )
+        superseded = fanout.superseded
     }
 }

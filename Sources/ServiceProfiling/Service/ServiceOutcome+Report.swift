@@ -65,18 +65,3 @@ extension APIAnswers {
         )
     }
 }
-
-extension Histogram<UInt64> {
-    /// The median, p90, p99 and largest of a histogram of microseconds, in milliseconds;
-    /// `nil` when it is empty.
-    var millisecondPercentiles: RunSummary.MillisecondPercentiles? {
-        guard totalCount > 0 else { return nil }
-        return RunSummary.MillisecondPercentiles(
-            count: Int(totalCount),
-            p50Us: valueAtPercentile(50),
-            p90Us: valueAtPercentile(90),
-            p99Us: valueAtPercentile(99),
-            maxUs: max
-        )
-    }
-}

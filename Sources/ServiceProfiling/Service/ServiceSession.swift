@@ -306,7 +306,7 @@ public final class ServiceSession: Sendable {
         let startNanos = monotonicNanos() + Self.lead.inNanoseconds
         let startAt = clock.unix(ofNs: Int64(startNanos))
         book.start(atNs: Int64(startNanos))
-        reporter?.start(atNs: Int64(startNanos))
+        reporter?.start(atNs: Int64(startNanos), unix: startAt)
         state.withLock { $0.startAtUnix = startAt }
         var next = 0
         var queue = CallQueue()

@@ -37,7 +37,8 @@ public struct ServiceWork {
             perActivity: api.file.perActivity,
             requests: requests,
             timing: timing,
-            startsPerActivity: api.file.lifecycle.map(\.startPerActivity)
+            startsPerActivity: api.file.lifecycle.map(\.startPerActivity),
+            keepsActivityTimes: api.file.needsActivityTimes
         )
         if let lifecycle = api.file.lifecycle, lifecycle.start == nil, !workload.starts.isEmpty {
             throw ProfileError.badInput(

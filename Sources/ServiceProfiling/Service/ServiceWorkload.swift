@@ -41,10 +41,13 @@ public struct ServiceWorkload: Sendable {
     /// Mints every token a device holds, and reads back whose a token is: the fleet books a
     /// push with no index of tokens (`TokenMint`).
     public let tokens: TokenMint
+    /// Each activity's start and end on the clock, when asked for (`keepsActivityTimes`).
+    public let activityTimes: ActivityTimes
 
     /// The work of `scenario`: its first `requests` calls when given, due as `timing` says.
     /// Token rotations are left out: each activity keeps the update token it registered. With
-    /// `startsPerActivity` (a lifecycle file's `start.per`), the scenario's starts are kept too.
+    /// `startsPerActivity` (a lifecycle file's `start.per`), the scenario's starts are kept too;
+    /// with `keepsActivityTimes`, each activity's start and end.
     /// - Throws: `ProfileError.badInput` for a scenario that broadcasts (a service is handed
     ///   groups to fan out to tokens), `WorkloadError` for an invalid one.
     public init(
@@ -52,7 +55,8 @@ public struct ServiceWorkload: Sendable {
         perActivity: Bool,
         requests: Int?,
         timing: EventTiming,
-        startsPerActivity: Bool? = nil
+        startsPerActivity: Bool? = nil,
+        keepsActivityTimes: Bool = false
     ) throws {
         if scenario.cohorts.contains(where: { $0.delivery == .broadcast }) {
             throw ProfileError.badInput(
@@ -75,9 +79,27 @@ public struct ServiceWorkload: Sendable {
             throw ProfileError.badInput("--api: at most \(TokenMint.maxDevices - 1) activities (one device each)")
         }
         tokens = TokenMint(seed: scenario.seed)
+        var (calls, times) = try Self.calls(of: scenario, perActivity: perActivity, limit: requests ?? .max)
+        let origin = lifecycle?.originMs ?? times.first ?? 0
+        activityTimes =
+            keepsActivityTimes
+            ? try ActivityTimes(scenario: scenario, originMs: origin, timing: timing) : ActivityTimes()
+        for index in calls.indices {
+            calls[index].dueMicroseconds = timing.dueMicroseconds(index: index, timeMs: times[index] - origin)
+        }
+        self.calls = calls
+        expectedPushes = calls.reduce(0) { $0 + $1.activities.count }
+    }
+
+    /// The first `limit` calls of `scenario`, not yet timed, with each one's time on the
+    /// scenario's clock (milliseconds).
+    private static func calls(
+        of scenario: Scenario,
+        perActivity: Bool,
+        limit: Int
+    ) throws -> (calls: [Call], timesMs: [Int64]) {
         var calls: [Call] = []
         var times: [Int64] = []
-        let limit = requests ?? .max
         var grouping = try CallGrouping(scenario: scenario, perActivity: perActivity)
         while let (index, event) = grouping.next() {
             if index < calls.count {
@@ -99,12 +121,7 @@ public struct ServiceWorkload: Sendable {
                 )
             )
         }
-        let origin = lifecycle?.originMs ?? times.first ?? 0
-        for index in calls.indices {
-            calls[index].dueMicroseconds = timing.dueMicroseconds(index: index, timeMs: times[index] - origin)
-        }
-        self.calls = calls
-        expectedPushes = calls.reduce(0) { $0 + $1.activities.count }
+        return (calls, times)
     }
 
     /// The scenario's events the calls stand for, in order, each with the index of its call: what
@@ -125,22 +142,29 @@ public struct ServiceWorkload: Sendable {
     public func pushToStartToken(of activity: Int) -> String { tokens.hex(device: activity, kind: .pushToStart) }
 
     /// The schedule the arrival book matches arrivals against: each call's pushes due at its
-    /// time, identified by the call's number (the `pushbench_event` its content state carries).
+    /// time, of its kind (an update, or an end), identified by the call's number (the
+    /// `pushbench_event` its content state carries).
     public var schedule: PushSchedule {
         var schedule = PushSchedule(devices: activities, mint: tokens)
         for (index, call) in calls.enumerated() {
             for activity in call.activities {
-                schedule.add(device: activity, dueMicroseconds: call.dueMicroseconds, identity: index)
+                schedule.add(
+                    device: activity,
+                    dueMicroseconds: call.dueMicroseconds,
+                    identity: index,
+                    phase: call.phase
+                )
             }
         }
         return schedule
     }
 
-    /// A book for this work's pushes, keeping each call's fan-out.
+    /// A book for this work's pushes, keeping each call's fan-out; its clock starts with the
+    /// session's (a push before it is the service's own, `beforeClock`).
     public func arrivalBook() -> ArrivalBook {
         ArrivalBook(
             schedule: schedule,
-            startNs: 0,
+            startNs: nil,
             callSizes: calls.map(\.activities.count),
             tokensReported: isLifecycle
         )

@@ -9,6 +9,8 @@ struct TextTemplate: Sendable, Equatable {
     enum Piece: Sendable, Equatable {
         case literal(String)
         case placeholder(Placeholder)
+        /// A time with an offset or a format: `{{timestamp+30s}}`, `{{activity_end|iso8601}}`.
+        case time(Placeholder, TimeShape)
         /// One member of the content state, `{{content_state.NAME}}`: its value alone, as a
         /// service that takes a score, not the whole state, is sent it.
         case contentStateField(String)
@@ -26,7 +28,8 @@ struct TextTemplate: Sendable, Equatable {
         guard pieces.count == 1 else { return nil }
         switch pieces[0] {
         case .literal: return nil
-        case .placeholder(let name): return values(name)
+        case .placeholder(let name): return TimeShape().apply(values(name))
+        case .time(let name, let shape): return shape.apply(values(name))
         case .contentStateField(let name): return Self.member(name, of: values(.contentState))
         }
     }
@@ -36,7 +39,7 @@ struct TextTemplate: Sendable, Equatable {
         pieces.compactMap {
             switch $0 {
             case .literal: nil
-            case .placeholder(let name): name
+            case .placeholder(let name), .time(let name, _): name
             case .contentStateField: .contentState
             }
         }
@@ -79,16 +82,9 @@ struct TextTemplate: Sendable, Equatable {
                 literal = ""
                 pieces.append(.contentStateField(String(name.dropFirst(Self.fieldPrefix.count))))
             } else if isPlaceholder {
-                guard let known = Placeholder(rawValue: name) else {
-                    throw TemplateSyntaxError(
-                        "unknown placeholder {{\(name)}}; the known ones are "
-                            + Placeholder.allCases.map { "{{\($0.rawValue)}}" }.joined(separator: ", ")
-                            + ", and {{content_state.NAME}} for one member of the content state"
-                    )
-                }
                 if !literal.isEmpty { pieces.append(.literal(literal)) }
                 literal = ""
-                pieces.append(.placeholder(known))
+                pieces.append(try Self.placeholder(name))
             } else {
                 guard let value = environment[name] else {
                     throw TemplateSyntaxError("${\(name)} is not set in the environment")
@@ -100,6 +96,28 @@ struct TextTemplate: Sendable, Equatable {
         literal += rest
         if !literal.isEmpty || pieces.isEmpty { pieces.append(.literal(literal)) }
         self.pieces = pieces
+    }
+
+    /// The piece `{{name}}` is: a placeholder, or a time with its offset and format.
+    private static func placeholder(_ name: String) throws(TemplateSyntaxError) -> Piece {
+        let base = name.prefix { $0.isLetter || $0 == "_" }
+        guard let known = Placeholder(rawValue: String(base)) else {
+            throw TemplateSyntaxError(
+                "unknown placeholder {{\(name)}}; the known ones are "
+                    + Placeholder.allCases.map { "{{\($0.rawValue)}}" }.joined(separator: ", ")
+                    + ", and {{content_state.NAME}} for one member of the content state"
+            )
+        }
+        let rest = name.dropFirst(base.count)
+        if rest.isEmpty { return .placeholder(known) }
+        guard known.isTime else {
+            throw TemplateSyntaxError(
+                "{{\(name)}}: an offset or a format is for a time ("
+                    + Placeholder.allCases.filter(\.isTime).map { "{{\($0.rawValue)}}" }.joined(separator: ", ")
+                    + "), and {{\(known.rawValue)}} is not one"
+            )
+        }
+        return try TimeShape.parse(rest, of: known.rawValue).map { .time(known, $0) } ?? .placeholder(known)
     }
 
     /// Where the first `{{` or `${` of `text` is, and whether it opens a placeholder.
@@ -119,7 +137,8 @@ struct TextTemplate: Sendable, Equatable {
         for piece in pieces {
             switch piece {
             case .literal(let literal): text += literal
-            case .placeholder(let name): text += Self.text(of: values(name))
+            case .placeholder(let name): text += Self.text(of: TimeShape().apply(values(name)))
+            case .time(let name, let shape): text += Self.text(of: shape.apply(values(name)))
             case .contentStateField(let name): text += Self.text(of: Self.member(name, of: values(.contentState)))
             }
         }
@@ -134,6 +153,7 @@ extension TextTemplate {
         case .integer(let number): String(number)
         case .text(let value): value
         case .json(let bytes): String(decoding: bytes, as: UTF8.self)
+        case .time(let unix): String(Int64(unix.rounded(.down)))
         case .none: ""
         }
     }

@@ -1,0 +1,102 @@
+import Foundation
+import ServiceProfiling
+import Workload
+import XCTest
+
+/// A request file that can say when: every time takes an offset and a format, `{{now}}` is the
+/// moment a request is sent, and an activity's own start and end reach the service in the form
+/// it reads (UNIX seconds or milliseconds, ISO 8601, Apple's reference date). Variables work in
+/// any part of a URL, and each mistake is refused in one line naming it. No sockets.
+final class RequestTimeTests: XCTestCase {
+    private let environment = ["PUSHBENCH_SERVICE_PORT": "8123", "FEED_PORT": "9100"]
+    private let startAtUnix = 1_800_000_000.0
+
+    private static let file = """
+        register:
+          url: http://127.0.0.1:${PUSHBENCH_SERVICE_PORT}/register
+          body: {token: "{{update_token}}", at: "{{now}}"}
+        event:
+          per: activity
+          url: http://127.0.0.1:${FEED_PORT}/feed/{{activity}}
+          body:
+            at: "{{timestamp}}"
+            soon: "{{timestamp+30s}}"
+            before: "{{timestamp-5m|unix_ms}}"
+            ends: "{{activity_end+10s|iso8601}}"
+            reference: "{{timestamp|apple_reference}}"
+            text: "ends {{activity_end|iso8601}}"
+            started: "{{activity_start}}"
+            sent: "{{now|unix_ms}}"
+        """
+
+    private func refusal(_ text: String) -> String { APIFile.refusal(of: text, environment: environment) }
+
+    func testEveryTimeTakesAnOffsetAndAFormat() throws {
+        let file = try APIFile(text: Self.file, path: "api.yaml", environment: environment)
+        let scenario = Scenario(name: "m", cohorts: [Scenario.Cohort(kind: .football, activities: 4, groups: 2)])
+        let workload = try ServiceWorkload(
+            scenario: scenario,
+            perActivity: true,
+            requests: nil,
+            timing: .scenarioTime(scale: 60),
+            keepsActivityTimes: true
+        )
+        let index = try XCTUnwrap(workload.calls.indices.last { workload.calls[$0].phase == .update })
+        let call = workload.calls[index]
+        let activity = call.activities.lowerBound
+        let before = Date().timeIntervalSince1970
+        let request = file.eventRequest(call: index, in: workload, startAtUnix: startAtUnix)
+        XCTAssertEqual(request.url, "http://127.0.0.1:9100/feed/\(activity)", "a variable names the port")
+        let body = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+        let at = startAtUnix + Double(call.dueMicroseconds) / 1e6
+        XCTAssertEqual(body["at"] as? Int, Int(at.rounded(.down)), "UNIX seconds by default")
+        XCTAssertEqual(body["soon"] as? Int, Int((at + 30).rounded(.down)))
+        XCTAssertEqual(body["before"] as? Int, Int(((at - 300) * 1000).rounded(.down)))
+        let reference = try XCTUnwrap(body["reference"] as? Double)
+        XCTAssertEqual(reference, at - 978_307_200, accuracy: 0.001, "seconds since 2001-01-01, as Date encodes")
+        let end = startAtUnix + Double(try XCTUnwrap(workload.activityTimes.end(of: activity))) / 1e6
+        XCTAssertGreaterThanOrEqual(end, at, "the activity ends with its last update, or after")
+        let iso = ISO8601DateFormatter()
+        XCTAssertEqual(
+            body["ends"] as? String,
+            iso.string(from: Date(timeIntervalSince1970: (end + 10).rounded(.down)))
+        )
+        XCTAssertEqual(
+            body["text"] as? String,
+            "ends " + iso.string(from: Date(timeIntervalSince1970: end.rounded(.down))),
+            "inside text, as text"
+        )
+        let started = startAtUnix + Double(try XCTUnwrap(workload.activityTimes.start(of: activity))) / 1e6
+        XCTAssertEqual(body["started"] as? Int, Int(started.rounded(.down)))
+        let sent = Double(try XCTUnwrap(body["sent"] as? Int)) / 1000
+        XCTAssertTrue((before - 1)...(Date().timeIntervalSince1970 + 1) ~= sent, "now is when it is sent")
+        XCTAssertEqual(file.loopbackPorts.ports, [8123, 9100], "both ports, each from its variable")
+        XCTAssertEqual(file.loopbackPorts.elsewhere, [])
+    }
+
+    func testEachMistakeIsRefusedInOneLineNamingIt() {
+        let event = "event:\n  url: http://127.0.0.1:8123/e\n  body: {a: \"VALUE\"}\n"
+        let register = "register:\n  url: http://127.0.0.1:8123/r\n"
+        let cases = [
+            ("{{group|iso8601}}", "api.yaml:3: {{group|iso8601}}: an offset or a format is for a time"),
+            ("{{timestamp+30}}", "{{timestamp+30}}: an offset is a sign, a number and its unit"),
+            (
+                "{{timestamp|rfc2822}}",
+                "unknown time format |rfc2822; the formats are |unix, |unix_ms, |iso8601, |apple_reference"
+            ),
+            (
+                "{{activity_end}}",
+                "api.yaml:3: event uses {{activity_end}}: an event sent per group has no single activity or token (use per: activity); it knows {{group}},"
+            ),
+        ]
+        for (value, message) in cases {
+            let said = refusal(event.replacingOccurrences(of: "VALUE", with: value) + register)
+            XCTAssertTrue(said.contains(message), "\(value): \(said)")
+            XCTAssertFalse(said.contains("\n"), "one line: \(said)")
+        }
+        let unset = refusal(
+            register + "event:\n  url: http://127.0.0.1:${UNSET_PORT}/e\n  headers:\n    key: ${ALSO_UNSET}\n"
+        )
+        XCTAssertEqual(unset, "api.yaml:4: ${UNSET_PORT} is not set in the environment", "named where first used")
+    }
+}
