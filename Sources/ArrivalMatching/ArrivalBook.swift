@@ -18,7 +18,8 @@ import Workload
 /// time it came: the service coalesced the earlier ones into it, and they are `superseded`, not
 /// missing. A later push that finds nothing else to answer takes the earliest superseded one
 /// back (a service that was behind, not coalescing). A push that arrives before the clock
-/// started (a welcome push at registration) is `beforeClock`, matched to nothing.
+/// started, or a service's before any call to its token was sent (a welcome push at
+/// registration), is `beforeClock`, matched to nothing.
 ///
 /// A push for an event a push the mock accepted had already answered is a `duplicate` (an update
 /// sent twice), counted apart and with no lag: lag counts first arrivals only. A push to a token
@@ -54,7 +55,8 @@ public final class ArrivalBook: Sendable {
         /// service coalesced them. With how stale the newest of them was when that push came.
         public var superseded = 0
         public var staleness = Histogram<UInt64>.latency(digits: .two)
-        /// Pushes that arrived before the clock started, by kind: matched to nothing.
+        /// Pushes that arrived before anything owed them, by kind: before the clock started, or,
+        /// for a service, to a token before any call to it was sent. Matched to nothing.
         public var beforeClock = KindCounts()
         /// The owed updates and the owed ends apart: each kind's owed, matched, early and lag.
         public var updates = KindFigures()
@@ -127,6 +129,9 @@ public final class ArrivalBook: Sendable {
         case event(event: Int, byTag: Bool)
         case extra
         case duplicate
+        /// A service's push to a token no call had yet asked anything of: its own (a welcome
+        /// push), counted with those before the clock.
+        case unprompted
     }
 
     private struct State {
@@ -149,8 +154,9 @@ public final class ArrivalBook: Sendable {
         /// were superseded; none for a sender.
         var callArrivals = FanoutTimes()
         var supersededByCall: [Int32]
-        /// When the service learned each slot's token, and when each call was sent: from
-        /// before the start (`Int64.min`) unless its tokens are reported; `Int64.max` until then.
+        /// When the service learned each slot's token (from before the start, `Int64.min`, unless
+        /// its tokens are reported; `Int64.max` until then), and when each call was sent: a
+        /// service's `Int64.max` until then, a sender's events from before the start.
         var learnedNs: [Int64]
         var sentNs: [Int64]
         let tokensReported: Bool
@@ -218,6 +224,7 @@ public final class ArrivalBook: Sendable {
         scheduledEnds = (0..<schedule.events).count { schedule.phase(ofEvent: $0) == .end }
         eventsByCall = tokensReported ? EventsByCall(schedule) : nil
         let unknown: Int64 = tokensReported ? .max : .min
+        let unsent: Int64 = callSizes.isEmpty ? .min : .max
         state = Mutex(
             State(
                 answers: Array(repeating: .none, count: schedule.events),
@@ -227,7 +234,7 @@ public final class ArrivalBook: Sendable {
                 figures: Figures(events: schedule.events),
                 supersededByCall: callSizes.isEmpty ? [] : Array(repeating: 0, count: schedule.identityCount),
                 learnedNs: Array(repeating: unknown, count: schedule.tokens),
-                sentNs: Array(repeating: unknown, count: schedule.identityCount),
+                sentNs: Array(repeating: unsent, count: schedule.identityCount),
                 tokensReported: tokensReported,
                 expectedByCall: tokensReported ? Array(repeating: 0, count: schedule.identityCount) : []
             )
@@ -305,12 +312,15 @@ public final class ArrivalBook: Sendable {
                     state.figures.updates.record(lagNs: lagNs)
                 }
                 if !callSizes.isEmpty {
-                    state.callArrivals.append(call: schedule.identity(ofEvent: event), lagNs: lagNs)
+                    // An early push is in its call's fan-out at 0: its lead is in the kind's books.
+                    state.callArrivals.append(call: schedule.identity(ofEvent: event), lagNs: max(0, lagNs))
                 }
             case .extra:
                 state.figures.extra += 1
             case .duplicate:
                 state.figures.duplicates += 1
+            case .unprompted:
+                state.figures.beforeClock.count(push.event)
             }
         }
     }
@@ -351,6 +361,8 @@ public final class ArrivalBook: Sendable {
         let event: Int
         var byTag = false
         if let place, !state.reusesPayloads, Self.answers(kind, schedule.phase(ofEvent: first + place)) {
+            // A tag of a call not yet sent is a template's, reused before anything was asked.
+            if state.sentNs[schedule.identity(ofEvent: first + place)] == .max { return .unprompted }
             let answer = state.answers[first + place]
             if answer == .superseded {
                 state.unsupersede(call: schedule.identity(ofEvent: first + place))
@@ -361,7 +373,8 @@ public final class ArrivalBook: Sendable {
             byTag = true
         } else {
             guard !retried, let next = nextByOrder(slot: slot, kind: kind, nowUs: nowUs, in: &state) else {
-                return .extra
+                let asked = schedule.events(of: slot).contains { state.sentNs[schedule.identity(ofEvent: $0)] != .max }
+                return asked || callSizes.isEmpty ? .extra : .unprompted
             }
             event = next
         }

@@ -36,7 +36,8 @@ public enum ProfileSubject: Sendable {
         switch self {
         case .sender(let command), .service(let command, _): command.joined(separator: " ")
         case .runningService(let api, mockPort: _, mockIdentity: _):
-            "the service at \((api.file.register ?? api.file.event).urlText)"
+            "the service at "
+                + ((api.file.register ?? api.file.event ?? api.file.lifecycle?.tokenReport)?.urlText ?? api.file.path)
         }
     }
 }

@@ -180,9 +180,14 @@ public struct SenderProfiler {
         }
         let work = try ServiceWork(api, scenario: scenario, requests: requests, timing: timing, clock: clock)
         let devices = work.workload.isLifecycle ? "devices to play" : "activities to register"
+        let workload = work.workload
+        let sent = workload.calls.count { !$0.ownClock }
         notice(
-            "\(work.workload.activities) \(devices); \(work.workload.starts.count) start calls and \(work.workload.calls.count) calls to "
-                + "\(api.file.event.urlText), causing \(work.workload.expectedPushes) pushes"
+            "\(workload.activities) \(devices); \(workload.starts.count) start calls and \(sent) calls"
+                + (api.file.event.map { " to \($0.urlText)" } ?? "")
+                + (sent < workload.calls.count
+                    ? ", \(workload.calls.count - sent) owed on the service's own clock" : "")
+                + ", causing \(workload.expectedPushes) pushes"
         )
         return Preparation(book: work.book, work: work)
     }

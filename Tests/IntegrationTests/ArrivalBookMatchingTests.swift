@@ -217,7 +217,8 @@ final class ReportedTokenMatchingTests: XCTestCase {
                         receivedNs: time,
                         body: EventTag.tagged(payload, event: pairs[pair].call)
                     )
-                    answered.insert(pair)
+                    // A push before its call was sent is the service's own: it answers nothing.
+                    if sent[pairs[pair].call] != .max { answered.insert(pair) }
                 }
                 var expected = [Int](repeating: 0, count: 5)
                 for (index, pair) in pairs.enumerated() {

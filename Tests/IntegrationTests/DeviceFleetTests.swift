@@ -61,7 +61,11 @@ final class DeviceFleetTests: XCTestCase {
         XCTAssertFalse(push(fleet, token, start()), "a start is the fleet's, not the arrival book's")
         let state = fleet.snapshot
         XCTAssertNotNil(state.devices[1].activity)
-        XCTAssertEqual(state.startFanout(workload: fleet.workload)[0].arrived, 1, "booked under its group's start call")
+        XCTAssertEqual(
+            state.startFanout(workload: fleet.workload).fanouts[0].arrived,
+            1,
+            "booked under its group's start call"
+        )
         XCTAssertEqual(state.drops, [:])
         let later = clock.nowNs + 3_600_000_000_000
         XCTAssertEqual(fleet.takeDue(nowNs: later).map(\.request), [.tokenReport(activity: 1, generation: 0)])
@@ -81,7 +85,7 @@ final class DeviceFleetTests: XCTestCase {
         }
         XCTAssertFalse(activity.updated)
         XCTAssertEqual(
-            state.startFanout(workload: fleet.workload)[0].arrived,
+            state.startFanout(workload: fleet.workload).fanouts[0].arrived,
             0,
             "no call had been sent: not its fan-out"
         )
@@ -203,7 +207,7 @@ final class DeviceFleetTests: XCTestCase {
         XCTAssertEqual(state.extraStarts, 1, "a second start to a running device starts a second activity")
         XCTAssertEqual(state.drops, [.overActivityLimit: 1])
         XCTAssertEqual(
-            state.startFanout(workload: fleet.workload)[0].arrived,
+            state.startFanout(workload: fleet.workload).fanouts[0].arrived,
             1,
             "the start fan-out counts each device once"
         )

@@ -10,8 +10,9 @@ final class KindMatchingTests: XCTestCase {
     private static let second: Int64 = 1_000_000_000
 
     /// One activity, `a`: updates due at 0, 1 and 2 s (calls 0-2) and its end at 3 s (call 3),
-    /// for a service (each call one push), whose clock starts at `startNs` when given.
-    private func book(startNs: Int64? = 0) -> ArrivalBook {
+    /// for a service (each call one push) told them all up front, whose clock starts at
+    /// `startNs` when given.
+    private func book(startNs: Int64? = 0, told: Bool = true) -> ArrivalBook {
         var schedule = PushSchedule()
         for call in 0..<4 {
             _ = schedule.add(
@@ -21,7 +22,11 @@ final class KindMatchingTests: XCTestCase {
                 phase: call == 3 ? .end : .update
             )
         }
-        return ArrivalBook(schedule: schedule, startNs: startNs, callSizes: [1, 1, 1, 1])
+        let book = ArrivalBook(schedule: schedule, startNs: startNs, callSizes: [1, 1, 1, 1])
+        if told {
+            for call in 0..<4 { book.sent(call: call, atNs: startNs ?? 0) }
+        }
+        return book
     }
 
     /// An untagged push of `event` to `a`, `seconds` into the clock.
@@ -114,6 +119,25 @@ final class KindMatchingTests: XCTestCase {
         XCTAssertEqual(figures.matched, 1)
         XCTAssertEqual(figures.beforeClock.total, 2, "only those before the clock")
         XCTAssertEqual(Double(figures.lag.max) / 1000, 200, accuracy: 2, "from the clock's 0, not the machine's")
+    }
+
+    /// A push to an activity before any call to it was sent is the service's own too, tagged
+    /// (a template's `pushbench_event` reused) or not: counted apart, never a duplicate later.
+    func testAPushBeforeAnyCallAskedAnythingIsTheServicesOwn() {
+        let book = book(told: false)
+        arrive(book, .update, at: 0.1)
+        book.arrived(
+            .arrival("a"),
+            receivedNs: Self.second / 5,
+            body: Array(#"{"aps":{"content-state":{"pushbench_event":0}}}"#.utf8)
+        )
+        book.sent(call: 0, atNs: Self.second / 2)
+        arrive(book, .update, at: 0.6)
+        let figures = book.figures
+        XCTAssertEqual(figures.beforeClock.update, 2)
+        XCTAssertEqual(figures.matched, 1, "call 0's own push")
+        XCTAssertEqual(figures.duplicates, 0)
+        XCTAssertEqual(figures.extra, 0)
     }
 
     /// A push with no `aps.event` keeps the former rule: any kind, in order.

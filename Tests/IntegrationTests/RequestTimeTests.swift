@@ -56,22 +56,25 @@ final class RequestTimeTests: XCTestCase {
         XCTAssertEqual(reference, at - 978_307_200, accuracy: 0.001, "seconds since 2001-01-01, as Date encodes")
         let end = startAtUnix + Double(try XCTUnwrap(workload.activityTimes.end(of: activity))) / 1e6
         XCTAssertGreaterThanOrEqual(end, at, "the activity ends with its last update, or after")
-        let iso = ISO8601DateFormatter()
-        XCTAssertEqual(
-            body["ends"] as? String,
-            iso.string(from: Date(timeIntervalSince1970: (end + 10).rounded(.down)))
-        )
-        XCTAssertEqual(
-            body["text"] as? String,
-            "ends " + iso.string(from: Date(timeIntervalSince1970: end.rounded(.down))),
-            "inside text, as text"
-        )
+        let ends = try XCTUnwrap(body["ends"] as? String)
+        XCTAssertTrue(ends.hasSuffix("Z"), ends)
+        XCTAssertEqual(try Self.unix(ofISO8601: ends), end + 10, accuracy: 0.001, "to the millisecond")
+        let text = try XCTUnwrap(body["text"] as? String)
+        XCTAssertTrue(text.hasPrefix("ends 20"), "inside text, as text: \(text)")
+        XCTAssertEqual(try Self.unix(ofISO8601: String(text.dropFirst(5))), end, accuracy: 0.001)
         let started = startAtUnix + Double(try XCTUnwrap(workload.activityTimes.start(of: activity))) / 1e6
         XCTAssertEqual(body["started"] as? Int, Int(started.rounded(.down)))
         let sent = Double(try XCTUnwrap(body["sent"] as? Int)) / 1000
         XCTAssertTrue((before - 1)...(Date().timeIntervalSince1970 + 1) ~= sent, "now is when it is sent")
         XCTAssertEqual(file.loopbackPorts.ports, [8123, 9100], "both ports, each from its variable")
         XCTAssertEqual(file.loopbackPorts.elsewhere, [])
+    }
+
+    /// UNIX seconds of an ISO 8601 time in UTC, with or without milliseconds.
+    private static func unix(ofISO8601 text: String) throws -> Double {
+        let formatter = ISO8601DateFormatter()
+        if text.contains(".") { formatter.formatOptions.insert(.withFractionalSeconds) }
+        return try XCTUnwrap(formatter.date(from: text), text).timeIntervalSince1970
     }
 
     func testEachMistakeIsRefusedInOneLineNamingIt() {
@@ -98,5 +101,51 @@ final class RequestTimeTests: XCTestCase {
             register + "event:\n  url: http://127.0.0.1:${UNSET_PORT}/e\n  headers:\n    key: ${ALSO_UNSET}\n"
         )
         XCTAssertEqual(unset, "api.yaml:4: ${UNSET_PORT} is not set in the environment", "named where first used")
+    }
+}
+
+/// `service_sends`: what a service sends on its own clock, read strictly.
+final class ServiceSendsFileTests: XCTestCase {
+    private let report = "token_report:\n  url: http://127.0.0.1:8123/r\n  body: {t: \"{{update_token}}\"}\n"
+    private let start = "start:\n  url: http://127.0.0.1:8123/s\n  body: {at: \"{{timestamp+5s|iso8601}}\"}\n"
+
+    private func refusal(_ text: String) -> String { APIFile.refusal(of: text, environment: [:]) }
+
+    func testAServiceThatSendsOnItsOwnClockNeedsNoEventRequest() throws {
+        let file = try APIFile(
+            text: report + start + "service_sends:\n  start: \"{{timestamp+5s}}\"\n  end: \"{{activity_end-2s}}\"\n",
+            path: "api.yaml",
+            environment: [:]
+        )
+        XCTAssertNil(file.event)
+        XCTAssertEqual(file.serviceSends?.start, ServiceSends.OwedTime(base: .timestamp, offsetSeconds: 5))
+        XCTAssertEqual(file.serviceSends?.end, ServiceSends.OwedTime(base: .activityEnd, offsetSeconds: -2))
+    }
+
+    func testEachMistakeIsRefusedInOneLine() {
+        let cases = [
+            (report, "event: required"),
+            (
+                "register:\n  url: http://127.0.0.1:8123/r\nservice_sends:\n  end: \"{{activity_end}}\"\n",
+                "give token_report"
+            ),
+            (
+                report + "service_sends:\n  start: \"{{timestamp}}\"\n",
+                "service_sends.start: the start is owed at a time its start call gives; give start"
+            ),
+            (
+                report + "service_sends:\n  end: \"{{now}}\"\n",
+                "service_sends.end: one time of what the service was told, such as \"{{activity_end+10s}}\"; a token report tells {{activity_start}}, {{activity_end}}"
+            ),
+            (
+                report + "service_sends:\n  end: \"at {{activity_end}}\"\n",
+                "service_sends.end: one time of what the service was told"
+            ),
+            (report + "service_sends:\n  update: own\n", "service_sends.update: unknown key"),
+        ]
+        for (text, message) in cases {
+            let said = refusal(text)
+            XCTAssertTrue(said.contains(message), "\(said) lacks \(message)")
+        }
     }
 }

@@ -222,6 +222,7 @@ final class ServiceAPIFileTests: XCTestCase {
         )
         let book = workload.arrivalBook()
         book.start(atNs: 1_000_000_000)
+        for call in workload.calls.indices { book.sent(call: call, atNs: 1_000_000_000) }
         func push(_ activity: Int, tag: Int?, atMs: Int64) {
             let record = TrafficRecord(
                 receivedMs: 0,

@@ -41,11 +41,24 @@ PUSHBENCH_* variables to reach APNs (docs/profile.md). Faults, for the tests tha
   --start-on-token   starts a match's activity as soon as it learns a push-to-start token, before
                      any operator call (a "start on subscribe" service); its start names
                      MatchAttributes with the group's number, as the app's football activity has
+  --welcome          sends one update push to each token as it is registered, before any call:
+                     a welcome push, with a content state of its own (no call number)
+  --welcome-tagged   the same, carrying pushbench_event 0 (a service that reuses a template)
+  --scheduler S      pushes on its own clock: a start call's message.fireAt (ISO 8601) is when
+                     its start pushes are due, sent S seconds early (a scheduler that looks
+                     ahead); a token report's countdownTarget (ISO 8601) is when that activity's
+                     end push is due
+  --end-skew S       sends each end S seconds early for even activity ids, late for odd ones
+  --coalesce S       keeps each group's latest update and pushes it every S seconds, with a content
+                     state of its own (no call number): the updates between are merged into it,
+                     as a sender minding the budget does; an end first pushes the update pending
+It prints what it sent, by aps.event, as "sent by event: end: N, start: N" on exit.
 Standard library only, besides aioapns: an HTTP/1.1 server with keep-alive on asyncio.
 """
 
 import argparse
 import asyncio
+import datetime
 import json
 import os
 import random
@@ -86,8 +99,13 @@ class Service:
         self.pushes = 0
         self.dropped_reports = 0
         self.failures = {}
+        self.sent_by_event = {}
+        self.welcomes = 0
         self.queue = asyncio.Queue()
         self.workers = [asyncio.get_running_loop().create_task(self.work()) for _ in range(200)]
+        self.pending = {}  # group id -> the latest update not yet pushed (--coalesce)
+        if options.coalesce:
+            self.flusher = asyncio.get_running_loop().create_task(self.flush_every(options.coalesce))
 
     def route(self, method, path, headers, body):
         """Returns (status, answer) for one request."""
@@ -114,6 +132,9 @@ class Service:
                 self.dropped_reports += 1
                 return 200, {"registered": True}  # a lost report: answered, never stored
             self.groups.setdefault(str(request["groupId"]), {})[str(request["activityId"])] = request["token"]
+            if self.options.scheduler is not None and "countdownTarget" in request:
+                self.schedule_end(request["token"], str(request["activityId"]), request["countdownTarget"])
+            self.welcome(request["token"])
             return 200, {"registered": True}
         if path == "/rest/3.0/live-activity/close":
             self.groups.get(str(request["groupId"]), {}).pop(str(request["activityId"]), None)
@@ -141,12 +162,46 @@ class Service:
             )
         return 404, {"error": "no such route"}
 
+    def welcome(self, token):
+        """A welcome push to a token just registered, when --welcome asks for one."""
+        if not (self.options.welcome or self.options.welcome_tagged):
+            return
+        state = {"pushbench_event": 0} if self.options.welcome_tagged else {"welcome": 1}
+        self.welcomes += 1
+        self.queue.put_nowait((token, {"aps": {"timestamp": int(time.time()), "event": "update", "content-state": state}}, 10))
+
+    def at(self, iso, early, send):
+        """Calls send() `early` seconds before the ISO 8601 moment `iso`: the scheduler's clock."""
+        due = datetime.datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp() - early
+        asyncio.get_running_loop().call_later(max(0.0, due - time.time()), send)
+
+    def schedule_end(self, token, activity, target):
+        """The end of `activity` at its countdown's target, skewed by --end-skew."""
+        number = int(activity.rsplit("-", 1)[-1])
+        skew = self.options.end_skew if number % 2 == 0 else -self.options.end_skew
+        aps = {"event": "end", "content-state": {"homeScore": 0, "awayScore": 0, "minute": 90, "period": 2}}
+
+        def send():
+            aps["timestamp"] = int(time.time())
+            self.queue.put_nowait((token, {"aps": aps}, 10))
+
+        self.at(target, self.options.scheduler + skew, send)
+
     def start(self, request):
-        """The operator's start: a push-to-start push to each device of the target group."""
+        """The operator's start: a push-to-start push to each device of the target group, now or,
+        with --scheduler, at the message's fireAt."""
         if self.random.random() < self.options.fail_starts:
             return 500, {"error": "injected start failure"}
         message = request.get("message", {})
-        tokens = list(self.start_tokens.get(str(request.get("target", {}).get("groupId")), {}).values())
+        group = str(request.get("target", {}).get("groupId"))
+        if self.options.scheduler is not None and "fireAt" in message:
+            self.at(message["fireAt"], self.options.scheduler, lambda: self.start_group(group, message))
+            return 202, {"scheduled": message["fireAt"]}
+        return 202, {"accepted": self.start_group(group, message)}
+
+    def start_group(self, group, message):
+        """Queues a start push to each push-to-start token of `group`; how many."""
+        tokens = list(self.start_tokens.get(group, {}).values())
         aps = {
             "timestamp": int(time.time()),
             "event": "start",
@@ -158,7 +213,7 @@ class Service:
         }
         for token in tokens:
             self.queue.put_nowait((token, {"aps": aps}, 10))
-        return 202, {"accepted": len(tokens)}
+        return len(tokens)
 
     def start_now(self, token, group):
         """A start of the service's own, to one device, before any operator call."""
@@ -182,6 +237,12 @@ class Service:
         if self.options.fail_every and self.updates % self.options.fail_every == 0:
             return 500, {"error": "injected failure"}
         keep = len(tokens) - int(len(tokens) * self.options.drop_tail)
+        if self.options.coalesce and group_id is not None:
+            state = {k: v for k, v in (state or {}).items() if k != "pushbench_event"}
+            if event == "update":
+                self.pending[group_id] = (tokens[:keep], state, priority)
+                return 202, {"coalesced": keep}
+            self.flush(group_id)
         if self.options.own_content_state:
             state = {k: v for k, v in (state or {}).items() if k != "pushbench_event"}
             print(f"update call {self.updates} to {group_id}: {keep} tokens", file=sys.stderr, flush=True)
@@ -193,6 +254,23 @@ class Service:
         for token in tokens[:keep]:
             self.queue.put_nowait((token, message, priority))
         return 202, {"accepted": keep}
+
+    def flush(self, group_id):
+        """Pushes the latest update pending for `group_id`, if any."""
+        pending = self.pending.pop(group_id, None)
+        if pending is None:
+            return
+        tokens, state, priority = pending
+        message = {"aps": {"timestamp": int(time.time()), "event": "update", "content-state": state}}
+        for token in tokens:
+            self.queue.put_nowait((token, message, int(priority)))
+
+    async def flush_every(self, seconds):
+        """Every `seconds`, each group's latest update: one push an activity for all that changed."""
+        while True:
+            await asyncio.sleep(seconds)
+            for group_id in list(self.pending):
+                self.flush(group_id)
 
     async def work(self):
         """One of the workers: sends the queue's pushes one at a time, for ever."""
@@ -211,6 +289,9 @@ class Service:
             except Exception as error:
                 failure = type(error).__name__
             self.pushes += 1
+            if not failure:
+                event = message["aps"].get("event", "none")
+                self.sent_by_event[event] = self.sent_by_event.get(event, 0) + 1
             if failure:
                 self.failures[failure] = self.failures.get(failure, 0) + 1
 
@@ -262,6 +343,11 @@ async def main():
     parser.add_argument("--start-on-token", action="store_true")
     parser.add_argument("--force-priority", type=int)
     parser.add_argument("--own-content-state", action="store_true")
+    parser.add_argument("--welcome", action="store_true")
+    parser.add_argument("--welcome-tagged", action="store_true")
+    parser.add_argument("--scheduler", type=float)
+    parser.add_argument("--end-skew", type=float, default=0.0)
+    parser.add_argument("--coalesce", type=float)
     service = Service(parser.parse_args())
     server = await asyncio.start_server(service.serve, "127.0.0.1", int(env["PUSHBENCH_SERVICE_PORT"]), backlog=512)
     stop = asyncio.Event()
@@ -276,6 +362,8 @@ async def main():
         f"token reports dropped: {service.dropped_reports}",
         file=sys.stderr,
     )
+    by_event = ", ".join(f"{k}: {v}" for k, v in sorted(service.sent_by_event.items())) or "none"
+    print(f"sent by event: {by_event}; welcome pushes: {service.welcomes}", file=sys.stderr)
 
 
 if __name__ == "__main__":

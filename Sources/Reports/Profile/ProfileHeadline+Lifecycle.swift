@@ -26,7 +26,7 @@ extension ProfileHeadline {
             let parts = [
                 ("start", "on the starts", "start_push", "a start push"),
                 ("registration_storm", "in the registration storm", "token_report", "a token report"),
-                ("updates", "on updates", "update_push", "an update push"),
+                ("updates", "after them (updates and ends)", "update_push", "an update or end push"),
             ].compactMap { phase, doing, unit, each -> String? in
                 guard let seconds = phases[phase] else { return nil }
                 // Interpolated, not `%@`: a Swift string through `%@` can print (null) here.
@@ -64,6 +64,9 @@ extension ProfileHeadline {
                 all.p50,
                 all.count == 1 ? "one call" : "medians over \(all.count) calls"
             )
+        }
+        if let ahead = activities.startsEarly, ahead > 0 {
+            sentence += "; \(ahead) of them before the time their call gave the service (counted at 0)"
         }
         if early > 0 {
             sentence += "; \(early) more were started by the service before their call was due (not in its fan-out)"
@@ -103,7 +106,12 @@ extension ProfileHeadline {
                     $0.p99 / 1000,
                     $0.count
                 )
-            } ?? "No activity was updated"
+            }
+            ?? (activities.updated == 0 && activities.startedNeverUpdated == 0 && activities.started > 0
+                ? "No update was owed (the scenario sends starts and ends only)" : "No activity was updated")
+        if let ended = activities.ended, ended > 0 {
+            sentence += "; \(ended) of \(activities.started) started were ended by their end push"
+        }
         if activities.startedNeverUpdated > 0 {
             let causes = activities.neverUpdatedByCause.filter { $0.value > 0 }.sorted { $0.value > $1.value }
             sentence += String(

@@ -120,35 +120,25 @@ public struct ProfileHeadline: Sendable {
         events: RunSummary.Events?,
         measured: Bool
     ) -> [RunHeadline.Line] {
-        let api = service.api
         let fanout = service.fanout
-        let unanswered = api.refused + api.timedOut + api.failed
         var lines: [RunHeadline.Line] = []
         if let registrations = service.registrations {
             lines.append(registrationLine(registrations, lifecycle: service.lifecycle != nil))
         }
-        lines += [
-            RunHeadline.Line(
-                topic: "api",
-                sentence: String(
-                    format:
-                        "The event API answered %d calls in %.1f ms at the median and %.1f ms at p99 from their intended times",
-                    api.sent,
-                    api.latencyMs?.p50 ?? 0,
-                    api.latencyMs?.p99 ?? 0
-                ) + " (\(statuses(api)))" + (unanswered == 0 ? "" : "; \(unanswered) did not succeed") + ".",
-                good: unanswered == 0
-            ),
-            RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence(fanout), good: fanout.missing == 0),
-        ]
+        if service.api.hasRequest { lines.append(apiLine(service.api)) }
+        lines.append(RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence(fanout), good: fanout.missing == 0))
+        if let byKind = events?.byKind, byKind["end"] != nil || service.calls.contains(where: \.ownClock) {
+            lines.append(RunHeadline.Line(topic: "owed", sentence: owedSentence(byKind), good: nil))
+        }
         if let events, let beforeClock = events.beforeClock, beforeClock > 0 {
             let kinds = (events.beforeClockByKind ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
             lines.append(
                 RunHeadline.Line(
                     topic: "before clock",
                     sentence:
-                        "\(beforeClock) pushes came before the scenario's clock started (\(kinds.joined(separator: ", "))): "
-                        + "the service's own (a welcome push at registration), owed by no call, in no lag and no fan-out.",
+                        "\(beforeClock) pushes came before anything owed them (\(kinds.joined(separator: ", "))): "
+                        + "before the scenario's clock started, or before any call to their activity was sent, as a welcome "
+                        + "push at registration does; the service's own, in no lag and no fan-out.",
                     good: nil
                 )
             )
@@ -161,7 +151,7 @@ public struct ProfileHeadline: Sendable {
                     sentence: String(
                         format: service.lifecycle == nil
                             ? "%.1f µs of the service's CPU per push from the first call on (its registrations apart)."
-                            : "%.1f µs of the service's CPU per update push in the updates' phase (its starts and token reports apart).",
+                            : "%.1f µs of the service's CPU per update or end push after the starts (its starts and token reports apart).",
                         cost
                     ),
                     good: nil
@@ -169,6 +159,45 @@ public struct ProfileHeadline: Sendable {
             )
         }
         return lines
+    }
+
+    /// The event API's answers, from their intended times.
+    private static func apiLine(_ api: RunSummary.APIPhase) -> RunHeadline.Line {
+        let unanswered = api.refused + api.timedOut + api.failed
+        return RunHeadline.Line(
+            topic: "api",
+            sentence: String(
+                format:
+                    "The event API answered %d calls in %.1f ms at the median and %.1f ms at p99 from their intended times",
+                api.sent,
+                api.latencyMs?.p50 ?? 0,
+                api.latencyMs?.p99 ?? 0
+            ) + " (\(statuses(api)))" + (unanswered == 0 ? "" : "; \(unanswered) did not succeed") + ".",
+            good: unanswered == 0
+        )
+    }
+
+    /// What was owed of each kind, and how it came: `ends 300 owed, 300 arrived (150 early by
+    /// up to 1.2 s, 150 late, lag p99 210 ms)`.
+    private static func owedSentence(_ byKind: [String: RunSummary.Events.KindEvents]) -> String {
+        let kinds = [("update", "updates"), ("end", "ends")].compactMap { key, name -> String? in
+            guard let kind = byKind[key] else { return nil }
+            var text = "\(name) \(kind.owed) owed, \(kind.arrived) arrived"
+            var details: [String] = []
+            if kind.early > 0 {
+                details.append(
+                    "\(kind.early) early"
+                        + (kind.earlyLeadMs.map { String(format: " by up to %.1f s", $0.max / 1000) } ?? "")
+                )
+            }
+            details.append("\(kind.late) late")
+            if let lag = kind.lagMs { details.append(String(format: "lag p50 %.0f ms, p99 %.0f ms", lag.p50, lag.p99)) }
+            text += " (" + details.joined(separator: ", ") + ")"
+            if kind.missing > 0 { text += ", \(kind.missing) missing" }
+            return text
+        }
+        return "Against the moments they were owed (a call's, or the service's own clock's): "
+            + kinds.joined(separator: "; ") + "."
     }
 
     /// The registrations before the clock: every activity's tokens, or a lifecycle's

@@ -149,9 +149,9 @@ extension RunSummary {
         /// Absent for a sender, and before 0.9.
         public var superseded: Int?
         public var supersededStalenessMs: MillisecondPercentiles?
-        /// Pushes that arrived before the clock started (a welcome push at registration), by
-        /// their `aps.event` (`none` without one): matched to nothing, in no lag. Absent when
-        /// none came.
+        /// Pushes that came before anything owed them, by their `aps.event` (`none` without one):
+        /// before the clock started, or to an activity before any call to it was sent (a welcome
+        /// push at registration). Matched to nothing, in no lag. Absent when none came.
         public var beforeClock: Int?
         public var beforeClockByKind: [String: Int]?
         /// The owed pushes by kind (`update`, `end`): owed, arrived, early, late and lag.

@@ -16,6 +16,8 @@ public struct ServiceFigures: Sendable {
         public var expected: Int
         public var arrived: Int
         public var superseded = 0
+        /// Whether the service owed it on its own clock (`service_sends`), no call sent.
+        public var ownClock = false
         /// When the first, half, 99% and last of its pushes arrived, milliseconds after its
         /// intended time; `nil` when that many never arrived.
         public var firstMs: Double?
@@ -175,6 +177,26 @@ extension RunSummary {
             self.rateLimitPerS = rateLimitPerS
         }
 
+        /// No event API: a service that sends on its own clock is called only to be told.
+        public static let none = APIPhase(
+            method: "",
+            url: "",
+            per: nil,
+            sent: 0,
+            succeeded: 0,
+            refused: 0,
+            timedOut: 0,
+            failed: 0,
+            byStatus: [:],
+            failedByClass: [:],
+            latencyMs: nil,
+            durationS: 0,
+            httpVersions: []
+        )
+
+        /// Whether the phase had a request to send (not `none`).
+        public var hasRequest: Bool { !url.isEmpty }
+
         enum CodingKeys: String, CodingKey {
             case method, url, per, sent, succeeded, refused, failed, concurrency
             case timedOut = "timed_out"
@@ -306,18 +328,18 @@ extension ServiceFigures {
     /// `calls.csv`: each call to the service in the order they fell due, with the pushes it
     /// owed and those that arrived, and when its first, half, 99% and last push arrived after its
     /// intended time (empty where that many never did); last, its owed pushes a later push
-    /// superseded.
+    /// superseded, and whether a call owed them or the service's own clock (`service_sends`).
     public var callsTable: CSVTable {
         var table = CSVTable(columns: [
             "call", "kind", "group", "due_s", "expected_pushes", "arrived_pushes", "first_ms", "half_ms", "p99_ms",
-            "last_ms", "superseded_pushes",
+            "last_ms", "superseded_pushes", "owed_by",
         ])
         let milliseconds = { (value: Double?) in value.map { String(format: "%.3f", $0) } ?? "" }
         for (index, call) in calls.enumerated() {
             table.append([
                 String(index), call.kind, String(call.group), String(format: "%.3f", call.dueS), String(call.expected),
                 String(call.arrived), milliseconds(call.firstMs), milliseconds(call.halfMs), milliseconds(call.p99Ms),
-                milliseconds(call.lastMs), String(call.superseded),
+                milliseconds(call.lastMs), String(call.superseded), call.ownClock ? "service" : "call",
             ])
         }
         return table

@@ -9,15 +9,26 @@ struct ServiceSection {
     /// Colours for the event kinds' lines, in the kinds' alphabetical order.
     private static let palette = ["#0a66c2", "#c62828", "#1a7f37", "#8250df", "#bf8700", "#6a737d", "#d63384"]
 
-    func render() -> String {
+    /// The section's opening paragraph: which requests the service was sent.
+    private func introduction() -> String {
         var html = "<h2>The service's API</h2><p>"
         if let registrations = service.registrations {
             html += "\(service.lifecycle == nil ? "Registrations" : "Push-to-start tokens"): "
             html += "<code>\(HTML.escape("\(registrations.method) \(registrations.url)"))</code>, "
             html += "one per \(service.lifecycle == nil ? "activity" : "device") before the clock. "
         }
-        html += "Events: <code>\(HTML.escape("\(service.api.method) \(service.api.url)"))"
-        html += "</code>, one per \(HTML.escape(service.api.per ?? "group")), open loop on the scenario's clock.</p>"
+        if service.api.hasRequest {
+            html += "Events: <code>\(HTML.escape("\(service.api.method) \(service.api.url)"))"
+            html +=
+                "</code>, one per \(HTML.escape(service.api.per ?? "group")), open loop on the scenario's clock.</p>"
+        } else {
+            html += "No event calls: the service sends on its own clock what it was told (service_sends).</p>"
+        }
+        return html
+    }
+
+    func render() -> String {
+        var html = introduction()
         html += HTML.grid(
             "Every request accounted for: sent = succeeded + refused + timed out + failed; latency from its intended time",
             headers: [

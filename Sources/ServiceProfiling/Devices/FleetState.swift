@@ -191,19 +191,24 @@ struct FleetState {
 
     mutating func drop(_ cause: DeviceFleet.Drop) { drops[cause, default: 0] += 1 }
 
-    /// Each of `workload`'s start calls' fan-out: when each activity it started did, after the
-    /// call was due. Read from the devices' own start times once, for the report: the fleet keeps
-    /// no list a call. A start before its call was due is the service's own (not counted here).
-    func startFanout(workload: ServiceWorkload) -> [ArrivalBook.CallFanout] {
+    /// Each of `workload`'s start calls' fan-out: when each activity it started did, after its
+    /// start push was owed (when the call was due, or the time it gave a service that starts on
+    /// its own clock; one that came before is early, at 0). Read from the devices' own start
+    /// times once, for the report: the fleet keeps no list a call. A start before its call was
+    /// due is the service's own (not counted here). With how many came early.
+    func startFanout(workload: ServiceWorkload) -> (fanouts: [ArrivalBook.CallFanout], early: Int) {
         var times = FanoutTimes()
+        var early = 0
         for (call, start) in workload.starts.enumerated() {
-            guard let dueNs = dueNs(microseconds: start.dueMicroseconds) else { continue }
+            guard let callDueNs = dueNs(microseconds: start.dueMicroseconds),
+                let owedNs = dueNs(microseconds: start.owedMicroseconds)
+            else { continue }
             for activity in start.activities {
-                if let startedNs = devices[activity].activity?.startedNs, startedNs >= dueNs {
-                    times.append(call: call, lagNs: startedNs - dueNs)
-                }
+                guard let startedNs = devices[activity].activity?.startedNs, startedNs >= callDueNs else { continue }
+                if startedNs < owedNs { early += 1 }
+                times.append(call: call, lagNs: max(0, startedNs - owedNs))
             }
         }
-        return times.fanouts(expected: workload.starts.map(\.activities.count))
+        return (times.fanouts(expected: workload.starts.map(\.activities.count)), early)
     }
 }

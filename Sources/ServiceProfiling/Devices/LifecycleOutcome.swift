@@ -118,11 +118,11 @@ public struct LifecycleOutcome: Sendable {
 
     /// Each start call's fan-out: its start pushes that started an activity.
     private var startCalls: [ServiceFigures.Call] {
-        zip(workload.starts, fleet.startFanout(workload: workload)).map { start, fanout in
+        zip(workload.starts, fleet.startFanout(workload: workload).fanouts).map { start, fanout in
             ServiceFigures.Call(
                 kind: "start",
                 group: start.group,
-                dueMicroseconds: start.dueMicroseconds,
+                dueMicroseconds: start.owedMicroseconds,
                 fanout: fanout
             )
         }
@@ -160,7 +160,9 @@ public struct LifecycleOutcome: Sendable {
             rotated: fleet.devices.count { $0.activity?.rotatedNs != nil },
             extraStarts: fleet.extraStarts,
             startsBeforeTheirCall: fleet.startsBeforeTheirCall,
-            ended: fleet.devices.count { $0.endedNs != nil && !$0.dismissed }
+            ended: fleet.devices.count { $0.endedNs != nil && !$0.dismissed },
+            startsEarly: workload.starts.contains { $0.owedMicroseconds != $0.dueMicroseconds }
+                ? fleet.startFanout(workload: workload).early : nil
         )
     }
 }

@@ -10,7 +10,9 @@ extension APIFile {
     /// Whether a request names an activity's start or end (`{{activity_start}}`,
     /// `{{activity_end}}`): the workload keeps them only then.
     var needsActivityTimes: Bool {
-        requests.contains { $0.placeholders.contains(where: Placeholder.activityTimes.contains) }
+        let owed = [serviceSends?.start?.base, serviceSends?.end?.base].compactMap { $0 }
+        return owed.contains(where: Placeholder.activityTimes.contains)
+            || requests.contains { $0.placeholders.contains(where: Placeholder.activityTimes.contains) }
     }
 
     /// The ports of the loopback its requests go to, each once, and the URLs that name another

@@ -26,13 +26,15 @@ extension APIFile {
         }
     }
 
-    /// The request of call `index`, whose time is `startAtUnix` plus its due time.
+    /// The request of call `index`, whose time is `startAtUnix` plus its due time. Only a file
+    /// with an `event` request has calls to send (`ServiceWork` refuses the others).
     public func eventRequest(
         call index: Int,
         in workload: ServiceWorkload,
         startAtUnix: Double,
         intendedNanos: UInt64 = 0
     ) -> ServiceClient.Request {
+        guard let event else { preconditionFailure("an event call, and no event request to send it with") }
         let call = workload.calls[index]
         let timestamp = startAtUnix + Double(call.dueMicroseconds) / 1e6
         let activity = call.activities.lowerBound

@@ -61,7 +61,11 @@ public struct APIFile: Sendable {
     public var register: Request?
     /// The devices' requests and the operator's start, when the file has a `token_report`.
     public var lifecycle: Lifecycle?
-    public var event: Request
+    /// The operator's event calls; a file whose service sends on its own clock
+    /// (`service_sends`) may have none.
+    public var event: Request?
+    /// What the service sends by itself, and when (`service_sends`), for a lifecycle file.
+    public var serviceSends: ServiceSends?
     /// Whether an event is one request per activity (`per: activity`), not one per group.
     public var perActivity: Bool
     /// What `{{action}}` says for an update and for an end (Netmera: `UPDATE`, `END`).
@@ -95,25 +99,60 @@ public struct APIFile: Sendable {
         }
         var reader = try MappingReader(root, file: path, name: "the file")
         let register = reader.take("register")
-        guard let event = reader.take("event") else { throw reader.missing("event") }
+        let sends = reader.take("service_sends")
+        let event = reader.take("event")
+        if event == nil, sends == nil { throw reader.missing("event") }
         let devices = DeviceNodes(&reader)
         caFile = try reader.text("ca_file")
         insecure = try reader.boolean("insecure") ?? false
         try reader.finish()
         self.path = path
         self.register = try Self.registration(register, devices: devices, reader: reader, environment: environment)
-        var eventReader = try MappingReader(event, file: path, name: "event")
-        perActivity = try Self.per(&eventReader, node: event, file: path)
-        actions = try Self.actions(&eventReader, file: path)
-        self.event = try Self.request(&eventReader, environment: environment)
-        try Self.check(
-            self.event,
-            named: "event",
-            allowed: Placeholder.event(perActivity: perActivity),
-            node: event,
-            file: path
-        )
+        (perActivity, actions, self.event) = try Self.event(event, file: path, environment: environment)
         lifecycle = try devices.lifecycle(file: path, environment: environment)
+        serviceSends = try sends.map { (node) throws(APIFileError) in
+            try Self.serviceSends(node, lifecycle: lifecycle, file: path)
+        }
+    }
+
+    /// The event request, `per` and `actions`; none without `event` (`per: group`).
+    private static func event(
+        _ node: Node?,
+        file: String,
+        environment: [String: String]
+    ) throws(APIFileError) -> (perActivity: Bool, actions: [LifecyclePhase: String], request: Request?) {
+        guard let node else { return (false, [.update: "update", .end: "end"], nil) }
+        var reader = try MappingReader(node, file: file, name: "event")
+        let perActivity = try per(&reader, node: node, file: file)
+        let actions = try actions(&reader, file: file)
+        let request = try request(&reader, environment: environment)
+        try check(request, named: "event", allowed: Placeholder.event(perActivity: perActivity), node: node, file: file)
+        return (perActivity, actions, request)
+    }
+
+    /// `service_sends`, which needs the devices' reports (a lifecycle), and for starts the
+    /// operator's start call: the service is told its times by them.
+    private static func serviceSends(
+        _ node: Node,
+        lifecycle: Lifecycle?,
+        file: String
+    ) throws(APIFileError) -> ServiceSends {
+        let sends = try ServiceSends(node, file: file, environment: [:])
+        guard lifecycle != nil else {
+            throw APIFileError(
+                file: file,
+                node: node,
+                "service_sends: a service sends on its own clock what the devices and the operator told it; give token_report"
+            )
+        }
+        if sends.start != nil, lifecycle?.start == nil {
+            throw APIFileError(
+                file: file,
+                node: node,
+                "service_sends.start: the start is owed at a time its start call gives; give start"
+            )
+        }
+        return sends
     }
 
     /// `register`, which a file needs unless its devices report their tokens (`token_report`),

@@ -16,16 +16,19 @@ extension ServiceOutcome {
                     rateLimit: settings.registerRate
                 )
             },
-            api: events.phase(request: file.event, per: file.perActivity ? "activity" : "group"),
+            api: file.event.map { events.phase(request: $0, per: file.perActivity ? "activity" : "group") }
+                ?? .none,
             lifecycle: lifecycle,
             calls: calls.map { fanout in
                 let call = workload.calls[fanout.call]
-                return ServiceFigures.Call(
+                var figures = ServiceFigures.Call(
                     kind: call.kind.rawValue,
                     group: call.group,
                     dueMicroseconds: call.dueMicroseconds,
                     fanout: fanout
                 )
+                figures.ownClock = call.ownClock
+                return figures
             },
             extra: arrivals.extra,
             matchedByTag: arrivals.matchedByTag,

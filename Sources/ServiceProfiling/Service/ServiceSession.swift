@@ -264,7 +264,7 @@ public final class ServiceSession: Sendable {
         let starts = workload.starts.enumerated().map {
             OperatorCall(dueMicroseconds: $1.dueMicroseconds, index: $0, isStart: true, feed: .group($1.group))
         }
-        let events = workload.calls.enumerated().map { index, call in
+        let events = workload.calls.enumerated().filter { !$0.element.ownClock }.map { index, call in
             OperatorCall(
                 dueMicroseconds: call.dueMicroseconds,
                 index: index,
@@ -306,6 +306,10 @@ public final class ServiceSession: Sendable {
         let startNanos = monotonicNanos() + Self.lead.inNanoseconds
         let startAt = clock.unix(ofNs: Int64(startNanos))
         book.start(atNs: Int64(startNanos))
+        // What the service sends on its own clock is owed from its moment to each token it knew.
+        for (index, call) in workload.calls.enumerated() where call.ownClock {
+            book.sent(call: index, atNs: Int64(startNanos) + call.dueMicroseconds * 1000)
+        }
         reporter?.start(atNs: Int64(startNanos), unix: startAt)
         state.withLock { $0.startAtUnix = startAt }
         var next = 0
@@ -377,8 +381,8 @@ public final class ServiceSession: Sendable {
                 state.registration.add(answer, request: registrationRequest)
             } else if answer.tag < 0, let start = file.lifecycle?.start {
                 state.starts.add(answer, request: start)
-            } else {
-                state.events.add(answer, request: file.event)
+            } else if let event = file.event {
+                state.events.add(answer, request: event)
             }
         }
     }

@@ -20,6 +20,8 @@ public struct ServiceWork {
     private let phaseNotes = PhaseNotes()
     /// For a lifecycle, the service's CPU when the starts and the registration storm were done.
     private let lifecycleNotes = LifecyclePhaseNotes()
+    /// When the last push the service owes on its own clock is due, microseconds on the clock.
+    private let lastOwnClockDueUs: Int64?
 
     /// The work of `scenario` for the service behind `api`: its first `requests` calls when given,
     /// due as `timing` says, on `clock`.
@@ -38,7 +40,8 @@ public struct ServiceWork {
             requests: requests,
             timing: timing,
             startsPerActivity: api.file.lifecycle.map(\.startPerActivity),
-            keepsActivityTimes: api.file.needsActivityTimes
+            keepsActivityTimes: api.file.needsActivityTimes,
+            serviceSends: api.file.serviceSends
         )
         if let lifecycle = api.file.lifecycle, lifecycle.start == nil, !workload.starts.isEmpty {
             throw ProfileError.badInput(
@@ -46,7 +49,14 @@ public struct ServiceWork {
             )
         }
         try Self.checkFields(of: api.file, against: scenario)
+        if api.file.event == nil, let call = workload.calls.first(where: { !$0.ownClock }) {
+            throw ProfileError.badInput(
+                "\(api.file.path): the scenario has \(call.phase.rawValue)s for the operator to send (its first: \(call.kind.rawValue)) and the file no event request; give event:, or "
+                    + (call.phase == .end ? "service_sends.end" : "a scenario whose cohorts say updates: none")
+            )
+        }
         self.workload = workload
+        lastOwnClockDueUs = workload.calls.lazy.filter(\.ownClock).map(\.dueMicroseconds).max()
         let book = workload.arrivalBook()
         self.book = book
         let fleet = api.file.lifecycle.map {
@@ -137,11 +147,19 @@ public struct ServiceWork {
             let counts = book.counts
             if counts.matched >= counts.events { return Done(pushesMissing: false) }
             let now = clock.nowNs
-            let quietSince = max(phaseNotes.sentAtNs ?? now, counts.lastArrivalNs ?? 0)
+            // Nothing is quiet before the last push the service owes on its own clock was due.
+            let quietSince = max(phaseNotes.sentAtNs ?? now, counts.lastArrivalNs ?? 0, lastOwnClockDueNs ?? 0)
             return Double(now - quietSince) / 1e9 >= settleSeconds ? Done(pushesMissing: true) : nil
         case .refused, .failed:
             return Done(pushesMissing: false)
         }
+    }
+
+    /// When the last push the service owes on its own clock fell due, on the clock; `nil`
+    /// before the clock, or when it owes none.
+    private var lastOwnClockDueNs: Int64? {
+        guard let startAt = session.answers.startAtUnix, let lastUs = lastOwnClockDueUs else { return nil }
+        return clock.ns(ofUnix: startAt) + lastUs * 1000
     }
 
     /// What was measured, once the service is gone and the session's thread has returned.

@@ -8,6 +8,9 @@ extension ServiceWorkload {
     public struct Start: Sendable {
         /// Microseconds after the clock's 0 (the first start) at which it is due.
         public var dueMicroseconds: Int64
+        /// When its start pushes are owed: when it is due, unless the service starts on its own
+        /// clock at a time the call gave (`service_sends.start`).
+        public var owedMicroseconds: Int64
         public var group: Int
         /// The activities it starts: the group's push-to-start activities, or its own.
         public var activities: Range<Int>
@@ -59,6 +62,7 @@ struct LifecycleStarts {
                 starts.append(
                     ServiceWorkload.Start(
                         dueMicroseconds: 0,
+                        owedMicroseconds: 0,
                         group: event.group,
                         activities: event.activity..<(event.activity + 1),
                         activityKind: event.activityKind,
@@ -70,6 +74,7 @@ struct LifecycleStarts {
         originMs = first ?? 0
         for index in starts.indices {
             starts[index].dueMicroseconds = timing.dueMicroseconds(index: index, timeMs: startTimes[index] - originMs)
+            starts[index].owedMicroseconds = starts[index].dueMicroseconds
         }
         for index in localStarts.indices {
             localStarts[index].dueMicroseconds = timing.dueMicroseconds(

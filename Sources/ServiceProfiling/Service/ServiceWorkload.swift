@@ -25,6 +25,9 @@ public struct ServiceWorkload: Sendable {
         public var group: Int
         public var activities: Range<Int>
         public var state: ContentState
+        /// Whether the service sends it on its own clock (`service_sends`): owed at its due
+        /// time, never sent to the service's API.
+        public var ownClock = false
     }
 
     public let scenario: Scenario
@@ -56,7 +59,8 @@ public struct ServiceWorkload: Sendable {
         requests: Int?,
         timing: EventTiming,
         startsPerActivity: Bool? = nil,
-        keepsActivityTimes: Bool = false
+        keepsActivityTimes: Bool = false,
+        serviceSends: ServiceSends? = nil
     ) throws {
         if scenario.cohorts.contains(where: { $0.delivery == .broadcast }) {
             throw ProfileError.badInput(
@@ -70,7 +74,7 @@ public struct ServiceWorkload: Sendable {
         let lifecycle = try startsPerActivity.map {
             try LifecycleStarts(scenario: &scenario, perActivity: $0, timing: timing)
         }
-        starts = lifecycle?.starts ?? []
+        var starts = lifecycle?.starts ?? []
         localStarts = lifecycle?.localStarts ?? []
         isLifecycle = lifecycle != nil
         self.scenario = scenario
@@ -87,6 +91,8 @@ public struct ServiceWorkload: Sendable {
         for index in calls.indices {
             calls[index].dueMicroseconds = timing.dueMicroseconds(index: index, timeMs: times[index] - origin)
         }
+        if let serviceSends { Self.owe(serviceSends, calls: &calls, starts: &starts, times: activityTimes) }
+        self.starts = starts
         self.calls = calls
         expectedPushes = calls.reduce(0) { $0 + $1.activities.count }
     }
@@ -122,6 +128,30 @@ public struct ServiceWorkload: Sendable {
             )
         }
         return (calls, times)
+    }
+
+    /// Moves what the service sends on its own clock to the moments it was told: each start
+    /// push to the time its start call gave, each end to the time its token report gave (those
+    /// end calls are never sent).
+    private static func owe(_ sends: ServiceSends, calls: inout [Call], starts: inout [Start], times: ActivityTimes) {
+        if let start = sends.start {
+            for index in starts.indices {
+                let owed = start.microseconds(
+                    startUs: starts[index].dueMicroseconds,
+                    activity: starts[index].activities.lowerBound,
+                    times: times
+                )
+                starts[index].owedMicroseconds = owed ?? starts[index].dueMicroseconds
+            }
+        }
+        guard let end = sends.end else { return }
+        for index in calls.indices where calls[index].phase == .end {
+            let activity = calls[index].activities.lowerBound
+            calls[index].ownClock = true
+            calls[index].dueMicroseconds =
+                end.microseconds(startUs: calls[index].dueMicroseconds, activity: activity, times: times)
+                ?? calls[index].dueMicroseconds
+        }
     }
 
     /// The scenario's events the calls stand for, in order, each with the index of its call: what

@@ -10,7 +10,8 @@ struct TimeShape: Sendable, Equatable {
         case unix
         /// UNIX milliseconds, an integer.
         case unixMs = "unix_ms"
-        /// ISO 8601 in UTC, to the second: `2026-12-02T17:30:00Z`.
+        /// ISO 8601 in UTC: `2026-12-02T17:30:00Z`, with milliseconds when the time has them
+        /// (`2026-12-02T17:30:00.250Z`).
         case iso8601
         /// Seconds since 2001-01-01 00:00:00 UTC, as Swift's `Date` encodes itself by default.
         case appleReference = "apple_reference"
@@ -36,20 +37,22 @@ struct TimeShape: Sendable, Equatable {
         }
     }
 
-    /// `2026-12-02T17:30:00Z` for UNIX seconds `unix`, to the second.
+    /// `2026-12-02T17:30:00Z` for UNIX seconds `unix`, with its milliseconds when it has any.
     static func iso8601(_ unix: Double) -> String {
-        var seconds = time_t(unix.rounded(.down))
+        let milliseconds = Int64((unix * 1000).rounded(.down))
+        var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
+        let fraction = Int(milliseconds - Int64(seconds) * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
         return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ",
+            format: "%04d-%02d-%02dT%02d:%02d:%02d",
             Int(parts.tm_year) + 1900,
             Int(parts.tm_mon) + 1,
             Int(parts.tm_mday),
             Int(parts.tm_hour),
             Int(parts.tm_min),
             Int(parts.tm_sec)
-        )
+        ) + (fraction == 0 ? "Z" : String(format: ".%03dZ", fraction))
     }
 
     /// Reads what follows a time placeholder's name: `+30s`, `-5m`, `|iso8601`, or both, in

@@ -15,6 +15,7 @@ struct GroupCursor: Sendable {
     private let rotationWithinMs: Int64
     private let priorities: [Int]
     private let delivery: Scenario.Delivery
+    private let skipsUpdates: Bool
     private let seed: UInt64
     private var nextJoiner: Int
     private var timeline: ActivityTimeline
@@ -40,6 +41,7 @@ struct GroupCursor: Sendable {
         rotationWithinMs = cohort.rotationWithinSeconds * 1000
         priorities = EventKind.allCases.map { cohort.priority(of: $0) }
         delivery = cohort.delivery
+        skipsUpdates = cohort.updates == .none
         seed = scenario.seed
         nextJoiner = cohort.pushToStart ? inShard.lowerBound : inShard.upperBound
         random = SplitMix64(seed: scenario.seed ^ 0x5449_4D45_4C49_4E45, index: UInt64(self.group))
@@ -137,6 +139,11 @@ struct GroupCursor: Sendable {
             }
         }
         step = timeline.next(&random)
+        // Starts and ends only: the skipped updates still move the state the end carries.
+        while skipsUpdates, let skipped = step, skipped.phase == .update {
+            lastState = skipped.state
+            step = timeline.next(&random)
+        }
         if let limitMs, let next = step, originMs + next.offsetMs >= limitMs {
             step = TimelineStep(offsetMs: limitMs - originMs, kind: .limit, phase: .end, state: lastState, alert: false)
         }

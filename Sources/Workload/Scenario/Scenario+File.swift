@@ -49,7 +49,8 @@ extension Scenario {
             rotateFraction: try reader.number("rotate_fraction", in: 0...1) ?? 0,
             rotationWithinSeconds: try reader.integer("rotation_within_s", in: 1...seconds.upperBound) ?? 3600,
             delivery: try reader.choice("delivery", of: Delivery.self) ?? .token,
-            channelStorage: try reader.choice("channel_storage", of: ChannelStorage.self) ?? .none
+            channelStorage: try reader.choice("channel_storage", of: ChannelStorage.self) ?? .none,
+            updates: try reader.choice("updates", of: Updates.self) ?? .all
         )
         if var priorities = try reader.mapping("priorities") {
             for key in priorities.keys {
@@ -93,6 +94,7 @@ extension Scenario {
                 "    rotation_within_s: \(cohort.rotationWithinSeconds)",
                 "    delivery: \(cohort.delivery.rawValue)",
                 "    channel_storage: \(cohort.channelStorage.rawValue)",
+                "    updates: \(cohort.updates.rawValue)",
                 "    priorities:",
             ]
             for event in ([.start] + cohort.kind.eventKinds + [.limit]) {

@@ -53,6 +53,15 @@ public struct Scenario: Sendable, Equatable {
         public var policy: Int { self == .none ? 0 : 1 }
     }
 
+    /// Which of a cohort's timeline steps between its start and its end are sent.
+    public enum Updates: String, Sendable, CaseIterable {
+        /// Every update: a match's minutes, goals and cards.
+        case all
+        /// None: starts and ends only, as a scheduler that starts a class and ends it at its
+        /// countdown's target sends.
+        case none
+    }
+
     /// When a cohort's groups begin.
     public enum StartDistribution: String, Sendable, CaseIterable {
         /// Every group at `atSeconds` (a match everybody watches).
@@ -93,6 +102,8 @@ public struct Scenario: Sendable, Equatable {
         public var delivery: Delivery
         /// With broadcast, what the groups' channels store.
         public var channelStorage: ChannelStorage
+        /// Whether the updates between start and end are sent (`none`: starts and ends only).
+        public var updates: Updates
 
         /// Creates a cohort with the kind's defaults for everything not given.
         public init(
@@ -109,7 +120,8 @@ public struct Scenario: Sendable, Equatable {
             rotationWithinSeconds: Int64 = 3600,
             priorities: [EventKind: Int] = [:],
             delivery: Delivery = .token,
-            channelStorage: ChannelStorage = .none
+            channelStorage: ChannelStorage = .none,
+            updates: Updates = .all
         ) {
             self.kind = kind
             self.activities = activities
@@ -125,6 +137,7 @@ public struct Scenario: Sendable, Equatable {
             self.priorities = kind.defaultPriorities.merging(priorities) { _, chosen in chosen }
             self.delivery = delivery
             self.channelStorage = channelStorage
+            self.updates = updates
         }
 
         /// The priority of `event` under the cohort's policy.
