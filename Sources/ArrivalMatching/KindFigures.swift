@@ -50,7 +50,7 @@ public struct KindFigures: Sendable {
     public func missing(superseded: Int = 0) -> Int { max(0, owed - matched - superseded) }
 
     /// Books a push that answered its owed push `lagNs` after the owed time (negative: early).
-    mutating func record(lagNs: Int64) {
+    public mutating func record(lagNs: Int64) {
         matched += 1
         if lagNs < 0 {
             early += 1

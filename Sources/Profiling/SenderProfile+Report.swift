@@ -102,9 +102,10 @@ extension SenderProfile {
         if service != nil || arrivals.ends.owed > 0 {
             let superseded = arrivals.superseded
             events.byKind = [
+                "start": service?.lifecycle.map { Self.kindEvents($0.startsAgainstOwed, superseded: 0) },
                 "update": Self.kindEvents(arrivals.updates, superseded: superseded),
                 "end": Self.kindEvents(arrivals.ends, superseded: 0),
-            ].filter { $0.value.owed > 0 || $0.value.arrived > 0 }
+            ].compactMapValues { $0 }.filter { $0.value.owed > 0 || $0.value.arrived > 0 }
         }
         return events
     }

@@ -168,14 +168,18 @@ extension SenderProfiler {
             return try SealedNetwork(
                 folder: path("sealed-network"),
                 certificatePEM: identity.certificatePEM,
-                reach: sealing.reach
+                reach: sealing.reach,
+                stubs: sealing.stubs
             )
         } catch { throw ProfileError.systemCall("\(error)") }
     }
 
     /// What the user is told of the sealed network before the sender starts.
     private static func sealedNotice(_ network: SealedNetwork, keyID: String) -> String {
-        let reach = network.reach.isEmpty ? "" : " and \(network.reach.map(\.description).joined(separator: ", "))"
+        let reach =
+            (network.reach.isEmpty ? "" : " and \(network.reach.map(\.description).joined(separator: ", "))")
+            + (network.stubs.isEmpty
+                ? "" : "; stubs inside at \(network.stubs.map(\.description).joined(separator: ", "))")
         return "sealed network (\(network.usesUserNamespace ? "a user namespace" : "as root")): "
             + AppleHost.all.map(\.name).joined(separator: ", ")
             + " are the mock, verifying key \(keyID); nothing else is reachable from inside"

@@ -48,10 +48,15 @@ public struct SenderProfiler {
     /// A sealed network for the sender: Apple's names are the mock, and nothing else answers
     /// but `reach`.
     public struct Sealing: Sendable {
-        /// Addresses outside the sender may reach (`--reach`).
+        /// Addresses outside the sender may reach (`--reach`), and names inside for the stubs
+        /// it starts (`--host`).
         public var reach: [ReachAddress]
+        public var stubs: [StubHost]
 
-        public init(reach: [ReachAddress] = []) { self.reach = reach }
+        public init(reach: [ReachAddress] = [], stubs: [StubHost] = []) {
+            self.reach = reach
+            self.stubs = stubs
+        }
     }
 
     /// The key handed to the sender.

@@ -9,6 +9,8 @@ import Glibc
 public enum SealError: Error, Equatable, CustomStringConvertible {
     /// A `--reach` that is not `HOST:PORT`.
     case badReach(String, String)
+    /// A `--host NAME=ADDRESS` that names no usable stub.
+    case badHost(String, String)
     /// The kernel lets this user make no user namespace, so no network of its own either.
     case noUserNamespaces(cause: String, remedy: String)
     /// A step of the setup failed with this errno.
@@ -21,6 +23,7 @@ public enum SealError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .badReach(let text, let problem): "--reach \(text): \(problem)"
+        case .badHost(let text, let problem): "--host \(text): \(problem)"
         case .noUserNamespaces(let cause, let remedy):
             "--as-apple needs a network of its own, and \(cause), so a user that is not root cannot make one: \(remedy)"
         case .setupFailed(let step, let errorNumber):

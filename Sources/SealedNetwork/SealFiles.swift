@@ -18,11 +18,11 @@ struct SealFiles {
     func binds(
         hosts: [AppleHost],
         reach: [ReachAddress],
+        stubs: [StubHost],
         bundle: String
     ) throws -> [(source: String, target: String)] {
-        var binds = [
-            (source: try write("hosts", Array(hostsFile(hosts: hosts, reach: reach).utf8)), target: "/etc/hosts")
-        ]
+        let hostsText = hostsFile(hosts: hosts, reach: reach, stubs: stubs)
+        var binds = [(source: try write("hosts", Array(hostsText.utf8)), target: "/etc/hosts")]
         // A server nobody runs inside: a name not in the hosts file fails at once, never reaching
         // a resolver outside (which would not be reachable anyway).
         binds.append(
@@ -37,8 +37,8 @@ struct SealFiles {
         return binds.filter { manager.fileExists(atPath: $0.target) }
     }
 
-    /// Loopback's names, Apple's, and the names given to `--reach`.
-    func hostsFile(hosts: [AppleHost], reach: [ReachAddress]) -> String {
+    /// Loopback's names, Apple's, the names given to `--reach`, and the stubs' (`--host`).
+    func hostsFile(hosts: [AppleHost], reach: [ReachAddress], stubs: [StubHost] = []) -> String {
         var lines = [
             "# The sealed network of pushbench profile --as-apple: Apple's APNs names are the mock.",
             "127.0.0.1\tlocalhost",
@@ -46,6 +46,7 @@ struct SealFiles {
         ]
         lines += hosts.map { "\($0.addressText)\t\($0.name)" }
         lines += reach.compactMap { address in address.name.map { "\(IPv4.text(address.address))\t\($0)" } }
+        lines += stubs.map { "\(IPv4.text($0.address))\t\($0.name)" }
         return lines.joined(separator: "\n") + "\n"
     }
 

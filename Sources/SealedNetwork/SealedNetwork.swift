@@ -26,6 +26,8 @@ public final class SealedNetwork: Sendable {
     public let hosts: [AppleHost]
     /// The addresses outside the inside may reach.
     public let reach: [ReachAddress]
+    /// Names inside for stubs the command starts (`--host`).
+    public let stubs: [StubHost]
     /// The mock's CA (its self-signed certificate), PEM, and the system bundle with it added.
     public let caFile: String
     public let bundleFile: String
@@ -55,16 +57,22 @@ public final class SealedNetwork: Sendable {
     /// names a server nobody runs inside, the name service order (files first), and the CA
     /// bundle, with `certificatePEM` added.
     /// - Throws: `SealError.files` when the folder cannot be written.
-    public init(folder: String, certificatePEM: [UInt8], reach: [ReachAddress] = []) throws(SealError) {
+    public init(
+        folder: String,
+        certificatePEM: [UInt8],
+        reach: [ReachAddress] = [],
+        stubs: [StubHost] = []
+    ) throws(SealError) {
         hosts = AppleHost.all
         self.reach = reach
+        self.stubs = stubs
         usesUserNamespace = geteuid() != 0
         let files = SealFiles(folder: folder)
         do {
             caFile = try files.write("mock-ca.pem", certificatePEM)
             bundleFile = try files.write("ca-certificates.crt", Self.systemCertificates() + certificatePEM)
             javaTruststore = try files.write("truststore.p12", try JavaTruststore.store(trusting: certificatePEM))
-            binds = try files.binds(hosts: hosts, reach: reach, bundle: bundleFile).map {
+            binds = try files.binds(hosts: hosts, reach: reach, stubs: stubs, bundle: bundleFile).map {
                 Bind(source: $0.source, target: $0.target)
             }
         } catch let error as SealError {

@@ -23,16 +23,32 @@ struct SealedNetworkOptions: ParsableArguments {
     )
     var reach: [String] = []
 
+    @Option(
+        name: .customLong("host"),
+        help: ArgumentHelp(
+            "A name inside the sealed network for a stub COMMAND starts there, such as the upstream API a service hard-codes (repeatable).",
+            valueName: "name=address"
+        )
+    )
+    var hosts: [String] = []
+
     func validate() throws {
         if !reach.isEmpty && !asApple { throw ValidationError("--reach is for --as-apple's sealed network") }
+        if !hosts.isEmpty && !asApple { throw ValidationError("--host is for --as-apple's sealed network") }
         for address in reach {
             do { _ = try ReachAddress(address) } catch { throw ValidationError("\(error)") }
+        }
+        for host in hosts {
+            do { _ = try StubHost(host) } catch { throw ValidationError("\(error)") }
         }
     }
 
     /// The sealed network asked for, or `nil`.
     func sealing() throws -> SenderProfiler.Sealing? {
         guard asApple else { return nil }
-        return SenderProfiler.Sealing(reach: try reach.map { try ReachAddress($0) })
+        return SenderProfiler.Sealing(
+            reach: try reach.map { try ReachAddress($0) },
+            stubs: try hosts.map { try StubHost($0) }
+        )
     }
 }

@@ -169,6 +169,35 @@ final class ProfileAsAppleTests: XCTestCase {
 
     /// A sender that trusts only another CA, as one that pins Apple's certificate does, fails
     /// loudly: the first screen names the handshakes that never finished, by host.
+    /// `--host NAME=ADDRESS`: a service that hard-codes its upstream (a feed it polls) reaches a
+    /// stub its command starts inside at that name; without it, the name resolves to nothing.
+    func testAStubTheCommandStartsAnswersAtTheNameAServiceHardCodes() throws {
+        let fetched = reports.file("fetched-from-feed")
+        let missing = reports.file("unknown-name")
+        let script = """
+            \(python.path) -m http.server 8765 --bind 127.0.0.1 >/dev/null 2>&1 &
+            for i in $(seq 50); do curl -sf -o \(fetched) http://feed.example.test:8765/ && break; sleep 0.1; done
+            curl -sf http://other.example.test:8765/ || echo unresolved > \(missing)
+            \(python.path) \(Self.path("examples/as-apple/httpx_sender.py")); status=$?
+            kill %1; exit $status
+            """
+        let run = try profile([
+            "--requests", "20", "--host", "feed.example.test=127.0.0.1", "--", "/bin/sh", "-c", script,
+        ])
+        XCTAssertEqual(run.output.status, 0, run.output.stdout + run.output.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fetched), "the stub answered at its name")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: missing), "a name not given resolves to nothing")
+        XCTAssertTrue(run.output.stderr.contains("stubs inside at feed.example.test=127.0.0.1"), run.output.stderr)
+        let refused = try ExternalProgram.pushbench.run(
+            ["profile", "--as-apple", "--host", "feed.example.test=10.0.0.5", "--", "true"]
+        )
+        XCTAssertEqual(refused.status, 64, refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains("--host feed.example.test=10.0.0.5: 10.0.0.5 is not a loopback address"),
+            refused.stderr
+        )
+    }
+
     func testASenderThatPinsAnotherCertificateFailsByHost() throws {
         let bundle = try String(contentsOfFile: "/etc/ssl/certs/ca-certificates.crt", encoding: .utf8)
         let end = try XCTUnwrap(bundle.range(of: "-----END CERTIFICATE-----\n"))

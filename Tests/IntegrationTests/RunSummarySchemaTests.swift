@@ -260,8 +260,7 @@ final class RunSummarySchemaTests: XCTestCase {
                 rotated: 1,
                 extraStarts: 0,
                 startsBeforeTheirCall: 2,
-                ended: 5,
-                startsEarly: 1
+                ended: 5
             ),
             wastedPushesByCause: ["after_end_or_dismissal": 3],
             serviceCPUByPhaseS: ["start": 0.5, "registration_storm": 1.5, "updates": 2],

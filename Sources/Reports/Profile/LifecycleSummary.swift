@@ -39,9 +39,6 @@ extension RunSummary {
             /// Activities whose end push was accepted and shown, whoever sent it: an operator's
             /// end call, or the service on its own clock (absent before 0.9).
             public var ended: Int?
-            /// With a service that starts on its own clock (`service_sends.start`): starts that
-            /// came after their call but before the time it gave (a scheduler looking ahead).
-            public var startsEarly: Int?
 
             /// Creates the figures.
             public init(
@@ -55,8 +52,7 @@ extension RunSummary {
                 rotated: Int,
                 extraStarts: Int,
                 startsBeforeTheirCall: Int = 0,
-                ended: Int? = nil,
-                startsEarly: Int? = nil
+                ended: Int? = nil
             ) {
                 self.expected = expected
                 self.started = started
@@ -69,7 +65,6 @@ extension RunSummary {
                 self.extraStarts = extraStarts
                 self.startsBeforeTheirCall = startsBeforeTheirCall
                 self.ended = ended
-                self.startsEarly = startsEarly
             }
 
             /// Reads the figures; an older summary has no `starts_before_their_call`: 0.
@@ -86,12 +81,10 @@ extension RunSummary {
                 extraStarts = try container.decode(Int.self, forKey: .extraStarts)
                 startsBeforeTheirCall = try container.decodeIfPresent(Int.self, forKey: .startsBeforeTheirCall) ?? 0
                 ended = try container.decodeIfPresent(Int.self, forKey: .ended)
-                startsEarly = try container.decodeIfPresent(Int.self, forKey: .startsEarly)
             }
 
             enum CodingKeys: String, CodingKey {
                 case expected, started, updated, dismissed, rotated, ended
-                case startsEarly = "starts_early"
                 case neverStarted = "never_started"
                 case startedNeverUpdated = "started_never_updated"
                 case neverUpdatedByCause = "never_updated_by_cause"

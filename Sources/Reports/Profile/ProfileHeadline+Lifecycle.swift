@@ -65,9 +65,6 @@ extension ProfileHeadline {
                 all.count == 1 ? "one call" : "medians over \(all.count) calls"
             )
         }
-        if let ahead = activities.startsEarly, ahead > 0 {
-            sentence += "; \(ahead) of them before the time their call gave the service (counted at 0)"
-        }
         if early > 0 {
             sentence += "; \(early) more were started by the service before their call was due (not in its fan-out)"
         }

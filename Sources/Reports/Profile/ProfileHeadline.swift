@@ -180,7 +180,7 @@ public struct ProfileHeadline: Sendable {
     /// What was owed of each kind, and how it came: `ends 300 owed, 300 arrived (150 early by
     /// up to 1.2 s, 150 late, lag p99 210 ms)`.
     private static func owedSentence(_ byKind: [String: RunSummary.Events.KindEvents]) -> String {
-        let kinds = [("update", "updates"), ("end", "ends")].compactMap { key, name -> String? in
+        let kinds = [("start", "starts"), ("update", "updates"), ("end", "ends")].compactMap { key, name -> String? in
             guard let kind = byKind[key] else { return nil }
             var text = "\(name) \(kind.owed) owed, \(kind.arrived) arrived"
             var details: [String] = []

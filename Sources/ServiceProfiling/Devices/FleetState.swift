@@ -195,20 +195,21 @@ struct FleetState {
     /// start push was owed (when the call was due, or the time it gave a service that starts on
     /// its own clock; one that came before is early, at 0). Read from the devices' own start
     /// times once, for the report: the fleet keeps no list a call. A start before its call was
-    /// due is the service's own (not counted here). With how many came early.
-    func startFanout(workload: ServiceWorkload) -> (fanouts: [ArrivalBook.CallFanout], early: Int) {
+    /// due is the service's own (not counted here). With the starts against their owed moments.
+    func startFanout(workload: ServiceWorkload) -> (fanouts: [ArrivalBook.CallFanout], starts: KindFigures) {
         var times = FanoutTimes()
-        var early = 0
+        var starts = KindFigures()
+        starts.owed = workload.starts.reduce(0) { $0 + $1.activities.count }
         for (call, start) in workload.starts.enumerated() {
             guard let callDueNs = dueNs(microseconds: start.dueMicroseconds),
                 let owedNs = dueNs(microseconds: start.owedMicroseconds)
             else { continue }
             for activity in start.activities {
                 guard let startedNs = devices[activity].activity?.startedNs, startedNs >= callDueNs else { continue }
-                if startedNs < owedNs { early += 1 }
+                starts.record(lagNs: startedNs - owedNs)
                 times.append(call: call, lagNs: max(0, startedNs - owedNs))
             }
         }
-        return (times.fanouts(expected: workload.starts.map(\.activities.count)), early)
+        return (times.fanouts(expected: workload.starts.map(\.activities.count)), starts)
     }
 }

@@ -97,6 +97,10 @@ public struct LifecycleOutcome: Sendable {
         )
     }
 
+    /// The start pushes against the moments they were owed: when their calls were due, or the
+    /// times those calls gave a service that starts on its own clock (`service_sends.start`).
+    public var startsAgainstOwed: KindFigures { fleet.startFanout(workload: workload).starts }
+
     /// Update pushes the mock received: every push but the starts.
     var updatePushes: Int { max(0, arrivals.figures.pushes - fleet.startPushes - fleet.startPushesRefused) }
 
@@ -160,9 +164,7 @@ public struct LifecycleOutcome: Sendable {
             rotated: fleet.devices.count { $0.activity?.rotatedNs != nil },
             extraStarts: fleet.extraStarts,
             startsBeforeTheirCall: fleet.startsBeforeTheirCall,
-            ended: fleet.devices.count { $0.endedNs != nil && !$0.dismissed },
-            startsEarly: workload.starts.contains { $0.owedMicroseconds != $0.dueMicroseconds }
-                ? fleet.startFanout(workload: workload).early : nil
+            ended: fleet.devices.count { $0.endedNs != nil && !$0.dismissed }
         )
     }
 }
