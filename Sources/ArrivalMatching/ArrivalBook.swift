@@ -208,6 +208,9 @@ public final class ArrivalBook: Sendable {
     private let eventsByCall: EventsByCall?
     /// Pushes each call must cause, for a service; empty for a sender.
     private let callSizes: [Int]
+    /// Whether an untagged update answers the latest update owed by its arrival (a service's
+    /// calls due on a clock), not the first: with every call due at once there is no latest.
+    private let coalesces: Bool
     /// Ends among the schedule's events.
     private let scheduledEnds: Int
     private let state: Mutex<State>
@@ -216,11 +219,19 @@ public final class ArrivalBook: Sendable {
     /// until `start(atNs:)`); with `callSizes` (a service's calls, each the pushes it must cause)
     /// it keeps each call's fan-out, and takes coalesced updates as superseded. With
     /// `tokensReported`, the service learns each token only when told (`learned`), and a call
-    /// owes pushes only once sent (`sent`).
-    public init(schedule: PushSchedule, startNs: Int64?, callSizes: [Int] = [], tokensReported: Bool = false) {
+    /// owes pushes only once sent (`sent`). With `coalesces` (calls due over time), an untagged
+    /// update answers the latest update owed by its arrival.
+    public init(
+        schedule: PushSchedule,
+        startNs: Int64?,
+        callSizes: [Int] = [],
+        tokensReported: Bool = false,
+        coalesces: Bool = true
+    ) {
         let schedule = schedule.sealed()
         self.schedule = schedule
         self.callSizes = callSizes
+        self.coalesces = coalesces && !callSizes.isEmpty
         scheduledEnds = (0..<schedule.events).count { schedule.phase(ofEvent: $0) == .end }
         eventsByCall = tokensReported ? EventsByCall(schedule) : nil
         let unknown: Int64 = tokensReported ? .max : .min
@@ -393,7 +404,7 @@ public final class ArrivalBook: Sendable {
     /// that, the earliest one it superseded. `nil` when none is left.
     ///
     /// A service's update answers instead the latest owed update due by `nowUs` (and due after
-    /// the first: updates all due at once are answered in order), superseding the owed ones
+    /// the first: updates due at once are answered in order), superseding the owed ones
     /// before it: the service coalesced them. With none due, it takes back the earliest it
     /// superseded (the service was behind, not coalescing) before it answers one early.
     private func nextByOrder(slot: Int, kind: LifecyclePhase?, nowUs: Int64, in state: inout State) -> Int? {
@@ -401,7 +412,7 @@ public final class ArrivalBook: Sendable {
         var next = events.lowerBound + Int(state.nextByOrder[slot])
         while next < events.upperBound, state.answers[next] != .none { next += 1 }
         state.nextByOrder[slot] = Int32(next - events.lowerBound)
-        let coalesces = !callSizes.isEmpty && kind == .update
+        let coalesces = self.coalesces && kind == .update
         var latestDue: (event: Int, firstDueUs: Int64)?
         var early: Int?
         var sentBefore: Int?

@@ -29,6 +29,65 @@ final class DeviceFleetTests: XCTestCase {
         return fleet
     }
 
+    /// A device's report names what its start push carried (`{{start.attributes.NAME}}`, ...):
+    /// the members of the start it accepted, `null` before any; a file whose starts are local
+    /// is refused for naming them.
+    func testAReportNamesWhatTheStartPushItAcceptedCarried() throws {
+        let report = """
+            token_report:
+              url: http://127.0.0.1:8123/register
+              body:
+                group: "{{start.attributes.groupID}}"
+                score: "{{start.content_state.homeScore}}"
+                at: "{{start.aps.timestamp}}"
+                title: "{{start.aps.alert}}"
+            """
+        let start = "start:\n  url: http://127.0.0.1:8123/start\n  body: {g: \"{{group}}\"}\n"
+        let event = "event:\n  url: http://127.0.0.1:8123/e\n  body: {g: \"{{group}}\"}\n"
+        let file = try APIFile(text: report + "\n" + start + event, path: "api.yaml", environment: [:])
+        let base = try fleet()
+        let fleet = DeviceFleet(
+            workload: base.workload,
+            settings: DeviceSettings(),
+            clock: clock,
+            keepsStartPushes: true
+        )
+        fleet.start(atNs: clock.nowNs)
+        func body() throws -> [String: Any] {
+            let request = try XCTUnwrap(
+                file.deviceRequest(.tokenReport(activity: 4, generation: 0), of: fleet, intendedNanos: 0)
+            )
+            return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+        }
+        XCTAssertTrue(try body()["group"] is NSNull, "no start accepted yet")
+        push(
+            fleet,
+            fleet.workload.pushToStartToken(of: 4),
+            self.start(attributes: #"{"groupID":1}"#, state: #"{"homeScore":2,"awayScore":0,"minute":0,"period":1}"#)
+        )
+        let reported = try body()
+        XCTAssertEqual(reported["group"] as? Int, 1)
+        XCTAssertEqual(reported["score"] as? Int, 2)
+        XCTAssertEqual(reported["at"] as? Int, 1)
+        XCTAssertEqual(
+            reported["title"] as? [String: String],
+            ["title": "Kick-off", "body": "on"],
+            "an object as JSON"
+        )
+        XCTAssertEqual(
+            APIFile.refusal(of: report + "\n" + event, environment: [:]),
+            "api.yaml:4: token_report uses {{start.…}}: this file has no start request, so its activities start locally and no start push carries anything"
+        )
+        XCTAssertTrue(
+            APIFile.refusal(
+                of: report.replacingOccurrences(of: "start.aps.timestamp", with: "start.payload.x") + "\n" + start
+                    + event,
+                environment: [:]
+            )
+            .contains("{{start.payload.x}}: a member of the start push is {{start.attributes.NAME}}")
+        )
+    }
+
     /// A start push as a service builds it, with parts to break.
     private func start(
         type: String = "MatchAttributes",

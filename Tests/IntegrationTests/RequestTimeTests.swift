@@ -122,6 +122,34 @@ final class ServiceSendsFileTests: XCTestCase {
         XCTAssertEqual(file.serviceSends?.end, ServiceSends.OwedTime(base: .activityEnd, offsetSeconds: -2))
     }
 
+    /// What the service owes on its own clock is never sent to it: its ends at the moment the
+    /// token report gave (plus the offset), its updates (`update: own`) at their changes' moments.
+    func testWhatTheServiceOwesOnItsClockIsNeverSentAndKeepsItsMoment() throws {
+        let sends = "service_sends:\n  end: \"{{activity_end+10s}}\"\n  update: own\n"
+        let file = try APIFile(text: report + start + sends, path: "api.yaml", environment: [:])
+        let scenario = Scenario(name: "m", cohorts: [Scenario.Cohort(kind: .football, activities: 4, groups: 2)])
+        func workload(_ sends: ServiceSends?) throws -> ServiceWorkload {
+            try ServiceWorkload(
+                scenario: scenario,
+                perActivity: false,
+                requests: nil,
+                timing: .scenarioTime(scale: 60),
+                startsPerActivity: false,
+                keepsActivityTimes: true,
+                serviceSends: sends
+            )
+        }
+        let told = try workload(nil)
+        let own = try workload(file.serviceSends)
+        XCTAssertFalse(told.calls.contains(where: \.ownClock))
+        XCTAssertTrue(own.calls.allSatisfy(\.ownClock), "no call is sent")
+        for (call, owed) in zip(told.calls, own.calls) {
+            let shift: Int64 = call.phase == .end ? 10_000_000 : 0
+            XCTAssertEqual(owed.dueMicroseconds, call.dueMicroseconds + shift, "\(call.kind)")
+        }
+        XCTAssertEqual(own.starts.map(\.owedMicroseconds), own.starts.map(\.dueMicroseconds), "starts when called")
+    }
+
     func testEachMistakeIsRefusedInOneLine() {
         let cases = [
             (report, "event: required"),
@@ -141,7 +169,11 @@ final class ServiceSendsFileTests: XCTestCase {
                 report + "service_sends:\n  end: \"at {{activity_end}}\"\n",
                 "service_sends.end: one time of what the service was told"
             ),
-            (report + "service_sends:\n  update: own\n", "service_sends.update: unknown key"),
+            (
+                report + "service_sends:\n  update: mine\n",
+                "service_sends.update: own (the service updates on its own schedule)"
+            ),
+            (report + "service_sends:\n  delay: 5s\n", "service_sends.delay: unknown key"),
         ]
         for (text, message) in cases {
             let said = refusal(text)

@@ -31,7 +31,7 @@ extension APIFile {
             case .now: .time(Date().timeIntervalSince1970)
             case .activityStart, .activityEnd:
                 workload.activityTimes.time(of: name, activity: activity, startAtUnix: startAtUnix)
-            case .updateToken, .oldUpdateToken, .action, .priority, .dismissalDate: .none
+            case .updateToken, .oldUpdateToken, .action, .priority, .dismissalDate, .startPush: .none
             }
         }
     }
@@ -67,6 +67,7 @@ extension APIFile {
             case .now: .time(Date().timeIntervalSince1970)
             case .activityStart, .activityEnd:
                 startAtUnix.map { workload.activityTimes.time(of: name, activity: activity, startAtUnix: $0) } ?? .none
+            case .startPush: fleet.startPush(of: activity).map { .json($0) } ?? .none
             default: .none
             }
         }

@@ -24,15 +24,21 @@ extension DeviceFleet {
             }
             let content = LiveActivityPushContent(json: body)
             let problem = startProblem(content, of: activity)
-            state.withLock { state in
+            let started = state.withLock { state -> Bool in
                 state.startPushes += 1
                 state.deviceEvents += 1
                 if role == .pushToStart, state.devices[activity].startTokenStale {
-                    return state.drop(.stalePushToStartToken)
+                    state.drop(.stalePushToStartToken)
+                    return false
                 }
-                if let problem { return state.drop(problem) }
+                if let problem {
+                    state.drop(problem)
+                    return false
+                }
                 start(activity, atNs: receivedNs, byCall: Int(startCall[activity]), in: &state)
+                return state.devices[activity].activity != nil
             }
+            if started { keep(startPush: body, of: activity) }
             return false
         case .update, .rotatedUpdate:
             state.withLock { state in

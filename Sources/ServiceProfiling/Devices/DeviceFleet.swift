@@ -58,10 +58,21 @@ public final class DeviceFleet: Sendable {
     /// Of it, the part on the mock's threads (the checks of each push): the mock's own CPU is
     /// theirs less this, so that no second is counted twice.
     private let emulationOnMockNs = Atomic<Int64>(0)
+    /// Each device's start push as it accepted it, kept only when a device's report names a
+    /// member of it (`{{start.attributes.NAME}}`): what the app would read from its activity.
+    private let startPushes: Mutex<[Int32: [UInt8]]>?
 
     /// The fleet for `workload`'s activities, behaving as `settings` says, running `app` (the
     /// team's, or PushBench's own when `nil`), on `clock`.
-    public init(workload: ServiceWorkload, settings: DeviceSettings, app: DeviceApp? = nil, clock: ProfileClock) {
+    /// With `keepsStartPushes`, each device keeps the start push that started its activity.
+    public init(
+        workload: ServiceWorkload,
+        settings: DeviceSettings,
+        app: DeviceApp? = nil,
+        clock: ProfileClock,
+        keepsStartPushes: Bool = false
+    ) {
+        startPushes = keepsStartPushes ? Mutex([:]) : nil
         self.workload = workload
         self.settings = settings
         self.app = app
@@ -74,6 +85,18 @@ public final class DeviceFleet: Sendable {
         let plan = DevicePlan(workload: workload, settings: settings, startCall: startCall)
         let count = workload.activities
         state = Mutex(FleetState(activities: count, starts: workload.starts.map(\.activities.count), plan: plan))
+    }
+
+    /// The start push that started `activity`'s activity, when starts are kept and it has one.
+    public func startPush(of activity: Int) -> [UInt8]? {
+        startPushes?.withLock { $0[Int32(activity)] }
+    }
+
+    /// Keeps `body`, the start push that started `activity`, when starts are kept.
+    func keep(startPush body: [UInt8], of activity: Int) {
+        startPushes?.withLock { pushes in
+            if pushes[Int32(activity)] == nil { pushes[Int32(activity)] = body }
+        }
     }
 
     /// Starts the scenario's clock: the local starts are due from `startNs` (its 0), and an

@@ -15,6 +15,12 @@ extension APIFile {
             || requests.contains { $0.placeholders.contains(where: Placeholder.activityTimes.contains) }
     }
 
+    /// Whether a device's report names a member of its start push (`{{start.attributes.NAME}}`):
+    /// the devices keep their start pushes only then.
+    var namesStartPush: Bool {
+        [lifecycle?.tokenReport, lifecycle?.close].contains { $0?.placeholders.contains(.startPush) == true }
+    }
+
     /// The ports of the loopback its requests go to, each once, and the URLs that name another
     /// host: a service in a sealed network (`profile --as-apple`) is reached on its loopback only.
     public var loopbackPorts: (ports: [Int], elsewhere: [String]) {

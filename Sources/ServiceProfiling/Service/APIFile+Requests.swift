@@ -56,7 +56,7 @@ extension APIFile {
             case .now: .time(Date().timeIntervalSince1970)
             case .activityStart, .activityEnd:
                 workload.activityTimes.time(of: name, activity: activity, startAtUnix: startAtUnix)
-            case .device, .user, .oldUpdateToken, .attributesType, .attributes: .none
+            case .device, .user, .oldUpdateToken, .attributesType, .attributes, .startPush: .none
             }
         }
     }

@@ -325,7 +325,7 @@ public struct APIFile: Sendable {
     }
 
     /// The line of the first scalar under `node` that uses `placeholder`.
-    private static func line(of placeholder: Placeholder, under node: Node) -> Int? {
+    fileprivate static func line(of placeholder: Placeholder, under node: Node) -> Int? {
         switch node {
         case .scalar(let scalar): scalar.string.contains("{{\(placeholder.rawValue)") ? scalar.mark?.line : nil
         case .mapping(let mapping): mapping.lazy.compactMap { line(of: placeholder, under: $0.value) }.first
@@ -399,6 +399,14 @@ private struct DeviceNodes {
                 "start",
                 Placeholder.start(perActivity: startPerActivity),
                 environment
+            )
+        }
+        for (name, node) in [("token_report", tokenReport), ("close", close)] where startRequest == nil {
+            guard let node, let line = APIFile.line(of: .startPush, under: node) else { continue }
+            throw APIFileError(
+                file: file,
+                line: line,
+                "\(name) uses {{start.…}}: this file has no start request, so its activities start locally and no start push carries anything"
             )
         }
         return APIFile.Lifecycle(

@@ -38,6 +38,9 @@ public enum Placeholder: String, Sendable, CaseIterable {
     /// activities on its own (a countdown's target) is to end it.
     case activityStart = "activity_start"
     case activityEnd = "activity_end"
+    /// The start push this device accepted: its members, `{{start.attributes.NAME}}`,
+    /// `{{start.content_state.NAME}}` and `{{start.aps.NAME}}`, in a device's reports.
+    case startPush = "start"
 
     /// Whether it is a time, which takes an offset and a format (`{{activity_end+10s|iso8601}}`).
     var isTime: Bool {
@@ -59,7 +62,7 @@ public enum Placeholder: String, Sendable, CaseIterable {
     /// A device reporting an update token (after a start, or a rotation), or a close.
     static let deviceReport: Set<Placeholder> = [
         .device, .user, .activity, .group, .updateToken, .oldUpdateToken, .pushToStartToken, .now,
-        .activityStart, .activityEnd,
+        .activityStart, .activityEnd, .startPush,
     ]
 
     /// The operator's start, per group (the group's push-to-start tokens are the service's to

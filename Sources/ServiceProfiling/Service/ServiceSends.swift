@@ -9,6 +9,7 @@ import Yams
 /// service_sends:
 ///   start: "{{timestamp}}"       # a start push to each activity, owed at the time its start call gave
 ///   end: "{{activity_end}}"      # an end push to each activity, owed at the time its token report gave
+///   update: own                  # updates on its own schedule (polling an upstream), owed by no call
 /// ```
 public struct ServiceSends: Sendable, Equatable {
     /// A moment the service was told: one of the request's times, shifted by an offset
@@ -41,6 +42,11 @@ public struct ServiceSends: Sendable, Equatable {
     /// token report. `nil`: the operator's calls say it (or, for ends, an end call).
     public var start: OwedTime?
     public var end: OwedTime?
+    /// Whether the service updates on its own schedule (`update: own`), as one that polls an
+    /// upstream does: each of the scenario's updates is a change it must follow, owed from the
+    /// change's moment to the activities whose tokens it knew, and sent by no call. A push
+    /// answers the latest change of its activity by then, the ones before it superseded.
+    public var ownUpdates = false
 
     /// The times a start call tells, and those a token report tells.
     static let startTimes: Set<Placeholder> = [.timestamp, .activityStart, .activityEnd]
@@ -56,11 +62,20 @@ public struct ServiceSends: Sendable, Equatable {
             switch key.scalar?.string {
             case "start": start = try Self.owedTime(value, "start", Self.startTimes, file: file)
             case "end": end = try Self.owedTime(value, "end", Self.reportTimes, file: file)
+            case "update":
+                guard value.scalar?.string == "own" else {
+                    throw APIFileError(
+                        file: file,
+                        node: value,
+                        "service_sends.update: own (the service updates on its own schedule), or leave it out"
+                    )
+                }
+                ownUpdates = true
             case let other:
                 throw APIFileError(
                     file: file,
                     node: key,
-                    "service_sends.\(other ?? "?"): unknown key; the service may send start and end on its own clock"
+                    "service_sends.\(other ?? "?"): unknown key; the service may send start, update and end on its own clock"
                 )
             }
         }

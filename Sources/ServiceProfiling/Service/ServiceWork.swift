@@ -52,7 +52,9 @@ public struct ServiceWork {
         if api.file.event == nil, let call = workload.calls.first(where: { !$0.ownClock }) {
             throw ProfileError.badInput(
                 "\(api.file.path): the scenario has \(call.phase.rawValue)s for the operator to send (its first: \(call.kind.rawValue)) and the file no event request; give event:, or "
-                    + (call.phase == .end ? "service_sends.end" : "a scenario whose cohorts say updates: none")
+                    + (call.phase == .end
+                        ? "service_sends.end"
+                        : "service_sends.update: own, or a scenario whose cohorts say updates: none")
             )
         }
         self.workload = workload
@@ -60,7 +62,13 @@ public struct ServiceWork {
         let book = workload.arrivalBook()
         self.book = book
         let fleet = api.file.lifecycle.map {
-            DeviceFleet(workload: workload, settings: api.devices, app: $0.app, clock: clock)
+            DeviceFleet(
+                workload: workload,
+                settings: api.devices,
+                app: $0.app,
+                clock: clock,
+                keepsStartPushes: api.file.namesStartPush
+            )
         }
         self.fleet = fleet
         session = ServiceSession(

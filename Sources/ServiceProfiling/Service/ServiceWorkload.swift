@@ -131,8 +131,8 @@ public struct ServiceWorkload: Sendable {
     }
 
     /// Moves what the service sends on its own clock to the moments it was told: each start
-    /// push to the time its start call gave, each end to the time its token report gave (those
-    /// end calls are never sent).
+    /// push to the time its start call gave, each end to the time its token report gave; with
+    /// `update: own`, each update stays at its change's moment. Those calls are never sent.
     private static func owe(_ sends: ServiceSends, calls: inout [Call], starts: inout [Start], times: ActivityTimes) {
         if let start = sends.start {
             for index in starts.indices {
@@ -143,6 +143,9 @@ public struct ServiceWorkload: Sendable {
                 )
                 starts[index].owedMicroseconds = owed ?? starts[index].dueMicroseconds
             }
+        }
+        if sends.ownUpdates {
+            for index in calls.indices where calls[index].phase == .update { calls[index].ownClock = true }
         }
         guard let end = sends.end else { return }
         for index in calls.indices where calls[index].phase == .end {
@@ -196,7 +199,8 @@ public struct ServiceWorkload: Sendable {
             schedule: schedule,
             startNs: nil,
             callSizes: calls.map(\.activities.count),
-            tokensReported: isLifecycle
+            tokensReported: isLifecycle,
+            coalesces: calls.contains { $0.dueMicroseconds > 0 }
         )
     }
 }

@@ -14,7 +14,16 @@ struct TextTemplate: Sendable, Equatable {
         /// One member of the content state, `{{content_state.NAME}}`: its value alone, as a
         /// service that takes a score, not the whole state, is sent it.
         case contentStateField(String)
+        /// One member of the start push the device accepted: `{{start.attributes.NAME}}`
+        /// (`aps.attributes`), `{{start.content_state.NAME}}` (`aps.content-state`) or
+        /// `{{start.aps.NAME}}`, kept as the path into the push's JSON.
+        case startMember(path: [String])
     }
+
+    /// The sections of a start push a device's report can name, and where each is in its JSON.
+    static let startSections = [
+        "attributes": ["aps", "attributes"], "content_state": ["aps", "content-state"], "aps": ["aps"],
+    ]
 
     /// What `{{content_state.NAME}}` starts with.
     static let fieldPrefix = Placeholder.contentState.rawValue + "."
@@ -31,6 +40,7 @@ struct TextTemplate: Sendable, Equatable {
         case .placeholder(let name): return TimeShape().apply(values(name))
         case .time(let name, let shape): return shape.apply(values(name))
         case .contentStateField(let name): return Self.member(name, of: values(.contentState))
+        case .startMember(let path): return Self.member(path, of: values(.startPush))
         }
     }
 
@@ -41,6 +51,7 @@ struct TextTemplate: Sendable, Equatable {
             case .literal: nil
             case .placeholder(let name), .time(let name, _): name
             case .contentStateField: .contentState
+            case .startMember: .startPush
             }
         }
     }
@@ -52,13 +63,25 @@ struct TextTemplate: Sendable, Equatable {
 
     /// Member `name` of `state`, a JSON object: a number or a text; `.none` when it has none.
     static func member(_ name: String, of state: PlaceholderValue) -> PlaceholderValue {
-        guard case .json(let bytes) = state,
-            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
-        else { return .none }
-        switch object[name] {
+        member([name], of: state)
+    }
+
+    /// The member at `path` of `json`, a JSON object: a number or a text as itself, an object or
+    /// an array as its JSON; `.none` when it has none.
+    static func member(_ path: [String], of json: PlaceholderValue) -> PlaceholderValue {
+        guard case .json(let bytes) = json, var value = try? JSONSerialization.jsonObject(with: Data(bytes)) else {
+            return .none
+        }
+        for key in path {
+            guard let next = (value as? [String: Any])?[key] else { return .none }
+            value = next
+        }
+        switch value {
         case let text as String: return .text(text)
         case let number as NSNumber:
             return Double(number.int64Value) == number.doubleValue ? .integer(number.int64Value) : .text("\(number)")
+        case is [String: Any], is [Any]:
+            return (try? JSONSerialization.data(withJSONObject: value)).map { .json(Array($0)) } ?? .none
         default: return .none
         }
     }
@@ -77,7 +100,11 @@ struct TextTemplate: Sendable, Equatable {
                 throw TemplateSyntaxError("\(isPlaceholder ? "{{" : "${") is not closed in \"\(text)\"")
             }
             let name = rest[range.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-            if isPlaceholder, name.hasPrefix(Self.fieldPrefix), name.count > Self.fieldPrefix.count {
+            if isPlaceholder, name.hasPrefix("start.") {
+                if !literal.isEmpty { pieces.append(.literal(literal)) }
+                literal = ""
+                pieces.append(try Self.startMember(name))
+            } else if isPlaceholder, name.hasPrefix(Self.fieldPrefix), name.count > Self.fieldPrefix.count {
                 if !literal.isEmpty { pieces.append(.literal(literal)) }
                 literal = ""
                 pieces.append(.contentStateField(String(name.dropFirst(Self.fieldPrefix.count))))
@@ -96,6 +123,17 @@ struct TextTemplate: Sendable, Equatable {
         literal += rest
         if !literal.isEmpty || pieces.isEmpty { pieces.append(.literal(literal)) }
         self.pieces = pieces
+    }
+
+    /// `{{start.SECTION.NAME}}`: a member of the start push the device accepted.
+    private static func startMember(_ name: String) throws(TemplateSyntaxError) -> Piece {
+        let parts = name.split(separator: ".", maxSplits: 2).map(String.init)
+        guard parts.count == 3, let path = startSections[parts[1]], !parts[2].isEmpty else {
+            throw TemplateSyntaxError(
+                "{{\(name)}}: a member of the start push is {{start.attributes.NAME}}, {{start.content_state.NAME}} or {{start.aps.NAME}}"
+            )
+        }
+        return .startMember(path: path + [parts[2]])
     }
 
     /// The piece `{{name}}` is: a placeholder, or a time with its offset and format.
@@ -140,6 +178,7 @@ struct TextTemplate: Sendable, Equatable {
             case .placeholder(let name): text += Self.text(of: TimeShape().apply(values(name)))
             case .time(let name, let shape): text += Self.text(of: shape.apply(values(name)))
             case .contentStateField(let name): text += Self.text(of: Self.member(name, of: values(.contentState)))
+            case .startMember(let path): text += Self.text(of: Self.member(path, of: values(.startPush)))
             }
         }
         return text
