@@ -384,8 +384,11 @@ public final class ArrivalBook: Sendable {
             byTag = true
         } else {
             guard !retried, let next = nextByOrder(slot: slot, kind: kind, nowUs: nowUs, in: &state) else {
-                let asked = schedule.events(of: slot).contains { state.sentNs[schedule.identity(ofEvent: $0)] != .max }
-                return asked || callSizes.isEmpty ? .extra : .unprompted
+                // A service's push to a token no call had asked anything of yet is its own.
+                let asked =
+                    callSizes.isEmpty
+                    || schedule.events(of: slot).contains { state.sentNs[schedule.identity(ofEvent: $0)] != .max }
+                return asked ? .extra : .unprompted
             }
             event = next
         }

@@ -20,7 +20,7 @@ public struct SenderProfile: Sendable {
         /// was ended.
         case drained
         /// A service's calls were answered, pushes were still missing, and none came for
-        /// `--settle`: the service was ended, perhaps still behind rather than done.
+        /// `--settle`: the service was ended, having stopped pushing with them owed.
         case settled
     }
 

@@ -153,7 +153,10 @@ public struct SenderProfiler {
             mock: server.stats.snapshot(),
             stderrTail: Self.lastLines(of: path("sender.stderr.log"), count: 5)
         )
-        profile.service = try prepared.work?.outcome(cpuSeconds: profile.cpuSeconds)
+        profile.service = try prepared.work?.outcome(
+            cpuSeconds: profile.cpuSeconds,
+            stoppedPushing: profile.stop == .settled
+        )
         profile.sealedNetwork = launch.sealedNetworkSummary
         if let sender {
             profile.cpuSampling = sampling?.flatMap {

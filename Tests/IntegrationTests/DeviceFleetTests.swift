@@ -429,6 +429,10 @@ final class DeviceFleetTests: XCTestCase {
             (0..<3).map { outcome.neverUpdatedCause(of: $0, calls: calls) },
             [.serviceBehind, .reportedAfterLastUpdate, .reportNotAnswered]
         )
+        // The same evidence from a service that had stopped pushing (quiet for --settle): no backlog.
+        var stopped = outcome
+        stopped.stoppedPushing = true
+        XCTAssertEqual(stopped.neverUpdatedCause(of: 0, calls: calls), .notSentByService)
     }
 
     func testDevicesSendTheirRequestsAsTheLifecycleFileWritesThem() throws {

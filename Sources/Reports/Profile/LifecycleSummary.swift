@@ -23,7 +23,9 @@ extension RunSummary {
             /// token), `ended_before_update` (its user closed it before the first call that owed
             /// it an update was sent), `apns_refused` (the service sent its updates and APNs
             /// refused every one), `token_rotated` (its pushes went to a token rotated out past
-            /// its grace), `service_behind` (the calls that owed it an update reached few of
+            /// its grace), `not_sent_by_service` (those calls reached few of their activities
+            /// and the service had stopped pushing: no backlog), `service_behind` (the calls
+            /// that owed it an update reached few of
             /// their other activities either, or came after its user closed it),
             /// `report_lost_by_service` (those calls reached most of the others, and nothing
             /// came to this one).

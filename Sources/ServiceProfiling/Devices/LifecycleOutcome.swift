@@ -17,6 +17,8 @@ public struct LifecycleOutcome: Sendable {
     /// The service's pushes as matched: which calls owed each token a push, and what came.
     let arrivals: ArrivalBook
     let emulationCPUSeconds: Double
+    /// Whether the service had stopped pushing when the profile ended it (quiet for `--settle`).
+    var stoppedPushing = false
 
     /// The pushes the devices dropped, by cause (`DeviceFleet.Drop`'s names).
     public var deviceDrops: [String: Int] {
@@ -193,6 +195,10 @@ extension LifecycleOutcome {
         /// The calls that owed it an update reached few of their other activities either: the
         /// service fell behind on everyone (its pushes still queued, or too late to show).
         case serviceBehind = "service_behind"
+        /// Those calls reached few of their activities, and the service had stopped pushing
+        /// when the profile ended (no push came for `--settle`): not a backlog, pushes it never
+        /// sent.
+        case notSentByService = "not_sent_by_service"
         /// Those calls reached most of their other activities, and nothing came to this one:
         /// the service lost the token it had answered for.
         case reportLostByService = "report_lost_by_service"
@@ -222,7 +228,9 @@ extension LifecycleOutcome {
         let reached = evidence.owedCalls.reduce(0) { $0 + calls[$1].arrived }
         // Pushes that came and were not shown came after the user closed it: late, like a backlog.
         let behind = evidence.accepted > 0 || Double(reached) < Self.behindBelowShare * Double(owed)
-        return behind ? .serviceBehind : .reportLostByService
+        guard behind else { return .reportLostByService }
+        // Behind only with evidence of a backlog: a service quiet for --settle had sent all it would.
+        return stoppedPushing && evidence.accepted == 0 ? .notSentByService : .serviceBehind
     }
 }
 

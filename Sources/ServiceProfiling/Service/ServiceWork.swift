@@ -172,7 +172,8 @@ public struct ServiceWork {
 
     /// What was measured, once the service is gone and the session's thread has returned.
     /// - Throws: `ProfileError.badInput` when the service never listened: nothing was measured.
-    public func outcome(cpuSeconds: Double) throws -> ServiceOutcome {
+    /// `stoppedPushing`: the profile ended the service after no push came for `--settle`.
+    public func outcome(cpuSeconds: Double, stoppedPushing: Bool = false) throws -> ServiceOutcome {
         let answers = session.answers
         var failure: String?
         switch session.phase {
@@ -192,7 +193,7 @@ public struct ServiceWork {
             eventsCPUSeconds: phaseNotes.cpu.map { max(0, cpuSeconds - $0) },
             failure: failure,
             lifecycle: fleet.map { fleet in
-                LifecycleOutcome(
+                var lifecycle = LifecycleOutcome(
                     file: session.file,
                     starts: session.startAnswers,
                     devices: session.reporter?.snapshot ?? DeviceReporter.Answers(),
@@ -205,6 +206,8 @@ public struct ServiceWork {
                     arrivals: book,
                     emulationCPUSeconds: fleet.emulationCPUSeconds
                 )
+                lifecycle.stoppedPushing = stoppedPushing
+                return lifecycle
             }
         )
     }
