@@ -154,6 +154,8 @@ public final class ArrivalBook: Sendable {
         /// were superseded; none for a sender.
         var callArrivals = FanoutTimes()
         var supersededByCall: [Int32]
+        /// When each slot's last update push that answered an update came; a service's only.
+        var lastUpdateNs: [Int64]
         /// When the service learned each slot's token (from before the start, `Int64.min`, unless
         /// its tokens are reported; `Int64.max` until then), and when each call was sent: a
         /// service's `Int64.max` until then, a sender's events from before the start.
@@ -244,6 +246,7 @@ public final class ArrivalBook: Sendable {
                 startNs: startNs,
                 figures: Figures(events: schedule.events),
                 supersededByCall: callSizes.isEmpty ? [] : Array(repeating: 0, count: schedule.identityCount),
+                lastUpdateNs: callSizes.isEmpty ? [] : Array(repeating: .min, count: schedule.tokens),
                 learnedNs: Array(repeating: unknown, count: schedule.tokens),
                 sentNs: Array(repeating: unsent, count: schedule.identityCount),
                 tokensReported: tokensReported,
@@ -321,6 +324,7 @@ public final class ArrivalBook: Sendable {
                     state.figures.ends.record(lagNs: lagNs)
                 } else {
                     state.figures.updates.record(lagNs: lagNs)
+                    recordCadence(ofSlot: schedule.slot(ofEvent: event), atNs: receivedNs, in: &state)
                 }
                 if !callSizes.isEmpty {
                     // An early push is in its call's fan-out at 0: its lead is in the kind's books.
@@ -334,6 +338,16 @@ public final class ArrivalBook: Sendable {
                 state.figures.beforeClock.count(push.event)
             }
         }
+    }
+
+    /// Books the time since `slot`'s last update push, for a service.
+    private func recordCadence(ofSlot slot: Int, atNs receivedNs: Int64, in state: inout State) {
+        guard !state.lastUpdateNs.isEmpty else { return }
+        let last = state.lastUpdateNs[slot]
+        if last != .min, receivedNs > last {
+            _ = state.figures.updates.cadence.record(UInt64((receivedNs - last) / 1000))
+        }
+        state.lastUpdateNs[slot] = max(last, receivedNs)
     }
 
     /// Counts `push`, a push the service had to send that no call's schedule holds (a start to

@@ -42,6 +42,9 @@ public struct KindFigures: Sendable {
     public var lead = Histogram<UInt64>.latency(digits: .two)
     /// Lag of each matched push behind its owed time, microseconds (0 when early).
     public var lag = Histogram<UInt64>.latency(digits: .two)
+    /// For a service's updates: the time between one activity's update pushes, microseconds
+    /// (how often a service on its own schedule, polling an upstream, pushes).
+    public var cadence = Histogram<UInt64>.latency(digits: .two)
 
     /// Nothing owed yet.
     public init() {}

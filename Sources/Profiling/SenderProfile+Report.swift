@@ -111,7 +111,7 @@ extension SenderProfile {
     }
 
     private static func kindEvents(_ kind: KindFigures, superseded: Int) -> RunSummary.Events.KindEvents {
-        RunSummary.Events.KindEvents(
+        var events = RunSummary.Events.KindEvents(
             owed: kind.owed,
             arrived: kind.matched,
             missing: kind.missing(superseded: superseded),
@@ -119,6 +119,8 @@ extension SenderProfile {
             earlyLeadMs: kind.lead.millisecondPercentiles,
             lagMs: kind.lag.millisecondPercentiles
         )
+        events.cadenceMs = kind.cadence.millisecondPercentiles
+        return events
     }
 
     /// Seconds from the sender's start to the clock's: a service's registrations, which this

@@ -191,7 +191,7 @@ public struct SenderProfiler {
         let workload = work.workload
         let sent = workload.calls.count { !$0.ownClock }
         notice(
-            "\(workload.activities) \(devices); \(workload.starts.count) start calls and \(sent) calls"
+            "\(workload.activities) \(devices); \(workload.starts.count) start calls and \(sent) event calls"
                 + (api.file.event.map { " to \($0.urlText)" } ?? "")
                 + (sent < workload.calls.count
                     ? ", \(workload.calls.count - sent) owed on the service's own clock" : "")

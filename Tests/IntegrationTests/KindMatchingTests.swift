@@ -57,6 +57,8 @@ final class KindMatchingTests: XCTestCase {
         XCTAssertEqual(figures.updates.matched, 3)
         XCTAssertEqual(book.calls.map(\.arrived), [1, 1, 1, 1], "each push charged to the call that owed it")
         XCTAssertEqual(Double(figures.updates.lag.max) / 1000, 101, accuracy: 2, "each update 0.1 s after its call")
+        XCTAssertEqual(figures.updates.cadence.totalCount, 2, "two gaps between three updates")
+        XCTAssertEqual(Double(figures.updates.cadence.min) / 1000, 1001, accuracy: 2, "about a second apart")
     }
 
     func testAnUpdateNeverAnswersAnEndEvenWhenNoUpdateIsLeft() {

@@ -121,8 +121,9 @@ extension ProfileServiceTests {
     /// A service that merges each second's changes into one push an activity: the updates it
     /// merged are superseded, not missing; what arrived is what it sent.
     func testAServiceThatCoalescesIsNotMissingWhatItMerged() throws {
+        // Thirty calls a match, about three seconds of it: a few pushes an activity.
         let (output, summary, folder) = try profile(
-            calls: 30,
+            calls: 90,
             options: ["--settle", "2s"],
             serviceOptions: ["--coalesce", "1"]
         )
@@ -138,6 +139,9 @@ extension ProfileServiceTests {
         XCTAssertEqual(fanout["missing"] as? Int, 0)
         XCTAssertEqual(fanout["superseded"] as? Int, superseded)
         XCTAssertNotNil(events["superseded_staleness_ms"])
+        let updates = try XCTUnwrap((events["by_kind"] as? [String: Any])?["update"] as? [String: Any])
+        let cadence = try XCTUnwrap(updates["cadence_ms"] as? [String: Double], "\(updates)")
+        XCTAssertTrue((700...1500).contains(cadence["p50"] ?? 0), "one push an activity a second: \(cadence)")
         XCTAssertEqual(try section(summary, "sender")["stop"] as? String, "drained")
         XCTAssertTrue(output.stdout.contains("were coalesced into a later push of their activity"), output.stdout)
     }

@@ -191,6 +191,7 @@ final class RunSummarySchemaTests: XCTestCase {
                 lagMs: RunSummary.MillisecondPercentiles([0, 12])
             )
         ]
+        summary.events?.byKind?["end"]?.cadenceMs = RunSummary.MillisecondPercentiles([1000, 1010])
         var stacks = FoldedStacks()
         stacks.add([StackFrame(function: "pushbench", library: ""), StackFrame(function: "f", library: "pushbench")])
         summary.cpuSamples = RunSummary.CPUSamples(

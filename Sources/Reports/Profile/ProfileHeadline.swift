@@ -192,6 +192,9 @@ public struct ProfileHeadline: Sendable {
             }
             details.append("\(kind.late) late")
             if let lag = kind.lagMs { details.append(String(format: "lag p50 %.0f ms, p99 %.0f ms", lag.p50, lag.p99)) }
+            if let cadence = kind.cadenceMs {
+                details.append(String(format: "an activity's every %.2f s at the median", cadence.p50 / 1000))
+            }
             text += " (" + details.joined(separator: ", ") + ")"
             if kind.missing > 0 { text += ", \(kind.missing) missing" }
             return text

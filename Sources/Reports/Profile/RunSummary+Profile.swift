@@ -168,6 +168,8 @@ extension RunSummary {
             public var earlyLeadMs: MillisecondPercentiles?
             /// Lag behind the owed time (0 for an early one).
             public var lagMs: MillisecondPercentiles?
+            /// A service's updates: the time between one activity's update pushes.
+            public var cadenceMs: MillisecondPercentiles?
 
             /// Creates the counts.
             public init(
@@ -191,6 +193,7 @@ extension RunSummary {
                 case owed, arrived, missing, early, late
                 case earlyLeadMs = "early_lead_ms"
                 case lagMs = "lag_ms"
+                case cadenceMs = "cadence_ms"
             }
         }
 
