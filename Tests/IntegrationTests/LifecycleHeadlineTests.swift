@@ -16,7 +16,7 @@ final class LifecycleHeadlineTests: XCTestCase {
         XCTAssertNil(line.good, "within budget: a figure, not a verdict")
         XCTAssertTrue(
             line.sentence.contains(
-                "the service spent 0.50 s on the starts (5000.0 µs a start push), 1.50 s in the registration storm (15000.0 µs a token report), 2.00 s on updates (10.0 µs an update push)"
+                "the service spent 0.50 s on the starts (5000.0 µs a start push), 1.50 s in the registration storm (15000.0 µs a token report), 2.00 s on updates and ends (10.0 µs an update or end push)"
             ),
             line.sentence
         )

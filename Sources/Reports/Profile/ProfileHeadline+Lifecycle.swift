@@ -26,7 +26,7 @@ extension ProfileHeadline {
             let parts = [
                 ("start", "on the starts", "start_push", "a start push"),
                 ("registration_storm", "in the registration storm", "token_report", "a token report"),
-                ("updates", "after them (updates and ends)", "update_push", "an update or end push"),
+                ("updates", "on updates and ends", "update_push", "an update or end push"),
             ].compactMap { phase, doing, unit, each -> String? in
                 guard let seconds = phases[phase] else { return nil }
                 // Interpolated, not `%@`: a Swift string through `%@` can print (null) here.
