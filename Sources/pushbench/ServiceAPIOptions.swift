@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MockAPNs
 import Profiling
 import ServiceProfiling
 import Wire
@@ -57,6 +58,21 @@ struct ServiceAPIOptions: ParsableArguments {
     )
     var concurrentCalls = false
 
+    @Option(
+        name: .customLong("api-connections"),
+        help: ArgumentHelp(
+            "Connections (and requests in flight) for the operator's calls, and as many for the devices' requests.",
+            discussion: """
+                By default each client has one for every request that can be in flight at once: the most calls \
+                due within one --timeout of each other, or one a device, up to a quarter of the open-file limit \
+                (ulimit -n). A request that waits for a free connection waits in PushBench: that wait is measured \
+                apart (queued_us), never in the service's latency, and a request still waiting at its deadline \
+                is pushbench_queue_timeout, never the service's timeout.
+                """
+        )
+    )
+    var apiConnections: Int?
+
     @Option(name: .customLong("service-wait"), help: "How long the service may take to start listening.")
     var serviceWait = TimeSpan(seconds: 30)
 
@@ -88,8 +104,13 @@ struct ServiceAPIOptions: ParsableArguments {
         if (mockTLSCert == nil) != (mockTLSKey == nil) {
             throw ValidationError("--mock-tls-cert and --mock-tls-key go together")
         }
-        if file == nil, registerRate != nil || registerConcurrency != 16 {
-            throw ValidationError("--register-rate and --register-concurrency drive a service: give --api FILE")
+        if let apiConnections, !(1...100_000).contains(apiConnections) {
+            throw ValidationError("--api-connections must be 1 to 100000")
+        }
+        if file == nil, registerRate != nil || registerConcurrency != 16 || apiConnections != nil {
+            throw ValidationError(
+                "--register-rate, --register-concurrency and --api-connections drive a service: give --api FILE"
+            )
         }
     }
 
@@ -115,6 +136,8 @@ struct ServiceAPIOptions: ParsableArguments {
         settings.connectTimeout = min(timeout.duration, .seconds(5))
         settings.serviceWait = serviceWait.duration
         settings.concurrentCalls = concurrentCalls
+        settings.apiConnections = apiConnections
+        settings.openFiles = OpenFileLimit.raise()
         if apiFile.lifecycle == nil, devices.isSet {
             throw CommandLineError(
                 "--report-delay, --never-report, --rotation-rate, --dismiss and the other device flags play a lifecycle: \(file) has no token_report"

@@ -212,7 +212,13 @@ final class RunSummarySchemaTests: XCTestCase {
             durationS: 1.5,
             httpVersions: [1],
             concurrency: 16,
-            rateLimitPerS: 100
+            rateLimitPerS: 100,
+            client: RunSummary.APIPhase.Client(
+                connections: 16,
+                peakInFlight: 9,
+                waited: 2,
+                queuedUs: RunSummary.MicrosecondPercentiles(count: 3, p50: 10, p90: 1500, p99: 2100, max: 2100)
+            )
         )
         let service = ServiceFigures(
             registrations: phase,

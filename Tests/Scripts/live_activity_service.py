@@ -34,6 +34,8 @@ PUSHBENCH_* variables to reach APNs (docs/profile.md). Faults, for the tests tha
   --drop-reports F answers a share F of token reports with success and forgets them
   --fail-starts F  answers 500 to a share F of start calls, and starts nothing for them
   --stall-reports S  answers each token report S seconds late
+  --answer-delay S   answers each event call (a start, an update, an end) S seconds late, on as
+                     many connections at once as the client opens
   --force-priority P sends every update at apns-priority P, whatever the call asked for
   --own-content-state  builds its own content state from the call's (PushBench's pushbench_event
                      left out), so its pushes carry no call number and are matched by order;
@@ -52,7 +54,8 @@ PUSHBENCH_* variables to reach APNs (docs/profile.md). Faults, for the tests tha
   --coalesce S       keeps each group's latest update and pushes it every S seconds, with a content
                      state of its own (no call number): the updates between are merged into it,
                      as a sender minding the budget does; an end first pushes the update pending
-It prints what it sent, by aps.event, as "sent by event: end: N, start: N" on exit.
+It prints what it sent, by aps.event, as "sent by event: end: N, start: N", and the requests it
+received, as "requests received: N", on exit.
 Standard library only, besides aioapns: an HTTP/1.1 server with keep-alive on asyncio.
 """
 
@@ -87,6 +90,10 @@ def apns_client():
         )
 
 
+# The operator's calls: a start, an update or an end (--answer-delay).
+EVENT_PATHS = {"/rest/3.0/sendBulkNotification", "/rest/3.0/update-live-activity", "/notification/send"}
+
+
 class Service:
     def __init__(self, options):
         self.options = options
@@ -96,6 +103,7 @@ class Service:
         self.random = random.Random(5521)
         self.subscriptions = {}  # subscription id -> token
         self.updates = 0
+        self.requests = 0
         self.pushes = 0
         self.dropped_reports = 0
         self.failures = {}
@@ -303,6 +311,7 @@ class Service:
                 if not line:
                     break
                 method, path, _ = line.decode("latin-1").split(" ", 2)
+                self.requests += 1
                 headers = {}
                 while True:
                     header = await reader.readline()
@@ -314,6 +323,8 @@ class Service:
                 status, answer = self.route(method, path.split("?")[0], headers, body)
                 if self.options.stall_reports and path.endswith("/live-activity/register"):
                     await asyncio.sleep(self.options.stall_reports)
+                if self.options.answer_delay and path.split("?")[0] in EVENT_PATHS:
+                    await asyncio.sleep(self.options.answer_delay)
                 if status is None:
                     await asyncio.Event().wait()  # stalled: never answers
                 payload = json.dumps(answer).encode()
@@ -340,6 +351,7 @@ async def main():
     parser.add_argument("--drop-reports", type=float, default=0.0)
     parser.add_argument("--fail-starts", type=float, default=0.0)
     parser.add_argument("--stall-reports", type=float, default=0.0)
+    parser.add_argument("--answer-delay", type=float, default=0.0)
     parser.add_argument("--start-on-token", action="store_true")
     parser.add_argument("--force-priority", type=int)
     parser.add_argument("--own-content-state", action="store_true")
@@ -364,6 +376,7 @@ async def main():
     )
     by_event = ", ".join(f"{k}: {v}" for k, v in sorted(service.sent_by_event.items())) or "none"
     print(f"sent by event: {by_event}; welcome pushes: {service.welcomes}", file=sys.stderr)
+    print(f"requests received: {service.requests}", file=sys.stderr)
 
 
 if __name__ == "__main__":

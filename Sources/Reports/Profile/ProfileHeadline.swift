@@ -126,6 +126,7 @@ public struct ProfileHeadline: Sendable {
             lines.append(registrationLine(registrations, lifecycle: service.lifecycle != nil))
         }
         if service.api.hasRequest { lines.append(apiLine(service.api)) }
+        if let client = clientLine(service) { lines.append(client) }
         lines.append(RunHeadline.Line(topic: "fan-out", sentence: fanoutSentence(fanout), good: fanout.missing == 0))
         if let byKind = events?.byKind, byKind["end"] != nil || service.calls.contains(where: \.ownClock) {
             lines.append(RunHeadline.Line(topic: "owed", sentence: owedSentence(byKind), good: nil))
@@ -161,19 +162,52 @@ public struct ProfileHeadline: Sendable {
         return lines
     }
 
-    /// The event API's answers, from their intended times.
+    /// The event API's answers, from their intended times, PushBench's own queue apart.
     private static func apiLine(_ api: RunSummary.APIPhase) -> RunHeadline.Line {
         let unanswered = api.refused + api.timedOut + api.failed
+        let latency =
+            api.latencyMs.map {
+                String(format: " in %.1f ms at the median and %.1f ms at p99 from their intended times", $0.p50, $0.p99)
+            } ?? ""
+        let queued = api.queuedUs.map {
+            String(format: "; PushBench queued them %.1f ms at p99", Double($0.p99) / 1000)
+        }
         return RunHeadline.Line(
             topic: "api",
-            sentence: String(
-                format:
-                    "The event API answered %d calls in %.1f ms at the median and %.1f ms at p99 from their intended times",
-                api.sent,
-                api.latencyMs?.p50 ?? 0,
-                api.latencyMs?.p99 ?? 0
-            ) + " (\(statuses(api)))" + (unanswered == 0 ? "" : "; \(unanswered) did not succeed") + ".",
+            sentence: "The event API answered \(api.succeeded + api.refused) of \(api.sent) calls\(latency)"
+                + " (\(statuses(api)))" + (unanswered == 0 ? "" : "; \(unanswered) did not succeed") + (queued ?? "")
+                + ".",
             good: unanswered == 0
+        )
+    }
+
+    /// When PushBench's own clients set the pace (a request waited for one of their
+    /// connections), which phases, how long, and what to change: never the service's figure.
+    private static func clientLine(_ service: ServiceFigures) -> RunHeadline.Line? {
+        let lifecycle = service.lifecycle
+        let phases: [(String, RunSummary.APIPhase?)] = [
+            ("event calls", service.api), ("start calls", lifecycle?.starts),
+            ("token reports", lifecycle?.storm.reports), ("closes", lifecycle?.closes),
+            ("push-to-start tokens", lifecycle?.reissuedStartTokens),
+        ]
+        let saturated = phases.compactMap { name, phase -> String? in
+            guard let phase, phase.clientSaturated else { return nil }
+            var text =
+                "\(phase.waited ?? 0) of \(phase.sent) \(name) waited for one of its \(phase.connections ?? 0) connections"
+            if let queued = phase.queuedUs {
+                text += String(format: " (queued p99 %.1f ms)", Double(queued.p99) / 1000)
+            }
+            if phase.queueTimeouts > 0 {
+                text += ", \(phase.queueTimeouts) until their deadline (pushbench_queue_timeout)"
+            }
+            return text
+        }
+        guard !saturated.isEmpty else { return nil }
+        return RunHeadline.Line(
+            topic: "client",
+            sentence: "PushBench's own client set the pace: " + saturated.joined(separator: "; ")
+                + ". That wait is PushBench's, kept out of the service's latency and timeouts; --api-connections N raises the limit.",
+            good: false
         )
     }
 

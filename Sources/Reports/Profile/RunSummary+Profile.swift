@@ -217,16 +217,29 @@ extension RunSummary {
 }
 
 extension Histogram<UInt64> {
+    /// The median, p90, p99 and largest of a histogram of microseconds; `nil` when it is empty.
+    public var microsecondPercentiles: RunSummary.MicrosecondPercentiles? {
+        guard totalCount > 0 else { return nil }
+        return RunSummary.MicrosecondPercentiles(
+            count: Int(totalCount),
+            p50: valueAtPercentile(50),
+            p90: valueAtPercentile(90),
+            p99: valueAtPercentile(99),
+            max: max
+        )
+    }
+
     /// The median, p90, p99 and largest of a histogram of microseconds, in milliseconds;
     /// `nil` when it is empty.
     public var millisecondPercentiles: RunSummary.MillisecondPercentiles? {
-        guard totalCount > 0 else { return nil }
-        return RunSummary.MillisecondPercentiles(
-            count: Int(totalCount),
-            p50Us: valueAtPercentile(50),
-            p90Us: valueAtPercentile(90),
-            p99Us: valueAtPercentile(99),
-            maxUs: max
-        )
+        microsecondPercentiles.map {
+            RunSummary.MillisecondPercentiles(
+                count: $0.count,
+                p50Us: $0.p50,
+                p90Us: $0.p90,
+                p99Us: $0.p99,
+                maxUs: $0.max
+            )
+        }
     }
 }

@@ -82,6 +82,24 @@ public struct ServiceFigures: Sendable {
 }
 
 extension RunSummary {
+    /// Microseconds at the median, p90, p99 and the largest, over `count` values.
+    public struct MicrosecondPercentiles: Codable, Sendable, Equatable {
+        public var count: Int
+        public var p50: UInt64
+        public var p90: UInt64
+        public var p99: UInt64
+        public var max: UInt64
+
+        /// Creates the percentiles.
+        public init(count: Int, p50: UInt64, p90: UInt64, p99: UInt64, max: UInt64) {
+            self.count = count
+            self.p50 = p50
+            self.p90 = p90
+            self.p99 = p99
+            self.max = max
+        }
+    }
+
     /// Milliseconds at the median, p90, p99 and the largest, over `count` values.
     public struct MillisecondPercentiles: Codable, Sendable, Equatable {
         public var count: Int
@@ -140,6 +158,13 @@ extension RunSummary {
         /// Registrations: in flight at once, and the rate limit when one was set.
         public var concurrency: Int?
         public var rateLimitPerS: Double?
+        /// PushBench's own client, apart from the service: its connections (as many requests
+        /// in flight at most), the most it had in flight, the requests that waited a millisecond
+        /// or more in its queue for a connection, and how long each waited, microseconds.
+        public var connections: Int?
+        public var peakInFlight: Int?
+        public var waited: Int?
+        public var queuedUs: MicrosecondPercentiles?
 
         /// Creates the phase's figures.
         public init(
@@ -157,7 +182,8 @@ extension RunSummary {
             durationS: Double,
             httpVersions: [Int],
             concurrency: Int? = nil,
-            rateLimitPerS: Double? = nil
+            rateLimitPerS: Double? = nil,
+            client: Client? = nil
         ) {
             self.method = method
             self.url = url
@@ -175,7 +201,33 @@ extension RunSummary {
             self.httpVersions = httpVersions
             self.concurrency = concurrency
             self.rateLimitPerS = rateLimitPerS
+            connections = client?.connections
+            peakInFlight = client?.peakInFlight
+            waited = client?.waited
+            queuedUs = client?.queuedUs
         }
+
+        /// What PushBench's own client saw of its limits in the phase.
+        public struct Client: Sendable {
+            public var connections: Int
+            public var peakInFlight: Int
+            public var waited: Int
+            public var queuedUs: MicrosecondPercentiles?
+
+            /// Creates the client's figures.
+            public init(connections: Int, peakInFlight: Int, waited: Int, queuedUs: MicrosecondPercentiles?) {
+                self.connections = connections
+                self.peakInFlight = peakInFlight
+                self.waited = waited
+                self.queuedUs = queuedUs
+            }
+        }
+
+        /// Requests that never left PushBench's queue before their deadline.
+        public var queueTimeouts: Int { failedByClass["pushbench_queue_timeout"] ?? 0 }
+
+        /// Whether PushBench's own client set the pace: a request waited for a connection.
+        public var clientSaturated: Bool { (waited ?? 0) > 0 || queueTimeouts > 0 }
 
         /// No event API: a service that sends on its own clock is called only to be told.
         public static let none = APIPhase(
@@ -207,6 +259,9 @@ extension RunSummary {
             case durationS = "duration_s"
             case httpVersions = "http_versions"
             case rateLimitPerS = "rate_limit_per_s"
+            case connections, waited
+            case peakInFlight = "peak_in_flight"
+            case queuedUs = "queued_us"
         }
     }
 

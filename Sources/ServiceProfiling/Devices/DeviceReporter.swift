@@ -11,11 +11,6 @@ import Transport
 /// Its thread's CPU is PushBench's, not the service's: it is added to the fleet's own
 /// (`DeviceFleet.emulationCPU`) and kept apart from every figure of the service.
 public final class DeviceReporter: Sendable {
-    /// Connections to the service's device endpoints: phones are many, so many at once.
-    static let connections = 64
-    /// Requests handed to libcurl at once: one a connection (HTTP/1.1 carries one at a time).
-    static let inFlightLimit = connections
-
     /// What the service answered the devices.
     public struct Answers: Sendable {
         /// Token reports (first and after rotations), closes, re-issued push-to-start tokens.
@@ -29,6 +24,9 @@ public final class DeviceReporter: Sendable {
         public var reportsAnsweredPerSecond: [Int] = []
         /// When each phase's first request was due: its seconds count from there.
         fileprivate var began: [Phase: Int64] = [:]
+        /// Why the devices' client could not start: the profile stops, as nothing the devices
+        /// should have sent was sent.
+        public var failure: String?
     }
 
     let file: APIFile
@@ -75,25 +73,25 @@ public final class DeviceReporter: Sendable {
     public var snapshot: Answers { answers.withLock { $0 } }
 
     private func run(startNs: Int64, startAtUnix: Double) {
-        guard
-            let client = try? ServiceClient(
+        // Phones are many, and each reports on its own: the client has a connection for as many
+        // requests as there are devices, up to its share of open files (or --api-connections).
+        let client: ServiceClient
+        do {
+            client = try ServiceClient(
                 timeout: settings.timeout,
                 connectTimeout: settings.connectTimeout,
-                connections: Self.connections,
+                connections: settings.connections(forPeak: fleet.workload.activities),
+                http2PriorKnowledge: file.http2,
                 caFile: file.caFile,
                 insecure: file.insecure
             )
-        else { return }
-        // Requests due but not yet handed to libcurl: it is handed at most `inFlightLimit` at a
-        // time (it would queue the rest itself, but scan them all on every step). Each keeps its
-        // intended moment, so waiting here shows in its latency.
-        var backlog: [(request: DeviceFleet.DeviceRequest, dueNs: Int64)] = []
-        var head = 0
+        } catch {
+            answers.withLock { $0.failure = "the devices' client could not start: \(error)" }
+            return
+        }
+        defer { answers.withLock { $0.recordLimits(of: client) } }
         while !stopFlag.load(ordering: .relaxed) {
-            backlog += fleet.takeDue(nowNs: Int64(monotonicNanos()))
-            while head < backlog.count, client.inFlight < Self.inFlightLimit {
-                let (request, dueNs) = backlog[head]
-                head += 1
+            for (request, dueNs) in fleet.takeDue(nowNs: Int64(monotonicNanos())) {
                 guard
                     let rendered = file.deviceRequest(
                         request,
@@ -105,11 +103,7 @@ public final class DeviceReporter: Sendable {
                 if case .tokenReport = request {
                     count(atSecond: Int((dueNs - startNs) / 1_000_000_000), in: \.reportsPerSecond)
                 }
-                if let refused = client.submit(rendered) { book(refused, startNs: startNs) }
-            }
-            if head == backlog.count {
-                backlog.removeAll(keepingCapacity: true)
-                head = 0
+                client.submit(rendered)
             }
             let untilNext = fleet.nextActionNs.map { Int(($0 - Int64(monotonicNanos())) / 1_000_000) } ?? 5
             // At least a millisecond: an action due sooner waits for it (its latency counts from its
@@ -159,6 +153,13 @@ func threadCPUNanos() -> Int64 {
 }
 
 extension DeviceReporter.Answers {
+    /// Keeps the client's limits in every phase's answers.
+    fileprivate mutating func recordLimits(of client: ServiceClient) {
+        tokenReports.recordLimits(of: client)
+        closes.recordLimits(of: client)
+        startTokens.recordLimits(of: client)
+    }
+
     /// The answers a device request is booked in.
     fileprivate enum Phase: Hashable, Sendable {
         case tokenReports, closes, startTokens

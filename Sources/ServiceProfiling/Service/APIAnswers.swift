@@ -24,6 +24,15 @@ public struct APIAnswers: Sendable {
     public var seconds = 0.0
     /// HTTP versions the answers came over (1, 2).
     public var httpVersions: Set<Int> = []
+    /// How long each request waited in PushBench's own queue for a free connection,
+    /// microseconds: PushBench's limit, kept out of `latency`.
+    public var queued = Histogram<UInt64>.latency(digits: .two)
+    /// Requests that waited a millisecond or more there.
+    public var waited = 0
+    /// The client's connections (and requests in flight at most), and the most it had in
+    /// flight at once; `nil` before a client was used.
+    public var connections: Int?
+    public var peakInFlight: Int?
 
     /// An empty book.
     public init() {}
@@ -31,7 +40,10 @@ public struct APIAnswers: Sendable {
     /// Books `answer` to a request of `request`.
     mutating func add(_ answer: ServiceClient.Answer, request: APIFile.Request) {
         sent += 1
-        _ = latency.record(answer.latencyNanos / 1000)
+        _ = queued.record(answer.queuedNanos / 1000)
+        if answer.queuedNanos >= 1_000_000 { waited += 1 }
+        // A request that never left PushBench's queue has no latency of the service's.
+        if answer.sent { _ = latency.record(answer.latencyNanos / 1000) }
         if answer.timedOut {
             timedOut += 1
         } else if let failure = answer.failure {
@@ -44,6 +56,15 @@ public struct APIAnswers: Sendable {
         }
         if firstFailure == nil, let message = answer.message { firstFailure = message }
     }
+
+    /// Keeps `client`'s connections and the most it had in flight.
+    mutating func recordLimits(of client: ServiceClient) {
+        connections = client.connections
+        peakInFlight = max(peakInFlight ?? 0, client.peakInFlight)
+    }
+
+    /// Whether PushBench's own client set the pace: a request waited for a connection.
+    public var saturated: Bool { waited > 0 || failedByClass[.pushbenchQueueTimeout, default: 0] > 0 }
 
     /// Requests a second over the phase.
     public var perSecond: Double { seconds > 0 ? Double(sent) / seconds : 0 }

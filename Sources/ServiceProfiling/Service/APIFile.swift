@@ -73,6 +73,9 @@ public struct APIFile: Sendable {
     /// A certificate (PEM) to trust for an `https` service, and whether to skip the check.
     public var caFile: String?
     public var insecure: Bool
+    /// Whether a plain `http` service speaks HTTP/2 without being asked (`http2: true`, h2c
+    /// with prior knowledge); an `https` one is offered HTTP/2 by ALPN either way.
+    public var http2: Bool
 
     /// Reads the file at `path`, filling `${NAME}` from `environment`.
     /// - Throws: `APIFileError` naming the line.
@@ -105,6 +108,7 @@ public struct APIFile: Sendable {
         let devices = DeviceNodes(&reader)
         caFile = try reader.text("ca_file")
         insecure = try reader.boolean("insecure") ?? false
+        http2 = try reader.boolean("http2") ?? false
         try reader.finish()
         self.path = path
         self.register = try Self.registration(register, devices: devices, reader: reader, environment: environment)

@@ -64,7 +64,15 @@ extension APIAnswers {
             durationS: seconds,
             httpVersions: httpVersions.sorted(),
             concurrency: concurrency,
-            rateLimitPerS: rateLimit
+            rateLimitPerS: rateLimit,
+            client: connections.map {
+                RunSummary.APIPhase.Client(
+                    connections: $0,
+                    peakInFlight: peakInFlight ?? 0,
+                    waited: waited,
+                    queuedUs: queued.microsecondPercentiles
+                )
+            }
         )
     }
 }

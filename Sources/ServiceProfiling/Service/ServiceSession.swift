@@ -15,9 +15,6 @@ import Transport
 /// and ends the service once the calls are answered and their pushes are in; every wait here
 /// is bounded by a deadline or the stop flag.
 public final class ServiceSession: Sendable {
-    /// Connections to the service's event endpoint (over HTTP/1.1 keep-alive each carries one
-    /// call at a time).
-    static let eventConnections = 16
     /// Between the last registration's answer and the first call.
     static let lead: Duration = .seconds(1)
 
@@ -36,9 +33,40 @@ public final class ServiceSession: Sendable {
         /// by default a call waits for its predecessor: two calls due at once could otherwise
         /// reach the service in either order (a late "live" after the final whistle).
         public var concurrentCalls = false
+        /// Connections, and requests in flight, of the operator's client and of the devices'
+        /// (`--api-connections`); `nil` sizes each to the load that falls due.
+        public var apiConnections: Int?
+        /// The process's open-file limit: each of PushBench's clients opens at most a quarter
+        /// of it, the rest being the mock's and the service's.
+        public var openFiles = 1024
 
         /// The defaults.
         public init() {}
+
+        /// The most connections a client opens unless fixed: loopback has about 28,000
+        /// ephemeral ports to one address, and the service's other clients need theirs.
+        public static let connectionCeiling = 8192
+
+        /// The connections for a client that may have up to `peak` requests in flight: enough
+        /// that none waits for one, up to a quarter of the open files (and
+        /// `connectionCeiling`), unless fixed.
+        public func connections(forPeak peak: Int) -> Int {
+            apiConnections ?? max(1, min(peak, openFiles / 4, Self.connectionCeiling))
+        }
+
+        /// The most of `dueMicroseconds` (sorted) that fall within one deadline of each other:
+        /// the most requests that can be in flight at once, whatever the service's latency, since
+        /// none is in flight past its deadline.
+        public func peakInFlight(dueMicroseconds: [Int64]) -> Int {
+            let windowUs = timeout.inNanoseconds / 1000
+            var first = 0
+            var peak = 0
+            for (last, due) in dueMicroseconds.enumerated() {
+                while UInt64(due - dueMicroseconds[first]) >= windowUs { first += 1 }
+                peak = max(peak, last - first + 1)
+            }
+            return peak
+        }
     }
 
     /// Where the session is.
@@ -200,6 +228,7 @@ public final class ServiceSession: Sendable {
             timeout: settings.timeout,
             connectTimeout: settings.connectTimeout,
             connections: settings.registerConcurrency,
+            http2PriorKnowledge: file.http2,
             caFile: file.caFile,
             insecure: file.insecure
         )
@@ -212,8 +241,8 @@ public final class ServiceSession: Sendable {
         // Devices reporting their push-to-start tokens are the devices' own steps: the
         // emulation's CPU and events, as the reporter's token reports are.
         defer { fleet?.addRegistrations(next, cpuNanoseconds: threadCPUNanos() - cpuBegan) }
-        while (next < devices.count || client.inFlight > 0) && !stopped {
-            while next < devices.count, client.inFlight < settings.registerConcurrency {
+        while (next < devices.count || client.unanswered > 0) && !stopped {
+            while next < devices.count, client.unanswered < settings.registerConcurrency {
                 var intended = monotonicNanos()
                 if let rate = settings.registerRate {
                     let due = began + UInt64(Double(next) / rate * 1e9)
@@ -236,7 +265,7 @@ public final class ServiceSession: Sendable {
                         intendedNanos: intended
                     )
                 next += 1
-                if let refused = client.submit(request) { book(refused, registration: true) }
+                client.submit(request)
             }
             for answer in client.perform(waitMs: 2) { book(answer, registration: true) }
         }
@@ -293,16 +322,25 @@ public final class ServiceSession: Sendable {
 
     /// Sends each call at its intended time, whatever else is in flight (open loop), except
     /// that a call whose feed has one in flight waits for its answer unless `concurrentCalls`;
-    /// its latency still counts from its intended time.
+    /// its latency still counts from its intended time. The client has a connection for every
+    /// call that can be in flight at once (`Settings.peakInFlight`), unless fixed or short of
+    /// open files; a call that waited for one waited in PushBench, and is measured so.
     private func sendCalls() throws {
+        let calls = operatorCalls
         let client = try ServiceClient(
             timeout: settings.timeout,
             connectTimeout: settings.connectTimeout,
-            connections: Self.eventConnections,
+            connections: settings.connections(
+                forPeak: settings.peakInFlight(dueMicroseconds: calls.map(\.dueMicroseconds))
+            ),
+            http2PriorKnowledge: file.http2,
             caFile: file.caFile,
             insecure: file.insecure
         )
-        let calls = operatorCalls
+        client.onHandOver = { [book] tag, nanos in
+            if tag >= 0 { book.sent(call: tag, atNs: Int64(nanos)) }
+        }
+        defer { record(client, in: [\.events, \.starts]) }
         let startNanos = monotonicNanos() + Self.lead.inNanoseconds
         let startAt = clock.unix(ofNs: Int64(startNanos))
         book.start(atNs: Int64(startNanos))
@@ -314,7 +352,7 @@ public final class ServiceSession: Sendable {
         state.withLock { $0.startAtUnix = startAt }
         var next = 0
         var queue = CallQueue()
-        while (next < calls.count || !queue.isEmpty || client.inFlight > 0) && !stopped {
+        while (next < calls.count || !queue.isEmpty || client.unanswered > 0) && !stopped {
             let now = monotonicNanos()
             while next < calls.count, startNanos + UInt64(calls[next].dueMicroseconds * 1000) <= now {
                 queue.due.append(calls[next])
@@ -322,12 +360,7 @@ public final class ServiceSession: Sendable {
             }
             for call in queue.takeSendable(inOrder: !settings.concurrentCalls) {
                 let intended = startNanos + UInt64(call.dueMicroseconds * 1000)
-                let submitted = client.submit(request(of: call, startAt: startAt, intended: intended))
-                if !call.isStart { book.sent(call: call.index, atNs: Int64(monotonicNanos())) }
-                if let refused = submitted {
-                    queue.answered(tag: refused.tag)
-                    book(refused, registration: false)
-                }
+                client.submit(request(of: call, startAt: startAt, intended: intended))
             }
             var waitMs = 5
             if next < calls.count {
@@ -372,6 +405,13 @@ public final class ServiceSession: Sendable {
         /// The call of request tag `tag` was answered (or failed): its feed may send its next.
         mutating func answered(tag: Int) {
             if let feed = inFlight.removeValue(forKey: tag) { busy.remove(feed) }
+        }
+    }
+
+    /// Keeps what `client` saw of its own limits in the answers at `phase`.
+    private func record(_ client: ServiceClient, in phases: [WritableKeyPath<State, APIAnswers>]) {
+        state.withLock { state in
+            for phase in phases { state[keyPath: phase].recordLimits(of: client) }
         }
     }
 

@@ -6,9 +6,15 @@ import Foundation
 ///
 /// Not the push path: a service's answers are small and its requests few next to the pushes
 /// they cause, so each request gets its own easy handle from a pool and libcurl copies its body.
-/// The caller submits a request when it is due and reads answers from `perform`; each answer's
-/// latency counts from the request's intended time, so a request queued behind slow ones (for
-/// a connection, or for the service) is charged its wait.
+/// The caller submits a request when it is due and reads answers from `perform`. At most
+/// `connections` requests are handed to libcurl at once, one a connection over HTTP/1.1, so
+/// libcurl never queues one itself: a request past that waits in the client's own queue, and
+/// that wait is PushBench's, measured apart (`Answer.queuedNanos`) and never in the service's
+/// latency. Each answer's latency counts from the request's intended time with that wait taken
+/// out, so a request held behind the service's slow answers (a feed's previous call) is charged
+/// its wait, and one held behind PushBench's own limit is not. A request still queued when its
+/// deadline passes was never sent: it fails as `pushbenchQueueTimeout`, PushBench's, not the
+/// service's `timeout`.
 ///
 /// Each transfer follows its answer as it arrives (final status, end of headers, body against
 /// `content-length`), as `TransferSlot` does and for the same reason: a server behind nginx
@@ -53,6 +59,17 @@ public final class ServiceClient {
         public var latencyNanos: UInt64
         /// The HTTP version the answer came over: 1 or 2 (0 with no answer).
         public var httpVersion: Int
+        /// How long it waited in the client's own queue for a free connection, nanoseconds.
+        public var queuedNanos: UInt64 = 0
+        /// Whether it was handed to libcurl at all: `false` for a request that timed out in the
+        /// client's queue or that libcurl refused, which the service never saw.
+        public var sent = true
+    }
+
+    /// A request submitted and not yet handed to libcurl.
+    private struct Queued {
+        var request: Request
+        var submittedNanos: UInt64
     }
 
     fileprivate final class Transfer {
@@ -60,6 +77,7 @@ public final class ServiceClient {
         var headers: UnsafeMutablePointer<curl_slist>?
         var tag = 0
         var intendedNanos: UInt64 = 0
+        var queuedNanos: UInt64 = 0
         let errorBuffer: UnsafeMutablePointer<CChar>
         /// The answer so far: the last status line's status, whether a final one's headers
         /// ended, its `content-length`, and the body bytes that came.
@@ -106,28 +124,48 @@ public final class ServiceClient {
     private let connectTimeoutMs: Int
     private let caFile: String?
     private let insecure: Bool
+    private let httpVersion: Int
     private var idle: [Transfer] = []
     private var inFlightTransfers: [Int: Transfer] = [:]
+    private var queue: [Queued] = []
+    private var queueHead = 0
+    /// Answers decided without libcurl (queue timeouts, refusals), for the next `perform`.
+    private var decided: [Answer] = []
     private var nextKey = 1
+    /// The most requests handed to libcurl at once, and connections to a host.
+    public let connections: Int
+    /// The most requests that were in libcurl at once.
+    public private(set) var peakInFlight = 0
+    /// Called with a request's tag and the moment it left the client's queue for libcurl:
+    /// when the service may first see it.
+    public var onHandOver: ((_ tag: Int, _ nanos: UInt64) -> Void)?
 
-    /// Creates a client that keeps at most `connections` connections to a host.
+    /// Creates a client that keeps at most `connections` connections to a host, and as many
+    /// requests in flight.
     ///
     /// - Parameters:
-    ///   - timeout: each request's deadline from its submission.
+    ///   - timeout: how long a request may wait in the client's queue, and then how long the
+    ///     service has to answer it once handed over: the service is given its whole deadline,
+    ///     however long PushBench held the request.
+    ///   - http2PriorKnowledge: speak HTTP/2 to a plain `http` service without asking (h2c); an
+    ///     `https` service is offered HTTP/2 by ALPN either way.
     ///   - caFile: a PEM file to trust for an `https` service; `insecure` skips the check.
     /// - Throws: `TransportError.setup` when libcurl cannot start.
     public init(
         timeout: Duration,
         connectTimeout: Duration,
         connections: Int,
+        http2PriorKnowledge: Bool = false,
         caFile: String? = nil,
         insecure: Bool = false
     ) throws(TransportError) {
         try CurlLibrary.ensureInitialised()
         guard let multi = curl_multi_init() else { throw TransportError.setup("curl_multi_init failed") }
         self.multi = multi
+        self.connections = max(1, connections)
         timeoutMs = max(1, timeout.inMilliseconds)
         connectTimeoutMs = max(1, connectTimeout.inMilliseconds)
+        httpVersion = Int(http2PriorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2TLS)
         self.caFile = caFile
         self.insecure = insecure
         _ = pb_multi_setopt_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
@@ -142,17 +180,55 @@ public final class ServiceClient {
         curl_multi_cleanup(multi)
     }
 
-    /// Requests submitted and not yet answered.
-    public var inFlight: Int { inFlightTransfers.count }
+    /// Requests submitted and not yet answered: queued or in flight.
+    public var unanswered: Int { inFlightTransfers.count + queue.count - queueHead + decided.count }
 
-    /// Starts `request`; its answer comes from a later `perform`.
-    /// - Returns: the answer at once when libcurl refused the request (out of memory).
-    public func submit(_ request: Request) -> Answer? {
+    /// Queues `request` and sends it as soon as a connection is free; its answer comes from a
+    /// later `perform`.
+    public func submit(_ request: Request) {
+        queue.append(Queued(request: request, submittedNanos: monotonicNanos()))
+        handOver(nowNanos: monotonicNanos())
+    }
+
+    /// Hands queued requests to libcurl while it has room, and fails those whose deadline
+    /// passed in the queue.
+    private func handOver(nowNanos: UInt64) {
+        let deadlineNanos = UInt64(timeoutMs) * 1_000_000
+        while queueHead < queue.count {
+            let queued = queue[queueHead]
+            let waited = nowNanos &- queued.submittedNanos
+            if waited >= deadlineNanos {
+                var answer = unsent(
+                    queued.request,
+                    failure: .pushbenchQueueTimeout,
+                    "PushBench's client had no free connection for \(timeoutMs) ms"
+                )
+                answer.queuedNanos = waited
+                decided.append(answer)
+            } else if inFlightTransfers.count < connections {
+                start(queued.request, queuedNanos: waited)
+            } else {
+                break
+            }
+            queueHead += 1
+        }
+        peakInFlight = max(peakInFlight, inFlightTransfers.count)
+        if queueHead == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueHead = 0
+        }
+    }
+
+    /// Hands `request` to libcurl.
+    private func start(_ request: Request, queuedNanos: UInt64) {
         let transfer: Transfer
         if let reused = idle.popLast() {
             transfer = reused
         } else {
-            guard let easy = curl_easy_init() else { return refused(request, "curl_easy_init failed") }
+            guard let easy = curl_easy_init() else {
+                decided.append(unsent(request, failure: .clientError, "curl_easy_init failed"))
+                return
+            }
             transfer = Transfer(easy: easy)
             configure(transfer)
         }
@@ -164,6 +240,7 @@ public final class ServiceClient {
         transfer.headers = curl_slist_append(transfer.headers, "Expect:")
         transfer.tag = request.tag
         transfer.intendedNanos = request.intendedNanos
+        transfer.queuedNanos = queuedNanos
         transfer.errorBuffer.pointee = 0
         (transfer.status, transfer.headersEnded, transfer.length, transfer.bodyBytes) = (0, false, nil, 0)
         let key = nextKey
@@ -185,17 +262,18 @@ public final class ServiceClient {
         _ = pb_easy_setopt_ptr(easy, CURLOPT_PRIVATE, UnsafeRawPointer(bitPattern: key))
         guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
             idle.append(transfer)
-            return refused(request, "curl_multi_add_handle failed")
+            decided.append(unsent(request, failure: .clientError, "curl_multi_add_handle failed"))
+            return
         }
         inFlightTransfers[key] = transfer
-        return nil
+        onHandOver?(request.tag, monotonicNanos())
     }
 
     /// Sets the options every request of a new handle shares, once: the client's deadlines and
     /// TLS, and the callbacks that follow the answer.
     private func configure(_ transfer: Transfer) {
         let easy = transfer.easy
-        _ = pb_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        _ = pb_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, httpVersion)
         _ = pb_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
         _ = pb_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         _ = pb_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeoutMs)
@@ -215,9 +293,10 @@ public final class ServiceClient {
     /// answers that came.
     public func perform(waitMs: Int) -> [Answer] {
         var running: Int32 = 0
+        handOver(nowNanos: monotonicNanos())
         _ = curl_multi_perform(multi, &running)
         var answers = collect()
-        if answers.isEmpty, waitMs > 0 {
+        if answers.isEmpty, decided.isEmpty, waitMs > 0 {
             if inFlightTransfers.isEmpty {
                 usleep(useconds_t(waitMs * 1000))
             } else {
@@ -226,6 +305,10 @@ public final class ServiceClient {
                 answers = collect()
             }
         }
+        // Connections freed: the queue's next requests go now, not a step later.
+        handOver(nowNanos: monotonicNanos())
+        answers += decided
+        decided.removeAll(keepingCapacity: true)
         return answers
     }
 
@@ -254,7 +337,7 @@ public final class ServiceClient {
     }
 
     private func answer(of transfer: Transfer, result: CURLcode) -> Answer {
-        let latency = monotonicNanos() &- transfer.intendedNanos
+        let latency = monotonicNanos() &- transfer.intendedNanos &- transfer.queuedNanos
         var answer = Answer(
             tag: transfer.tag,
             status: 0,
@@ -262,7 +345,8 @@ public final class ServiceClient {
             failure: nil,
             message: nil,
             latencyNanos: latency,
-            httpVersion: 0
+            httpVersion: 0,
+            queuedNanos: transfer.queuedNanos
         )
         let whole = result == CURLE_HTTP2_STREAM && transfer.answerIsWhole(lengthRequired: false)
         guard result == CURLE_OK || whole else {
@@ -285,15 +369,17 @@ public final class ServiceClient {
         return answer
     }
 
-    private func refused(_ request: Request, _ message: String) -> Answer {
+    /// The answer of a request the service never saw.
+    private func unsent(_ request: Request, failure: FailureClass, _ message: String) -> Answer {
         Answer(
             tag: request.tag,
             status: 0,
             timedOut: false,
-            failure: .clientError,
+            failure: failure,
             message: message,
-            latencyNanos: monotonicNanos() &- request.intendedNanos,
-            httpVersion: 0
+            latencyNanos: 0,
+            httpVersion: 0,
+            sent: false
         )
     }
 }

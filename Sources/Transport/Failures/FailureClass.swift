@@ -31,6 +31,9 @@ public enum FailureClass: String, Sendable, CaseIterable, Codable, Comparable {
     case responseTooLarge = "response_too_large"
     /// The client could not start the request (out of memory, refused by its HTTP/2 library).
     case clientError = "client_error"
+    /// The request waited in PushBench's own queue for a free connection until its deadline
+    /// passed, so it was never sent: PushBench's limit, not the target's.
+    case pushbenchQueueTimeout = "pushbench_queue_timeout"
 
     /// The most bytes of an answer's body a transport takes: APNs' error bodies are a reason and
     /// perhaps a timestamp, under 100 bytes; anything past a few KiB is not APNs.
@@ -43,7 +46,7 @@ public enum FailureClass: String, Sendable, CaseIterable, Codable, Comparable {
         case .nameUnresolved, .connectRefused, .connectTimeout, .tlsHandshake, .certificateUntrusted, .protocolError,
             .refusedStream, .goaway, .noStreams, .connectionLost:
             true
-        case .streamReset, .responseTooLarge, .clientError: false
+        case .streamReset, .responseTooLarge, .clientError, .pushbenchQueueTimeout: false
         }
     }
 
@@ -61,6 +64,8 @@ public enum FailureClass: String, Sendable, CaseIterable, Codable, Comparable {
             "the server refused every attempt unprocessed: is it over its stream limit, or shutting down?"
         case .noStreams:
             "the server allows no streams at all (SETTINGS_MAX_CONCURRENT_STREAMS 0): is it overloaded, or draining?"
+        case .pushbenchQueueTimeout:
+            "PushBench's own client had no free connection within the deadline: raise --api-connections (or ulimit -n)"
         case .protocolError, .streamReset, .goaway, .connectionLost, .responseTooLarge, .clientError: nil
         }
     }
