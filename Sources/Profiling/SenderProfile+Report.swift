@@ -9,6 +9,8 @@ extension SenderProfile {
     /// The profile as its report files take it: what the mock received and answered, what the
     /// sender was handed, and the figures only a profile has.
     ///
+    /// `bundleID` is the app's in force (`--bundle-id`), which the summary's parameters name.
+    ///
     /// Its transport is the sender's `concurrency` as the mock saw it (the connections that
     /// carried pushes, and the streams in flight on one), so that `plan` sizes a fleet from what
     /// the sender does, not from the server's limit.
@@ -16,6 +18,7 @@ extension SenderProfile {
         scenario: Scenario,
         requests: Int?,
         timing: EventTiming,
+        bundleID: String,
         concurrency: (connections: Int, streams: Int)? = nil
     ) -> ProfileFigures {
         var transport = TransportConfiguration(origin: "https://127.0.0.1")
@@ -43,7 +46,8 @@ extension SenderProfile {
                     transport: transport,
                     scenario: scenario,
                     requests: requests,
-                    pacing: timing.pacing
+                    pacing: timing.pacing,
+                    bundleID: bundleID
                 )
             )
         )

@@ -97,7 +97,12 @@ public struct SenderProfile: Sendable {
             + " never finished the TLS handshake with the mock (does it pin Apple's certificate, or trust a CA store of its own?)"
     }
 
+    /// Why PushBench itself failed (its devices' client could not start): exit 4, not the
+    /// sender's failure.
+    public var pushbenchFailure: String? { service?.pushbenchFailure }
+
     private var cause: String? {
+        if let pushbenchFailure { return pushbenchFailure }
         if survivors > 0 { return "\(survivors) of the sender's processes could not be ended (even with SIGKILL)" }
         switch ending {
         case .exited(let status) where status != 0 && stop == .exited:
@@ -108,7 +113,29 @@ public struct SenderProfile: Sendable {
         }
         if let failure = service?.failure { return failure }
         if arrivals.pushes == 0 { return "the sender sent nothing: the mock received no push" }
+        if mock.accepted == 0, let nothingAccepted { return nothingAccepted }
         return nil
+    }
+
+    /// Why the mock accepted none of the pushes it answered, by its most frequent reason and
+    /// what that reason means of the sender; `nil` when it answered none.
+    private var nothingAccepted: String? {
+        guard let (reason, count) = mock.rejectedByReason.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) else {
+            return nil
+        }
+        let answered = mock.rejectedByReason.values.reduce(0, +)
+        let meanings = [
+            "DeviceTokenNotForTopic":
+                "its apns-topic is not the one its tokens are for (the app's bundle id, with .push-type.liveactivity for a Live Activity): check the service's topic against --bundle-id",
+            "TopicDisallowed": "its apns-topic is not one its key may push to: check --bundle-id",
+            "BadDeviceToken": "its tokens are not ones the devices were given",
+            "InvalidProviderToken":
+                "its JWT did not verify against the key the mock was given (--auth-key, --key-id, --team-id)",
+            "ExpiredProviderToken": "its JWT was older than an hour",
+            "MissingProviderToken": "it sent no JWT",
+        ]
+        return "the mock accepted none of the \(answered) pushes it answered: \(count) were \(reason)"
+            + (meanings[reason].map { ", so \($0)" } ?? "")
     }
 
     /// The signals profile sent to the sender's processes.

@@ -78,6 +78,7 @@ extension ProfileCommand {
             scenario: profiler.scenario,
             requests: profiler.requests,
             timing: profiler.timing,
+            bundleID: profiler.bundleID,
             concurrency: practices.flatMap { doctor in
                 doctor.figures.streamsInFlightP90.map { (connections: doctor.figures.connections, streams: $0) }
             }

@@ -187,6 +187,7 @@ struct ProfileCommand: ParsableCommand {
             folder: folder
         )
         try trap.throwIfInterrupted()
+        if profile.pushbenchFailure != nil { throw ExitCode(ExitStatus.runtimeFailure) }
         if profile.failure != nil { throw ExitCode(ExitStatus.nothingSucceeded) }
         if !thresholdsHeld { throw ExitCode(ExitStatus.gateFailed) }
     }

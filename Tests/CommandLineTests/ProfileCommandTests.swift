@@ -299,4 +299,36 @@ final class ProfileCommandTests: PushbenchTestCase {
         try assertBooks(summary, total: 40)
         XCTAssertEqual((summary["events"] as? [String: Int])?["extra"], 30)
     }
+
+    /// h2load as the sender, from the repository's example.
+    private var h2loadSender: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("examples/h2load_sender.sh").path
+    }
+
+    func testASenderWhosePushesAreAllRefusedFailsNamingTheReasonAndWhatItMeans() throws {
+        let (output, _, reports) = try profile(
+            "PUSHBENCH_TOPIC=com.example.pushbench exec \(h2loadSender)",
+            requests: 20
+        )
+        XCTAssertEqual(output.status, 3, output.stdout + output.stderr)
+        let words = output.stdout + output.stderr
+        XCTAssertTrue(
+            words.contains("the mock accepted none of the 20 pushes it answered: 20 were DeviceTokenNotForTopic"),
+            words
+        )
+        XCTAssertTrue(words.contains("check the service's topic against --bundle-id"), words)
+        XCTAssertEqual(try summary(in: reports)["nothing_succeeded"] as? Bool, true)
+    }
+
+    func testTheSummaryNamesTheBundleIDInForce() throws {
+        let (output, _, reports) = try profile(
+            "exec \(h2loadSender)",
+            requests: 20,
+            options: ["--bundle-id", "com.acme.scores"]
+        )
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let parameters = try XCTUnwrap(try summary(in: reports)["parameters"] as? [String: Any])
+        XCTAssertEqual(parameters["bundle_id"] as? String, "com.acme.scores")
+    }
 }

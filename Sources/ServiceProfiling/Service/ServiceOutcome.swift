@@ -23,6 +23,9 @@ public struct ServiceOutcome: Sendable {
     public var eventsCPUSeconds: Double?
     /// Why driving the service failed (no registration succeeded), if it did.
     public var failure: String?
+    /// Why PushBench itself could not go on (the devices' client could not start), if so: not
+    /// the service's failure, and the profile stops at once.
+    public var pushbenchFailure: String?
     /// The devices' side, when PushBench played them.
     public var lifecycle: LifecycleOutcome?
 }

@@ -132,6 +132,8 @@ public struct ServiceWork {
                 notice: notice
             )
         }
+        // The devices' client could not start: nothing they owe would be sent, so stop now.
+        if session.reporter?.snapshot.failure != nil { return Done(pushesMissing: false) }
         var stormOver = true
         if let fleet, entered.contains(.sending) {
             let startsAnswered = session.startAnswers.sent == workload.starts.count
@@ -192,6 +194,7 @@ public struct ServiceWork {
             startAtUnix: answers.startAtUnix,
             eventsCPUSeconds: phaseNotes.cpu.map { max(0, cpuSeconds - $0) },
             failure: failure,
+            pushbenchFailure: session.reporter?.snapshot.failure,
             lifecycle: fleet.map { fleet in
                 var lifecycle = LifecycleOutcome(
                     file: session.file,
