@@ -134,6 +134,13 @@ public final class ArrivalBook: Sendable {
         case unprompted
     }
 
+    /// A refused push: its body's digest, which tells a retry of it, and the event it
+    /// answered (`nil`: it answered none), which an accepted retry delivers.
+    private struct RefusedPush {
+        var digest: String
+        var event: Int?
+    }
+
     private struct State {
         /// How each event was answered, flat as the sealed schedule keeps them.
         var answers: [Answer]
@@ -143,8 +150,8 @@ public final class ArrivalBook: Sendable {
         /// Whether the sender sent a token an identity not its own: it reuses payloads, so the
         /// identities say nothing of which event a push answers.
         var reusesPayloads = false
-        /// The body digest of the last refused push to a slot, until the slot's next push.
-        var refusedBody: [Int: String] = [:]
+        /// The last refused push to a slot, until the slot's next push.
+        var refusedBody: [Int: RefusedPush] = [:]
         /// Where the per-second intervals count from, and the clock's time of the events' 0:
         /// `nil` until a service's clock starts.
         var originNs: Int64
@@ -376,8 +383,16 @@ public final class ArrivalBook: Sendable {
     /// duplicate, or extra. `nowUs` is its arrival on the events' clock.
     private func match(_ push: TrafficRecord, tag: Int?, accepted: Bool, nowUs: Int64, in state: inout State) -> Match {
         guard let slot = schedule.slot(of: push.deviceToken) else { return .extra }
-        let retried = state.refusedBody.removeValue(forKey: slot).map { $0 == push.payloadDigest } ?? false
-        if !accepted { state.refusedBody[slot] = push.payloadDigest }
+        let refused = state.refusedBody.removeValue(forKey: slot)
+        let retried = refused.map { $0.digest == push.payloadDigest } ?? false
+        var delivered: Int?
+        if retried, accepted, let event = refused?.event, state.answers[event] == .refused {
+            // An accepted retry: still extra to the fan-out, but the event was delivered, and
+            // the device's budget spends it when the mock accepted it.
+            state.answers[event] = .accepted(priority: push.priority)
+            delivered = event
+        }
+        if !accepted { state.refusedBody[slot] = RefusedPush(digest: push.payloadDigest) }
         let kind = push.event
         let tagged = tag.flatMap { $0 < schedule.identityCount ? $0 : nil }
         let place = tagged.flatMap { schedule.place(of: $0, slot: slot) }
@@ -392,7 +407,8 @@ public final class ArrivalBook: Sendable {
             if answer == .superseded {
                 state.unsupersede(call: schedule.identity(ofEvent: first + place))
             } else if answer != .none {
-                return answer.isAccepted ? .duplicate : .extra
+                if answer == .refused && accepted { state.answers[first + place] = .accepted(priority: push.priority) }
+                return answer.isAccepted && delivered != first + place ? .duplicate : .extra
             }
             event = first + place
             byTag = true
@@ -411,6 +427,7 @@ public final class ArrivalBook: Sendable {
             state.expect(call: call, ends: ends(event), 1)
         }
         state.answers[event] = accepted ? .accepted(priority: push.priority) : .refused
+        if !accepted { state.refusedBody[slot]?.event = event }
         return .event(event: event, byTag: byTag)
     }
 

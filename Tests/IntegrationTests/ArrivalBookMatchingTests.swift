@@ -117,7 +117,19 @@ final class ArrivalBookMatchingTests: XCTestCase {
         XCTAssertEqual(figures.extra, 1, "the retry explains nothing more")
         XCTAssertEqual(figures.duplicates, 0, "retrying a refusal is no bug")
         XCTAssertEqual(figures.early, 1, "it arrived half a second before it was due")
-        XCTAssertFalse(book.acceptedAnswer(token: lines[0].token, identity: 0))
+        XCTAssertTrue(book.acceptedAnswer(token: lines[0].token, identity: 0), "the budget spends the accepted retry")
+    }
+
+    func testAnAcceptedRetryOfAnUntaggedPushDeliversTheEventItsRefusalAnswered() throws {
+        let (lines, book) = try events(2)
+        let received = Int64(1_800_000_000) * 1_000_000_000
+        let body = untagged(lines[0].payload)
+        book.arrived(push(lines[0].token, status: 429), receivedNs: received, body: body)
+        XCTAssertFalse(book.acceptedAnswer(token: lines[0].token, identity: 0), "refused, not yet retried")
+        book.arrived(push(lines[0].token), receivedNs: received, body: body)
+        XCTAssertTrue(book.acceptedAnswer(token: lines[0].token, identity: 0))
+        XCTAssertEqual(book.figures.extra, 1, "the retry explains nothing more")
+        XCTAssertEqual(book.figures.matched, 1)
     }
 }
 
