@@ -18,7 +18,7 @@ extension RunCommand {
     /// is written, and applies `--practice`.
     func loadConfiguration(toward target: RunTarget) throws -> (load: LoadConfiguration, channelOrigin: String?) {
         let realTokens = try destination.tokensFile.map(DeviceTokensFile.read)
-        let workload = try self.workload.scenario(defaultActivities: realTokens?.count ?? 1000)
+        let workload = try self.workload.scenario(defaultActivities: 1000, tokens: realTokens?.count)
         let channelOrigin = try destination.channelManagementOrigin(for: workload, target: target)
         if !budget.noBudget {
             try MemoryCheck.ensureBudgetModel(

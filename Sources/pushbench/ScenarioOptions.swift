@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Workload
 
 /// The pushes a command sends or models: a scenario, scaled to a number of activities, with its
@@ -11,8 +12,8 @@ struct ScenarioOptions: ParsableArguments {
 
     @Option(
         help: """
-            Scale the scenario to this many activities (default: 1000 for run and profile, or one per --tokens line; \
-            the scenario's own for budget).
+            Scale the scenario to this many activities (default: one per --tokens line; a scenario file's own; \
+            1000 for a built-in scenario in run and profile, its own for budget).
             """
     )
     var activities: Int?
@@ -54,10 +55,14 @@ struct ScenarioOptions: ParsableArguments {
         }
     }
 
-    /// The scenario as run: `--scenario`, scaled to `--activities` (or `defaultActivities`, or
-    /// its own), with `--seed` and `--delivery` applied (both: per token, the first of the two).
-    func scenario(defaultActivities: Int?) throws -> Scenario {
-        let scenario = try ScenariosCommand.load(self.scenario, activities: activities ?? defaultActivities, seed: seed)
+    /// The scenario as run: `--scenario`, scaled to `--activities`, else to one activity a token
+    /// of `tokens`, else a file's own count (its author chose it), else a built-in's scaled to
+    /// `defaultActivities` (or its own); with `--seed` and `--delivery` applied (both: per token,
+    /// the first of the two).
+    func scenario(defaultActivities: Int?, tokens: Int? = nil) throws -> Scenario {
+        let isFile = FileManager.default.fileExists(atPath: self.scenario)
+        let count = activities ?? tokens ?? (isFile ? nil : defaultActivities)
+        let scenario = try ScenariosCommand.load(self.scenario, activities: count, seed: seed)
         switch delivery {
         case .token, .both: return scenario.delivered(by: .token)
         case .broadcast: return scenario.delivered(by: .broadcast)

@@ -344,7 +344,8 @@ final class CommandLineTests: PushbenchTestCase {
         XCTAssertEqual(output.status, 0)
         let words = output.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for text in [
-            "--scenario", "--activities", "(default: 1000 for run and profile, or one per --tokens line;",
+            "--scenario", "--activities",
+            "(default: one per --tokens line; a scenario file's own; 1000 for a built-in scenario in run and profile,",
             "--time-scale",
             "--threads",
             "--connections", "--dry-run", "--retries", "--warmup", "--rate-profile", "--transport",

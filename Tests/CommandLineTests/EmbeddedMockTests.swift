@@ -41,4 +41,22 @@ final class EmbeddedMockTests: PushbenchTestCase {
             output.stderr
         )
     }
+
+    /// A scenario file's own count of activities is its author's: kept unless `--activities`
+    /// is given, where a built-in scenario is scaled to 1,000.
+    func testAScenarioFileKeepsItsOwnActivitiesUnlessTheFlagIsGiven() throws {
+        let file = directory.file("five-hundred.yaml")
+        try "name: five-hundred\ncohorts:\n  - kind: football\n    activities: 500\n    groups: 5\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        for (flags, activities) in [([], 500), (["--activities", "40"], 40)] {
+            let reports = directory.file("reports-\(activities)")
+            let output = try pushbench.run(
+                ["run", "--scenario", file, "--requests", "50", "--no-budget", "--reports-dir", reports] + flags,
+                timeout: 120
+            )
+            XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+            let parameters = try XCTUnwrap(try summary(in: reports)["parameters"] as? [String: Any])
+            XCTAssertEqual(parameters["activities"] as? Int, activities, "\(flags)")
+        }
+    }
 }
