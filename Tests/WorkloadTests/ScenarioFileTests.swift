@@ -90,6 +90,10 @@ final class ScenarioFileTests: XCTestCase {
             error("name: x\ncohorts: [{kind: upload, activities: 10, push_to_start: maybe}]"),
             "cohorts[0].push_to_start: expected true or false, got maybe"
         )
+        XCTAssertEqual(
+            error("name: x\nactive_limit_s: 600\ncohorts: [{kind: football, activities: 10, join_s: 900}]"),
+            "cohorts[0].join_s: 900 s is not shorter than active_limit_s (600 s), so its last activities would end before they start; shorten join_s or lengthen active_limit_s"
+        )
         XCTAssertEqual(error("name: x"), "cohorts: required")
         XCTAssertEqual(error(cohort), "name: required")
         XCTAssertEqual(error("name: x\ncohorts: []"), "cohorts: at least one cohort is needed")

@@ -191,6 +191,13 @@ public struct Scenario: Sendable, Equatable {
             ] where value < 0 {
                 throw WorkloadError("\(field).\(name): must not be negative, not \(value)")
             }
+            // A group's activities join over its first join_s, and all end at active_limit_s
+            // from the group's start: a joiner past the limit would be ended before it started.
+            if pastLimit == .end, cohort.joinSeconds >= activeLimitSeconds {
+                throw WorkloadError(
+                    "\(field).join_s: \(cohort.joinSeconds) s is not shorter than active_limit_s (\(activeLimitSeconds) s), so its last activities would end before they start; shorten join_s or lengthen active_limit_s"
+                )
+            }
             guard cohort.rotationWithinSeconds > 0 else {
                 throw WorkloadError("\(field).rotation_within_s: must be positive")
             }
