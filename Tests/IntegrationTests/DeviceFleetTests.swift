@@ -410,24 +410,25 @@ final class DeviceFleetTests: XCTestCase {
 
     /// The calls that owed a token a push reached no one: the service fell behind, it did not
     /// lose one token. A token reported after the last call was owed nothing; one whose report
-    /// was never answered, nothing either.
+    /// was never answered, nothing either; one never sent was never the service's to answer.
     func testABackloggedServiceAndLateReportsAreNamedSo() throws {
         let fleet = try fleet()
         let book = fleet.workload.arrivalBook()
         let t = clock.nowNs
         book.start(atNs: t)
-        for activity in 0..<3 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
+        for activity in 0..<4 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
         fleet.state.withLock { $0.plan.neverReports = DeviceBits(count: 6) }
         fleet.answered(.tokenReport(activity: 0, generation: 0), succeeded: true, atNs: t)
         book.learned(token: fleet.workload.updateToken(of: 0), atNs: t)
         sendCalls(fleet, book, atNs: t + 10, reaching: [:])
         fleet.answered(.tokenReport(activity: 1, generation: 0), succeeded: true, atNs: t + 1_000_000_000)
         book.learned(token: fleet.workload.updateToken(of: 1), atNs: t + 1_000_000_000)
+        fleet.handedOver(.tokenReport(activity: 2, generation: 0))
         let outcome = try outcome(fleet, book)
         let calls = book.calls
         XCTAssertEqual(
-            (0..<3).map { outcome.neverUpdatedCause(of: $0, calls: calls) },
-            [.serviceBehind, .reportedAfterLastUpdate, .reportNotAnswered]
+            (0..<4).map { outcome.neverUpdatedCause(of: $0, calls: calls) },
+            [.serviceBehind, .reportedAfterLastUpdate, .reportNotAnswered, .reportNeverSent]
         )
         // The same evidence from a service that had stopped pushing (quiet for --settle): no backlog.
         var stopped = outcome

@@ -67,6 +67,15 @@ extension DeviceFleet {
         }
     }
 
+    /// Books that `request` left PushBench for the service: a first token report no longer
+    /// merely due is the service's to answer.
+    public func handedOver(_ request: DeviceRequest) {
+        guard case .tokenReport(let activity, 0) = request else { return }
+        state.withLock { state in
+            state.devices[activity].updateActivity { if $0.report == .due { $0.report = .sent } }
+        }
+    }
+
     /// Books the service's answer to `request`, at `atNs`: a first token report's success ends
     /// its device's part in the registration storm.
     public func answered(_ request: DeviceRequest, succeeded: Bool, atNs: Int64) {

@@ -90,6 +90,7 @@ public final class DeviceReporter: Sendable {
             return
         }
         defer { answers.withLock { $0.recordLimits(of: client) } }
+        client.onHandOver = { [fleet] tag, _ in fleet.handedOver(DeviceRequestTag(rawValue: tag).request) }
         while !stopFlag.load(ordering: .relaxed) {
             for (request, dueNs) in fleet.takeDue(nowNs: Int64(monotonicNanos())) {
                 guard

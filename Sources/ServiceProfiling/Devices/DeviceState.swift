@@ -31,12 +31,15 @@ struct DeviceState: Equatable {
 
     /// What became of the first report of an activity's update token.
     enum Report: UInt8, Equatable {
-        /// Not answered yet, or never sent (its app never reports, or the activity ended first).
+        /// Not sent yet: its moment had not come, it waited in PushBench's queue, or its app
+        /// never reports, or the activity ended first.
         case due
         /// The service answered it with success: from then on it knew the token.
         case answered
         /// The service refused it, or did not answer it in time.
         case failed
+        /// Handed to the service, not answered yet.
+        case sent
     }
 
     private static let never = Int64.min

@@ -181,8 +181,11 @@ extension LifecycleOutcome {
         case neverReported = "never_reported"
         /// The service refused its report, or did not answer it in time.
         case reportFailed = "report_failed"
-        /// The report was still unanswered when the profile ended.
+        /// The report was sent and still unanswered when the profile ended.
         case reportNotAnswered = "report_not_answered"
+        /// The report was due and never sent: the profile ended first (or it waited in
+        /// PushBench's own queue), so the service never had the chance.
+        case reportNeverSent = "report_never_sent"
         /// No call was sent after the service learned the token.
         case reportedAfterLastUpdate = "reported_after_last_update"
         /// Its user closed it before the first call that owed it an update was sent.
@@ -214,7 +217,8 @@ extension LifecycleOutcome {
         if fleet.plan.neverReports[activity] { return .neverReported }
         switch device.activity?.report ?? .due {
         case .failed: return .reportFailed
-        case .due: return device.dismissed ? .endedBeforeUpdate : .reportNotAnswered
+        case .due: return device.dismissed ? .endedBeforeUpdate : .reportNeverSent
+        case .sent: return device.dismissed ? .endedBeforeUpdate : .reportNotAnswered
         case .answered: break
         }
         let evidence = arrivals.evidence(token: workload.updateToken(of: activity))
