@@ -29,3 +29,29 @@ final class LifecycleHeadlineTests: XCTestCase {
         XCTAssertTrue(line.sentence.contains("over its 20 µs budget"), line.sentence)
     }
 }
+
+/// The first screen's figures say when they have no data, and keep a small rate's decimals.
+final class ProfileHeadlineFigureTests: XCTestCase {
+    func testNoArrivalsIsNoLagRatherThanZeroLate() throws {
+        let lag = RunSummary.Lag(.latency(digits: .three), early: 0)
+        let none = ProfileHeadline.lateness(
+            lag,
+            RunSummary.Events(total: 12, received: 0, missing: 12, extra: 0, duplicates: 0)
+        )
+        XCTAssertTrue(
+            none.sentence.hasPrefix("No event arrived, so there is no lag against the schedule; 0 of 12"),
+            none.sentence
+        )
+        XCTAssertFalse(none.sentence.contains("0.0 ms late"), none.sentence)
+        let some = ProfileHeadline.lateness(
+            lag,
+            RunSummary.Events(total: 12, received: 12, missing: 0, extra: 0, duplicates: 0)
+        )
+        XCTAssertTrue(some.sentence.hasPrefix("Against its schedule, first arrivals were"), some.sentence)
+    }
+
+    func testARateBelowOneASecondKeepsItsDecimals() {
+        XCTAssertEqual(ProfileHeadline.rate(0.3), "0.30")
+        XCTAssertEqual(ProfileHeadline.rate(11.4), "11")
+    }
+}

@@ -186,7 +186,9 @@ struct ProfileWatch {
             accounting: accounting,
             peakRSSBytes: peakRSS,
             largestPeakRSSBytes: largestPeakRSS,
-            mockCPUSeconds: (mockCPUAtFinish ?? mockCPUStart) - mockCPUStart,
+            // The mock's threads' CPU is summed over those alive at each reading: one that ended
+            // between the two can make the difference dip below 0, which no CPU time is.
+            mockCPUSeconds: max(0, (mockCPUAtFinish ?? mockCPUStart) - mockCPUStart),
             startedAtUnix: startedAt,
             startAtUnix: startAt,
             wallSeconds: endedAt,

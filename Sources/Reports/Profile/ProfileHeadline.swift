@@ -14,17 +14,17 @@ public struct ProfileHeadline: Sendable {
             RunHeadline.Line(
                 topic: "speed",
                 sentence: String(
-                    format: "%@ sent %d pushes at %.0f a second (first to last arrival); the mock accepted %@.",
+                    format: "%@ sent %d pushes at %@ a second (first to last arrival); the mock accepted %@.",
                     Self.quoted(sender.command),
                     sender.pushes,
-                    sender.pushesPerS,
+                    Self.rate(sender.pushesPerS),
                     sender.pushes == 0
                         ? "none" : sender.accepted == sender.pushes ? "all of them" : "\(sender.accepted)"
                 ),
                 good: sender.accepted > 0
             ),
             Self.cost(profile),
-            Self.lateness(profile),
+            Self.lateness(profile.lag, profile.events),
             Self.pace(sender),
         ]
         if let service = profile.service {
@@ -76,17 +76,24 @@ public struct ProfileHeadline: Sendable {
         )
     }
 
-    private static func lateness(_ profile: ProfileFigures) -> RunHeadline.Line {
-        let lag = profile.lag
-        let events = profile.events
+    /// A rate a second as a reader takes it: whole above 1, with its decimals below (0.30, not 0).
+    static func rate(_ perSecond: Double) -> String {
+        String(format: perSecond < 1 ? "%.2f" : "%.0f", perSecond)
+    }
+
+    static func lateness(_ lag: RunSummary.Lag, _ events: RunSummary.Events) -> RunHeadline.Line {
         let duplicates = events.duplicates ?? 0
-        var sentence = String(
-            format:
-                "Against its schedule, first arrivals were %.1f ms late at the median and %.1f ms at p99 (max %.1f ms)",
-            lag.p50Ms,
-            lag.p99Ms,
-            lag.maxMs
-        )
+        // With nothing arrived there is no lag to give: zeros would read as on time.
+        var sentence =
+            events.received == 0
+            ? "No event arrived, so there is no lag against the schedule"
+            : String(
+                format:
+                    "Against its schedule, first arrivals were %.1f ms late at the median and %.1f ms at p99 (max %.1f ms)",
+                lag.p50Ms,
+                lag.p99Ms,
+                lag.maxMs
+            )
         if lag.early > 0 { sentence += ", \(lag.early) of \(events.received) before they were due (counted as 0)" }
         sentence += "; \(events.received) of \(events.total) events arrived, \(events.missing) never did"
         if duplicates > 0 { sentence += ", \(duplicates) pushes repeated an event already accepted (duplicates)" }
