@@ -1,6 +1,7 @@
 import ArrivalMatching
 import Histogram
 import LoadEngine
+import MockAPNs
 import Reports
 import Transport
 import Workload
@@ -26,15 +27,11 @@ extension SenderProfile {
             transport.connections = max(1, concurrency.connections)
             transport.streamsPerConnection = max(1, concurrency.streams)
         }
-        var counts = OutcomeCounts()
-        counts.sent = arrivals.pushes
-        counts.succeeded = arrivals.accepted
-        counts.rejected = arrivals.pushes - arrivals.accepted
         return figures(
             ProfileFigures.Arrivals(
                 startedAtUnix: startedAtUnix,
                 durationSeconds: wallSeconds,
-                counts: counts,
+                counts: books,
                 rejectedByReason: mock.rejectedByReason,
                 perConnection: mock.pushesByConnection,
                 connectionAttempts: mock.connectionsAccepted,
@@ -53,6 +50,9 @@ extension SenderProfile {
         )
     }
 
+    /// The profile's books: every push received, against how the mock's answers ended.
+    var books: OutcomeCounts { OutcomeCounts(received: arrivals.pushes, answered: mock) }
+
     private func figures(_ measured: ProfileFigures.Arrivals) -> ProfileFigures {
         var figures = ProfileFigures(
             arrivals: measured,
@@ -63,7 +63,7 @@ extension SenderProfile {
                 stopS: stopSeconds,
                 failure: failure,
                 pushes: arrivals.pushes,
-                accepted: arrivals.accepted,
+                accepted: books.succeeded,
                 cpuUserS: accounting.userSeconds,
                 cpuSystemS: accounting.systemSeconds,
                 peakRSSBytes: peakRSSBytes,
@@ -79,6 +79,7 @@ extension SenderProfile {
             rows: rows,
             stderrTail: stderrTail
         )
+        if mock.acceptedUnsent > 0 { figures.sender.acceptedUnsent = mock.acceptedUnsent }
         figures.service = service?.figures(arrivals: arrivals, measured: subject.command != nil)
         figures.processesMeasured = subject.command != nil
         figures.sealedNetwork = sealedNetwork
@@ -162,5 +163,21 @@ extension EventTiming {
         case .scenarioTime(let scale): .scenarioTime(scale: scale)
         case .constantRate(let perSecond): (try? .constantRate(perSecond: perSecond)) ?? .closedLoop
         }
+    }
+}
+
+extension OutcomeCounts {
+    /// A profile's books, each count taken where it happens: `received` is every push the mock
+    /// recorded, and the rest are the mock's own counters at the moment each answer was written:
+    /// accepted, refused (the sum of its reasons), withheld on purpose by the fault plan (which
+    /// the sender saw time out), and decided but never written because the stream or connection
+    /// closed first. They balance only when every push received ended in exactly one of them.
+    public init(received: Int, answered mock: MockStats.Snapshot) {
+        self.init()
+        sent = received
+        succeeded = mock.accepted
+        rejected = mock.rejectedByReason.values.reduce(0, +)
+        timedOut = mock.answersWithheld
+        answersUnsent = mock.pushAnswersUnsent
     }
 }

@@ -107,7 +107,7 @@ struct PlanCommand: ParsableCommand {
 
     func run() throws {
         if let json { try OutputPath.ensureFile(json, flag: "--json") }
-        let (measured, profiled) = try measuredRun()
+        let (measured, profiled, senderInFlight) = try measuredRun()
         let targetRate = rate ?? peak.map { Double($0) / within!.seconds } ?? measured.throughputPerSecond
         var plan = FleetPlan(
             measured: measured,
@@ -123,6 +123,7 @@ struct PlanCommand: ParsableCommand {
             )
         )
         plan.profiledSender = profiled
+        plan.senderInFlight = senderInFlight
         var document: [String: Any] = ["measured_run": result]
         if peak != nil || rate != nil {
             Console.out(plan.text)
@@ -162,10 +163,11 @@ struct PlanCommand: ParsableCommand {
         }
     }
 
-    /// The run (or profile) to plan from, and for a profile its sender's command; one that
-    /// measured nothing to plan from, or a profile without the round trip it cannot measure, is
-    /// refused.
-    private func measuredRun() throws -> (run: RunResult, profiledSender: String?) {
+    /// The run (or profile) to plan from, and for a profile its sender's command and its pushes
+    /// in flight across its connections (its connections × its streams a connection, from a
+    /// summary written before it gave them); one that measured nothing to plan from, or a
+    /// profile without the round trip it cannot measure, is refused.
+    private func measuredRun() throws -> (run: RunResult, profiledSender: String?, senderInFlight: Int?) {
         let summary = try RunSummary.read(contentsOf: result)
         let measured = try summary.runResult()
         let profiled = summary.sender?.command
@@ -180,7 +182,9 @@ struct PlanCommand: ParsableCommand {
                     + "(APNs' round trip from your hosts, such as 150ms), and --predict-connections does not apply"
             )
         }
-        return (measured, profiled)
+        let transport = measured.configuration.transport
+        let inFlight = summary.sender.map { $0.inFlightP90 ?? transport.connections * transport.streamsPerConnection }
+        return (measured, profiled, inFlight)
     }
 
     private func connectionCounts() throws -> [Int] {

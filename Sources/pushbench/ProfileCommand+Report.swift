@@ -84,6 +84,7 @@ extension ProfileCommand {
             }
         )
         figures.practicesVerdict = practices?.verdict
+        figures.sender.inFlightP90 = practices?.figures.inFlightP90
         figures.trafficPage = trafficPage
         var context = RunContext(
             runID: runID,

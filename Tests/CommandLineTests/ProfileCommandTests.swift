@@ -321,6 +321,72 @@ final class ProfileCommandTests: PushbenchTestCase {
         XCTAssertEqual(try summary(in: reports)["nothing_succeeded"] as? Bool, true)
     }
 
+    /// An answer counts when it is written: a sender that gives up on slow answers sees them
+    /// time out, and the profile books them as answers never written, not as accepted, so both
+    /// sides' counts agree and the refusals are their reasons' sum.
+    func testAnAnswerCountsWhenWrittenAndOneNeverWrittenIsAnAnswerUnsent() throws {
+        let child = directory.file("child")
+        let sender = """
+            exec env -u PUSHBENCH_TOKENS \(pushbench.path) run --endpoint "$PUSHBENCH_APNS_URL" \
+            --ca-file "$PUSHBENCH_CA_FILE" --auth-key "$PUSHBENCH_AUTH_KEY" --key-id "$PUSHBENCH_KEY_ID" \
+            --team-id "$PUSHBENCH_TEAM_ID" --requests 60 --timeout 1s --no-budget --reports-dir \(child)
+            """
+        // Half the answers at once, half after 3 s: none near the sender's 1 s deadline.
+        let (output, _, reports) = try profile(
+            sender,
+            requests: 60,
+            options: ["--latency", "empirical:50=2ms,51=3s,100=3s", "--error-rate", "TooManyRequests=0.2"]
+        )
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let summary = try summary(in: reports)
+        XCTAssertEqual(summary["accounting_balanced"] as? Bool, true)
+        let counts = try XCTUnwrap(summary["counts"] as? [String: Int])
+        let unsent = try XCTUnwrap(counts["answers_unsent"])
+        XCTAssertGreaterThan(unsent, 0, "the slow answers")
+        XCTAssertGreaterThan(counts["succeeded"] ?? 0, 0, "the quick answers")
+        XCTAssertEqual(counts["sent"], 60)
+        let reasons = try XCTUnwrap(summary["rejected_by_reason"] as? [String: Int])
+        XCTAssertEqual(counts["rejected"], reasons.values.reduce(0, +))
+        let senders = try XCTUnwrap(try self.summary(in: child)["counts"] as? [String: Int])
+        XCTAssertEqual(senders["succeeded"], counts["succeeded"], "answered 200, on both sides")
+        XCTAssertEqual(senders["rejected"], counts["rejected"], "answered 429, on both sides")
+        XCTAssertEqual(senders["timed_out"], unsent, "the sender's timeouts are the answers never written")
+        XCTAssertTrue(output.stdout.contains("decided but never written"), output.stdout)
+        let accepted = try XCTUnwrap((summary["sender"] as? [String: Any])?["accepted"] as? Int)
+        XCTAssertEqual(accepted, counts["succeeded"], "the speed line's accepted is the answers written")
+    }
+
+    /// A sender that keeps one push in flight, against answers held 40 ms, is capped by its own
+    /// concurrency, and `plan` sizes it by processes of it as it is, not by cores.
+    func testASequentialSenderIsPlannedByItsConcurrencyNotItsCPU() throws {
+        let sender = """
+            exec env -u PUSHBENCH_TOKENS \(pushbench.path) run --endpoint "$PUSHBENCH_APNS_URL" \
+            --ca-file "$PUSHBENCH_CA_FILE" --auth-key "$PUSHBENCH_AUTH_KEY" --key-id "$PUSHBENCH_KEY_ID" \
+            --team-id "$PUSHBENCH_TEAM_ID" --requests 100 --connections 1 --streams 1 --no-budget \
+            --reports-dir \(directory.file("child"))
+            """
+        let (output, _, reports) = try profile(sender, requests: 100, options: ["--latency", "fixed:40ms"])
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        XCTAssertTrue(output.stdout.contains("concurrency-capped"), output.stdout)
+        let folder = "\(reports)/\(try FileManager.default.contentsOfDirectory(atPath: reports)[0])"
+        XCTAssertEqual((try summary(in: reports)["sender"] as? [String: Any])?["in_flight_p90"] as? Int, 1)
+        let json = directory.file("plan.json")
+        let plan = try pushbench.run(
+            ["plan", folder, "--peak", "10000", "--within", "60s", "--rtt", "40ms", "--json", json]
+        )
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+        XCTAssertTrue(
+            plan.stdout.contains("sender concurrency, not CPU: one process of it keeps 1 in flight"),
+            plan.stdout
+        )
+        let document = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        )
+        let figures = try XCTUnwrap(document["plan"] as? [String: Any])
+        XCTAssertEqual(figures["binding_constraint"] as? String, "sender concurrency")
+        XCTAssertEqual(figures["processes"] as? Int, 10, "167/s ÷ (25/s × 0.7)")
+    }
+
     func testTheSummaryNamesTheBundleIDInForce() throws {
         let (output, _, reports) = try profile(
             "exec \(h2loadSender)",

@@ -84,6 +84,36 @@ final class FleetPlanTests: XCTestCase {
         XCTAssertTrue(latencyBound.text.contains("NOT met"), latencyBound.text)
     }
 
+    /// A profiled scheduler that keeps one push in flight sends at most one a round trip, so
+    /// its concurrency, not its CPU, binds: 10,000 in 60 s at 40 ms needs 10 processes of it as
+    /// it is (25/s each, at 0.7 headroom), or 10 in flight in one.
+    func testASequentialSenderIsSizedByItsConcurrencyNotItsCPU() throws {
+        var plan = FleetPlan(
+            measured: try measuredRun(),
+            target: .init(ratePerSecond: 10_000.0 / 60, peak: (10_000, 60), latencySeconds: 0.04)
+        )
+        plan.profiledSender = "scheduler"
+        plan.senderInFlight = 1
+        XCTAssertEqual(try XCTUnwrap(plan.pushesPerProcess), 25, accuracy: 1e-9)
+        XCTAssertEqual(plan.processes, 10, "166.7 ÷ (25 × 0.7) = 9.5, rounded up")
+        XCTAssertEqual(plan.cores, 1)
+        XCTAssertEqual(plan.bindingConstraint, .senderConcurrency)
+        XCTAssertEqual(plan.dictionary["binding_constraint"] as? String, "sender concurrency")
+        XCTAssertEqual(plan.dictionary["processes"] as? Int, 10)
+        XCTAssertTrue(
+            plan.text.contains("processes         167 ÷ (25 × 0.7 headroom) = 10 of the sender as it is"),
+            plan.text
+        )
+        XCTAssertTrue(
+            plan.text.contains(
+                "sender concurrency, not CPU: one process of it keeps 1 in flight, so sends at most 25 pushes/s"
+            ),
+            plan.text
+        )
+        plan.senderInFlight = 10_000
+        XCTAssertEqual(plan.bindingConstraint, .senderCPU, "250,000/s a process: more than a core sends")
+    }
+
     func testMoreConnectionsArePredictedByStreamsOverLatencyUntilTheWorkersCPU() throws {
         let plan = FleetPlan(measured: try measuredRun(), target: .init(ratePerSecond: 1))
         let two = plan.predictedThroughput(connections: 2)

@@ -129,6 +129,10 @@ final class RunSummarySchemaTests: XCTestCase {
             )
         ]
         summary.shard.partial = RunSummary.ShardEntry.Partial(shards: 8, missing: [3], interrupted: [5])
+        // A profile's books only; 0 keeps them balanced.
+        summary.counts.answersUnsent = 0
+        summary.retries.attempts.answersUnsent = 0
+        summary.warmup.counts.answersUnsent = 0
         summary.broadcasts = RunSummary.Broadcasts(
             counts: summary.counts,
             latencyUs: summary.latencyUs,
@@ -175,6 +179,8 @@ final class RunSummarySchemaTests: XCTestCase {
             mockCPUS: 0.05,
             mockPeakCPUPercent: 12
         )
+        summary.sender?.acceptedUnsent = 2
+        summary.sender?.inFlightP90 = 1
         summary.lag = RunSummary.Lag(result.latency, early: 1)
         summary.events = RunSummary.Events(total: 40, received: 39, missing: 1, extra: 2, duplicates: 1)
         summary.events?.superseded = 3

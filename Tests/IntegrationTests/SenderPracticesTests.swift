@@ -1,9 +1,10 @@
 import Foundation
 import Reports
-import SenderDoctor
 import TestSupport
 import Workload
 import XCTest
+
+@testable import SenderDoctor
 
 /// The doctor's checks that no engine practice reproduces, on hand-made traffic whose mistakes
 /// are known; and how findings are ranked and written.
@@ -27,6 +28,10 @@ final class SenderPracticesTests: XCTestCase {
         )
     }
 
+    private func assert(_ text: String, startsWith prefix: String, line: UInt = #line) {
+        XCTAssertTrue(text.hasPrefix(prefix), text, line: line)
+    }
+
     private var careful: [TrafficRecord] { (0..<40).map { update(1_000_000 + Int64($0) * 10, "t\($0 % 8)") } }
 
     func testCarefulTrafficHasNoFinding() {
@@ -48,12 +53,10 @@ final class SenderPracticesTests: XCTestCase {
         let doctor = SenderPractices(records: capped, streamsAdvertised: 1000, answerDelayMs: 20)
         let finding = try XCTUnwrap(doctor.findings.first { $0.practice == "concurrency-capped" }, "\(doctor.findings)")
         XCTAssertEqual(doctor.findings.first, finding, "every push is capped: it ranks first")
-        XCTAssertTrue(
-            finding.evidence.hasPrefix(
-                "300 pushes/s, 67% of the 450 pushes/s that 3 streams in flight a connection (p90) × 3 connections ÷ "
-                    + "20.0 ms an answer allow; at most 3 of the 1,000 streams"
-            ),
-            finding.evidence
+        assert(
+            finding.evidence,
+            startsWith: "300 pushes/s, 67% of the 450 pushes/s that 3 streams in flight a connection (p90) × "
+                + "3 connections ÷ 20.0 ms an answer allow; at most 3 of the 1,000 streams"
         )
         XCTAssertTrue(finding.cost.contains("at 40 ms to APNs these connections carry 225 pushes/s"), finding.cost)
         XCTAssertEqual(doctor.figures.streamsInFlightP90, 3)
@@ -63,6 +66,53 @@ final class SenderPracticesTests: XCTestCase {
         XCTAssertFalse(wide.findings.contains { $0.practice == "concurrency-capped" }, "near the server's limit")
         let slower = SenderPractices(records: capped, streamsAdvertised: 1000, answerDelayMs: 5)
         XCTAssertFalse(slower.findings.contains { $0.practice == "concurrency-capped" }, "far below its cap")
+    }
+
+    /// A scheduler that wakes every 2 s and sends 20 pushes one at a time, 40 ms apart (one in
+    /// flight, answered after 40 ms): its ceiling is 20 ÷ 2 s, and its cap is judged on its rate
+    /// while busy (25/s, all one push in flight allows), which its idle gaps dilute to 11/s.
+    func testABatchSchedulerIsNamedWithItsCeilingAndJudgedWhileBusy() throws {
+        let batches = (0..<100).map { index in
+            var record = update(1_000_000 + Int64(index / 20) * 2000 + Int64(index % 20) * 40, "t\(index % 30)")
+            record.streamsOpen = 1
+            return record
+        }
+        let doctor = SenderPractices(records: batches, streamsAdvertised: 1000, answerDelayMs: 40)
+        let batch = try XCTUnwrap(doctor.findings.first { $0.practice == "batch-pattern" }, "\(doctor.findings)")
+        assert(
+            batch.evidence,
+            startsWith: "5 bursts of 20 pushes (median) every 2.00 s (median), busy 46% of the time at 25 pushes/s "
+                + "while busy, with 1 pushes in flight at p50 and 1 at p90"
+        )
+        assert(batch.cost, startsWith: "its ceiling is 20 ÷ 2.00 s = 10.0 pushes/s")
+        XCTAssertEqual(doctor.figures.bursts, 5)
+        XCTAssertEqual(doctor.figures.burstPeriodSeconds, 2)
+        XCTAssertEqual(try XCTUnwrap(doctor.figures.busyRatePerSecond), 25, accuracy: 0.01)
+        let capped = try XCTUnwrap(doctor.findings.first { $0.practice == "concurrency-capped" }, "\(doctor.findings)")
+        XCTAssertTrue(
+            capped.evidence.hasPrefix("25 pushes/s while busy, 100% of the 25 pushes/s that 1 streams"),
+            capped.evidence
+        )
+        let steady = (0..<100).map { index in
+            var record = update(1_000_000 + Int64(index) * 40, "t\(index % 30)")
+            record.streamsOpen = 1
+            return record
+        }
+        let continuous = SenderPractices(records: steady, streamsAdvertised: 1000, answerDelayMs: 40)
+        XCTAssertFalse(continuous.findings.contains { $0.practice == "batch-pattern" }, "no idle gap, no batches")
+        XCTAssertNil(continuous.figures.bursts)
+    }
+
+    /// The pushes in flight are summed over the connections that carried one in the last
+    /// second: a connection gone quiet holds none.
+    func testPushesInFlightAreSummedOverTheConnectionsStillCarryingPushes() {
+        let records = [(0, 1, 2), (10, 2, 3), (20, 1, 1), (3000, 3, 4)].map { ms, connection, open in
+            var record = update(1_000_000 + Int64(ms), "t1")
+            record.connection = connection
+            record.streamsOpen = open
+            return record
+        }
+        XCTAssertEqual(SenderPractices.inFlight(TrafficTable(records)), [2, 5, 4, 4])
     }
 
     func testContentMistakesAreNamedAndRankedByPushesAffected() throws {

@@ -62,11 +62,37 @@ extension FleetPlan {
                         ? "the plan counts on these, not on the server's limit (--streams plans another setting)"
                         : "the plan counts on --streams \(streamsPerConnection) instead")
             ),
+        ] + processRows
+    }
+
+    /// A profile's own concurrency: what one process of the sender sends at its pushes in
+    /// flight, and the processes of it the target needs.
+    private var processRows: [(String, String)] {
+        guard let inFlight = senderInFlight, let perProcess = pushesPerProcess, let processes else { return [] }
+        return [
+            (
+                "sender in flight",
+                "\(inFlight) pushes in flight across its connections (p90), as the mock saw them → at most "
+                    + "\(inFlight) ÷ \(Self.ms(latencySeconds)) = \(Self.count(perProcess)) pushes/s a process"
+            ),
+            (
+                "processes",
+                "\(Self.count(target.ratePerSecond)) ÷ (\(Self.count(perProcess)) × \(Self.number(target.headroom)) "
+                    + "headroom) = \(processes) of the sender as it is"
+            ),
         ]
     }
 
     /// What binds, and for a profile whose own streams set the connections, that those streams do.
     private var bindingText: String {
+        if bindingConstraint == .senderConcurrency, let inFlight = senderInFlight, let perProcess = pushesPerProcess,
+            let processes
+        {
+            return bindingConstraint.rawValue + ", not CPU: one process of it keeps \(inFlight) in flight, so sends "
+                + "at most \(Self.count(perProcess)) pushes/s at \(Self.ms(latencySeconds)) whatever its cores; "
+                + "\(processes) processes of it as it is, or \(Self.count((self.inFlight / target.headroom).rounded(.up))) in "
+                + "flight in one, reach the target"
+        }
         guard profiledSender != nil, target.streamsPerConnection == nil, bindingConstraint == .connections else {
             return bindingConstraint.rawValue
         }
@@ -165,8 +191,18 @@ extension FleetPlan {
         return rows
     }
 
-    /// The plan as JSON-ready values, for scripts.
+    /// The plan as JSON-ready values, for scripts; a profile's adds its sender's concurrency.
     public var dictionary: [String: Any] {
+        var values = planValues
+        if let senderInFlight, let pushesPerProcess, let processes {
+            values["sender_in_flight"] = senderInFlight
+            values["pushes_per_process_per_s"] = pushesPerProcess
+            values["processes"] = processes
+        }
+        return values
+    }
+
+    private var planValues: [String: Any] {
         [
             "target_rate_per_s": target.ratePerSecond,
             "latency_s": latencySeconds,

@@ -65,6 +65,10 @@ public struct FleetPlan: Sendable {
         case senderCPU = "sender CPU"
         /// The connections a host may hold, at the streams each carries.
         case connections = "connections per host"
+        /// A profiled sender's own concurrency: the pushes one process of it keeps in flight,
+        /// which at the round trip cap what it sends before its CPU does (a scheduler that
+        /// sends one push at a time sends at most one a round trip).
+        case senderConcurrency = "sender concurrency"
     }
 
     /// The run the plan is worked out from.
@@ -74,6 +78,9 @@ public struct FleetPlan: Sendable {
     /// The command, when `measured` is a profile (`pushbench profile`): its CPU per push is the
     /// sender's, and its latency unknown, so the target's must be given.
     public var profiledSender: String? = nil
+    /// For a profile: the pushes its sender kept in flight across all its connections (the
+    /// 90th percentile, as the mock saw them), the concurrency one process of it has.
+    public var senderInFlight: Int? = nil
 
     /// Creates the plan of `target` from `measured`.
     public init(measured: RunResult, target: Target) {
@@ -109,8 +116,23 @@ public struct FleetPlan: Sendable {
     }
     /// Sender hosts.
     public var hosts: Int { max(hostsForCores, hostsForConnections) }
-    /// What sets the number of hosts.
-    public var bindingConstraint: Constraint { hostsForConnections > hostsForCores ? .connections : .senderCPU }
+    /// For a profile: what one process of the sender sends at most, pushes per second, at the
+    /// plan's latency: its pushes in flight ÷ the latency (Little's law on its own concurrency).
+    public var pushesPerProcess: Double? {
+        senderInFlight.map { Double(max($0, 1)) / latencySeconds }
+    }
+    /// For a profile: processes of the sender as it is that the target needs, at the headroom.
+    public var processes: Int? {
+        pushesPerProcess.map { Self.atLeastOne(target.ratePerSecond / ($0 * target.headroom)) }
+    }
+    /// What sets the fleet's size: a profiled sender's concurrency when one process of it, at
+    /// its pushes in flight, sends less than a core can; else whichever needs more hosts.
+    public var bindingConstraint: Constraint {
+        if let perProcess = pushesPerProcess, target.streamsPerConnection == nil, perProcess < pushesPerCore {
+            return .senderConcurrency
+        }
+        return hostsForConnections > hostsForCores ? .connections : .senderCPU
+    }
     /// Worker threads per host: one per core the host uses, at least one per host.
     public var threadsPerHost: Int { max(1, Self.atLeastOne(Double(cores) / Double(hosts))) }
     /// Connections per host: an equal share, at least one per worker thread (each owns its own).

@@ -1,6 +1,6 @@
 import Transport
 
-/// How requests ended. Every request sent ends in exactly one of the four outcomes.
+/// How requests ended. Every request sent ends in exactly one of the outcomes.
 public struct OutcomeCounts: Sendable, Equatable {
     /// Requests handed to the transport.
     public var sent = 0
@@ -12,6 +12,10 @@ public struct OutcomeCounts: Sendable, Equatable {
     public var errored = 0
     /// No answer within the request deadline.
     public var timedOut = 0
+    /// Answers the server decided but never wrote, because the stream or connection had closed
+    /// first: a profile's books, counted by the mock. A sender's own books have none (to it, such
+    /// a push timed out or failed).
+    public var answersUnsent = 0
 
     /// Creates zero counts.
     public init() {}
@@ -33,11 +37,13 @@ public struct OutcomeCounts: Sendable, Equatable {
         rejected += other.rejected
         errored += other.errored
         timedOut += other.timedOut
+        answersUnsent += other.answersUnsent
     }
 
     /// Requests that have ended so far.
-    public var completed: Int { succeeded + rejected + errored + timedOut }
+    public var completed: Int { succeeded + rejected + errored + timedOut + answersUnsent }
 
-    /// Whether every sent request is accounted for: `sent == succeeded + rejected + errored + timed_out`.
+    /// Whether every sent request is accounted for:
+    /// `sent == succeeded + rejected + errored + timed_out + answers_unsent`.
     public var isBalanced: Bool { sent == completed }
 }

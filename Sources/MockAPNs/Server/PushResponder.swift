@@ -227,6 +227,8 @@ final class PushResponder: Sendable {
         stats.update {
             guard written else {
                 $0.answersUnsent += 1
+                $0.pushAnswersUnsent += 1
+                if answer.reason == nil { $0.acceptedUnsent += 1 }
                 return
             }
             $0.pushes += 1

@@ -5,7 +5,8 @@ extension MockStats.Snapshot {
             \.connectionsAccepted, \.connectionsRefusedWithoutH2, \.connectionsWithoutALPN,
             \.connectionsRefusedOverLimit, \.handshakesTimedOut, \.connectionsOpen, \.pushes, \.accepted,
             \.providerTokenUpdates, \.streamsResetByClient, \.answersStalled, \.answersWithheld, \.handshakesDelayed,
-            \.goAwaysSent, \.connectionResets, \.answersUnsent, \.broadcasts, \.broadcastsAccepted,
+            \.goAwaysSent, \.connectionResets, \.answersUnsent, \.pushAnswersUnsent, \.acceptedUnsent, \.broadcasts,
+            \.broadcastsAccepted,
             \.broadcastDeliveries, \.broadcastLastDeliveryMicros, \.channelsCreated, \.channelsDeleted,
             \.injectedDelayMicros,
         ]

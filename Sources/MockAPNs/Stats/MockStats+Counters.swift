@@ -17,7 +17,8 @@ extension MockStats.Snapshot {
 
     /// Every single-number counter, in the order both forms list them.
     func scalars(providerTokenFullChecks: Int) -> [Scalar] {
-        connectionScalars + faultScalars + broadcastScalars + providerTokenScalars(fullChecks: providerTokenFullChecks)
+        connectionScalars + faultScalars + unsentScalars + broadcastScalars
+            + providerTokenScalars(fullChecks: providerTokenFullChecks)
     }
 
     /// Connections: accepted, refused and why, open now.
@@ -105,17 +106,35 @@ extension MockStats.Snapshot {
                 value: connectionResets
             ),
             Scalar(
+                key: "injected_delay_us_total",
+                metric: "injected_delay_seconds_total",
+                help: "Delay the fault plan added to answers, in total.",
+                value: injectedDelayMicros,
+                metricValue: Double(injectedDelayMicros) / 1e6
+            ),
+        ]
+    }
+
+    /// Answers decided but never written: their stream or connection had closed first.
+    private var unsentScalars: [Scalar] {
+        [
+            Scalar(
                 key: "answers_unsent",
                 metric: "answers_unsent_total",
                 help: "Answers decided after their stream or connection had closed, never written.",
                 value: answersUnsent
             ),
             Scalar(
-                key: "injected_delay_us_total",
-                metric: "injected_delay_seconds_total",
-                help: "Delay the fault plan added to answers, in total.",
-                value: injectedDelayMicros,
-                metricValue: Double(injectedDelayMicros) / 1e6
+                key: "push_answers_unsent",
+                metric: "push_answers_unsent_total",
+                help: "Answers to device pushes decided after their stream or connection had closed, never written.",
+                value: pushAnswersUnsent
+            ),
+            Scalar(
+                key: "accepted_unsent",
+                metric: "accepted_unsent_total",
+                help: "Device pushes accepted whose answer was never written, their stream or connection closed first.",
+                value: acceptedUnsent
             ),
         ]
     }

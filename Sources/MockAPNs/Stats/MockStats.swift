@@ -79,6 +79,12 @@ public final class MockStats: Sendable {
         /// Answers decided but never written, because their stream or connection had closed
         /// first (a client's timeout, a reset); not in `pushes`.
         public var answersUnsent = 0
+        /// The device pushes among `answersUnsent`: what a profile's books count as answers
+        /// unsent, beside the pushes answered.
+        public var pushAnswersUnsent = 0
+        /// The acceptances among `pushAnswersUnsent`: pushes a device has (APNs took them) whose
+        /// sender never heard so.
+        public var acceptedUnsent = 0
         /// Broadcasts answered (every status), written to their stream.
         public var broadcasts = 0
         /// Broadcasts answered 200.

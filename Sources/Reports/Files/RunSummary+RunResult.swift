@@ -350,7 +350,8 @@ extension RunSummary.Counts {
             succeeded: counts.succeeded,
             rejected: counts.rejected,
             errored: counts.errored,
-            timedOut: counts.timedOut
+            timedOut: counts.timedOut,
+            answersUnsent: counts.answersUnsent > 0 ? counts.answersUnsent : nil
         )
     }
 
@@ -361,6 +362,7 @@ extension RunSummary.Counts {
         counts.rejected = rejected
         counts.errored = errored
         counts.timedOut = timedOut
+        counts.answersUnsent = answersUnsent ?? 0
         return counts
     }
 }

@@ -207,17 +207,21 @@ public struct RunSummary: Codable, Sendable {
         }
     }
 
-    /// Outcome counts.
+    /// Outcome counts: `sent = succeeded + rejected + errored + timed_out + answers_unsent`.
     public struct Counts: Codable, Sendable, Equatable {
         public var sent: Int
         public var succeeded: Int
         public var rejected: Int
         public var errored: Int
         public var timedOut: Int
+        /// A profile's answers the mock decided but never wrote (their connection closed
+        /// first); absent from a run's, whose sender saw those as timed out or errored.
+        public var answersUnsent: Int?
 
         enum CodingKeys: String, CodingKey {
             case sent, succeeded, rejected, errored
             case timedOut = "timed_out"
+            case answersUnsent = "answers_unsent"
         }
     }
 

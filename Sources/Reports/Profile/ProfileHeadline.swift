@@ -1,4 +1,5 @@
 import Foundation
+import LoadEngine
 
 /// The first screen of a profile's report, one sentence each: how fast the sender was, what
 /// it cost in CPU and memory per push, how late it was against its schedule, who set the pace,
@@ -14,12 +15,15 @@ public struct ProfileHeadline: Sendable {
             RunHeadline.Line(
                 topic: "speed",
                 sentence: String(
-                    format: "%@ sent %d pushes at %@ a second (first to last arrival); the mock accepted %@.",
+                    format: "%@ sent %d pushes at %@ a second (first to last arrival); the mock accepted %@%@.",
                     Self.quoted(sender.command),
                     sender.pushes,
                     Self.rate(sender.pushesPerS),
                     sender.pushes == 0
-                        ? "none" : sender.accepted == sender.pushes ? "all of them" : "\(sender.accepted)"
+                        ? "none" : sender.accepted == sender.pushes ? "all of them" : "\(sender.accepted)",
+                    sender.acceptedUnsent.map {
+                        ", and \($0) more whose answers were never written (their devices have them; the sender never heard)"
+                    } ?? ""
                 ),
                 good: sender.accepted > 0
             ),
@@ -27,6 +31,7 @@ public struct ProfileHeadline: Sendable {
             Self.lateness(profile.lag, profile.events),
             Self.pace(sender),
         ]
+        if let books = Self.books(profile.arrivals.counts) { lines.insert(books, at: 1) }
         if let service = profile.service {
             var serviceLines = Self.service(service, events: profile.events, measured: profile.processesMeasured)
             if sender.stop == "settled" {
@@ -99,6 +104,27 @@ public struct ProfileHeadline: Sendable {
         if duplicates > 0 { sentence += ", \(duplicates) pushes repeated an event already accepted (duplicates)" }
         sentence += events.extra > 0 ? ", and \(events.extra) pushes matched no event." : "."
         return RunHeadline.Line(topic: "lag", sentence: sentence, good: events.missing == 0 && duplicates == 0)
+    }
+
+    /// The books, when they say more than "every push answered": answers never written, or a
+    /// push the mock received that no answer accounts for.
+    static func books(_ counts: OutcomeCounts) -> RunHeadline.Line? {
+        let answered = "\(counts.succeeded) accepted + \(counts.rejected) refused"
+        guard counts.isBalanced else {
+            return RunHeadline.Line(
+                topic: "books",
+                sentence:
+                    "UNBALANCED: the mock received \(counts.sent) pushes, but its answers account for \(counts.completed) (\(answered) + \(counts.timedOut) withheld + \(counts.answersUnsent) never written); a PushBench bug worth reporting.",
+                good: false
+            )
+        }
+        guard counts.timedOut + counts.answersUnsent > 0 else { return nil }
+        return RunHeadline.Line(
+            topic: "books",
+            sentence:
+                "The mock wrote an answer to \(counts.succeeded + counts.rejected) of \(counts.sent) pushes (\(answered)); \(counts.timedOut) were withheld by the fault plan and \(counts.answersUnsent) decided but never written, their stream or connection closed first (the sender's timeouts and resets).",
+            good: false
+        )
     }
 
     private static func pace(_ sender: RunSummary.Sender) -> RunHeadline.Line {

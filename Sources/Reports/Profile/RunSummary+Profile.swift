@@ -15,9 +15,17 @@ extension RunSummary {
         public var stopS: Double
         /// Why the profile failed, one line; `nil` when it did not.
         public var failure: String?
-        /// Pushes the mock received from it, and accepted (200).
+        /// Pushes the mock received from it, and accepted (200, the answer written).
         public var pushes: Int
         public var accepted: Int
+        /// Pushes the mock accepted whose answer was never written (the sender's stream or
+        /// connection closed first): their devices have them, and the budget models them, but
+        /// the sender never heard; absent when there were none.
+        public var acceptedUnsent: Int?
+        /// Pushes in flight across all its connections as each arrived (the 90th percentile,
+        /// as the mock saw them): the concurrency one process of it has, which `plan` sizes by;
+        /// absent when the doctor did not read the traffic.
+        public var inFlightP90: Int?
         /// CPU of the sender and every descendant, from the kernel's accounting of each.
         public var cpuUserS: Double
         public var cpuSystemS: Double
@@ -82,6 +90,8 @@ extension RunSummary {
             case stop
             case stopS = "stop_s"
             case failure, pushes, accepted
+            case acceptedUnsent = "accepted_unsent"
+            case inFlightP90 = "in_flight_p90"
             case cpuUserS = "cpu_user_s"
             case cpuSystemS = "cpu_system_s"
             case cpuUsPerPush = "cpu_us_per_push"

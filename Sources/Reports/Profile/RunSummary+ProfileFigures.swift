@@ -5,7 +5,8 @@ import Transport
 
 extension RunSummary {
     /// The summary of a profile, in the schema `compare` and `plan` read a run's in: the mock's
-    /// answers as the counts (sent = received, succeeded = accepted, the rest rejected), the
+    /// answers as the counts (sent = received; succeeded, rejected, withheld as timed out and
+    /// never written as `answers_unsent`, each counted as the mock wrote or dropped it), the
     /// sender's lag as the schedule lag, its CPU as the engine's, its connections and streams as
     /// the transport, and the figures only a profile has. What a profile does not measure from
     /// outside (latency, retries, a warmup, the engine's stages, broadcasts) is written as a run
@@ -23,6 +24,7 @@ extension RunSummary {
         startedAtUnixS = arrivals.startedAtUnix
         durationS = duration
         counts = Counts(arrivals.counts)
+        counts.answersUnsent = arrivals.counts.answersUnsent
         accountingBalanced = arrivals.counts.isBalanced
         rejectedByReason = arrivals.rejectedByReason
         erroredByKind = [:]

@@ -76,7 +76,8 @@ extension SenderPractices {
     /// A sender whose rate is what its own concurrency allows: its streams in flight a
     /// connection × its connections ÷ the answer's delay, with far fewer streams than the server
     /// allows. Neither its CPU nor APNs sets its pace, and a longer round trip slows it in
-    /// proportion: the first limit a fleet's plan must lift.
+    /// proportion: the first limit a fleet's plan must lift. A batch sender's rate is its rate
+    /// while busy (`batchPattern`), which its idle gaps would dilute.
     static func concurrencyCapped(_ figures: inout Figures, _ records: TrafficTable, _: Int?) -> Finding? {
         let inFlight = records.compactMap(\.streamsOpen).sorted()
         guard !inFlight.isEmpty else { return nil }
@@ -86,14 +87,19 @@ extension SenderPractices {
         guard let delayMs = figures.answerDelayMs, delayMs >= 1, figures.recordingSeconds > 0,
             let widest = figures.streamsOpenMax, widest * 10 <= figures.streamsAdvertised, connections > 0
         else { return nil }
-        let rate = Double(records.count) / figures.recordingSeconds
+        let rate = figures.busyRatePerSecond ?? figures.averageRate
         let cap = Double(streams * connections) / (delayMs / 1000)
         guard rate >= 0.6 * cap else { return nil }
         return Finding(
             practice: "concurrency-capped",
             title: "Its own concurrency caps its rate: not its CPU, and not APNs",
             evidence:
-                String(format: "%.0f pushes/s, %.0f%% of the ", rate, rate * 100 / cap)
+                String(
+                    format: "%.0f pushes/s%@, %.0f%% of the ",
+                    rate,
+                    figures.bursts == nil ? "" : " while busy",
+                    rate * 100 / cap
+                )
                 + String(format: "%.0f pushes/s that ", cap) + "\(streams) streams in flight a connection (p90) × "
                 + "\(connections) connections ÷ " + String(format: "%.1f ms an answer allow", delayMs)
                 + "; at most \(widest) of the \(figures.streamsAdvertised.formatted()) streams the mock advertised "

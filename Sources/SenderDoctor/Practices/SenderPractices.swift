@@ -44,6 +44,16 @@ public struct SenderPractices: Sendable {
         /// Streams open on its connection as each push arrived, itself included, at the 90th
         /// percentile: the sender's concurrency a connection as the mock saw it, a spike apart.
         public var streamsInFlightP90: Int?
+        /// Pushes in flight across every connection as each push arrived, at the median and
+        /// the 90th percentile: the sender's whole concurrency.
+        public var inFlightP50: Int?
+        public var inFlightP90: Int?
+        /// A batch pattern's bursts, their pushes (the median), the time from one burst's start
+        /// to the next's (the median), and the rate while busy; `nil` without a pattern.
+        public var bursts: Int?
+        public var burstPushesMedian: Int?
+        public var burstPeriodSeconds: Double?
+        public var busyRatePerSecond: Double?
         /// How long the mock held each answer back on average (its injected latency),
         /// milliseconds; `nil` when it answered at once.
         public var answerDelayMs: Double?
@@ -131,7 +141,8 @@ public struct SenderPractices: Sendable {
         var findings: [Finding] = []
         let checks: [(inout Figures, TrafficTable, Int?) -> Finding?] = [
             Self.tokenPerPushOrRefresh, Self.tokensAtOnce, Self.clockSkew, Self.connectionPerPush, Self.oneStream,
-            Self.concurrencyCapped, Self.retryWithoutBackoff, Self.allPriority10, Self.expiration, Self.staleDate,
+            Self.batchPattern, Self.concurrencyCapped, Self.retryWithoutBackoff, Self.allPriority10, Self.expiration,
+            Self.staleDate,
             Self.payloadNearLimit,
             Self.goneTokens,
         ]
