@@ -47,6 +47,15 @@ extension SenderProfile {
         )
     }
 
+    /// The budget line of the first screen: `report`'s verdict, or, when the mock accepted pushes
+    /// but none was an event of the scenario (a service's own welcome pushes, say), that, rather
+    /// than "no push was accepted".
+    public func budgetVerdict(_ report: BudgetReport) -> String {
+        guard report.result.tally.pushes == 0, arrivals.accepted > 0 else { return report.verdict }
+        return "None of the \(arrivals.accepted) accepted pushes was an event of the scenario (pushes the sender "
+            + "chose on its own, to tokens or at times no event has), so the budget models none of them."
+    }
+
     /// The scenario's events whose push the mock accepted, in scenario order, each at its
     /// scenario time with the `apns-priority` that push was really sent with: a sender's event by
     /// its number, a service's by its call's push to the event's activity. The budget is spent

@@ -93,7 +93,7 @@ extension ProfileCommand {
             build: PushBench.build
         )
         context.judge = try gate.judge(for: .profile)
-        figures.budgetVerdict = budgetReport?.verdict
+        figures.budgetVerdict = budgetReport.map(profile.budgetVerdict)
         context.cpuSampling = profile.cpuSampling
         if let failure = profile.failure {
             Console.failedResult("FAILED: \(failure)")

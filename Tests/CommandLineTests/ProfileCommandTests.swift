@@ -298,6 +298,10 @@ final class ProfileCommandTests: PushbenchTestCase {
         let summary = try summary(in: reports)
         try assertBooks(summary, total: 40)
         XCTAssertEqual((summary["events"] as? [String: Int])?["extra"], 30)
+        XCTAssertTrue(
+            output.stdout.contains("None of the 30 accepted pushes was an event of the scenario"),
+            "the budget line agrees with the accepted count: \(output.stdout)"
+        )
     }
 
     /// h2load as the sender, from the repository's example.

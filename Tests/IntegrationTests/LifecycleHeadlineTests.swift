@@ -22,6 +22,34 @@ final class LifecycleHeadlineTests: XCTestCase {
         )
     }
 
+    /// A registration storm of no length (every report answered while the starts ran) is named
+    /// as absent, not as 0.0 µs over the reports it answered.
+    func testAPhaseOfNoLengthIsNamedAsAbsent() throws {
+        var lifecycle = try XCTUnwrap(try RunSummarySchemaTests.fullSummary().lifecycle)
+        lifecycle.serviceCPUByPhaseS?["registration_storm"] = 0
+        lifecycle.serviceCPUUsPer?["token_report"] = 0
+        let line = try XCTUnwrap(ProfileHeadline.lifecycle(lifecycle, measured: true).first { $0.topic == "costs" })
+        XCTAssertTrue(line.sentence.contains("no time in the registration storm (a phase of no length)"), line.sentence)
+        XCTAssertFalse(line.sentence.contains("0.0 µs a token report"), line.sentence)
+    }
+
+    /// An activity ended before any update is named so: its end was the first push after its
+    /// start, and it is not counted as updated.
+    func testAnEndThatCameFirstIsNamedByItsKind() throws {
+        var lifecycle = try XCTUnwrap(try RunSummarySchemaTests.fullSummary().lifecycle)
+        lifecycle.activities.ended = 3
+        lifecycle.activities.endWasFirstPush = 2
+        let line = try XCTUnwrap(
+            ProfileHeadline.lifecycle(lifecycle, measured: true).first { $0.topic == "first update" }
+        )
+        XCTAssertTrue(
+            line.sentence.contains(
+                "were ended by their end push (for 2 the end was the first push after the start: no update came before it)"
+            ),
+            line.sentence
+        )
+    }
+
     func testAnEmulationOverItsBudgetIsFlagged() throws {
         let line = try costs(perEventUs: 37)
         XCTAssertEqual(line.good, false)

@@ -44,6 +44,7 @@ extension ProfileServiceTests {
         let activities = try XCTUnwrap(lifecycle["activities"] as? [String: Any])
         XCTAssertEqual(activities["started"] as? Int, 300)
         XCTAssertEqual(activities["ended"] as? Int, sent["end"], "every end it sent ended its activity")
+        XCTAssertEqual(activities["end_was_first_push"] as? Int, 300, "no update came before any end")
         XCTAssertEqual(activities["updated"] as? Int, 0)
         XCTAssertEqual(activities["started_never_updated"] as? Int, 0, "no update was owed")
         XCTAssertNil(lifecycle["time_to_first_update_ms"], "an end is no update")

@@ -273,7 +273,8 @@ final class RunSummarySchemaTests: XCTestCase {
                 rotated: 1,
                 extraStarts: 0,
                 startsBeforeTheirCall: 2,
-                ended: 5
+                ended: 5,
+                endWasFirstPush: 1
             ),
             wastedPushesByCause: ["after_end_or_dismissal": 3],
             serviceCPUByPhaseS: ["start": 0.5, "registration_storm": 1.5, "updates": 2],

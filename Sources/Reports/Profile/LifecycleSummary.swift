@@ -42,6 +42,9 @@ extension RunSummary {
             /// Activities whose end push was accepted and shown, whoever sent it: an operator's
             /// end call, or the service on its own clock (absent before 0.9).
             public var ended: Int?
+            /// Of those ended, the activities whose first push after their start was the end:
+            /// no update came before it (absent before 0.10).
+            public var endWasFirstPush: Int?
 
             /// Creates the figures.
             public init(
@@ -55,7 +58,8 @@ extension RunSummary {
                 rotated: Int,
                 extraStarts: Int,
                 startsBeforeTheirCall: Int = 0,
-                ended: Int? = nil
+                ended: Int? = nil,
+                endWasFirstPush: Int? = nil
             ) {
                 self.expected = expected
                 self.started = started
@@ -68,6 +72,7 @@ extension RunSummary {
                 self.extraStarts = extraStarts
                 self.startsBeforeTheirCall = startsBeforeTheirCall
                 self.ended = ended
+                self.endWasFirstPush = endWasFirstPush
             }
 
             /// Reads the figures; an older summary has no `starts_before_their_call`: 0.
@@ -84,6 +89,7 @@ extension RunSummary {
                 extraStarts = try container.decode(Int.self, forKey: .extraStarts)
                 startsBeforeTheirCall = try container.decodeIfPresent(Int.self, forKey: .startsBeforeTheirCall) ?? 0
                 ended = try container.decodeIfPresent(Int.self, forKey: .ended)
+                endWasFirstPush = try container.decodeIfPresent(Int.self, forKey: .endWasFirstPush)
             }
 
             enum CodingKeys: String, CodingKey {
@@ -93,6 +99,7 @@ extension RunSummary {
                 case neverUpdatedByCause = "never_updated_by_cause"
                 case extraStarts = "extra_starts"
                 case startsBeforeTheirCall = "starts_before_their_call"
+                case endWasFirstPush = "end_was_first_push"
             }
         }
 

@@ -29,6 +29,8 @@ extension ProfileHeadline {
                 ("updates", "on updates and ends", "update_push", "an update or end push"),
             ].compactMap { phase, doing, unit, each -> String? in
                 guard let seconds = phases[phase] else { return nil }
+                // A phase of no length (its work came while another ran) has no cost a unit.
+                guard seconds > 0 else { return "no time " + doing + " (a phase of no length)" }
                 // Interpolated, not `%@`: a Swift string through `%@` can print (null) here.
                 return String(format: "%.2f s ", seconds) + doing
                     + (perUnit[unit].map { String(format: " (%.1f µs ", $0) + each + ")" } ?? "")
@@ -108,6 +110,9 @@ extension ProfileHeadline {
                 ? "No update was owed (the scenario sends starts and ends only)" : "No activity was updated")
         if let ended = activities.ended, ended > 0 {
             sentence += "; \(ended) of \(activities.started) started were ended by their end push"
+            if let first = activities.endWasFirstPush, first > 0 {
+                sentence += " (for \(first) the end was the first push after the start: no update came before it)"
+            }
         }
         if activities.startedNeverUpdated > 0 {
             let causes = activities.neverUpdatedByCause.filter { $0.value > 0 }.sorted { $0.value > $1.value }

@@ -166,7 +166,10 @@ public struct LifecycleOutcome: Sendable {
             rotated: fleet.devices.count { $0.activity?.rotatedNs != nil },
             extraStarts: fleet.extraStarts,
             startsBeforeTheirCall: fleet.startsBeforeTheirCall,
-            ended: fleet.devices.count { $0.endedNs != nil && !$0.dismissed }
+            ended: fleet.devices.count { $0.endedNs != nil && !$0.dismissed },
+            endWasFirstPush: fleet.devices.count {
+                $0.endedNs != nil && !$0.dismissed && $0.activity?.updated == false
+            }
         )
     }
 }
