@@ -4,8 +4,10 @@ swift build -c release --product pushbench >&2
 binary=$PWD/.build/release/pushbench
 work=$(mktemp -d)
 mock_pid=""
+# The mock's status on SIGINT (130) is not the script's: under set -e, the last command of an && list
+# would end the script with it.
 cleanup() {
-    [[ -n $mock_pid ]] && kill -INT "$mock_pid" 2>/dev/null && wait "$mock_pid" 2>/dev/null
+    [[ -n $mock_pid ]] && kill -INT "$mock_pid" 2>/dev/null && wait "$mock_pid" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
