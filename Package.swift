@@ -173,6 +173,7 @@ let package = Package(
             dependencies: [
                 "ArrivalMatching", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs", "Yams",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "HeapModule", package: "swift-collections"),
             ],
             swiftSettings: strict
         ),

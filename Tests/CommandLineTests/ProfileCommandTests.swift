@@ -116,7 +116,8 @@ final class ProfileCommandTests: PushbenchTestCase {
                 as? [String: Any]
         )
         XCTAssertEqual((summary["parameters"] as? [String: Any])?["streams_per_connection"] as? Int, observed)
-        XCTAssertTrue(plan.stdout.contains("sender streams  \(observed) in flight a connection on "), plan.stdout)
+        let streamsRow = plan.stdout.split(separator: "\n").first { $0.hasPrefix("sender streams ") }
+        XCTAssertTrue(streamsRow?.contains(" \(observed) in flight a connection on ") == true, plan.stdout)
         let noRTT = try pushbench.run(["plan", profile, "--peak", "1000000", "--within", "10s"])
         XCTAssertEqual(noRTT.status, 2)
         assertCleanFailure(noRTT, mentions: "is a profile: it measured the sender's CPU per push, not its latency")

@@ -1,5 +1,6 @@
 import ArrivalMatching
 import Foundation
+import Synchronization
 import Workload
 import XCTest
 
@@ -128,6 +129,22 @@ final class DeviceFleetTests: XCTestCase {
         XCTAssertEqual(state.drops, [:])
         let later = clock.nowNs + 3_600_000_000_000
         XCTAssertEqual(fleet.takeDue(nowNs: later).map(\.request), [.tokenReport(activity: 1, generation: 0)])
+    }
+
+    /// The devices' thread sleeps until its next action is due: a start whose token report is
+    /// the earliest action wakes it, and nothing does once its waker is gone.
+    func testAStartsReportDueFirstWakesTheDevicesThread() throws {
+        let fleet = try fleet()
+        fleet.wakeIfSooner()  // what the clock's start scheduled, before anyone listened
+        let wakes = Mutex(0)
+        fleet.onSoonerAction { wakes.withLock { $0 += 1 } }
+        XCTAssertNil(fleet.nextActionNs, "nothing waits")
+        push(fleet, fleet.workload.pushToStartToken(of: 1), start())
+        XCTAssertEqual(wakes.withLock { $0 }, 1, "its report is now the earliest action")
+        XCTAssertNotNil(fleet.nextActionNs)
+        fleet.onSoonerAction(nil)
+        push(fleet, fleet.workload.pushToStartToken(of: 2), start())
+        XCTAssertEqual(wakes.withLock { $0 }, 1, "no wake after the waker is gone")
     }
 
     /// A service that starts an activity as soon as it learns a push-to-start token sends its
@@ -304,7 +321,7 @@ final class DeviceFleetTests: XCTestCase {
             [.unknownToken: 1],
             "activity 3 draws no rotation: its next token is no one's yet"
         )
-        fleet.state.withLock { $0.actions.push(DeviceAction(dueNs: clock.nowNs, activity: 3, kind: .rotate)) }
+        fleet.state.withLock { _ = $0.actions.push(DeviceAction(dueNs: clock.nowNs, activity: 3, kind: .rotate)) }
         XCTAssertTrue(fleet.takeDue(nowNs: clock.nowNs).isEmpty, "the rotated token is reported after the delay")
         XCTAssertEqual(fleet.generation(of: 3), 1)
         let reports = fleet.takeDue(nowNs: clock.nowNs + 3_600_000_000_000).map(\.request)

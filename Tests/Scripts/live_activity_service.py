@@ -108,6 +108,7 @@ class Service:
         self.dropped_reports = 0
         self.failures = {}
         self.sent_by_event = {}
+        self.sending = 0
         self.welcomes = 0
         self.queue = asyncio.Queue()
         self.workers = [asyncio.get_running_loop().create_task(self.work()) for _ in range(200)]
@@ -284,6 +285,7 @@ class Service:
         """One of the workers: sends the queue's pushes one at a time, for ever."""
         while True:
             token, message, priority = await self.queue.get()
+            self.sending += 1
             try:
                 result = await self.apns.send_notification(
                     aioapns.NotificationRequest(
@@ -302,6 +304,7 @@ class Service:
                 self.sent_by_event[event] = self.sent_by_event.get(event, 0) + 1
             if failure:
                 self.failures[failure] = self.failures.get(failure, 0) + 1
+            self.sending -= 1
 
     async def serve(self, reader, writer):
         """One keep-alive HTTP/1.1 connection: requests one after another until it closes."""
@@ -368,6 +371,12 @@ async def main():
     loop.add_signal_handler(signal.SIGINT, stop.set)
     async with server:
         await stop.wait()
+    # A push already sent is counted once its answer comes, as a service draining on SIGTERM
+    # would: up to a second for those in flight.
+    for _ in range(100):
+        if service.sending == 0:
+            break
+        await asyncio.sleep(0.01)
     failures = ", ".join(f"{k}: {v}" for k, v in sorted(service.failures.items())) or "none"
     print(
         f"{service.updates} update calls, {service.pushes} pushes, failures: {failures}, "

@@ -1,4 +1,3 @@
-import Foundation
 import Sampling
 
 #if canImport(Glibc)
@@ -35,11 +34,42 @@ struct ProcessTree {
     var largestPeakRSSBytes: Int { members.map(\.peakRSSBytes).max() ?? 0 }
 
     /// The descendants of process `root` (by default this one) now, but for those in `apart`
-    /// and theirs.
+    /// and theirs: found through each thread's `children` file, so that only the tree's own
+    /// `/proc` files are read, or by reading every process's parent where the kernel keeps no
+    /// such file.
     static func sample(root: pid_t = getpid(), apart: Set<pid_t> = []) -> ProcessTree {
+        var reader = ProcFile()
+        guard let top = children(of: root, reader: &reader) else { return scan(root: root, apart: apart) }
+        var members: [Member] = []
+        var queue = top.filter { !apart.contains($0) }
+        while let pid = queue.popLast() {
+            guard let member = read(pid, reader: &reader)?.member else { continue }
+            members.append(member)
+            queue += (children(of: pid, reader: &reader) ?? []).filter { !apart.contains($0) }
+        }
+        return ProcessTree(members: members)
+    }
+
+    /// The children of process `pid`, from its threads' `children` files (proc(5)); nil if the
+    /// kernel has none.
+    private static func children(of pid: pid_t, reader: inout ProcFile) -> [pid_t]? {
+        let tasks = ProcFile.numericEntries(of: "/proc/\(pid)/task")
+        var children: [pid_t] = []
+        var found = false
+        for task in tasks where reader.read("/proc/\(pid)/task/\(task)/children") {
+            found = true
+            children += reader.integers.map { pid_t(truncatingIfNeeded: $0) }
+        }
+        // A process gone has no tasks and no children; tasks without the file: an older kernel.
+        return found || tasks.isEmpty ? children : nil
+    }
+
+    /// The tree by every process's parent, for a kernel without `children` files.
+    private static func scan(root: pid_t, apart: Set<pid_t>) -> ProcessTree {
+        var reader = ProcFile()
         var children: [pid_t: [Member]] = [:]
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = pid_t(name), let (parent, member) = read(pid) else { continue }
+        for pid in ProcFile.numericEntries(of: "/proc") {
+            guard let (parent, member) = read(pid, reader: &reader) else { continue }
             children[parent, default: []].append(member)
         }
         var members: [Member] = []
@@ -52,24 +82,18 @@ struct ProcessTree {
     }
 
     /// The parent and figures of process `pid`; `nil` if it is gone.
-    private static func read(_ pid: pid_t) -> (parent: pid_t, member: Member)? {
-        guard let stat = ProcessStat(pid: pid) else { return nil }
+    private static func read(_ pid: pid_t, reader: inout ProcFile) -> (parent: pid_t, member: Member)? {
+        guard let stat = ProcessStat(pid: pid, reader: &reader) else { return nil }
+        // `VmHWM` of `/proc/PID/status`, kB. Not the kernel's `ru_maxrss` of a reaped process: a
+        // forked child holds its parent's memory until it calls exec, and that figure keeps the
+        // parent's peak.
+        let peak = reader.read("/proc/\(pid)/status") ? reader.integer(after: "VmHWM:").map { $0 * 1024 } : nil
         let member = Member(
             pid: pid,
             cpuSeconds: stat.ownCPUSeconds + stat.waitedChildrenCPUSeconds,
             rssBytes: stat.rssBytes,
-            peakRSSBytes: peakRSS(pid) ?? stat.rssBytes
+            peakRSSBytes: peak ?? stat.rssBytes
         )
         return (stat.parent, member)
-    }
-
-    /// `VmHWM` of `/proc/PID/status`, bytes. Not the kernel's `ru_maxrss` of a reaped process:
-    /// a forked child holds its parent's memory until it calls exec, and
-    /// that figure keeps the parent's peak.
-    private static func peakRSS(_ pid: pid_t) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-        else { return nil }
-        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }.map { $0 * 1024 }
     }
 }

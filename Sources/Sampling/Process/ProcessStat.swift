@@ -1,5 +1,3 @@
-import Foundation
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,23 +19,26 @@ public struct ProcessStat: Sendable {
     private static let pageBytes = sysconf(Int32(_SC_PAGESIZE))
 
     /// Process `pid` now; nil if it is gone.
-    public init?(pid: pid_t) { self.init(statPath: "/proc/\(pid)/stat") }
+    public init?(pid: pid_t) {
+        var reader = ProcFile()
+        self.init(pid: pid, reader: &reader)
+    }
+
+    /// Process `pid` now, read with `reader` (whose buffer a watcher reuses); nil if it is gone.
+    public init?(pid: pid_t, reader: inout ProcFile) { self.init(statPath: "/proc/\(pid)/stat", reader: &reader) }
 
     /// The process or thread whose `stat` file is at `statPath`; nil if it is gone.
-    init?(statPath: String) {
-        guard let text = try? String(contentsOfFile: statPath, encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return nil }
+    init?(statPath: String, reader: inout ProcFile) {
+        guard reader.read(statPath), var index = reader.afterLastParenthesis else { return nil }
         // After the command's closing parenthesis: state, ppid, ..., utime (the 12th field
         // after it), stime, cutime, cstime, ..., rss (the 22nd).
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 21, let parent = pid_t(fields[1]) else { return nil }
-        func seconds(_ range: ClosedRange<Int>) -> Double {
-            Double(range.reduce(0) { $0 + (Int(fields[$1]) ?? 0) }) / Self.ticksPerSecond
-        }
-        self.parent = parent
-        ownCPUSeconds = seconds(11...12)
-        waitedChildrenCPUSeconds = seconds(13...14)
-        rssBytes = (Int(fields[21]) ?? 0) * Self.pageBytes
+        var fields: [Int] = []
+        fields.reserveCapacity(22)
+        while fields.count < 22, let field = reader.integer(from: &index) { fields.append(field) }
+        guard fields.count == 22 else { return nil }
+        parent = pid_t(truncatingIfNeeded: fields[1])
+        ownCPUSeconds = Double(fields[11] + fields[12]) / Self.ticksPerSecond
+        waitedChildrenCPUSeconds = Double(fields[13] + fields[14]) / Self.ticksPerSecond
+        rssBytes = fields[21] * Self.pageBytes
     }
 }

@@ -53,8 +53,9 @@ extension DeviceFleet {
             guard !ended else { return nil }
             state.devices[activity].updateActivity { $0.rotatedNs = action.dueNs }
             let delay = state.plan.draws(of: activity).reportDelayNs
-            state.actions.push(
-                DeviceAction(dueNs: action.dueNs + delay, activity: activity, kind: .report(generation: 1))
+            schedule(
+                DeviceAction(dueNs: action.dueNs + delay, activity: activity, kind: .report(generation: 1)),
+                in: &state
             )
             return nil
         case .dismiss:

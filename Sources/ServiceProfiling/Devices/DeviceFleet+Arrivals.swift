@@ -11,7 +11,10 @@ extension DeviceFleet {
     /// each as the drop its device would have made of it.
     public func arrived(_ push: TrafficRecord, receivedNs: Int64, body: [UInt8]) -> Bool {
         let cpuBegan = threadCPUNanos()
-        defer { addEmulationCPU(nanoseconds: threadCPUNanos() - cpuBegan, onMock: true) }
+        defer {
+            wakeIfSooner()
+            addEmulationCPU(nanoseconds: threadCPUNanos() - cpuBegan, onMock: true)
+        }
         guard let (activity, role) = owner(of: push.deviceToken) else {
             if push.status == 200 { state.withLock { $0.drop(.unknownToken) } }
             return true
@@ -102,12 +105,13 @@ extension DeviceFleet {
         let reportDelayNs = plan.draws(of: activity).reportDelayNs
         if !plan.neverReports[activity] {
             state.reportsPending += 1
-            state.actions.push(
-                DeviceAction(dueNs: atNs + reportDelayNs, activity: activity, kind: .report(generation: 0))
+            schedule(
+                DeviceAction(dueNs: atNs + reportDelayNs, activity: activity, kind: .report(generation: 0)),
+                in: &state
             )
         }
         if plan.reissues[activity] {
-            state.actions.push(DeviceAction(dueNs: atNs + reportDelayNs, activity: activity, kind: .reissue))
+            schedule(DeviceAction(dueNs: atNs + reportDelayNs, activity: activity, kind: .reissue), in: &state)
         }
         if state.clockZeroNs != nil { scheduleLife(of: activity, startedNs: atNs, in: &state) }
     }
@@ -120,16 +124,17 @@ extension DeviceFleet {
         let lastDue = state.plan.lastDueMicroseconds[activity]
         let endNs = lastDue < 0 ? startedNs : max(startedNs, state.dueNs(microseconds: lastDue) ?? startedNs)
         if let share = draws.dismissalAt, endNs > startedNs {
-            state.actions.push(
+            schedule(
                 DeviceAction(
                     dueNs: startedNs + Int64(share * Double(endNs - startedNs)),
                     activity: activity,
                     kind: .dismiss
-                )
+                ),
+                in: &state
             )
         }
         if let after = draws.rotationAfterNs, startedNs + after < endNs {
-            state.actions.push(DeviceAction(dueNs: startedNs + after, activity: activity, kind: .rotate))
+            schedule(DeviceAction(dueNs: startedNs + after, activity: activity, kind: .rotate), in: &state)
         }
     }
 

@@ -61,6 +61,10 @@ public final class DeviceFleet: Sendable {
     /// Each device's start push as it accepted it, kept only when a device's report names a
     /// member of it (`{{start.attributes.NAME}}`): what the app would read from its activity.
     private let startPushes: Mutex<[Int32: [UInt8]]>?
+    /// Whether an action was scheduled ahead of every other since the devices' thread last
+    /// heard, and how to wake that thread, which sleeps until its earliest action is due.
+    private let soonerAction = Atomic(false)
+    private let waker = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// The fleet for `workload`'s activities, behaving as `settings` says, running `app` (the
     /// team's, or PushBench's own when `nil`), on `clock`.
@@ -103,16 +107,18 @@ public final class DeviceFleet: Sendable {
     /// activity the service started before it now learns when its user closes it and when its
     /// token rotates.
     public func start(atNs startNs: Int64) {
+        defer { wakeIfSooner() }
         state.withLock { state in
             state.clockZeroNs = startNs
             state.localStartsWaiting = workload.localStarts.count
             for local in workload.localStarts {
-                state.actions.push(
+                schedule(
                     DeviceAction(
                         dueNs: startNs + local.dueMicroseconds * 1000,
                         activity: local.activity,
                         kind: .localStart
-                    )
+                    ),
+                    in: &state
                 )
             }
             for activity in state.devices.indices {
@@ -121,6 +127,26 @@ public final class DeviceFleet: Sendable {
                 }
             }
         }
+    }
+
+    /// Wakes the devices' thread with `wake` whenever an action comes due before the one it
+    /// sleeps towards: a start's token report, an app's own start.
+    /// `nil` stops it, before the thread's client goes: no wake reaches it after.
+    public func onSoonerAction(_ wake: (@Sendable () -> Void)?) {
+        waker.withLock { $0 = wake }
+    }
+
+    /// Schedules `action`, noting when it is due before every other.
+    func schedule(_ action: DeviceAction, in state: inout FleetState) {
+        if state.actions.push(action) { soonerAction.store(true, ordering: .releasing) }
+    }
+
+    /// Wakes the devices' thread if an action was scheduled ahead of the others since it last
+    /// looked: called once the fleet's lock is free.
+    func wakeIfSooner() {
+        guard soonerAction.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        // Called under the lock, so that no wake follows `onSoonerAction(nil)`.
+        waker.withLock { $0?() }
     }
 
     /// Since when (UNIX seconds) APNs answers `token` 410 `Unregistered`: its activity ended, or

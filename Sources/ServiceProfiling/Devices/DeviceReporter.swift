@@ -90,6 +90,10 @@ public final class DeviceReporter: Sendable {
             return
         }
         defer { answers.withLock { $0.recordLimits(of: client) } }
+        // Sleeps until its next action is due; a start's report, scheduled ahead of it, wakes it.
+        let waker = client.waker
+        fleet.onSoonerAction { waker.wake() }
+        defer { fleet.onSoonerAction(nil) }
         client.onHandOver = { [fleet] tag, _ in fleet.handedOver(DeviceRequestTag(rawValue: tag).request) }
         while !stopFlag.load(ordering: .relaxed) {
             for (request, dueNs) in fleet.takeDue(nowNs: Int64(monotonicNanos())) {
@@ -106,10 +110,10 @@ public final class DeviceReporter: Sendable {
                 }
                 client.submit(rendered)
             }
-            let untilNext = fleet.nextActionNs.map { Int(($0 - Int64(monotonicNanos())) / 1_000_000) } ?? 5
             // At least a millisecond: an action due sooner waits for it (its latency counts from its
             // intended moment), rather than the thread spinning on the clock.
-            let waitMs = max(1, min(5, untilNext))
+            let next = fleet.nextActionNs.map { UInt64(max(0, $0)) }
+            let waitMs = max(1, client.waitMs(until: next, cap: ServiceSession.idleWaitMs))
             for answer in client.perform(waitMs: waitMs) { book(answer, startNs: startNs) }
         }
     }

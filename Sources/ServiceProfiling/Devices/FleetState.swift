@@ -1,5 +1,6 @@
 import ArrivalMatching
 import Foundation
+import HeapModule
 import Histogram
 import Workload
 
@@ -100,40 +101,34 @@ struct DeviceAction {
     var activity: Int { Int(device) }
 }
 
-/// The actions not yet due, earliest first (a binary heap).
+/// The actions not yet due, earliest first.
 struct DeviceActionQueue {
-    private var heap: [DeviceAction] = []
+    private var heap = Heap<DeviceAction>()
 
     var count: Int { heap.count }
-    var first: DeviceAction? { heap.first }
+    var first: DeviceAction? { heap.min }
 
-    mutating func push(_ action: DeviceAction) {
-        heap.append(action)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].dueNs < heap[parent].dueNs else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
+    /// Adds `action`; whether it is now the earliest (a thread waiting for the earliest must
+    /// wake sooner).
+    @discardableResult
+    mutating func push(_ action: DeviceAction) -> Bool {
+        let sooner = heap.min.map { action.dueNs < $0.dueNs } ?? true
+        heap.insert(action)
+        return sooner
     }
 
     /// The earliest action if it is due by `nowNs`, taken.
     mutating func popDue(by nowNs: Int64) -> DeviceAction? {
-        guard let first = heap.first, first.dueNs <= nowNs else { return nil }
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            var least = parent
-            if left < heap.count, heap[left].dueNs < heap[least].dueNs { least = left }
-            if left + 1 < heap.count, heap[left + 1].dueNs < heap[least].dueNs { least = left + 1 }
-            guard least != parent else { return first }
-            heap.swapAt(parent, least)
-            parent = least
-        }
+        guard let first = heap.min, first.dueNs <= nowNs else { return nil }
+        return heap.removeMin()
     }
+}
+
+extension DeviceAction: Comparable {
+    /// Earlier first; actions due at the same moment in any order.
+    static func < (left: DeviceAction, right: DeviceAction) -> Bool { left.dueNs < right.dueNs }
+
+    static func == (left: DeviceAction, right: DeviceAction) -> Bool { left.dueNs == right.dueNs }
 }
 
 /// The fleet's books: each device's state, the start calls' arrivals, the drops by cause, and

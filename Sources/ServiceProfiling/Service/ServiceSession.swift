@@ -362,12 +362,10 @@ public final class ServiceSession: Sendable {
                 let intended = startNanos + UInt64(call.dueMicroseconds * 1000)
                 client.submit(request(of: call, startAt: startAt, intended: intended))
             }
-            var waitMs = 5
-            if next < calls.count {
-                let due = startNanos + UInt64(calls[next].dueMicroseconds * 1000)
-                waitMs = max(0, min(5, Int((Int64(due) - Int64(monotonicNanos())) / 1_000_000)))
-            }
-            for answer in client.perform(waitMs: waitMs) {
+            // Until the next call is due or a queued one's deadline, woken by an answer; a stop is
+            // seen within the cap.
+            let due = next < calls.count ? startNanos + UInt64(calls[next].dueMicroseconds * 1000) : nil
+            for answer in client.perform(waitMs: client.waitMs(until: due, cap: Self.idleWaitMs)) {
                 queue.answered(tag: answer.tag)
                 book(answer, registration: false)
             }
@@ -375,6 +373,10 @@ public final class ServiceSession: Sendable {
         let seconds = Double(monotonicNanos() - min(startNanos, monotonicNanos())) / 1e9
         state.withLock { $0.events.seconds = seconds }
     }
+
+    /// The longest the calls' and the devices' threads sleep with nothing due: how soon they see
+    /// a stop, at a few wake-ups a second.
+    static let idleWaitMs = 200
 
     /// The calls due and not yet sent, and the feeds with a call in flight.
     private struct CallQueue {

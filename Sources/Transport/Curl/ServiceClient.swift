@@ -180,6 +180,34 @@ public final class ServiceClient {
         curl_multi_cleanup(multi)
     }
 
+    /// Wakes a `perform` waiting on another thread (`curl_multi_wakeup`, which libcurl allows
+    /// from any thread), so that a thread waiting for its next due moment wakes sooner when an
+    /// earlier one comes. Valid only while its client lives.
+    public struct Waker: @unchecked Sendable {
+        fileprivate let multi: UnsafeMutableRawPointer
+
+        /// Ends the wait now, or the next one at once.
+        public func wake() { _ = curl_multi_wakeup(multi) }
+    }
+
+    /// This client's waker.
+    public var waker: Waker { Waker(multi: multi) }
+
+    /// When the oldest request still in the client's queue reaches its deadline (monotonic
+    /// nanoseconds), if one waits: a caller sleeping till its next moment wakes by then.
+    public var nextQueueDeadlineNanos: UInt64? {
+        queueHead < queue.count ? queue[queueHead].submittedNanos + UInt64(timeoutMs) * 1_000_000 : nil
+    }
+
+    /// Milliseconds from now until `dueNanos` (monotonic), at most `cap` and at least 0: how long
+    /// a caller may wait, with the queue's next deadline taken into account.
+    public func waitMs(until dueNanos: UInt64?, cap: Int) -> Int {
+        let now = monotonicNanos()
+        let due = [dueNanos, nextQueueDeadlineNanos].compactMap { $0 }.min()
+        guard let due else { return cap }
+        return due <= now ? 0 : min(cap, Int((due - now + 999_999) / 1_000_000))
+    }
+
     /// Requests submitted and not yet answered: queued or in flight.
     public var unanswered: Int { inFlightTransfers.count + queue.count - queueHead + decided.count }
 
@@ -289,18 +317,17 @@ public final class ServiceClient {
         _ = pb_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, followHeader)
     }
 
-    /// Moves every transfer on, waiting at most `waitMs` for something to happen, and returns the
-    /// answers that came.
+    /// Moves every transfer on, waiting at most `waitMs` for something to happen (or for the
+    /// waker), and returns the answers that came.
     public func perform(waitMs: Int) -> [Answer] {
         var running: Int32 = 0
         handOver(nowNanos: monotonicNanos())
         _ = curl_multi_perform(multi, &running)
         var answers = collect()
         if answers.isEmpty, decided.isEmpty, waitMs > 0 {
-            if inFlightTransfers.isEmpty {
-                usleep(useconds_t(waitMs * 1000))
-            } else {
-                _ = curl_multi_poll(multi, nil, 0, Int32(waitMs), nil)
+            // With nothing in flight, libcurl waits the whole time unless woken.
+            _ = curl_multi_poll(multi, nil, 0, Int32(waitMs), nil)
+            if !inFlightTransfers.isEmpty {
                 _ = curl_multi_perform(multi, &running)
                 answers = collect()
             }
