@@ -56,7 +56,7 @@ final class DeviceFleetTests: XCTestCase {
         fleet.start(atNs: clock.nowNs)
         func body() throws -> [String: Any] {
             let request = try XCTUnwrap(
-                file.deviceRequest(.tokenReport(activity: 4, generation: 0), of: fleet, intendedNanos: 0)
+                file.deviceRequest(.tokenReport(activity: 4, rotated: false), of: fleet, intendedNanos: 0)
             )
             return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
         }
@@ -128,7 +128,7 @@ final class DeviceFleetTests: XCTestCase {
         )
         XCTAssertEqual(state.drops, [:])
         let later = clock.nowNs + 3_600_000_000_000
-        XCTAssertEqual(fleet.takeDue(nowNs: later).map(\.request), [.tokenReport(activity: 1, generation: 0)])
+        XCTAssertEqual(fleet.takeDue(nowNs: later).map(\.request), [.tokenReport(activity: 1, rotated: false)])
     }
 
     /// The devices' thread sleeps until its next action is due: a start whose token report is
@@ -172,7 +172,7 @@ final class DeviceFleetTests: XCTestCase {
         XCTAssertNotNil(state.clockZeroNs)
         let requests = fleet.takeDue(nowNs: clock.nowNs + 3_600_000_000_000).map(\.request)
         XCTAssertTrue(requests.contains(.close(activity: 1)), "its user's close, planned at the clock: \(requests)")
-        XCTAssertTrue(requests.contains(.tokenReport(activity: 1, generation: 0)), "\(requests)")
+        XCTAssertTrue(requests.contains(.tokenReport(activity: 1, rotated: false)), "\(requests)")
     }
 
     /// APNs refused these: no device sees them, whatever the status. A 410 the fleet did not
@@ -323,9 +323,9 @@ final class DeviceFleetTests: XCTestCase {
         )
         fleet.state.withLock { _ = $0.actions.push(DeviceAction(dueNs: clock.nowNs, activity: 3, kind: .rotate)) }
         XCTAssertTrue(fleet.takeDue(nowNs: clock.nowNs).isEmpty, "the rotated token is reported after the delay")
-        XCTAssertEqual(fleet.generation(of: 3), 1)
+        XCTAssertTrue(fleet.hasRotated(3))
         let reports = fleet.takeDue(nowNs: clock.nowNs + 3_600_000_000_000).map(\.request)
-        XCTAssertTrue(reports.contains(.tokenReport(activity: 3, generation: 1)), "\(reports)")
+        XCTAssertTrue(reports.contains(.tokenReport(activity: 3, rotated: true)), "\(reports)")
         push(fleet, old, [], event: .update)
         XCTAssertEqual(fleet.snapshot.drops, [.unknownToken: 1, .rotatedOut: 1])
         push(fleet, new, [], event: .update)
@@ -404,9 +404,9 @@ final class DeviceFleetTests: XCTestCase {
         book.start(atNs: t)
         for activity in 0..<6 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
         fleet.state.withLock { $0.plan.neverReports[1] = true }
-        fleet.answered(.tokenReport(activity: 0, generation: 0), succeeded: false, atNs: t)
+        fleet.answered(.tokenReport(activity: 0, rotated: false), succeeded: false, atNs: t)
         for activity in [2, 3, 4, 5] {
-            fleet.answered(.tokenReport(activity: activity, generation: 0), succeeded: true, atNs: t)
+            fleet.answered(.tokenReport(activity: activity, rotated: false), succeeded: true, atNs: t)
             book.learned(token: fleet.workload.updateToken(of: activity), atNs: t)
         }
         fleet.state.withLock {
@@ -435,12 +435,12 @@ final class DeviceFleetTests: XCTestCase {
         book.start(atNs: t)
         for activity in 0..<4 { push(fleet, fleet.workload.pushToStartToken(of: activity), start()) }
         fleet.state.withLock { $0.plan.neverReports = DeviceBits(count: 6) }
-        fleet.answered(.tokenReport(activity: 0, generation: 0), succeeded: true, atNs: t)
+        fleet.answered(.tokenReport(activity: 0, rotated: false), succeeded: true, atNs: t)
         book.learned(token: fleet.workload.updateToken(of: 0), atNs: t)
         sendCalls(fleet, book, atNs: t + 10, reaching: [:])
-        fleet.answered(.tokenReport(activity: 1, generation: 0), succeeded: true, atNs: t + 1_000_000_000)
+        fleet.answered(.tokenReport(activity: 1, rotated: false), succeeded: true, atNs: t + 1_000_000_000)
         book.learned(token: fleet.workload.updateToken(of: 1), atNs: t + 1_000_000_000)
-        fleet.handedOver(.tokenReport(activity: 2, generation: 0))
+        fleet.handedOver(.tokenReport(activity: 2, rotated: false))
         let outcome = try outcome(fleet, book)
         let calls = book.calls
         XCTAssertEqual(
@@ -477,14 +477,14 @@ final class DeviceFleetTests: XCTestCase {
         )
         XCTAssertEqual(body["target"] as? [String: String], ["groupId": "match-1"])
         let report = try XCTUnwrap(
-            file.deviceRequest(.tokenReport(activity: 4, generation: 0), of: fleet, intendedNanos: 0)
+            file.deviceRequest(.tokenReport(activity: 4, rotated: false), of: fleet, intendedNanos: 0)
         )
         let reported = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(report.body)) as? [String: String])
         XCTAssertEqual(
             reported,
             ["groupId": "match-1", "activityId": "activity-4", "token": fleet.workload.updateToken(of: 4)]
         )
-        XCTAssertEqual(DeviceRequestTag(rawValue: report.tag).request, .tokenReport(activity: 4, generation: 0))
+        XCTAssertEqual(RequestTag(rawValue: report.tag), .device(.tokenReport(activity: 4, rotated: false)))
         let close = try XCTUnwrap(file.deviceRequest(.close(activity: 4), of: fleet, intendedNanos: 0))
         XCTAssertTrue(close.url.hasSuffix("/rest/3.0/live-activity/close"))
     }

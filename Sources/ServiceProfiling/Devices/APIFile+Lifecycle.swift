@@ -17,7 +17,7 @@ extension APIFile {
         let call = workload.starts[index]
         let timestamp = startAtUnix + Double(call.dueMicroseconds) / 1e6
         let activity = call.activities.lowerBound
-        return start.request(tag: -(index + 1), intendedNanos: intendedNanos) { name in
+        return start.request(tag: .start(index), intendedNanos: intendedNanos) { name in
             switch name {
             case .activity, .device, .user: .integer(Int64(activity))
             case .group: .integer(Int64(call.group))
@@ -36,7 +36,7 @@ extension APIFile {
         }
     }
 
-    /// A device's request, tagged so that its answer finds it again (`DeviceRequestTag`); its
+    /// A device's request, tagged so that its answer finds it again (`RequestTag`); its
     /// activity's times count from `startAtUnix`, the clock's 0 (`nil` before the clock).
     public func deviceRequest(
         _ request: DeviceFleet.DeviceRequest,
@@ -48,21 +48,20 @@ extension APIFile {
         let workload = fleet.workload
         let activity = request.activity
         let group = workload.scenario.group(containing: activity)?.group ?? 0
-        var generation = 0
+        var rotated = false
         var reissued = false
         switch request {
-        case .tokenReport(_, let reported): generation = reported
+        case .tokenReport(_, let reported): rotated = reported
         case .startToken(_, let again): reissued = again
-        case .close: generation = fleet.generation(of: activity)
+        case .close: rotated = fleet.hasRotated(activity)
         }
-        let tag = DeviceRequestTag(request).rawValue
-        return template.request(tag: tag, intendedNanos: intendedNanos) { name in
+        return template.request(tag: .device(request), intendedNanos: intendedNanos) { name in
             switch name {
             case .activity, .device, .user: .integer(Int64(activity))
             case .group: .integer(Int64(group))
             case .updateToken:
-                .text(generation == 0 ? workload.updateToken(of: activity) : workload.rotatedUpdateToken(of: activity))
-            case .oldUpdateToken: generation == 0 ? .none : .text(workload.updateToken(of: activity))
+                .text(rotated ? workload.rotatedUpdateToken(of: activity) : workload.updateToken(of: activity))
+            case .oldUpdateToken: rotated ? .text(workload.updateToken(of: activity)) : .none
             case .pushToStartToken: .text(fleet.pushToStartToken(of: activity, reissued: reissued))
             case .now: .time(Date().timeIntervalSince1970)
             case .activityStart, .activityEnd:
@@ -91,33 +90,6 @@ extension APIFile.Lifecycle {
         case .tokenReport: tokenReport
         case .close: close
         case .startToken: startToken
-        }
-    }
-}
-
-/// A device request's tag for `ServiceClient`: its activity and kind in one non-negative
-/// integer (the operator's calls use the others).
-struct DeviceRequestTag: RawRepresentable {
-    var rawValue: Int
-
-    init(rawValue: Int) { self.rawValue = rawValue }
-
-    init(_ request: DeviceFleet.DeviceRequest) {
-        let kind =
-            switch request {
-            case .tokenReport(_, let generation): generation
-            case .close: 2
-            case .startToken(_, let reissued): reissued ? 4 : 3
-            }
-        rawValue = request.activity * 8 + kind
-    }
-
-    var request: DeviceFleet.DeviceRequest {
-        let activity = rawValue / 8
-        switch rawValue % 8 {
-        case 0, 1: return .tokenReport(activity: activity, generation: rawValue % 8)
-        case 2: return .close(activity: activity)
-        default: return .startToken(activity: activity, reissued: rawValue % 8 == 4)
         }
     }
 }

@@ -3,8 +3,8 @@ import Workload
 extension DeviceFleet {
     /// A request a device sends the service, through the API file's device side.
     public enum DeviceRequest: Sendable, Equatable {
-        /// The update token of `activity`: its first (`generation` 0) or its rotated one.
-        case tokenReport(activity: Int, generation: Int)
+        /// The update token of `activity`: its first, or (`rotated`) the one it rotated to.
+        case tokenReport(activity: Int, rotated: Bool)
         /// The user closed `activity`.
         case close(activity: Int)
         /// The push-to-start token of `activity`'s device: before the clock, or re-issued.
@@ -43,18 +43,18 @@ extension DeviceFleet {
             state.localStartsWaiting -= 1
             start(activity, atNs: action.dueNs, byCall: -1, in: &state)
             return nil
-        case .report(let generation):
+        case .report(let rotated):
             guard !ended else {
-                if generation == 0 { state.reportsPending -= 1 }
+                if !rotated { state.reportsPending -= 1 }
                 return nil
             }
-            return .tokenReport(activity: activity, generation: Int(generation))
+            return .tokenReport(activity: activity, rotated: rotated)
         case .rotate:
             guard !ended else { return nil }
             state.devices[activity].updateActivity { $0.rotatedNs = action.dueNs }
             let delay = state.plan.draws(of: activity).reportDelayNs
             schedule(
-                DeviceAction(dueNs: action.dueNs + delay, activity: activity, kind: .report(generation: 1)),
+                DeviceAction(dueNs: action.dueNs + delay, activity: activity, kind: .report(rotated: true)),
                 in: &state
             )
             return nil
@@ -71,7 +71,7 @@ extension DeviceFleet {
     /// Books that `request` left PushBench for the service: a first token report no longer
     /// merely due is the service's to answer.
     public func handedOver(_ request: DeviceRequest) {
-        guard case .tokenReport(let activity, 0) = request else { return }
+        guard case .tokenReport(let activity, rotated: false) = request else { return }
         state.withLock { state in
             state.devices[activity].updateActivity { if $0.report == .due { $0.report = .sent } }
         }
@@ -80,7 +80,7 @@ extension DeviceFleet {
     /// Books the service's answer to `request`, at `atNs`: a first token report's success ends
     /// its device's part in the registration storm.
     public func answered(_ request: DeviceRequest, succeeded: Bool, atNs: Int64) {
-        guard case .tokenReport(let activity, 0) = request else { return }
+        guard case .tokenReport(let activity, rotated: false) = request else { return }
         state.withLock { state in
             state.reportsPending -= 1
             state.devices[activity].updateActivity { $0.report = succeeded ? .answered : .failed }

@@ -106,7 +106,7 @@ extension DeviceFleet {
         if !plan.neverReports[activity] {
             state.reportsPending += 1
             schedule(
-                DeviceAction(dueNs: atNs + reportDelayNs, activity: activity, kind: .report(generation: 0)),
+                DeviceAction(dueNs: atNs + reportDelayNs, activity: activity, kind: .report(rotated: false)),
                 in: &state
             )
         }

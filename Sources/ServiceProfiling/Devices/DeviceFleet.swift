@@ -223,8 +223,8 @@ extension DeviceFleet {
     /// Start pushes the operator's calls should cause: one to each device they start.
     var expectedStartPushes: Int { state.withLock { $0.startSizes.reduce(0, +) } }
 
-    /// Which of its update tokens `activity` holds now: 0, or 1 once rotated.
-    func generation(of activity: Int) -> Int {
-        state.withLock { $0.devices[activity].activity?.rotatedNs == nil ? 0 : 1 }
+    /// Whether `activity`'s update token has rotated: it holds its second now.
+    func hasRotated(_ activity: Int) -> Bool {
+        state.withLock { $0.devices[activity].activity?.rotatedNs != nil }
     }
 }

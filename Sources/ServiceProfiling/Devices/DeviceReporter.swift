@@ -94,7 +94,9 @@ public final class DeviceReporter: Sendable {
         let waker = client.waker
         fleet.onSoonerAction { waker.wake() }
         defer { fleet.onSoonerAction(nil) }
-        client.onHandOver = { [fleet] tag, _ in fleet.handedOver(DeviceRequestTag(rawValue: tag).request) }
+        client.onHandOver = { [fleet] tag, _ in
+            if case .device(let request) = RequestTag(rawValue: tag) { fleet.handedOver(request) }
+        }
         while !stopFlag.load(ordering: .relaxed) {
             for (request, dueNs) in fleet.takeDue(nowNs: Int64(monotonicNanos())) {
                 guard
@@ -128,7 +130,7 @@ public final class DeviceReporter: Sendable {
     }
 
     private func book(_ answer: ServiceClient.Answer, startNs: Int64) {
-        let request = DeviceRequestTag(rawValue: answer.tag).request
+        guard case .device(let request) = RequestTag(rawValue: answer.tag) else { return }
         guard let template = file.lifecycle?.template(for: request) else { return }
         let succeeded = answer.failure == nil && !answer.timedOut && template.succeeded(answer.status)
         let nowNs = Int64(monotonicNanos())

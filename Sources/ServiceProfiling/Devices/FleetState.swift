@@ -79,13 +79,13 @@ struct DeviceBits {
 }
 
 /// A device's timed step: its app starting the activity itself, reporting a token (its first,
-/// generation 0, or its rotated one), the token rotating, the user closing the activity, the
+/// or, rotated, its second), the token rotating, the user closing the activity, the
 /// device re-issuing its push-to-start token. Sixteen bytes: every started device has one
 /// waiting in the storm.
 struct DeviceAction {
     enum Kind {
         case localStart
-        case report(generation: UInt8)
+        case report(rotated: Bool)
         case rotate, dismiss, reissue
     }
     var dueNs: Int64

@@ -14,7 +14,7 @@ extension APIFile {
         intendedNanos: UInt64 = 0
     ) -> ServiceClient.Request {
         let group = workload.scenario.group(containing: activity)?.group ?? 0
-        return register.request(tag: activity, intendedNanos: intendedNanos) { name in
+        return register.request(tag: .registration(activity), intendedNanos: intendedNanos) { name in
             switch name {
             case .activity: .integer(Int64(activity))
             case .group: .integer(Int64(group))
@@ -38,7 +38,7 @@ extension APIFile {
         let call = workload.calls[index]
         let timestamp = startAtUnix + Double(call.dueMicroseconds) / 1e6
         let activity = call.activities.lowerBound
-        return event.request(tag: index, intendedNanos: intendedNanos) { name in
+        return event.request(tag: .call(index), intendedNanos: intendedNanos) { name in
             switch name {
             case .activity: .integer(Int64(activity))
             case .group: .integer(Int64(call.group))
@@ -81,7 +81,7 @@ extension APIFile {
 extension APIFile.Request {
     /// The request with its placeholders filled from `values`.
     func request(
-        tag: Int,
+        tag: RequestTag,
         intendedNanos: UInt64,
         _ values: (Placeholder) -> PlaceholderValue
     ) -> ServiceClient.Request {
@@ -92,7 +92,7 @@ extension APIFile.Request {
             url: url.render(values),
             headers: headers.map { "\($0.name): \($0.value.render(values))" },
             body: body,
-            tag: tag,
+            tag: tag.rawValue,
             intendedNanos: intendedNanos
         )
     }

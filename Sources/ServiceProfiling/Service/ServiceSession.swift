@@ -203,7 +203,7 @@ public final class ServiceSession: Sendable {
         let lifecycle = file.lifecycle
         let requests = [registrationRequest, file.event, lifecycle?.start, lifecycle?.tokenReport, lifecycle?.close]
         for request in requests.compactMap({ $0 }) {
-            let url = request.request(tag: 0, intendedNanos: 0) { _ in .integer(0) }.url
+            let url = request.request(tag: .registration(0), intendedNanos: 0) { _ in .integer(0) }.url
             guard let endpoint = PortProbe.endpoint(of: url) else {
                 return "\(file.path):\(request.urlLine ?? 0): \(request.urlText) names no host"
             }
@@ -338,7 +338,7 @@ public final class ServiceSession: Sendable {
             insecure: file.insecure
         )
         client.onHandOver = { [book] tag, nanos in
-            if tag >= 0 { book.sent(call: tag, atNs: Int64(nanos)) }
+            if case .call(let index) = RequestTag(rawValue: tag) { book.sent(call: index, atNs: Int64(nanos)) }
         }
         defer { record(client, in: [\.events, \.starts]) }
         let startNanos = monotonicNanos() + Self.lead.inNanoseconds
@@ -397,7 +397,7 @@ public final class ServiceSession: Sendable {
                     continue
                 }
                 if inOrder { busy.insert(call.feed) }
-                inFlight[call.isStart ? -(call.index + 1) : call.index] = call.feed
+                inFlight[(call.isStart ? RequestTag.start(call.index) : .call(call.index)).rawValue] = call.feed
                 sendable.append(call)
             }
             due = held
@@ -421,7 +421,7 @@ public final class ServiceSession: Sendable {
         state.withLock { state in
             if registration, let registrationRequest {
                 state.registration.add(answer, request: registrationRequest)
-            } else if answer.tag < 0, let start = file.lifecycle?.start {
+            } else if case .start = RequestTag(rawValue: answer.tag), let start = file.lifecycle?.start {
                 state.starts.add(answer, request: start)
             } else if let event = file.event {
                 state.events.add(answer, request: event)
