@@ -6,9 +6,11 @@
 #              their starts and token reports, while the first update is still half an hour of
 #              the scenario's clock away (the calls' and the devices' threads waiting too).
 # Each window is WINDOW seconds (20), from the kernel's per-thread accounting in
-# /proc/PID/task/*/stat, so PushBench's start and its reports are outside it. The goal is at
-# most 0.5% of a core in all. With BEFORE (another pushbench binary, an earlier build), each
-# round measures it too, side by side, on the same machine at the same time.
+# /proc/PID/task/*/stat (by the kernel's thread name: the mock's loops are mock-loop-N, the
+# threads Foundation names go under the process's), so PushBench's start and its reports are
+# outside it. The goal is at most 0.5% of a core in all. With BEFORE (another pushbench binary,
+# an earlier build), each round measures it too, side by side, on the same machine at the same
+# time.
 #
 # Usage: [ROUNDS=3] [WINDOW=20] [DEVICES=200] [BEFORE=binary] Benchmarks/profile-idle.sh
 set -euo pipefail

@@ -170,7 +170,7 @@ struct PlanCommand: ParsableCommand {
     private func measuredRun() throws -> (run: RunResult, profiledSender: String?, senderInFlight: Int?) {
         let summary = try RunSummary.read(contentsOf: result)
         let measured = try summary.runResult()
-        let profiled = summary.sender?.command
+        let profiled = summary.resolvedKind == .profile ? summary.sender?.command ?? "a sender" : nil
         guard measured.counts.succeeded > 0, measured.engineCPUSeconds > 0,
             profiled != nil || measured.latency.totalCount > 0
         else {

@@ -51,6 +51,7 @@ final class MockRestartTests: PushbenchTestCase {
         )
         let counts = try XCTUnwrap(summary["counts"] as? [String: Int])
         XCTAssertEqual(summary["accounting_balanced"] as? Bool, true)
+        XCTAssertEqual(summary["kind"] as? String, "run")
         // 9 s at 400 a second (the push due at 9.000 s may or may not make it), every one ended.
         XCTAssertTrue((3599...3601).contains(counts["sent"] ?? 0), "\(counts)")
         XCTAssertGreaterThan(counts["errored"] ?? 0, 0)

@@ -399,7 +399,9 @@ final class ProfileCommandTests: PushbenchTestCase {
             options: ["--bundle-id", "com.acme.scores"]
         )
         XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
-        let parameters = try XCTUnwrap(try summary(in: reports)["parameters"] as? [String: Any])
+        let summary = try summary(in: reports)
+        XCTAssertEqual(summary["kind"] as? String, "profile")
+        let parameters = try XCTUnwrap(summary["parameters"] as? [String: Any])
         XCTAssertEqual(parameters["bundle_id"] as? String, "com.acme.scores")
     }
 }

@@ -47,6 +47,17 @@ final class RunSummarySchemaTests: XCTestCase {
         XCTAssertEqual(restored.configuration.reconnectBackoff, configuration.reconnectBackoff)
     }
 
+    /// A summary says what wrote it; one written before it did reads as a profile when it has a
+    /// sender's section, and as a run when it has none.
+    func testASummarySaysItsKindAndAnOlderOneIsReadByItsSections() throws {
+        var summary = try Self.fullSummary()
+        XCTAssertEqual(summary.kind, .run, "made from a run's result")
+        summary.kind = nil
+        XCTAssertEqual(try RunSummary.decode(try summary.encoded()).resolvedKind, .profile, "it has a sender")
+        summary.sender = nil
+        XCTAssertEqual(try RunSummary.decode(try summary.encoded()).resolvedKind, .run)
+    }
+
     /// `budget_summary.json` is held to the same rule: a real analysis (a small match, with its
     /// recommendations) with every optional set is written whole, read back through
     /// `BudgetSummary` as `compare` reads it, and re-encodes to the same bytes.

@@ -39,9 +39,12 @@ public struct RunFigures: Sendable, Equatable {
     public var lifecycle: LifecycleFigures?
     /// What the run measured, to refuse comparing unlike workloads; `nil` for figures given by hand.
     public var workload: ComparedWorkload?
+    /// The summary's kind; `nil` for figures given by hand.
+    public var kind: RunSummary.Kind?
 
-    /// Whether the figures are a profile's.
-    public var isProfile: Bool { events != nil }
+    /// Whether the figures are a profile's: its summary's kind, or for figures given by hand,
+    /// whether they count events.
+    public var isProfile: Bool { kind.map { $0 == .profile } ?? (events != nil) }
     /// Events no push answered, as a share of those handed over.
     public var missingRate: Double {
         guard let events, let missingEvents, events > 0 else { return 0 }
@@ -86,7 +89,10 @@ public struct RunFigures: Sendable, Equatable {
         cpuSharesPercent = summary.cpuSamples?.sharesPercent
         lifecycle = summary.lifecycle.map(LifecycleFigures.init)
         workload = ComparedWorkload(summary)
-        if let sender = summary.sender, let lag = summary.lag, let events = summary.events {
+        kind = summary.resolvedKind
+        if summary.resolvedKind == .profile, let sender = summary.sender, let lag = summary.lag,
+            let events = summary.events
+        {
             throughputPerSecond = sender.pushesPerS
             p50Us = lag.p50Ms * 1000
             p99Us = lag.p99Ms * 1000

@@ -10,6 +10,7 @@ extension RunSummary {
     public init(_ result: RunResult, context: RunContext) {
         let configuration = result.configuration
         schemaVersion = Self.currentSchemaVersion
+        kind = .run
         runID = context.runID
         mode = result.mode.rawValue
         interrupted = result.interrupted

@@ -12,6 +12,10 @@ public struct RunSummary: Codable, Sendable {
     public static let currentSchemaVersion = 2
 
     public var schemaVersion: Int
+    /// What wrote it: `pushbench run` (and `merge` of runs) or `pushbench profile`. Readers
+    /// branch on it, not on which optional sections are present; absent from a summary written
+    /// before it was (read as `resolvedKind`).
+    public var kind: Kind?
     public var runID: String
     /// `open_loop` or `closed_loop`.
     public var mode: String
@@ -96,6 +100,7 @@ public struct RunSummary: Codable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion = "schema_version"
+        case kind
         case runID = "run_id"
         case mode, interrupted
         case startedAtUnixS = "started_at_unix_s"
@@ -206,6 +211,18 @@ public struct RunSummary: Codable, Sendable {
             case latencyHistogramUs = "latency_histogram_us"
         }
     }
+
+    /// What a summary is the result of.
+    public enum Kind: String, Codable, Sendable {
+        /// PushBench's own sender (`pushbench run`, or `merge` of its shards).
+        case run
+        /// A team's sender, measured from outside (`pushbench profile`).
+        case profile
+    }
+
+    /// The summary's kind: as written, or, for one written before summaries said it, a
+    /// profile when it has a sender's section.
+    public var resolvedKind: Kind { kind ?? (sender != nil ? .profile : .run) }
 
     /// Outcome counts: `sent = succeeded + rejected + errored + timed_out + answers_unsent`.
     public struct Counts: Codable, Sendable, Equatable {

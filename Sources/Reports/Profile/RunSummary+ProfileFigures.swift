@@ -18,6 +18,7 @@ extension RunSummary {
         let completed = arrivals.counts.completed
         let unmeasured = Histogram<UInt64>.latency(digits: .three)
         schemaVersion = Self.currentSchemaVersion
+        kind = .profile
         runID = context.runID
         mode = (configuration.pacing.isOpenLoop ? RunResult.Mode.openLoop : .closedLoop).rawValue
         interrupted = arrivals.interrupted
