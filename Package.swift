@@ -29,7 +29,10 @@ let package = Package(
         // budget model that simulations push 100 M updates through.
         .library(name: "PushBenchHotPath", targets: ["Wire", "Workload", "HotPath", "Budget", "LoadEngine"]),
         // For the benchmark package in Benchmarks/: the devices `profile` plays (LifecycleBenchmarks).
-        .library(name: "PushBenchServiceProfiling", targets: ["ServiceProfiling", "ArrivalMatching", "Workload"]),
+        .library(
+            name: "PushBenchServiceProfiling",
+            targets: ["ServiceDriver", "DeviceEmulation", "RequestFiles", "ArrivalMatching", "Workload"]
+        ),
         // For the fuzzing package in Fuzz/: the mock, whose request checks it fuzzes.
         .library(name: "PushBenchMockAPNs", targets: ["MockAPNs"]),
     ],
@@ -166,14 +169,28 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // A sender service driven through its own API, and the devices it serves played behind the
-        // mock: the request file, the workload, the session, the fleet and its reporter.
+        // The API request file's language: a service's endpoints, the templates its requests are
+        // written in and the placeholders PushBench fills, rendered from values it is handed.
+        .target(name: "RequestFiles", dependencies: ["Workload", "Wire", "Yams"], swiftSettings: strict),
+        // The devices a service serves, played behind the mock: pushes in, device requests out,
+        // over the workload of activities and calls that the devices and the driver share.
         .target(
-            name: "ServiceProfiling",
+            name: "DeviceEmulation",
             dependencies: [
-                "ArrivalMatching", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs", "Yams",
+                "ArrivalMatching", "RequestFiles", "Workload", "Wire", "LoadEngine", "Transport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "HeapModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        // A sender service driven through its own API: its HTTP client, the session of calls, the
+        // devices' requests sent, and what it all measured, as report types.
+        .target(
+            name: "ServiceDriver",
+            dependencies: [
+                "CCurl", "ArrivalMatching", "DeviceEmulation", "RequestFiles", "Workload", "Wire", "Transport",
+                "LoadEngine", "Reports",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),
@@ -181,7 +198,8 @@ let package = Package(
             name: "Profiling",
             dependencies: [
                 "CProcess", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs",
-                "Budget", "BudgetReports", "Harness", "ArrivalMatching", "ServiceProfiling", "SealedNetwork",
+                "Budget", "BudgetReports", "Harness", "ArrivalMatching", "ServiceDriver", "DeviceEmulation",
+                "RequestFiles", "SealedNetwork",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
@@ -191,7 +209,8 @@ let package = Package(
             dependencies: [
                 "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Pages", "Reports", "BudgetReports",
                 "Analysis",
-                "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "ServiceProfiling", "ArrivalMatching",
+                "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "ServiceDriver", "DeviceEmulation",
+                "RequestFiles", "ArrivalMatching",
                 "Sampling", "SealedNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -224,7 +243,8 @@ let package = Package(
             dependencies: [
                 "Encodings", "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
                 "BudgetReports", "SenderDoctor",
-                "Analysis", "Instructions", "MockAPNs", "Harness", "Profiling", "ServiceProfiling", "ArrivalMatching",
+                "Analysis", "Instructions", "MockAPNs", "Harness", "Profiling", "ServiceDriver", "DeviceEmulation",
+                "RequestFiles", "ArrivalMatching",
                 "Sampling",
                 "TestSupport",
             ],

@@ -1,4 +1,4 @@
-import ServiceProfiling
+import ServiceDriver
 import Wire
 
 /// What `profile` measures: a sender it starts, a sender service it starts and drives through

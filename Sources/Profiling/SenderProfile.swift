@@ -3,7 +3,7 @@ import Glibc
 import MockAPNs
 import Reports
 import Sampling
-import ServiceProfiling
+import ServiceDriver
 
 /// What `profile` measured of a sender, from outside: its CPU and memory, its pushes matched
 /// against its schedule, the mock's answers and its own CPU, and how the sender stopped.

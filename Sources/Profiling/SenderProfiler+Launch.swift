@@ -4,7 +4,6 @@ import MockAPNs
 import Reports
 import Sampling
 import SealedNetwork
-import ServiceProfiling
 import Wire
 
 #if canImport(Glibc)

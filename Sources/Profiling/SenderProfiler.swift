@@ -1,10 +1,11 @@
 import ArrivalMatching
+import DeviceEmulation
 import Foundation
 import Glibc
 import MockAPNs
 import Sampling
 import SealedNetwork
-import ServiceProfiling
+import ServiceDriver
 import Transport
 import Wire
 import Workload

@@ -1,7 +1,7 @@
 import ArgumentParser
+import DeviceEmulation
 import Foundation
 import Profiling
-import ServiceProfiling
 
 /// How the devices PushBench plays behave, for an API file whose devices report their own tokens
 /// (`token_report`). Apple publishes none of these numbers: docs/profile-lifecycle.md gives each

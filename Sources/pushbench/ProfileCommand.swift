@@ -1,10 +1,11 @@
 import ArgumentParser
+import ArrivalMatching
 import Foundation
 import Harness
 import Profiling
 import Reports
 import SealedNetwork
-import ServiceProfiling
+import ServiceDriver
 import Synchronization
 import Wire
 

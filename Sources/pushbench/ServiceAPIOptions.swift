@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import MockAPNs
 import Profiling
-import ServiceProfiling
+import RequestFiles
+import ServiceDriver
 import Wire
 import Workload
 
@@ -122,7 +123,7 @@ struct ServiceAPIOptions: ParsableArguments {
         guard let file else { return .sender(command: command) }
         let port = try PortProbe.freePort()
         var environment = ProcessInfo.processInfo.environment
-        if !command.isEmpty { environment[ServiceAPI.portVariable] = String(port) }
+        if !command.isEmpty { environment[APIFile.portVariable] = String(port) }
         let apiFile: APIFile
         do {
             apiFile = try APIFile(path: file, environment: environment)

@@ -1,4 +1,4 @@
-import ServiceProfiling
+import RequestFiles
 
 extension APIFile {
     /// What reading `text` (as `api.yaml`) with `environment` says: its one-line refusal, or

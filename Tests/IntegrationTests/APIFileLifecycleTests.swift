@@ -1,6 +1,6 @@
 import Foundation
 import Profiling
-import ServiceProfiling
+import RequestFiles
 import XCTest
 
 /// The request file's device side: a device reporting its push-to-start token, the operator's

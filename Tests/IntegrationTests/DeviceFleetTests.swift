@@ -1,10 +1,12 @@
 import ArrivalMatching
 import Foundation
+import RequestFiles
 import Synchronization
 import Workload
 import XCTest
 
-@testable import ServiceProfiling
+@testable import DeviceEmulation
+@testable import ServiceDriver
 
 /// The devices PushBench plays behind the mock, in process: what starts an activity, what a
 /// device drops and why, rotations, dismissals, the limit of concurrent activities, the 410s

@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import ServiceProfiling
+@testable import ServiceDriver
 
 /// Every request to the service comes back as itself from its answer's tag, whatever its kind
 /// and number: a rotated token report is a report, not a close, and no number is negative.

@@ -1,5 +1,6 @@
+import DeviceEmulation
 import Foundation
-import ServiceProfiling
+import RequestFiles
 import Workload
 import XCTest
 

@@ -1,7 +1,9 @@
 import ArrivalMatching
+import DeviceEmulation
 import Foundation
 import Profiling
-import ServiceProfiling
+import RequestFiles
+import ServiceDriver
 import Transport
 import Workload
 import XCTest

@@ -1,7 +1,8 @@
 import ArrivalMatching
 import Benchmark
+import DeviceEmulation
 import Foundation
-import ServiceProfiling
+import RequestFiles
 import Workload
 
 /// What playing the devices costs PushBench, per device event, without sockets: the checks a

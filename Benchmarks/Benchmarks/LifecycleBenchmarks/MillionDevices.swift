@@ -1,7 +1,9 @@
 import ArrivalMatching
 import Benchmark
+import DeviceEmulation
 import Foundation
-import ServiceProfiling
+import RequestFiles
+import ServiceDriver
 import Workload
 
 /// What a million devices cost PushBench in memory, and how long their report takes: the

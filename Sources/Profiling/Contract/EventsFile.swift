@@ -1,7 +1,6 @@
 import ArrivalMatching
 import Foundation
 import LoadEngine
-import ServiceProfiling
 import Workload
 
 /// Writes `PUSHBENCH_EVENTS` and `PUSHBENCH_TOKENS`: a scenario's pushes as JSON lines, in

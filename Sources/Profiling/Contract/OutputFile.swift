@@ -1,5 +1,5 @@
+import ArrivalMatching
 import Foundation
-import ServiceProfiling
 import Workload
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
+import ArrivalMatching
 import CProcess
 import Foundation
-import ServiceProfiling
 
 /// The private key a profile makes for its sender, written where the sender can read it and
 /// nowhere a report's reader would look: a folder of its own under the system's temporary

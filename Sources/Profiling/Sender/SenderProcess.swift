@@ -1,8 +1,8 @@
+import ArrivalMatching
 import CProcess
 import Foundation
 import Sampling
 import SealedNetwork
-import ServiceProfiling
 import Synchronization
 
 #if canImport(Glibc)

@@ -17,7 +17,7 @@ import Wire
 /// Before libcurl writes the request (`CURLOPT_PREREQFUNCTION`), the slot checks that the
 /// connection speaks HTTP/2 and that libcurl is not sending the request anew on its own while
 /// `LibcurlResends` forbids it; either stops the transfer with the cause as its failure class.
-final class TransferSlot {
+package final class TransferSlot {
     let easy: UnsafeMutableRawPointer
     /// Whether the handle is in the multi handle (between a successful add and `finish`).
     var isInFlight = false
@@ -260,7 +260,7 @@ final class TransferSlot {
     /// resends ("Connection died, tried 5 times before giving up") is the first words only
     /// when every attempt was refused: its count of resends spans the handle's transfers, so it
     /// can give up at a transfer's first refusal.
-    static func failureClass(of code: CURLcode, detail: String) -> FailureClass {
+    package static func failureClass(of code: CURLcode, detail: String) -> FailureClass {
         if detail.contains("REFUSED_STREAM") || detail.hasPrefix("Connection died, tried") { return .refusedStream }
         if detail.contains("GOAWAY") { return .goaway }
         return switch code {
@@ -317,18 +317,18 @@ final class TransferSlot {
     }
 
     private static let retryAfterName: [UInt8] = Array("retry-after:".utf8)
-    static let contentLengthName: [UInt8] = Array("content-length:".utf8)
-    static let statusLinePrefix: [UInt8] = Array("HTTP/".utf8)
+    package static let contentLengthName: [UInt8] = Array("content-length:".utf8)
+    package static let statusLinePrefix: [UInt8] = Array("HTTP/".utf8)
 
     /// The three-digit status of a status line (`HTTP/2 200 `), or 0 if it has none.
-    static func status(in line: UnsafeRawBufferPointer) -> Int {
+    package static func status(in line: UnsafeRawBufferPointer) -> Int {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return 0 }
         let digits = line[(space + 1)...].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         return digits.count == 3 ? digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } : 0
     }
 
     /// The value of header `name` (lower case, with its colon) if `line` is that header.
-    static func value(
+    package static func value(
         of name: some Collection<UInt8>,
         in line: UnsafeRawBufferPointer
     ) -> Slice<UnsafeRawBufferPointer>? {

@@ -5,7 +5,7 @@ public enum CurlLibrary {
     private static let initialised: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
     /// Initialises libcurl once per process (it is not thread-safe to do it lazily per handle).
-    static func ensureInitialised() throws(TransportError) {
+    package static func ensureInitialised() throws(TransportError) {
         guard initialised else { throw TransportError.setup("curl_global_init failed") }
     }
 
@@ -26,6 +26,6 @@ public enum CurlLibrary {
 }
 
 /// libcurl's message for an error code.
-func curlMessage(_ code: CURLcode) -> String {
+package func curlMessage(_ code: CURLcode) -> String {
     String(cString: curl_easy_strerror(code))
 }
