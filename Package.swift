@@ -31,7 +31,7 @@ let package = Package(
         // For the benchmark package in Benchmarks/: the devices `profile` plays (LifecycleBenchmarks).
         .library(
             name: "PushBenchServiceProfiling",
-            targets: ["ServiceDriver", "DeviceEmulation", "RequestFiles", "ArrivalMatching", "Workload"]
+            targets: ["ServiceDriver", "DeviceEmulation", "RequestFiles", "Arrivals", "ArrivalMatching", "Workload"]
         ),
         // For the fuzzing package in Fuzz/: the mock, whose request checks it fuzzes.
         .library(name: "PushBenchMockAPNs", targets: ["MockAPNs"]),
@@ -71,26 +71,40 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "Encodings", swiftSettings: strict),
+        // What every module may read: the monotonic clock, durations and their units, and the
+        // build and machine a figure was measured on.
+        .target(name: "Basics", dependencies: ["CCurl", "CNGHTTP2", "COpenSSL"], swiftSettings: strict),
         .target(
             name: "Workload",
             dependencies: ["Encodings", "Yams", .product(name: "HeapModule", package: "swift-collections")],
             swiftSettings: hotPath
         ),
         .target(name: "Wire", dependencies: ["COpenSSL", "Encodings"], swiftSettings: hotPath),
-        .target(name: "HotPath", dependencies: ["Wire", "Workload", "Transport", "Pages"], swiftSettings: strict),
+        // One answered push as the measuring reads it, decoded once on the mock thread that
+        // answered it: the mock hands arrivals on, the devices and the book read them.
+        .target(name: "Arrivals", dependencies: ["Encodings", "Wire", "Workload"], swiftSettings: hotPath),
+        .target(
+            name: "HotPath",
+            dependencies: ["Wire", "Workload", "Basics", "Transport", "Pages"],
+            swiftSettings: strict
+        ),
         .target(
             name: "Budget",
             dependencies: ["Workload", .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: strict
         ),
-        .target(name: "Transport", dependencies: ["CCurl", "CNGHTTP2", "EventLoops", "Wire"], swiftSettings: hotPath),
+        .target(
+            name: "Transport",
+            dependencies: ["Basics", "CCurl", "CNGHTTP2", "EventLoops", "Wire"],
+            swiftSettings: hotPath
+        ),
         // Prometheus' text format and the plain-HTTP listener that serves it: the mock's admin
         // port and a run's --metrics-port.
         .target(name: "Telemetry", dependencies: ["CSockets", "EventLoops"], swiftSettings: strict),
         .target(
             name: "LoadEngine",
             dependencies: [
-                "CProcess", "Workload", "Wire", "Transport",
+                "CProcess", "Workload", "Wire", "Basics", "Transport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
@@ -109,7 +123,8 @@ let package = Package(
         .target(
             name: "BudgetReports",
             dependencies: [
-                "Pages", "Budget", "Workload", "Transport", .product(name: "Histogram", package: "hdrhistogram-swift"),
+                "Pages", "Budget", "Workload", "Basics", "Transport",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),
@@ -117,7 +132,7 @@ let package = Package(
         .target(
             name: "Reports",
             dependencies: [
-                "Pages", "SenderDoctor", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Budget",
+                "Pages", "SenderDoctor", "Sampling", "Workload", "Wire", "Basics", "Transport", "LoadEngine", "Budget",
                 "BudgetReports",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -135,20 +150,22 @@ let package = Package(
         // Counting the sender's instructions per push under callgrind, and reading the counts.
         .target(
             name: "Instructions",
-            dependencies: ["Pages", "LoadEngine", "HotPath", "Transport", "Wire"],
+            dependencies: ["Pages", "LoadEngine", "HotPath", "Basics", "Transport", "Wire"],
             swiftSettings: strict
         ),
         .target(
             name: "MockAPNs",
             dependencies: [
-                "Encodings", "Wire", "Workload", "Telemetry", "Transport", "EventLoops", "CNGHTTP2", "CSockets",
+                "Arrivals", "Encodings", "Wire", "Workload", "Telemetry", "Basics", "Transport", "EventLoops",
+                "CNGHTTP2", "CSockets",
             ],
             swiftSettings: strict
         ),
         .target(
             name: "Harness",
             dependencies: [
-                "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Reports", "SenderDoctor", "MockAPNs",
+                "Workload", "Wire", "Basics", "Transport", "LoadEngine", "Budget", "Reports", "SenderDoctor",
+                "MockAPNs",
                 "Telemetry",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -165,7 +182,8 @@ let package = Package(
         .target(
             name: "ArrivalMatching",
             dependencies: [
-                "Workload", "LoadEngine", "Transport", .product(name: "Histogram", package: "hdrhistogram-swift"),
+                "Arrivals", "Workload", "LoadEngine", "Basics", "Transport",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),
@@ -177,7 +195,7 @@ let package = Package(
         .target(
             name: "DeviceEmulation",
             dependencies: [
-                "ArrivalMatching", "RequestFiles", "Workload", "Wire", "LoadEngine", "Transport",
+                "Arrivals", "ArrivalMatching", "RequestFiles", "Workload", "Wire", "LoadEngine", "Basics", "Transport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ],
@@ -188,7 +206,8 @@ let package = Package(
         .target(
             name: "ServiceDriver",
             dependencies: [
-                "CCurl", "ArrivalMatching", "DeviceEmulation", "RequestFiles", "Workload", "Wire", "Transport",
+                "CCurl", "Arrivals", "ArrivalMatching", "DeviceEmulation", "RequestFiles", "Workload", "Wire", "Basics",
+                "Transport",
                 "LoadEngine", "Reports",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -197,8 +216,8 @@ let package = Package(
         .target(
             name: "Profiling",
             dependencies: [
-                "CProcess", "Sampling", "Workload", "Wire", "Transport", "LoadEngine", "Reports", "MockAPNs",
-                "Budget", "BudgetReports", "Harness", "ArrivalMatching", "ServiceDriver", "DeviceEmulation",
+                "CProcess", "Sampling", "Workload", "Wire", "Basics", "Transport", "LoadEngine", "Reports", "MockAPNs",
+                "Budget", "BudgetReports", "Harness", "Arrivals", "ArrivalMatching", "ServiceDriver", "DeviceEmulation",
                 "RequestFiles", "SealedNetwork",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -207,7 +226,8 @@ let package = Package(
         .executableTarget(
             name: "pushbench",
             dependencies: [
-                "Workload", "Wire", "HotPath", "Transport", "LoadEngine", "Budget", "Pages", "Reports", "BudgetReports",
+                "Workload", "Wire", "HotPath", "Basics", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
+                "BudgetReports",
                 "Analysis",
                 "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "ServiceDriver", "DeviceEmulation",
                 "RequestFiles", "ArrivalMatching",
@@ -228,7 +248,7 @@ let package = Package(
         .testTarget(
             name: "LoadEngineTests",
             dependencies: [
-                "LoadEngine", "Workload", "Wire", "Transport",
+                "LoadEngine", "Workload", "Wire", "Basics", "Transport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
@@ -241,10 +261,10 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "Encodings", "Workload", "Wire", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
+                "Encodings", "Workload", "Wire", "Basics", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
                 "BudgetReports", "SenderDoctor",
                 "Analysis", "Instructions", "MockAPNs", "Harness", "Profiling", "ServiceDriver", "DeviceEmulation",
-                "RequestFiles", "ArrivalMatching",
+                "RequestFiles", "Arrivals", "ArrivalMatching",
                 "Sampling",
                 "TestSupport",
             ],

@@ -1,3 +1,4 @@
+import Arrivals
 import Histogram
 import LoadEngine
 import Synchronization
@@ -137,7 +138,7 @@ public final class ArrivalBook: Sendable {
     /// A refused push: its body's digest, which tells a retry of it, and the event it
     /// answered (`nil`: it answered none), which an accepted retry delivers.
     private struct RefusedPush {
-        var digest: String
+        var digest: UInt64
         var event: Int?
     }
 
@@ -308,12 +309,13 @@ public final class ArrivalBook: Sendable {
     /// Whether event `event` is an end push.
     private func ends(_ event: Int) -> Bool { schedule.phase(ofEvent: event) == .end }
 
-    /// Books `push`, whose request body was `body`, which arrived at `receivedNs` on the book's
-    /// clock: matched by its kind and the identity in its body, else by its kind and order;
-    /// before the clock started, counted and matched to nothing. Safe from any thread.
-    public func arrived(_ push: TrafficRecord, receivedNs: Int64, body: [UInt8]) {
-        let tag = EventTag.read(body)
-        let accepted = push.status == 200
+    /// Books `push`, which arrived at its `receivedNs` on the book's clock: matched by its kind
+    /// and the identity its body carried, else by its kind and order; before the clock started,
+    /// counted and matched to nothing. Safe from any thread.
+    public func arrived(_ push: Arrival) {
+        let receivedNs = push.receivedNs
+        let tag = push.tag
+        let accepted = push.accepted
         state.withLock { state in
             let second = count(push, receivedNs: receivedNs, in: &state)
             guard let startNs = state.startNs else { return }
@@ -360,13 +362,13 @@ public final class ArrivalBook: Sendable {
     /// Counts `push`, a push the service had to send that no call's schedule holds (a start to
     /// a push-to-start token), among those received: matched to no event, not extra (before the
     /// clock, counted as such too).
-    public func counted(_ push: TrafficRecord, receivedNs: Int64) {
-        state.withLock { _ = count(push, receivedNs: receivedNs, in: &$0) }
+    public func counted(_ push: Arrival) {
+        state.withLock { _ = count(push, receivedNs: push.receivedNs, in: &$0) }
     }
 
     /// Counts `push` among those received, in all and in its second; that second.
-    private func count(_ push: TrafficRecord, receivedNs: Int64, in state: inout State) -> Int {
-        let accepted = push.status == 200
+    private func count(_ push: Arrival, receivedNs: Int64, in state: inout State) -> Int {
+        let accepted = push.accepted
         let second = max(0, Int((receivedNs - state.originNs) / 1_000_000_000))
         state.figures.pushes += 1
         if accepted { state.figures.accepted += 1 }
@@ -381,7 +383,7 @@ public final class ArrivalBook: Sendable {
 
     /// What `push` is: the first answer to an event of its kind (by its `tag`, else by order), a
     /// duplicate, or extra. `nowUs` is its arrival on the events' clock.
-    private func match(_ push: TrafficRecord, tag: Int?, accepted: Bool, nowUs: Int64, in state: inout State) -> Match {
+    private func match(_ push: Arrival, tag: Int?, accepted: Bool, nowUs: Int64, in state: inout State) -> Match {
         guard let slot = schedule.slot(of: push.deviceToken) else { return .extra }
         let refused = state.refusedBody.removeValue(forKey: slot)
         let retried = refused.map { $0.digest == push.payloadDigest } ?? false

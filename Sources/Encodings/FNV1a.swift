@@ -19,8 +19,14 @@ public enum FNV1a {
     /// a push in the mock.
     @inlinable
     public static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        hex(digest: hash(bytes))
+    }
+
+    /// A digest already taken, as `hex(_:)` writes it.
+    @inlinable
+    public static func hex(digest: UInt64) -> String {
         String(unsafeUninitializedCapacity: 16) { buffer in
-            HexDigits.store(hash(bytes), at: UnsafeMutableRawPointer(buffer.baseAddress!))
+            HexDigits.store(digest, at: UnsafeMutableRawPointer(buffer.baseAddress!))
             return 16
         }
     }

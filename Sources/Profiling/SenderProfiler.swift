@@ -1,4 +1,5 @@
 import ArrivalMatching
+import Basics
 import DeviceEmulation
 import Foundation
 import Glibc
@@ -171,13 +172,9 @@ public struct SenderProfiler {
     /// devices first when they are played, then to the book (which only counts a start: no
     /// call's schedule holds it).
     private func recorder(book: ArrivalBook, devices: DeviceFleet?) throws -> PushRecorder {
-        try PushRecorder(path: path("traffic.csv")) { push, receivedNs, body in
-            guard let devices else { return book.arrived(push, receivedNs: receivedNs, body: body) }
-            if devices.arrived(push, receivedNs: receivedNs, body: body) {
-                book.arrived(push, receivedNs: receivedNs, body: body)
-            } else {
-                book.counted(push, receivedNs: receivedNs)
-            }
+        try PushRecorder(path: path("traffic.csv")) { arrival in
+            guard let devices else { return book.arrived(arrival) }
+            if devices.arrived(arrival) { book.arrived(arrival) } else { book.counted(arrival) }
         }
     }
 

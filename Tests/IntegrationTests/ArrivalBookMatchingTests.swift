@@ -1,4 +1,5 @@
 import ArrivalMatching
+import Arrivals
 import Foundation
 import Profiling
 import TestSupport
@@ -63,7 +64,7 @@ final class ArrivalBookMatchingTests: XCTestCase {
         let (lines, book) = try events(6)
         let received = Int64(1_800_000_001) * 1_000_000_000
         for _ in 0..<2 {
-            for line in lines { book.arrived(push(line.token), receivedNs: received, body: line.payload) }
+            for line in lines { book.arrived(push(line.token).arriving(at: received, body: line.payload)) }
         }
         let figures = book.figures
         XCTAssertEqual(figures.matched, 6, "each event once")
@@ -85,17 +86,17 @@ final class ArrivalBookMatchingTests: XCTestCase {
         let sameToken = lines.indices.filter { lines[$0].token == token }
         // The token's second event arrives first, by number; then a rebuilt payload answers the
         // first event not yet answered: its first.
-        book.arrived(push(token), receivedNs: received, body: lines[sameToken[1]].payload)
-        book.arrived(push(token), receivedNs: received, body: untagged(lines[sameToken[0]].payload))
+        book.arrived(push(token).arriving(at: received, body: lines[sameToken[1]].payload))
+        book.arrived(push(token).arriving(at: received, body: untagged(lines[sameToken[0]].payload)))
         XCTAssertTrue(book.acceptedAnswer(token: token, identity: sameToken[0]))
         XCTAssertTrue(book.acceptedAnswer(token: token, identity: sameToken[1]))
         // Another token sent this token's payload: a sender that reuses one payload (h2load's
         // way), whose numbers say nothing, so from now on every push is matched by order.
         let other = try XCTUnwrap(lines.firstIndex { $0.token != token })
-        book.arrived(push(lines[other].token), receivedNs: received, body: lines[sameToken[0]].payload)
+        book.arrived(push(lines[other].token).arriving(at: received, body: lines[sameToken[0]].payload))
         XCTAssertTrue(book.acceptedAnswer(token: lines[other].token, identity: other))
         if sameToken.count > 2 {
-            book.arrived(push(token), receivedNs: received, body: lines[sameToken[0]].payload)
+            book.arrived(push(token).arriving(at: received, body: lines[sameToken[0]].payload))
             XCTAssertTrue(
                 book.acceptedAnswer(token: token, identity: sameToken[2]),
                 "the token's next event, not a duplicate"
@@ -110,8 +111,8 @@ final class ArrivalBookMatchingTests: XCTestCase {
     func testARetryOfARefusedPushIsExtraNotADuplicate() throws {
         let (lines, book) = try events(2)
         let received = Int64(1_800_000_000) * 1_000_000_000 - 500_000_000
-        book.arrived(push(lines[0].token, status: 429), receivedNs: received, body: lines[0].payload)
-        book.arrived(push(lines[0].token), receivedNs: received, body: lines[0].payload)
+        book.arrived(push(lines[0].token, status: 429).arriving(at: received, body: lines[0].payload))
+        book.arrived(push(lines[0].token).arriving(at: received, body: lines[0].payload))
         let figures = book.figures
         XCTAssertEqual(figures.matched, 1, "the refused push answered its event")
         XCTAssertEqual(figures.extra, 1, "the retry explains nothing more")
@@ -124,9 +125,9 @@ final class ArrivalBookMatchingTests: XCTestCase {
         let (lines, book) = try events(2)
         let received = Int64(1_800_000_000) * 1_000_000_000
         let body = untagged(lines[0].payload)
-        book.arrived(push(lines[0].token, status: 429), receivedNs: received, body: body)
+        book.arrived(push(lines[0].token, status: 429).arriving(at: received, body: body))
         XCTAssertFalse(book.acceptedAnswer(token: lines[0].token, identity: 0), "refused, not yet retried")
-        book.arrived(push(lines[0].token), receivedNs: received, body: body)
+        book.arrived(push(lines[0].token).arriving(at: received, body: body))
         XCTAssertTrue(book.acceptedAnswer(token: lines[0].token, identity: 0))
         XCTAssertEqual(book.figures.extra, 1, "the retry explains nothing more")
         XCTAssertEqual(book.figures.matched, 1)
@@ -149,7 +150,7 @@ final class ReportedTokenMatchingTests: XCTestCase {
     }
 
     private func arrive(_ book: ArrivalBook, _ token: String, atNs: Int64) {
-        book.arrived(.arrival(token), receivedNs: atNs, body: Array(#"{"aps":{"event":"update"}}"#.utf8))
+        book.arrived(TrafficRecord.arrival(token).arriving(at: atNs, body: Array(#"{"aps":{"event":"update"}}"#.utf8)))
     }
 
     /// `b` was reported between call 0 and call 1: call 0 owed it nothing, and the service's
@@ -225,9 +226,10 @@ final class ReportedTokenMatchingTests: XCTestCase {
                     guard let pair = pairs.indices.randomElement(using: &generator) else { continue }
                     let payload = Array(#"{"aps":{"event":"update","content-state":{}}}"#.utf8)
                     book.arrived(
-                        .arrival(tokens[pairs[pair].token]),
-                        receivedNs: time,
-                        body: EventTag.tagged(payload, event: pairs[pair].call)
+                        TrafficRecord.arrival(tokens[pairs[pair].token]).arriving(
+                            at: time,
+                            body: EventTag.tagged(payload, event: pairs[pair].call)
+                        )
                     )
                     // A push before its call was sent is the service's own: it answers nothing.
                     if sent[pairs[pair].call] != .max { answered.insert(pair) }

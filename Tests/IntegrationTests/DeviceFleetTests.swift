@@ -114,7 +114,7 @@ final class DeviceFleetTests: XCTestCase {
         event: LifecyclePhase? = nil,
         status: Int = 200
     ) -> Bool {
-        fleet.arrived(.arrival(token, status: status, event: event), receivedNs: clock.nowNs, body: body)
+        fleet.arrived(TrafficRecord.arrival(token, status: status, event: event).arriving(at: clock.nowNs, body: body))
     }
 
     func testAValidStartStartsTheActivityAndItsDeviceReportsTheTokenItMinted() throws {
@@ -368,8 +368,8 @@ final class DeviceFleetTests: XCTestCase {
     private func deliver(_ fleet: DeviceFleet, _ book: ArrivalBook, _ token: String, status: Int = 200, atNs: Int64) {
         let body = Array(#"{"aps":{"event":"update","content-state":{}}}"#.utf8)
         let push = TrafficRecord.arrival(token, status: status, event: .update)
-        if fleet.arrived(push, receivedNs: atNs, body: body) {
-            book.arrived(push, receivedNs: atNs, body: body)
+        if fleet.arrived(push.arriving(at: atNs, body: body)) {
+            book.arrived(push.arriving(at: atNs, body: body))
         }
     }
 

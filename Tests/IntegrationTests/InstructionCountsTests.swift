@@ -1,4 +1,5 @@
 import Analysis
+import Basics
 import Instructions
 import LoadEngine
 import Reports

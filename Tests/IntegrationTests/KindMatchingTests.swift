@@ -33,9 +33,10 @@ final class KindMatchingTests: XCTestCase {
     private func arrive(_ book: ArrivalBook, _ event: LifecyclePhase?, at seconds: Double) {
         let body = event.map { #"{"aps":{"event":"\#($0.rawValue)"}}"# } ?? #"{"aps":{}}"#
         book.arrived(
-            .arrival("a", event: event),
-            receivedNs: Int64(seconds * Double(Self.second)),
-            body: Array(body.utf8)
+            TrafficRecord.arrival("a", event: event).arriving(
+                at: Int64(seconds * Double(Self.second)),
+                body: Array(body.utf8)
+            )
         )
     }
 
@@ -129,9 +130,10 @@ final class KindMatchingTests: XCTestCase {
         let book = book(told: false)
         arrive(book, .update, at: 0.1)
         book.arrived(
-            .arrival("a"),
-            receivedNs: Self.second / 5,
-            body: Array(#"{"aps":{"content-state":{"pushbench_event":0}}}"#.utf8)
+            TrafficRecord.arrival("a").arriving(
+                at: Self.second / 5,
+                body: Array(#"{"aps":{"content-state":{"pushbench_event":0}}}"#.utf8)
+            )
         )
         book.sent(call: 0, atNs: Self.second / 2)
         arrive(book, .update, at: 0.6)

@@ -1,3 +1,4 @@
+import Basics
 import LoadEngine
 import MockAPNs
 import Workload

@@ -235,7 +235,7 @@ final class ServiceAPIFileTests: XCTestCase {
                 timestampSeconds: 0
             )
             let body = tag.map { #"{"aps":{"content-state":{"minute":1,"pushbench_event":\#($0)}}}"# } ?? "{}"
-            book.arrived(record, receivedNs: 1_000_000_000 + atMs * 1_000_000, body: Array(body.utf8))
+            book.arrived(record.arriving(at: 1_000_000_000 + atMs * 1_000_000, body: Array(body.utf8)))
         }
         push(0, tag: 1, atMs: 10)
         XCTAssertTrue(book.acceptedAnswer(token: workload.updateToken(of: 0), identity: 1), "tagged for call 1")

@@ -1,4 +1,5 @@
 import ArrivalMatching
+import Arrivals
 import Benchmark
 import DeviceEmulation
 import Foundation
@@ -25,7 +26,7 @@ let benchmarks: @Sendable () -> Void = {
         let (fleet, clock) = devices.fleet()
         benchmark.startMeasurement()
         for activity in benchmark.scaledIterations {
-            blackHole(fleet.arrived(devices.starts[activity], receivedNs: clock.nowNs, body: devices.startBody))
+            blackHole(fleet.arrived(devices.starts[activity].at(clock.nowNs)))
         }
     }
 
@@ -41,18 +42,18 @@ let benchmarks: @Sendable () -> Void = {
         let (fleet, clock) = devices.fleet(started: benchmark.scaledIterations.count)
         benchmark.startMeasurement()
         for activity in benchmark.scaledIterations {
-            blackHole(fleet.arrived(devices.updates[activity], receivedNs: clock.nowNs, body: devices.updateBody))
+            blackHole(fleet.arrived(devices.updates[activity].at(clock.nowNs)))
         }
     }
 
     Benchmark("Device event: a push dropped (after its activity ended)") { benchmark in
         let (fleet, clock) = devices.fleet(started: benchmark.scaledIterations.count)
         for activity in benchmark.scaledIterations {
-            _ = fleet.arrived(devices.ends[activity], receivedNs: clock.nowNs, body: devices.updateBody)
+            _ = fleet.arrived(devices.ends[activity].at(clock.nowNs))
         }
         benchmark.startMeasurement()
         for activity in benchmark.scaledIterations {
-            blackHole(fleet.arrived(devices.updates[activity], receivedNs: clock.nowNs, body: devices.updateBody))
+            blackHole(fleet.arrived(devices.updates[activity].at(clock.nowNs)))
         }
     }
 
@@ -60,22 +61,30 @@ let benchmarks: @Sendable () -> Void = {
     recordedPushes()
 }
 
+extension Arrival {
+    /// The same push, arriving at `receivedNs`.
+    func at(_ receivedNs: Int64) -> Arrival {
+        var arrival = self
+        arrival.receivedNs = receivedNs
+        return arrival
+    }
+}
+
 /// A football final of 10,000 fans started by one call, as the Netmera-shaped lifecycle file
 /// drives it, with each device's pushes made ahead: what the benchmarks hand the fleet.
 final class DeviceBench: Sendable {
     let file: APIFile
     let workload: ServiceWorkload
-    let starts: [TrafficRecord]
-    let updates: [TrafficRecord]
-    let ends: [TrafficRecord]
-    let startBody = DeviceBench.matchStartBody
+    let starts: [Arrival]
+    let updates: [Arrival]
+    let ends: [Arrival]
     /// A valid start to a football fan's device.
     static let matchStartBody = Array(
         (#"{"aps":{"timestamp":1800000000,"event":"start","content-state":{"homeScore":0,"awayScore":0,"#
             + #""minute":0,"period":1},"attributes-type":"MatchAttributes","attributes":{"groupID":0},"#
             + #""alert":{"title":"Kick-off","body":"The match has started"},"input-push-token":1}}"#).utf8
     )
-    let updateBody = Array(
+    static let updateBody = Array(
         #"{"aps":{"timestamp":1800000060,"event":"update","content-state":{"homeScore":1,"awayScore":0,"minute":1,"period":1,"pushbench_event":0}}}"#
             .utf8
     )
@@ -96,21 +105,15 @@ final class DeviceBench: Sendable {
         )
         self.workload = workload
         let activities = 0..<workload.activities
-        starts = activities.map { Self.record(workload.pushToStartToken(of: $0), .start) }
-        updates = activities.map { Self.record(workload.updateToken(of: $0), .update) }
-        ends = activities.map { Self.record(workload.updateToken(of: $0), .end) }
+        starts = activities.map { Self.arrival(workload.pushToStartToken(of: $0), .start, body: Self.matchStartBody) }
+        updates = activities.map { Self.arrival(workload.updateToken(of: $0), .update, body: Self.updateBody) }
+        ends = activities.map { Self.arrival(workload.updateToken(of: $0), .end, body: Self.updateBody) }
     }
 
-    /// A push to `token` as the mock records it: a Live Activity push of `event` it accepted.
-    static func record(_ token: String, _ event: LifecyclePhase) -> TrafficRecord {
-        TrafficRecord(
-            receivedMs: 0,
-            deviceToken: token,
-            pushType: "liveactivity",
-            priority: 10,
-            event: event,
-            timestampSeconds: 1
-        )
+    /// A push of `body` to `token` as the mock hands it on: a Live Activity push of `event` it
+    /// accepted, decoded on the mock's thread before the fleet is given it.
+    static func arrival(_ token: String, _ event: LifecyclePhase, body: [UInt8]) -> Arrival {
+        Arrival(receivedNs: 0, deviceToken: token, status: 200, event: event, body: body)
     }
 
     /// A fresh fleet on a fresh clock, its first `started` activities started.
@@ -118,7 +121,7 @@ final class DeviceBench: Sendable {
         let clock = ProfileClock()
         let fleet = DeviceFleet(workload: workload, settings: DeviceSettings(), clock: clock)
         fleet.start(atNs: clock.nowNs)
-        for activity in 0..<started { _ = fleet.arrived(starts[activity], receivedNs: clock.nowNs, body: startBody) }
+        for activity in 0..<started { _ = fleet.arrived(starts[activity].at(clock.nowNs)) }
         return (fleet, clock)
     }
 }

@@ -1,4 +1,5 @@
 import ArrivalMatching
+import Arrivals
 import Benchmark
 import DeviceEmulation
 import Foundation
@@ -66,9 +67,7 @@ struct MillionDeviceRun {
         let startBody = DeviceBench.matchStartBody
         for activity in 0..<devices {
             _ = fleet.arrived(
-                DeviceBench.record(workload.pushToStartToken(of: activity), .start),
-                receivedNs: clock.nowNs,
-                body: startBody
+                DeviceBench.arrival(workload.pushToStartToken(of: activity), .start, body: startBody).at(clock.nowNs)
             )
         }
         fleetBytesPerDevice = (Self.residentBytes() - residentBeforeFleet) / devices
@@ -92,10 +91,9 @@ struct MillionDeviceRun {
         let updateBody = Array(#"{"aps":{"event":"update","content-state":{}}}"#.utf8)
         for (index, call) in workload.calls.enumerated() {
             for activity in call.activities where activity % 100 != 0 {
-                let push = DeviceBench.record(workload.updateToken(of: activity), .update)
-                if fleet.arrived(push, receivedNs: nowNs + 2 + Int64(index), body: updateBody) {
-                    book.arrived(push, receivedNs: nowNs + 2 + Int64(index), body: updateBody)
-                }
+                let push = DeviceBench.arrival(workload.updateToken(of: activity), .update, body: updateBody)
+                    .at(nowNs + 2 + Int64(index))
+                if fleet.arrived(push) { book.arrived(push) }
             }
         }
         bookBytesPerDevice = (Self.residentBytes() - residentBeforeBook) / devices

@@ -1,15 +1,18 @@
+import Arrivals
+import Basics
 import Foundation
 import Wire
 import Workload
 
 extension DeviceFleet {
-    /// Books `push`, which reached the mock at `receivedNs`, as the device its token belongs to
+    /// Books `push`, which reached the mock at its `receivedNs`, as the device its token belongs to
     /// sees it, and says whether the arrival book is to match it: not a start, which no call's
     /// schedule holds (the book counts it, and matches it to nothing). The book reads a rotated
     /// token as its activity's, as the fleet does. Only a push APNs accepted (200) reaches a
     /// device; of those it refused, the fleet books only its own 410s (to a token it let die),
     /// each as the drop its device would have made of it.
-    public func arrived(_ push: TrafficRecord, receivedNs: Int64, body: [UInt8]) -> Bool {
+    public func arrived(_ push: Arrival) -> Bool {
+        let receivedNs = push.receivedNs
         let cpuBegan = threadCPUNanos()
         defer {
             wakeIfSooner()
@@ -25,7 +28,7 @@ extension DeviceFleet {
                 state.withLock { $0.startPushesRefused += 1 }
                 return false
             }
-            let content = LiveActivityPushContent(json: body)
+            let content = LiveActivityPushContent(json: push.body)
             let problem = startProblem(content, of: activity)
             let started = state.withLock { state -> Bool in
                 state.startPushes += 1
@@ -41,7 +44,7 @@ extension DeviceFleet {
                 start(activity, atNs: receivedNs, byCall: Int(startCall[activity]), in: &state)
                 return state.devices[activity].activity != nil
             }
-            if started { keep(startPush: body, of: activity) }
+            if started { keep(startPush: push.body, of: activity) }
             return false
         case .update, .rotatedUpdate:
             state.withLock { state in

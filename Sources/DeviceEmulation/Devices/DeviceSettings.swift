@@ -1,4 +1,5 @@
 import ArrivalMatching
+import Basics
 import Foundation
 import Transport
 import Workload

@@ -1,3 +1,4 @@
+import Basics
 import Synchronization
 import Transport
 

@@ -1,3 +1,4 @@
+import Basics
 import Dispatch
 import Synchronization
 import Transport

@@ -1,3 +1,4 @@
+import Basics
 import Workload
 
 /// The rate an open loop offered: the pushes its schedule intended in each interval of the run's

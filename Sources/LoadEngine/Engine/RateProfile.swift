@@ -1,3 +1,4 @@
+import Basics
 import Transport
 
 /// An offered rate that changes over a run: straight lines between points (seconds, pushes per

@@ -1,3 +1,4 @@
+import Basics
 import HeapModule
 import Transport
 import Workload

@@ -1,3 +1,4 @@
+import Basics
 import Histogram
 import Transport
 import Workload

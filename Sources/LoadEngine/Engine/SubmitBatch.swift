@@ -1,3 +1,4 @@
+import Basics
 import Transport
 
 /// In closed loop, how a worker refills its streams: in batches, not one push per answer.

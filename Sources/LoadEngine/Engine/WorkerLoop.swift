@@ -1,3 +1,4 @@
+import Basics
 import Transport
 import Wire
 import Workload

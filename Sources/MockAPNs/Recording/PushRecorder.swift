@@ -1,3 +1,4 @@
+import Arrivals
 import Encodings
 import Foundation
 import Synchronization
@@ -22,11 +23,11 @@ public final class PushRecorder: Sendable {
         var failure: String?
     }
 
-    /// Called with each push as it is recorded, when it arrived (the monotonic clock's
-    /// nanoseconds, `CLOCK_MONOTONIC`) and its body, on the thread that answered it: `pushbench
-    /// profile` matches arrivals to its schedule live, on its one clock, at a finer resolution
-    /// than the file's milliseconds, and by a tag the body may carry.
-    public typealias Observer = @Sendable (TrafficRecord, _ receivedMonotonicNs: Int64, _ body: [UInt8]) -> Void
+    /// Called with each push as it is recorded, decoded once as an `Arrival` (when it arrived on
+    /// the monotonic clock, its answer, event, tag and digest), on the thread that answered it:
+    /// `pushbench profile` matches arrivals to its schedule live, on its one clock, at a finer
+    /// resolution than the file's milliseconds, and by a tag the body may carry.
+    public typealias Observer = @Sendable (Arrival) -> Void
 
     /// The file being written.
     public let path: String
@@ -50,31 +51,50 @@ public final class PushRecorder: Sendable {
     public var recorded: Int { state.withLock { $0.recorded } }
 
     /// Records an answered push: its headers, size, the answer, and the Live Activity fields
-    /// of its payload's `aps`; with digests of its provider token and body, never the token.
+    /// of its payload's `aps` (`walked`, when the content checks walked them already); with
+    /// digests of its provider token and body, never the token.
     func record(
         _ push: InboundPush,
         status: Int,
         reason: APNsReason?,
         issuedAt: Int64? = nil,
-        retryAfterSeconds: Int? = nil
+        retryAfterSeconds: Int? = nil,
+        walked: APSMembers? = nil
     ) {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
+        let receivedMs = Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
         // Walked, not parsed: a full JSON parse was most of a recorded push's cost to the mock.
-        let aps = APSMembers(json: push.body)
+        let aps = walked ?? APSMembers(json: push.body)
+        let event = aps?.event.flatMap(LifecyclePhase.init(rawValue:))
+        let deviceToken = push.path.hasPrefix("/3/device/") ? String(push.path.dropFirst("/3/device/".count)) : ""
+        let priority = push.priority.flatMap { Int($0) } ?? 10
+        let arrival =
+            observer == nil
+            ? nil
+            : Arrival(
+                receivedNs: Self.monotonicNs(),
+                deviceToken: deviceToken,
+                status: status,
+                reason: reason,
+                event: event,
+                priority: priority,
+                body: push.body
+            )
+        let digest = arrival?.payloadDigest ?? FNV1a.hash(push.body)
         let record = TrafficRecord(
-            receivedMs: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000,
+            receivedMs: receivedMs,
             connection: push.connection,
-            deviceToken: push.path.hasPrefix("/3/device/") ? String(push.path.dropFirst("/3/device/".count)) : "",
+            deviceToken: deviceToken,
             pushType: push.pushType ?? "",
             topic: push.topic ?? "",
-            priority: push.priority.flatMap { Int($0) } ?? 10,
+            priority: priority,
             expiration: push.expiration ?? "",
             collapseID: push.collapseID ?? "",
             payloadBytes: push.bodyLength,
             status: status,
             reason: reason?.rawValue ?? "",
-            event: aps?.event.flatMap(LifecyclePhase.init(rawValue:)),
+            event: event,
             timestampSeconds: aps?.timestamp,
             staleDateSeconds: aps?.staleDate,
             dismissalDateSeconds: aps?.dismissalDate,
@@ -82,9 +102,15 @@ public final class PushRecorder: Sendable {
             issuedAtSeconds: issuedAt,
             streamsOpen: push.streamsOpen,
             apnsID: push.apnsID ?? "",
-            payloadDigest: push.body.isEmpty ? "" : FNV1a.hex(push.body),
+            payloadDigest: push.body.isEmpty ? "" : FNV1a.hex(digest: digest),
             retryAfterSeconds: retryAfterSeconds
         )
+        append(record)
+        if let observer, let arrival { observer(arrival) }
+    }
+
+    /// Appends `record`'s line to the buffer, writing the buffer out once it holds a block.
+    private func append(_ record: TrafficRecord) {
         state.withLock { state in
             guard state.failure == nil else { return }
             record.appendCSVLine(to: &state.buffer)
@@ -92,9 +118,13 @@ public final class PushRecorder: Sendable {
             state.recorded += 1
             if state.buffer.count >= Self.blockBytes { Self.flush(&state) }
         }
-        guard let observer else { return }
+    }
+
+    /// Now on the monotonic clock, in nanoseconds: the profile's one clock.
+    private static func monotonicNs() -> Int64 {
+        var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
-        observer(record, Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec), push.body)
+        return Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
     }
 
     /// Writes what is buffered and closes the file.

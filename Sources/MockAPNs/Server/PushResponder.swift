@@ -124,7 +124,7 @@ final class PushResponder: Sendable {
             if let channel = content?.subscribesTo, let topic = push.topic {
                 channels.subscribe(app: String(PushType.liveactivity.bundleID(ofTopic: topic)), id: channel)
             }
-            recorder?.record(push, status: 200, reason: nil, issuedAt: verdict.issuedAt)
+            recorder?.record(push, status: 200, reason: nil, issuedAt: verdict.issuedAt, walked: content?.aps)
             return Answer(
                 status: 200,
                 pushType: labels.pushType,
@@ -203,17 +203,18 @@ final class PushResponder: Sendable {
     }
 
     /// Checks a Live Activity payload (a device push's or a broadcast's) as the device would,
-    /// counting what it would drop; the rejection to give in strict mode.
-    func contentRejection(_ body: [UInt8]) -> (reason: APNsReason?, subscribesTo: String?) {
+    /// counting what it would drop; the rejection to give in strict mode, and the `aps` members
+    /// it walked.
+    func contentRejection(_ body: [UInt8]) -> (reason: APNsReason?, subscribesTo: String?, aps: APSMembers?) {
         let assessed = LiveActivityContent.assess(body)
         guard let problem = assessed.problem else {
             if let irregularity = assessed.irregularity {
                 stats.update { $0.acceptedIrregular[irregularity, default: 0] += 1 }
             }
-            return (nil, assessed.subscribesTo)
+            return (nil, assessed.subscribesTo, assessed.aps)
         }
         stats.update { $0.liveActivityWouldDrop[problem, default: 0] += 1 }
-        return (strictLiveActivityContent ? .mockRejectedLiveActivity : nil, nil)
+        return (strictLiveActivityContent ? .mockRejectedLiveActivity : nil, nil, assessed.aps)
     }
 
     /// Counts an answer to a push from `client` (its address) as written to its stream, or as

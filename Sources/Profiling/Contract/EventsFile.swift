@@ -1,4 +1,5 @@
 import ArrivalMatching
+import Arrivals
 import Foundation
 import LoadEngine
 import Workload

@@ -1,3 +1,4 @@
+import Basics
 import Budget
 import BudgetReports
 import Foundation

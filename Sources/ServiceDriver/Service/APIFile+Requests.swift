@@ -1,4 +1,5 @@
 import ArrivalMatching
+import Arrivals
 import DeviceEmulation
 import Foundation
 import LoadEngine

@@ -1,4 +1,5 @@
 import ArrivalMatching
+import Basics
 import DeviceEmulation
 import Foundation
 import RequestFiles

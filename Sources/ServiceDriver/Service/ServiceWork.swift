@@ -1,4 +1,6 @@
 import ArrivalMatching
+import Arrivals
+import Basics
 import DeviceEmulation
 import Foundation
 import RequestFiles

@@ -1,3 +1,4 @@
+import Basics
 import CCurl
 import CNGHTTP2
 import Wire

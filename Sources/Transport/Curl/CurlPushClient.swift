@@ -1,3 +1,4 @@
+import Basics
 import CCurl
 
 /// Sends APNs pushes as HTTP/2 POSTs over TLS through one libcurl multi handle.
@@ -44,7 +45,7 @@ public final class CurlPushClient: PushTransport {
     public init(configuration: TransportConfiguration) throws(TransportError) {
         try CurlLibrary.ensureInitialised()
         guard CurlLibrary.supportsHTTP2 else {
-            throw TransportError.setup("the linked libcurl \(CurlLibrary.version) has no HTTP/2 support")
+            throw TransportError.setup("the linked libcurl \(LinkedLibraries.curlVersion) has no HTTP/2 support")
         }
         try configuration.checkShape()
         guard let multi = curl_multi_init() else { throw TransportError.setup("curl_multi_init failed") }

@@ -1,3 +1,4 @@
+import Basics
 import CNGHTTP2
 import Wire
 

@@ -114,21 +114,11 @@ public struct JSONWriter {
     ///
     /// A single digit (a score, a period, a status) is one append.
     public static func writeInteger(_ value: Int64, to output: inout some JSONOutput) {
-        if value < 0 { output.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        if magnitude < 10 {
-            output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude))
+        if value >= 0 && value < 10 {
+            output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
             return
         }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        DecimalDigits.withDigits(of: value) { output.append(contentsOf: $0) }
     }
 
     /// Appends `value` in its shortest round-tripping form; non-finite values become `null`,

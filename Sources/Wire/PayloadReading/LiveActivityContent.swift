@@ -15,13 +15,16 @@ package enum LiveActivityContent {
     /// ActivityKit's documentation, from one scan of the payload: `timestamp_in_milliseconds`
     /// for an `aps.timestamp` of 12 digits or more (seconds reach 12 digits in the year 5138),
     /// a common bug that makes every update sent in seconds afterwards look stale to the device.
-    /// A start that a device would use also says which broadcast channel it subscribes to.
-    package static func assess(_ body: [UInt8]) -> (problem: String?, irregularity: String?, subscribesTo: String?) {
-        guard let aps = APSMembers(json: body) else { return ("NoApsObject", nil, nil) }
-        if let problem = problem(of: aps) { return (problem, nil, nil) }
+    /// A start that a device would use also says which broadcast channel it subscribes to. The
+    /// members walked come back too, so that recording the push walks it no more.
+    package static func assess(
+        _ body: [UInt8]
+    ) -> (problem: String?, irregularity: String?, subscribesTo: String?, aps: APSMembers?) {
+        guard let aps = APSMembers(json: body) else { return ("NoApsObject", nil, nil, nil) }
+        if let problem = problem(of: aps) { return (problem, nil, nil, aps) }
         return (
             nil, aps.timestampDigits >= 12 ? "timestamp_in_milliseconds" : nil,
-            aps.event == "start" ? aps.inputPushChannel : nil
+            aps.event == "start" ? aps.inputPushChannel : nil, aps
         )
     }
 

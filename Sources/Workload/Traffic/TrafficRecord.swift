@@ -1,3 +1,5 @@
+import Encodings
+
 /// One push a mock answered, as `pushbench mock --record` writes it and `pushbench budget
 /// --traffic` reads it: a CSV line (RFC 4180 quoting), so any sender's traffic can be
 /// inspected in a spreadsheet and its accepted Live Activity pushes replayed into the budget
@@ -134,25 +136,27 @@ public struct TrafficRecord: Sendable, Equatable {
     public func appendCSVLine(to bytes: inout [UInt8]) {
         // A field as RFC 4180 writes it: quoted, with quotes doubled, when it holds a comma, a
         // quote or a line break (a collapse id may).
-        func text(_ field: String, comma: Bool = true) {
-            if comma { bytes.append(UInt8(ascii: ",")) }
+        func text(_ field: String) {
+            bytes.append(UInt8(ascii: ","))
             // Bytes, not Characters: comparing Characters costs a string comparison each.
-            guard field.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
-                bytes.append(contentsOf: field.utf8)
-                return
+            var field = field
+            field.withUTF8 { utf8 in
+                guard utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) else {
+                    return bytes.append(contentsOf: utf8)
+                }
+                bytes.append(UInt8(ascii: "\""))
+                for byte in utf8 {
+                    if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+                    bytes.append(byte)
+                }
+                bytes.append(UInt8(ascii: "\""))
             }
-            bytes.append(UInt8(ascii: "\""))
-            for byte in field.utf8 {
-                if byte == UInt8(ascii: "\"") { bytes.append(byte) }
-                bytes.append(byte)
-            }
-            bytes.append(UInt8(ascii: "\""))
         }
         func number(_ value: (some BinaryInteger)?) {
             bytes.append(UInt8(ascii: ","))
-            if let value { bytes.append(contentsOf: String(value).utf8) }  // a small string: no allocation
+            if let value { DecimalDigits.withDigits(of: Int64(value)) { bytes.append(contentsOf: $0) } }
         }
-        text(String(receivedMs), comma: false)
+        DecimalDigits.withDigits(of: receivedMs) { bytes.append(contentsOf: $0) }
         number(connection)
         text(deviceToken)
         text(pushType)

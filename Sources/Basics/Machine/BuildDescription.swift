@@ -1,10 +1,8 @@
-import Wire
-
 /// What produced a binary: PushBench's version and git commit, and the versions of the
 /// libraries it was compiled against. `pushbench --version` prints it and every
 /// `summary.json` records it (`build`), so a figure can be traced to the code that measured it.
-/// It lives with the transports, whose C libraries it names, so that the reports and the
-/// instruction counts can both record it without one depending on the other.
+/// It lives at the bottom, with the versions of the C libraries it names, so that every report
+/// can record it without depending on the transports.
 public struct BuildDescription: Codable, Sendable, Equatable {
     public var version: String
     public var commit: String
@@ -17,9 +15,9 @@ public struct BuildDescription: Codable, Sendable, Equatable {
     public init(version: String, commit: String) {
         self.version = version
         self.commit = commit
-        libcurl = CurlLibrary.builtWith
-        libnghttp2 = NGHTTP2Library.builtWith
-        openssl = OpenSSLLibrary.builtWith
+        libcurl = LinkedLibraries.curlBuiltWith
+        libnghttp2 = LinkedLibraries.nghttp2BuiltWith
+        openssl = LinkedLibraries.opensslBuiltWith
     }
 
     /// `pushbench 0.2.0 (commit 55ec79f3a819)` and a line with the libraries.

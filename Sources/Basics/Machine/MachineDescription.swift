@@ -7,8 +7,8 @@ import Glibc
 /// The machine a figure was measured on: cores, memory, kernel, architecture, host and the
 /// libcurl it loaded. Every summary file records it (`machine`), so a figure compared with
 /// another says whether the two came from the same kind of machine. It lives beside
-/// `BuildDescription`, with the transports whose library it names, so that the run reports and
-/// the budget reports record it the same way without one depending on the other.
+/// `BuildDescription`, at the bottom, so that the run reports and the budget reports record it
+/// the same way without either depending on the transports.
 public struct MachineDescription: Codable, Sendable, Equatable {
     public var cores: Int
     public var memoryBytes: UInt64
@@ -46,7 +46,7 @@ public struct MachineDescription: Codable, Sendable, Equatable {
             kernel: text(&system.sysname) + " " + text(&system.release),
             arch: text(&system.machine),
             hostname: ProcessInfo.processInfo.hostName,
-            libcurl: CurlLibrary.version
+            libcurl: LinkedLibraries.curlVersion
         )
     }
 
