@@ -1,11 +1,13 @@
 // swift-tools-version: 6.2
 //
 // PushBench: a load and budget harness for the sender side of iOS Live Activity pushes.
-// Module layout and the direction of dependencies follow docs/design.md: each target has
-// one job, and dependencies point down the table (C wrappers, Encodings, EventLoops → Workload/Wire → Transport →
-// LoadEngine → Pages, SenderDoctor, BudgetReports → Reports and Instructions → Analysis → Harness, Profiling → pushbench;
-// MockAPNs sits beside Transport on top of Wire, Sampling beside the C wrappers, and Telemetry,
-// Prometheus' format and a plain-HTTP listener on an event loop, serves both the mock and a run).
+// Module layout and the direction of dependencies follow docs/design.md: each target has one job,
+// and dependencies point down the table (C wrappers, Encodings, Basics, EventLoops → Workload/Wire →
+// Arrivals → Transport → LoadEngine → Pages, SenderDoctor, BudgetReports → Reports and Instructions →
+// Analysis → Harness; ArrivalMatching → RequestFiles, DeviceEmulation → ServiceDriver → Profiling →
+// pushbench; MockAPNs sits beside Transport on top of Wire and Arrivals, Sampling beside the C
+// wrappers, and Telemetry, Prometheus' format and a plain-HTTP listener on an event loop, serves
+// both the mock and a run).
 
 import PackageDescription
 
