@@ -63,21 +63,23 @@ final class MockStatsTests: XCTestCase {
         )
         XCTAssertEqual(accepted.status, 200)
         XCTAssertEqual(stats.snapshot().pushes, 0, "an answer counts once written")
-        responder.count(accepted, written: true, from: "10.77.0.11")
+        responder.count(accepted, writtenFrom: stats.clients.slot(of: "10.77.0.11"))
         let rejected = responder.answer(try push(signedAt: start, type: "nonsense", priority: "7"), on: connection)
-        responder.count(rejected, written: true, from: "10.77.0.12")
+        responder.count(rejected, writtenFrom: stats.clients.slot(of: "10.77.0.12"))
         let lost = responder.answer(try push(signedAt: start, type: "liveactivity", priority: nil), on: connection)
-        responder.count(lost, written: false, from: "10.77.0.12")
+        responder.count(lost, writtenFrom: nil)
+        let untyped = responder.answer(try push(signedAt: start, type: nil, priority: "5"), on: connection)
+        responder.count(untyped, writtenFrom: stats.clients.slot(of: "10.77.0.11"))
 
         let snapshot = stats.snapshot()
-        XCTAssertEqual(snapshot.pushes, 2)
-        XCTAssertEqual(snapshot.accepted, 1)
+        XCTAssertEqual(snapshot.pushes, 3)
+        XCTAssertEqual(snapshot.accepted, 2, "a push without a type is accepted, as APNs infers one")
         XCTAssertEqual(snapshot.rejectedByReason, ["InvalidPushType": 1])
         XCTAssertEqual(snapshot.answersUnsent, 1)
-        XCTAssertEqual(snapshot.pushesByPushType, ["liveactivity": 1, "invalid": 1])
-        XCTAssertEqual(snapshot.pushesByPriority, ["10": 1, "invalid": 1])
-        XCTAssertEqual(snapshot.pushesByConnection, [50_000: 2])
-        XCTAssertEqual(snapshot.pushesByClient, ["10.77.0.11": 1, "10.77.0.12": 1], "an unsent answer is no host's")
+        XCTAssertEqual(snapshot.pushesByPushType, ["liveactivity": 1, "invalid": 1, "absent": 1])
+        XCTAssertEqual(snapshot.pushesByPriority, ["10": 1, "invalid": 1, "5": 1])
+        XCTAssertEqual(snapshot.pushesByConnection, [50_000: 3])
+        XCTAssertEqual(snapshot.pushesByClient, ["10.77.0.11": 2, "10.77.0.12": 1], "an unsent answer is no host's")
     }
 
     func testConnectionAndHostChurnCannotGrowThePerConnectionOrPerHostCountsWithoutBound() throws {
@@ -90,10 +92,10 @@ final class MockStatsTests: XCTestCase {
         )
         for port in 1...(limit + 5) {
             answer.connection = port
-            responder.count(answer, written: true, from: "10.0.\(port / 256).\(port % 256)")
+            responder.count(answer, writtenFrom: stats.clients.slot(of: "10.0.\(port / 256).\(port % 256)"))
         }
         answer.connection = 1
-        responder.count(answer, written: true, from: "10.0.0.1")
+        responder.count(answer, writtenFrom: stats.clients.slot(of: "10.0.0.1"))
         let snapshot = stats.snapshot()
         XCTAssertEqual(snapshot.pushesByConnection.count, limit + 1)
         XCTAssertEqual(snapshot.pushesByConnection[0], 5, "the connections past the limit, together")

@@ -16,8 +16,8 @@ final class ConnectionState {
     var tokens = ProviderTokenHistory()
     /// The client's port, by which counters and recordings name the connection.
     let port: Int
-    /// The client's address, by which `/stats` counts each sending host's pushes.
-    let client: String
+    /// The client's address, as `/stats` counts each sending host's pushes by it.
+    let client: ClientAddresses.Slot
     /// Which listener accepted it: APNs' push API, or the broadcast channel management API.
     let listener: Listener
     /// What the adopted listener that accepted it counts, when one did.
@@ -56,7 +56,7 @@ final class ConnectionState {
 
     /// - Parameters:
     ///   - port: the client's port.
-    ///   - client: the client's address.
+    ///   - client: the client's address's slot among the hosts `/stats` names.
     ///   - listener: the listener that accepted it.
     ///   - tally: what that listener counts, when it is an adopted one.
     ///   - streamsAfterToken: the limit to advertise after the first valid token.
@@ -66,7 +66,7 @@ final class ConnectionState {
     ///   - resetAfter: reset the connection after this many answers (`FaultPlan.resetAfter`).
     init(
         port: Int = 0,
-        client: String = "",
+        client: ClientAddresses.Slot = .other,
         listener: Listener = .apns,
         tally: ListenerTally? = nil,
         streamsAfterToken: Int,

@@ -66,7 +66,7 @@ struct MockServing: Sendable {
     func connectionState(port: Int, client: String, serving listening: Listening) -> ConnectionState {
         ConnectionState(
             port: port,
-            client: client,
+            client: stats.clients.slot(of: client),
             listener: listening.listener,
             tally: listening.tally,
             streamsAfterToken: configuration.maxConcurrentStreams,

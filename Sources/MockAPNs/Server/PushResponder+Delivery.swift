@@ -2,7 +2,7 @@ extension PushResponder {
     /// APNs' answer to a request that has fully arrived on `connection`, with what it says about
     /// the connection noted: the adopted listener's tally, and a first valid token raising the
     /// stream limit. A connection answers through this, then `writing` and `wrote` around the
-    /// answer's frames (or `count(_:written: false ...)` when its stream is gone).
+    /// answer's frames (or `count(_:writtenFrom:)` with no host when its stream is gone).
     func decide(_ request: InboundPush, on connection: ConnectionState, control: any ConnectionControl) -> Answer {
         let answer = answer(request, on: connection)
         // What a name counts are APNs' requests; a `GET /stats` is not one.
@@ -20,7 +20,7 @@ extension PushResponder {
     /// changed limit goes out first, so a client that stops reading after its last answer has
     /// still seen it.
     func writing(_ answer: Answer, on connection: ConnectionState, control: any ConnectionControl) {
-        count(answer, written: true, from: connection.client)
+        count(answer, writtenFrom: connection.client)
         connection.answered(accepted: answer.status == 200, on: control)
     }
 

@@ -48,8 +48,8 @@ final class PushResponder: Sendable {
         /// What it answers, which says where it is counted.
         var kind = Kind.push
         /// The push's type, priority and connection, as the counters by each name them.
-        var pushType = ""
-        var priority = ""
+        var pushType = PushTypeLabel.absent
+        var priority = PriorityLabel.absent
         var connection = 0
         /// A channel request's operation (`create`, `read`, `delete`, `list`, `invalid`).
         var operation = ""
@@ -109,7 +109,7 @@ final class PushResponder: Sendable {
         if adoptedBefore > 0 && connection.tokens.adoptedTokens > adoptedBefore {
             stats.update { $0.providerTokenUpdates += 1 }
         }
-        let labels = Self.labels(of: push)
+        let labels = (pushType: PushTypeLabel(push), priority: PriorityLabel(push.priority))
         let content =
             push.knownPushType == .liveactivity && verdict.rejection == nil ? contentRejection(push.body) : nil
         let rejection = verdict.rejection ?? content?.reason
@@ -168,7 +168,7 @@ final class PushResponder: Sendable {
         fault: FaultInjector.Decision?,
         now: Int64,
         ids: (apnsID: String, uniqueID: String?),
-        labels: (pushType: String, priority: String)
+        labels: (pushType: PushTypeLabel, priority: PriorityLabel)
     ) -> Answer {
         let retryAfter =
             fault?.injected != nil && (reason.status == 429 || reason.status == 503)
@@ -217,44 +217,21 @@ final class PushResponder: Sendable {
         return (strictLiveActivityContent ? .mockRejectedLiveActivity : nil, nil, assessed.aps)
     }
 
-    /// Counts an answer to a push from `client` (its address) as written to its stream, or as
-    /// never sent.
-    func count(_ answer: Answer, written: Bool, from client: String) {
+    /// Counts an answer as written to its stream by the host in `client`, or, when `client` is
+    /// `nil`, as never written (an answer no host had).
+    func count(_ answer: Answer, writtenFrom client: ClientAddresses.Slot?) {
         switch answer.kind {
         case .push: break
-        case .broadcast, .channelRequest: return countBroadcastAnswer(answer, written: written)
+        case .broadcast, .channelRequest: return countBroadcastAnswer(answer, written: client != nil)
         case .other: return
         }
-        stats.update {
-            guard written else {
+        guard let client else {
+            return stats.update {
                 $0.answersUnsent += 1
                 $0.pushAnswersUnsent += 1
                 if answer.reason == nil { $0.acceptedUnsent += 1 }
-                return
-            }
-            $0.pushes += 1
-            $0.pushesByPushType[answer.pushType, default: 0] += 1
-            $0.pushesByPriority[answer.priority, default: 0] += 1
-            let named =
-                $0.pushesByConnection.count < MockStats.Snapshot.connectionLimit
-                || $0.pushesByConnection[answer.connection] != nil
-            $0.pushesByConnection[named ? answer.connection : 0, default: 0] += 1
-            let clientNamed =
-                $0.pushesByClient.count < MockStats.Snapshot.clientLimit || $0.pushesByClient[client] != nil
-            $0.pushesByClient[clientNamed ? client : MockStats.Snapshot.otherClients, default: 0] += 1
-            if let reason = answer.reason {
-                $0.rejectedByReason[reason.rawValue, default: 0] += 1
-            } else {
-                $0.accepted += 1
             }
         }
-    }
-
-    /// The push type and priority as the counters name them: a known value, `absent`, or
-    /// `invalid` (so a client sending garbage cannot grow the counters without bound).
-    private static func labels(of push: InboundPush) -> (pushType: String, priority: String) {
-        let pushType = push.pushType.map { _ in push.knownPushType?.rawValue ?? "invalid" }
-        let priority = push.priority.map { push.hasValidPriority ? $0 : "invalid" }
-        return (pushType ?? "absent", priority ?? "absent")
+        stats.countWritten(answer, from: client)
     }
 }

@@ -110,13 +110,20 @@ public final class MockStats: Sendable {
     }
 
     /// One event loop's counters: only its own thread writes them, so their lock is never
-    /// contended but by a reader.
+    /// contended but by a reader. The pushes' counts, which every answer moves, sit apart in
+    /// arrays; the rest, which a few events move, in a `Snapshot`.
     private final class Lane: Sendable {
-        let counters = Mutex(Snapshot())
+        struct Counters {
+            var others = Snapshot()
+            var pushes = PushCounts()
+        }
+        let counters = Mutex(Counters())
     }
 
     private let lanes: [Lane]
     private let instance: String
+    /// The sending hosts `pushesByClient` names, each given its slot as its connection starts.
+    let clients = ClientAddresses()
 
     /// Creates empty counters for a newly started mock whose event loops are `lanes` threads,
     /// each of which says which it is with `claimLane` before it serves.
@@ -125,12 +132,17 @@ public final class MockStats: Sendable {
         instance = String(UInt64.random(in: 0...UInt64.max), radix: 16)
     }
 
-    /// A copy of the counters now: every lane's added up, each read under its own lock.
+    /// A copy of the counters now: every lane's added up, each read under its own lock, and the
+    /// pushes' counts named.
     public func snapshot() -> Snapshot {
         var total = Snapshot()
         total.instance = instance
-        for lane in lanes {
-            total.add(lane.counters.withLock { $0 })
+        let counted = lanes.map { lane in lane.counters.withLock { $0 } }
+        // Read after the lanes, so that every slot they counted has its name.
+        let clientNames = clients.names
+        for lane in counted {
+            total.add(lane.others)
+            lane.pushes.add(to: &total, clients: clientNames)
         }
         return total
     }
@@ -138,7 +150,13 @@ public final class MockStats: Sendable {
     /// Counts on the calling thread's lane, as wrk and h2load keep their counts per thread: more
     /// event loops then add capacity instead of queueing on one lock.
     func update(_ body: (inout Snapshot) -> Void) {
-        lanes[Self.currentLane % lanes.count].counters.withLock { body(&$0) }
+        lanes[Self.currentLane % lanes.count].counters.withLock { body(&$0.others) }
+    }
+
+    /// Counts a device push's answer written to its stream, from the host in `client`, on the
+    /// calling thread's lane.
+    func countWritten(_ answer: PushResponder.Answer, from client: ClientAddresses.Slot) {
+        lanes[Self.currentLane % lanes.count].counters.withLock { $0.pushes.count(answer, from: client) }
     }
 
     /// The lane of the calling thread: what it claimed, or 0 for a thread that claimed none.

@@ -42,7 +42,7 @@ public struct InboundPush: Sendable {
     public var streamsOpen = 0
     private var seen: UInt16 = 0
 
-    /// Creates a request with no headers yet; `add(name:value:)` gives it each one.
+    /// Creates a request with no headers yet; `set(_:to:)` or `add(name:value:)` gives it each one.
     public init(method: String, path: String, bodyLength: Int = 0) {
         self.method = method
         self.path = path
@@ -62,47 +62,94 @@ public struct InboundPush: Sendable {
         return priority == "10" || priority == "5" || priority == "1"
     }
 
-    /// Whether a header field named `name` can be one `addField` keeps: a pseudo-header,
-    /// `authorization` or an `apns-` header. The mock skips making strings of any other.
-    public static func mayKeep(_ name: UnsafeRawBufferPointer) -> Bool {
-        guard let first = name.first else { return false }
-        if first == UInt8(ascii: ":") { return true }
-        if name.count > 5 && name.prefix(5).elementsEqual("apns-".utf8) { return true }
-        return name.elementsEqual("authorization".utf8)
+    /// The header fields a push is judged by, told apart by their name's bytes as they arrive,
+    /// so that no String is made of a name, nor of the value of a field APNs does not read.
+    public enum Field: UInt16, Sendable, CaseIterable {
+        // Regular headers first: their raw value is their bit in the duplicate check.
+        case apnsID, topic, authorization, priority, pushType, expiration, collapseID, channelID, requestID
+        // Pseudo-headers, which HTTP/2 forbids repeating and nghttp2 refuses repeated.
+        case method, path
+
+        /// The field named `name` (lowercase, as HTTP/2 requires), or `nil` for one APNs does not
+        /// read (`:scheme`, `:authority`, `user-agent`...). Names are told apart by length first,
+        /// so an unread header costs a comparison or two.
+        public init?(named name: UnsafeRawBufferPointer) {
+            let candidate: Field
+            switch name.count {
+            case 5: candidate = .path
+            case 7: candidate = name.first == UInt8(ascii: ":") ? .method : .apnsID
+            case 10: candidate = .topic
+            case 13: candidate = name[1] == UInt8(ascii: "u") ? .authorization : .priority
+            case 14: candidate = .pushType
+            case 15:
+                switch name[5] {
+                case UInt8(ascii: "e"): candidate = .expiration
+                case UInt8(ascii: "c"): candidate = .channelID
+                default: candidate = .requestID
+                }
+            case 16: candidate = .collapseID
+            default: return nil
+            }
+            guard candidate.name.withUTF8Buffer({ name.elementsEqual($0) }) else { return nil }
+            self = candidate
+        }
+
+        /// The field's name on the wire.
+        public var name: StaticString {
+            switch self {
+            case .apnsID: "apns-id"
+            case .topic: "apns-topic"
+            case .authorization: "authorization"
+            case .priority: "apns-priority"
+            case .pushType: "apns-push-type"
+            case .expiration: "apns-expiration"
+            case .collapseID: "apns-collapse-id"
+            case .channelID: "apns-channel-id"
+            case .requestID: "apns-request-id"
+            case .method: ":method"
+            case .path: ":path"
+            }
+        }
     }
 
     /// Notes a header field as it arrives, pseudo-headers included: `:method` and `:path` are
-    /// kept, the other pseudo-headers (`:scheme`, `:authority`) APNs does not read.
-    public mutating func addField(name: String, value: String) {
-        if name.utf8.first != UInt8(ascii: ":") {
-            add(name: name, value: value)
-        } else if name == ":method" {
+    /// kept; a regular header repeated is noted (APNs: `DuplicateHeaders`) and its first value
+    /// kept.
+    public mutating func set(_ field: Field, to value: String) {
+        switch field {
+        case .method:
             method = value
-        } else if name == ":path" {
+            return
+        case .path:
             path = value
+            return
+        default: guard isFirst(field.rawValue) else { return }
+        }
+        switch field {
+        case .apnsID: apnsID = value
+        case .topic: topic = value
+        case .authorization: authorization = value
+        case .priority: priority = value
+        case .pushType:
+            pushType = value
+            // The type nearly every push here carries, without the generic string switch.
+            knownPushType = value == "liveactivity" ? .liveactivity : PushType(rawValue: value)
+        case .expiration: expiration = value
+        case .collapseID: collapseID = value
+        case .channelID: channelID = value
+        case .requestID: requestID = value
+        case .method, .path: break
         }
     }
 
-    /// Notes a regular header. Names are told apart by length first, so a header APNs does not
-    /// read costs three comparisons at most.
+    /// Notes a regular header given as text (a request read from a file); pseudo-headers and
+    /// headers APNs does not read are ignored.
     public mutating func add(name: String, value: String) {
-        switch name.utf8.count {
-        case 7 where name == "apns-id": if isFirst(0) { apnsID = value }
-        case 10 where name == "apns-topic": if isFirst(1) { topic = value }
-        case 13 where name == "authorization": if isFirst(2) { authorization = value }
-        case 13 where name == "apns-priority": if isFirst(3) { priority = value }
-        case 14 where name == "apns-push-type":
-            if isFirst(4) {
-                pushType = value
-                // The type nearly every push here carries, without the generic string switch.
-                knownPushType = value == "liveactivity" ? .liveactivity : PushType(rawValue: value)
-            }
-        case 15 where name == "apns-expiration": if isFirst(5) { expiration = value }
-        case 15 where name == "apns-channel-id": if isFirst(7) { channelID = value }
-        case 15 where name == "apns-request-id": if isFirst(8) { requestID = value }
-        case 16 where name == "apns-collapse-id": if isFirst(6) { collapseID = value }
-        default: break
-        }
+        var name = name
+        guard let field = name.withUTF8({ Field(named: UnsafeRawBufferPointer($0)) }),
+            field != .method && field != .path
+        else { return }
+        set(field, to: value)
     }
 
     /// Whether header number `bit` arrives for the first time; a repeat is noted.

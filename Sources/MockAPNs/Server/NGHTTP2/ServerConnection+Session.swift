@@ -34,10 +34,10 @@ extension ServerConnection {
         arriving = (stream, push)
     }
 
-    /// A header of the request whose block is arriving on `stream`.
-    fileprivate func header(_ name: String, _ value: String, on stream: Int32) {
+    /// A header the request whose block is arriving on `stream` is judged by.
+    fileprivate func header(_ field: InboundPush.Field, _ value: String, on stream: Int32) {
         guard arriving?.stream == stream else { return }
-        arriving?.push.addField(name: name, value: value)
+        arriving?.push.set(field, to: value)
     }
 
     /// The request's header block has ended: it joins the streams in progress, and whether its
@@ -90,7 +90,7 @@ extension ServerConnection {
     /// Writes `answer` on `stream`: HEADERS, and DATA with the JSON body for an error.
     private func write(_ answer: PushResponder.Answer, on stream: Int32) {
         guard let state, case .serving(let session, _) = phase, streams[stream] != nil else {
-            return listening.responder.count(answer, written: false, from: client.address)
+            return listening.responder.count(answer, writtenFrom: nil)
         }
         listening.responder.writing(answer, on: state, control: self)
         if let body = answer.body { bodies[stream] = (body, 0) }
@@ -143,11 +143,10 @@ private func receiveHeader(
     _ userData: UnsafeMutableRawPointer?
 ) -> Int32 {
     guard let frame, isRequestHeaders(frame),
-        InboundPush.mayKeep(UnsafeRawBufferPointer(start: name, count: nameLength))
+        let field = InboundPush.Field(named: UnsafeRawBufferPointer(start: name, count: nameLength))
     else { return 0 }
-    let name = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
     let value = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
-    withConnection(userData) { $0.header(name, value, on: frame.pointee.hd.stream_id) }
+    withConnection(userData) { $0.header(field, value, on: frame.pointee.hd.stream_id) }
     return 0
 }
 
