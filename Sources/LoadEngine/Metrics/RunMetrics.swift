@@ -15,7 +15,7 @@ struct RunMetrics: Sendable {
     /// Latency of answered requests, microseconds.
     private(set) var latency = Histogram.latency(digits: .three)
     /// Rejections by APNs reason (or `HTTP <status>` when the body had none).
-    private(set) var rejectedByReason: [String: Int] = [:]
+    private var rejections = RejectionCounts()
     /// Transport failures by class (`FailureClass`'s raw value), the same for both transports.
     private(set) var erroredByKind: [String: Int] = [:]
     /// One message of each class of failure, in the transport's own words: the first seen.
@@ -29,9 +29,14 @@ struct RunMetrics: Sendable {
     /// Outcomes of the requests meant to leave during the warmup, kept out of every other figure.
     private(set) var warmup = OutcomeCounts()
     /// The warmup's rejections by reason, so a server's totals can still be compared.
-    private(set) var warmupRejectedByReason: [String: Int] = [:]
+    private var warmupRejections = RejectionCounts()
     /// The broadcasts among `counts`, with their own latency and reach.
     private(set) var broadcasts = BroadcastBooks()
+
+    /// Rejections by APNs reason's text (or `HTTP <status>` when the body had none).
+    var rejectedByReason: [String: Int] { rejections.byReason }
+    /// The warmup's rejections by reason's text, so a server's totals can still be compared.
+    var warmupRejectedByReason: [String: Int] { warmupRejections.byReason }
 
     /// The current interval of the timeline, nanoseconds since `startNanos`, and what ended in it.
     private var intervalStart: UInt64 = 0
@@ -79,7 +84,7 @@ struct RunMetrics: Sendable {
         if isWarmup {
             warmup.count(completion.outcome)
             if case .response(let status, let body) = completion.outcome, status != 200 {
-                warmupRejectedByReason[APNsErrorBody(bytes: body)?.reason ?? "HTTP \(status)", default: 0] += 1
+                warmupRejections.count(status: status, body: body)
             }
             return
         }
@@ -98,8 +103,7 @@ struct RunMetrics: Sendable {
             } else {
                 counts.rejected += 1
                 current.rejected += 1
-                let reason = APNsErrorBody(bytes: body)?.reason ?? "HTTP \(status)"
-                rejectedByReason[reason, default: 0] += 1
+                rejections.count(status: status, body: body)
             }
         case .timedOut:
             counts.timedOut += 1
@@ -150,14 +154,14 @@ struct RunMetrics: Sendable {
         counts.add(other.counts)
         latency.add(other.latency)
         scheduleLag.add(other.scheduleLag)
-        rejectedByReason.merge(other.rejectedByReason, uniquingKeysWith: +)
+        rejections.add(other.rejections)
         erroredByKind.merge(other.erroredByKind, uniquingKeysWith: +)
         erroredSamples.merge(other.erroredSamples) { mine, _ in mine }
         perConnection.merge(other.perConnection, uniquingKeysWith: +)
         apnsIDMismatches += other.apnsIDMismatches
         broadcasts.add(other.broadcasts)
         warmup.add(other.warmup)
-        warmupRejectedByReason.merge(other.warmupRejectedByReason, uniquingKeysWith: +)
+        warmupRejections.add(other.warmupRejections)
     }
 
     /// Hands the current interval over once `now` is past it, and opens the one `now` is in at

@@ -7,11 +7,10 @@ struct PushCounts {
     /// Pushes answered, and answered 200.
     var pushes = 0
     var accepted = 0
-    /// Pushes answered, by `PushTypeLabel.index`, `PriorityLabel` and `APNsReason` (its place
-    /// among `reasons`).
+    /// Pushes answered, by `PushTypeLabel.index`, `PriorityLabel` and `APNsReason.index`.
     var byPushType = [Int](repeating: 0, count: PushTypeLabel.names.count)
     var byPriority = [Int](repeating: 0, count: PriorityLabel.allCases.count)
-    var byReason = [Int](repeating: 0, count: reasons.count)
+    var byReason = [Int](repeating: 0, count: APNsReason.allCases.count)
     /// Pushes answered, by the sending host's `ClientAddresses` slot; grown to the highest slot
     /// seen.
     var byClient: [Int] = []
@@ -25,7 +24,7 @@ struct PushCounts {
         byPushType[answer.pushType.index] += 1
         byPriority[answer.priority.rawValue] += 1
         if let reason = answer.reason {
-            byReason[Self.reasons.firstIndex(of: reason)!] += 1
+            byReason[reason.index] += 1
         } else {
             accepted += 1
         }
@@ -44,7 +43,7 @@ struct PushCounts {
         snapshot.accepted += accepted
         Self.add(byPushType, named: { PushTypeLabel.names[$0] }, to: &snapshot.pushesByPushType)
         Self.add(byPriority, named: { PriorityLabel(rawValue: $0)!.name }, to: &snapshot.pushesByPriority)
-        Self.add(byReason, named: { Self.reasons[$0].rawValue }, to: &snapshot.rejectedByReason)
+        Self.add(byReason, named: { APNsReason(index: $0).rawValue }, to: &snapshot.rejectedByReason)
         Self.add(
             byClient,
             named: { clients.indices.contains($0) ? clients[$0] : MockStats.Snapshot.otherClients },
@@ -56,7 +55,4 @@ struct PushCounts {
     private static func add(_ counts: [Int], named name: (Int) -> String, to labelled: inout [String: Int]) {
         for (index, count) in counts.enumerated() where count > 0 { labelled[name(index), default: 0] += count }
     }
-
-    /// APNs' reasons, in the order `byReason` counts them.
-    private static let reasons = APNsReason.allCases
 }
