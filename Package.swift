@@ -36,7 +36,7 @@ let package = Package(
             targets: ["ServiceDriver", "DeviceEmulation", "RequestFiles", "Arrivals", "ArrivalMatching", "Workload"]
         ),
         // For the fuzzing package in Fuzz/: the mock, whose request checks it fuzzes.
-        .library(name: "PushBenchMockAPNs", targets: ["MockAPNs"]),
+        .library(name: "PushBenchMockAPNs", targets: ["MockAPNs", "MockFaults"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -155,10 +155,14 @@ let package = Package(
             dependencies: ["Pages", "LoadEngine", "HotPath", "Basics", "Transport", "Wire"],
             swiftSettings: strict
         ),
+        // The faults a mock plays: the plan (rates, latencies, incidents, token rules, from flags
+        // or a file) and the injector that draws them for each push and connection.
+        .target(name: "MockFaults", dependencies: ["Wire", "Workload", "Basics"], swiftSettings: strict),
         .target(
             name: "MockAPNs",
             dependencies: [
                 "Arrivals", "Encodings", "Wire", "Workload", "Telemetry", "Basics", "Transport", "EventLoops",
+                "MockFaults",
                 "CNGHTTP2", "CSockets",
             ],
             swiftSettings: strict
@@ -231,8 +235,8 @@ let package = Package(
                 "Workload", "Wire", "HotPath", "Basics", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
                 "BudgetReports",
                 "Analysis",
-                "Instructions", "MockAPNs", "Harness", "Telemetry", "Profiling", "ServiceDriver", "DeviceEmulation",
-                "RequestFiles", "ArrivalMatching",
+                "Instructions", "MockAPNs", "MockFaults", "Harness", "Telemetry", "Profiling", "ServiceDriver",
+                "DeviceEmulation", "RequestFiles", "ArrivalMatching",
                 "Sampling", "SealedNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -256,8 +260,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "MockFaultsTests",
+            dependencies: ["MockFaults", "Wire", "TestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "MockAPNsTests",
-            dependencies: ["Encodings", "MockAPNs", "Wire", "Workload", "Telemetry", "TestSupport"],
+            dependencies: ["Encodings", "MockAPNs", "MockFaults", "Wire", "Workload", "Telemetry", "TestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -265,8 +274,8 @@ let package = Package(
             dependencies: [
                 "Encodings", "Workload", "Wire", "Basics", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
                 "BudgetReports", "SenderDoctor",
-                "Analysis", "Instructions", "MockAPNs", "Harness", "Profiling", "ServiceDriver", "DeviceEmulation",
-                "RequestFiles", "Arrivals", "ArrivalMatching",
+                "Analysis", "Instructions", "MockAPNs", "MockFaults", "Harness", "Profiling", "ServiceDriver",
+                "DeviceEmulation", "RequestFiles", "Arrivals", "ArrivalMatching",
                 "Sampling",
                 "TestSupport",
             ],

@@ -1,6 +1,7 @@
 import Foundation
 import Harness
 import MockAPNs
+import MockFaults
 import Wire
 import Workload
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Basics
 import MockAPNs
+import MockFaults
 import Workload
 
 /// How a mock misbehaves on purpose and which answers it gives by rule: its fault plan

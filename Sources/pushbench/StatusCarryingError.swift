@@ -4,6 +4,7 @@ import Harness
 import Instructions
 import LoadEngine
 import MockAPNs
+import MockFaults
 import Pages
 import Reports
 import Telemetry

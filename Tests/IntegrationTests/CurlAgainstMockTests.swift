@@ -1,6 +1,7 @@
 import Encodings
 import Foundation
 import MockAPNs
+import MockFaults
 import TestSupport
 import Wire
 import Workload

@@ -1,6 +1,7 @@
 import Foundation
 import LoadEngine
 import MockAPNs
+import MockFaults
 import TestSupport
 import Wire
 import XCTest

@@ -1,5 +1,6 @@
 import LoadEngine
 import MockAPNs
+import MockFaults
 import Transport
 import Wire
 import Workload

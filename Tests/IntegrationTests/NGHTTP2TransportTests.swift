@@ -1,6 +1,7 @@
 import Basics
 import LoadEngine
 import MockAPNs
+import MockFaults
 import Workload
 import XCTest
 

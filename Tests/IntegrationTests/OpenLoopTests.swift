@@ -1,5 +1,6 @@
 import LoadEngine
 import MockAPNs
+import MockFaults
 import XCTest
 
 /// Open loop against a mock that freezes: latency from the intended send time shows the stall,

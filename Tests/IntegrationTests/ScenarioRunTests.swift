@@ -1,5 +1,6 @@
 import LoadEngine
 import MockAPNs
+import MockFaults
 import Reports
 import Workload
 import XCTest

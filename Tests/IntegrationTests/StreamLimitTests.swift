@@ -1,5 +1,6 @@
 import Foundation
 import MockAPNs
+import MockFaults
 import TestSupport
 import XCTest
 

@@ -1,3 +1,4 @@
+import MockFaults
 import XCTest
 
 @testable import MockAPNs

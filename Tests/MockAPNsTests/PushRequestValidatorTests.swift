@@ -1,3 +1,4 @@
+import MockFaults
 import Workload
 import XCTest
 

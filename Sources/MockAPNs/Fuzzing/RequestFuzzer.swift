@@ -1,3 +1,4 @@
+import MockFaults
 import Wire
 
 /// Arbitrary bytes made into a request and put through every check the mock makes on one:

@@ -1,3 +1,4 @@
+import MockFaults
 import Workload
 
 /// What the mock remembers about one HTTP/2 connection; touched only on its event loop.

@@ -1,4 +1,5 @@
 import Foundation
+import MockFaults
 import Wire
 import Workload
 

@@ -1,4 +1,5 @@
 import Dispatch
+import MockFaults
 import Telemetry
 import Wire
 

@@ -1,3 +1,4 @@
+import MockFaults
 import Synchronization
 
 /// The HTTP/2 connections open now, so an incident on the timeline (a GOAWAY or a reset of every

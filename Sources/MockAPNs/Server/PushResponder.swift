@@ -1,4 +1,5 @@
 import Dispatch
+import MockFaults
 import Wire
 
 /// Turns a received request into APNs' answer, and counts the answers written; shared by every
@@ -114,7 +115,7 @@ final class PushResponder: Sendable {
             push.knownPushType == .liveactivity && verdict.rejection == nil ? contentRejection(push.body) : nil
         let rejection = verdict.rejection ?? content?.reason
         let uniqueID = environment == .development ? APNsID.random(using: &connection.apnsIDs) : nil
-        let fault = faults?.decide(push, nowNanos: DispatchTime.now().uptimeNanoseconds, valid: rejection == nil)
+        let fault = fault(for: push, valid: rejection == nil)
         let delayNanos = fault?.delayNanos ?? 0
         if let fault { count(fault) }
         guard let reason = rejection ?? fault?.injected else {
@@ -199,6 +200,17 @@ final class PushResponder: Sendable {
             delayNanos: fault?.delayNanos ?? 0,
             withheld: fault?.withheld ?? false,
             retryAfterSeconds: retryAfter
+        )
+    }
+
+    /// The fault plan's decision for `push`, arriving now, which the checks accepted (`valid`) or
+    /// refused; `nil` when the mock plays no faults.
+    private func fault(for push: InboundPush, valid: Bool) -> FaultInjector.Decision? {
+        faults?.decide(
+            pushType: push.knownPushType,
+            path: push.path,
+            nowNanos: DispatchTime.now().uptimeNanoseconds,
+            valid: valid
         )
     }
 

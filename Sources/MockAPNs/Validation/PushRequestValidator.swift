@@ -1,3 +1,4 @@
+import MockFaults
 import Wire
 import Workload
 

@@ -6,20 +6,20 @@ import Workload
 /// with an injected error, how long each answer waits or whether it is sent at all, and how long
 /// a new connection's handshake waits. Shared by every connection; push `n` (in arrival order)
 /// gets the same draws in every run with the same seed.
-final class FaultInjector: Sendable {
+package final class FaultInjector: Sendable {
     /// What to do with one push.
-    struct Decision {
+    package struct Decision {
         /// The reason to answer instead of the validator's 200, if any.
-        var injected: APNsReason?
+        package var injected: APNsReason?
         /// How long to hold the answer, nanoseconds.
-        var delayNanos: UInt64
+        package var delayNanos: UInt64
         /// Whether a stall is part of the delay.
-        var stalled: Bool
+        package var stalled: Bool
         /// Whether the answer is never to be sent (a `hang` incident).
-        var withheld = false
+        package var withheld = false
     }
 
-    let plan: FaultPlan
+    package let plan: FaultPlan
     private let startNanos: UInt64
     private let arrivals = Atomic<UInt64>(0)
     /// Cumulative error rates in a fixed order, so one uniform draw picks at most one reason.
@@ -27,7 +27,7 @@ final class FaultInjector: Sendable {
     /// Pushes per device token in the current rate-limit window (window number, counts).
     private let tokenCounts = Mutex<(window: UInt64, counts: [String: Int])>((0, [:]))
 
-    init(plan: FaultPlan, startNanos: UInt64) {
+    package init(plan: FaultPlan, startNanos: UInt64) {
         self.plan = plan
         self.startNanos = startNanos
         var total = 0.0
@@ -37,15 +37,15 @@ final class FaultInjector: Sendable {
         }
     }
 
-    /// The decision for `push`, arriving at `nowNanos` (monotonic), that the validator accepted
-    /// (`valid`) or rejected.
-    func decide(_ push: InboundPush, nowNanos: UInt64, valid: Bool) -> Decision {
+    /// The decision for a push of `pushType` to `path`, arriving at `nowNanos` (monotonic), that
+    /// the validator accepted (`valid`) or rejected.
+    package func decide(pushType: PushType?, path: String, nowNanos: UInt64, valid: Bool) -> Decision {
         let arrival = arrivals.wrappingAdd(1, ordering: .relaxed).oldValue
         var random = SplitMix64(seed: plan.seed ^ 0x4641_554C_5453_2121, index: arrival)
         var injected: APNsReason? = nil
         let draw = random.nextUnit()
         if valid, let hit = thresholds.first(where: { draw < $0.1 }) { injected = hit.0 }
-        let latency = push.knownPushType.flatMap { plan.latencyByPushType[$0] } ?? plan.latency
+        let latency = pushType.flatMap { plan.latencyByPushType[$0] } ?? plan.latency
         var due = nowNanos + UInt64(latency.sample(&random) * 1000)
         var stalled = false
         var withheld = false
@@ -67,7 +67,7 @@ final class FaultInjector: Sendable {
                 break
             }
         }
-        if valid, injected == nil, let limit = plan.tokenRateLimit, overLimit(push, limit, nowNanos: nowNanos) {
+        if valid, injected == nil, let limit = plan.tokenRateLimit, overLimit(path, limit, nowNanos: nowNanos) {
             injected = .tooManyRequests
         }
         if let stall = plan.stall {
@@ -82,11 +82,11 @@ final class FaultInjector: Sendable {
         return Decision(injected: injected, delayNanos: due - nowNanos, stalled: stalled, withheld: withheld)
     }
 
-    /// Whether `push` is one too many for its device token in the current window. Only the
+    /// Whether a push to `path` is one too many for its device token in the current window. Only the
     /// tokens of one window are kept: memory grows with the distinct tokens a window sees.
-    private func overLimit(_ push: InboundPush, _ limit: FaultPlan.TokenRateLimit, nowNanos: UInt64) -> Bool {
+    private func overLimit(_ path: String, _ limit: FaultPlan.TokenRateLimit, nowNanos: UInt64) -> Bool {
         let window = (nowNanos &- startNanos) / UInt64(limit.windowSeconds * 1e9)
-        let token = String(push.path.utf8.dropFirst("/3/device/".utf8.count)) ?? push.path
+        let token = String(path.utf8.dropFirst("/3/device/".utf8.count)) ?? path
         return tokenCounts.withLock { state in
             if state.window != window { state = (window, [:]) }
             state.counts[token, default: 0] += 1
@@ -96,7 +96,7 @@ final class FaultInjector: Sendable {
 
     /// How long a connection accepted at `nowNanos` waits before its TLS handshake proceeds
     /// (`slowTLSAccept` incidents), nanoseconds; 0 for none.
-    func handshakeDelayNanos(nowNanos: UInt64) -> UInt64 {
+    package func handshakeDelayNanos(nowNanos: UInt64) -> UInt64 {
         let seconds = Double(nowNanos &- startNanos) / 1e9
         let delays = plan.incidents.compactMap { incident -> Double? in
             guard case .slowTLSAccept(let delay) = incident.kind, incident.covers(seconds) else { return nil }

@@ -53,7 +53,7 @@ public struct Incident: Sendable, Equatable {
     }
 
     /// Whether a push or connection arriving `seconds` after the mock started falls in it.
-    func covers(_ seconds: Double) -> Bool {
+    package func covers(_ seconds: Double) -> Bool {
         seconds >= atSeconds && forSeconds.map { seconds < atSeconds + $0 } ?? true
     }
 }

@@ -1,9 +1,8 @@
 import Foundation
+import MockFaults
 import TestSupport
+import Wire
 import XCTest
-
-@testable import MockAPNs
-@testable import Wire
 
 final class FaultPlanFileTests: XCTestCase {
     /// The example the README and `mock --help` point to.

@@ -1,7 +1,7 @@
+import Wire
 import XCTest
 
-@testable import MockAPNs
-@testable import Wire
+@testable import MockFaults
 
 /// Incidents on the mock's timeline, per-token throttling and per-type latency, decided for
 /// pushes at chosen moments.
@@ -9,9 +9,14 @@ final class FaultTimelineTests: XCTestCase {
     private let start: UInt64 = 1_000_000_000_000
     private func at(_ seconds: Double) -> UInt64 { start + UInt64(seconds * 1e9) }
 
-    private func push(token: String = String(repeating: "ab", count: 32), type: String = "liveactivity") -> InboundPush
-    {
-        InboundPush(method: "POST", path: "/3/device/" + token, headers: [("apns-push-type", type)], bodyLength: 100)
+    /// A push as the injector is given one: its push type and path.
+    private struct Push {
+        var type: PushType?
+        var path: String
+    }
+
+    private func push(token: String = String(repeating: "ab", count: 32), type: PushType = .liveactivity) -> Push {
+        Push(type: type, path: "/3/device/" + token)
     }
 
     func testIncidentsActOnlyInsideTheirSpan() {
@@ -24,19 +29,19 @@ final class FaultTimelineTests: XCTestCase {
             ]),
             startNanos: start
         )
-        XCTAssertNil(injector.decide(push(), nowNanos: at(9.9), valid: true).injected)
-        XCTAssertEqual(injector.decide(push(), nowNanos: at(10), valid: true).injected, .serviceUnavailable)
-        XCTAssertNil(injector.decide(push(), nowNanos: at(12), valid: false).injected, "a rejection keeps its reason")
-        XCTAssertNil(injector.decide(push(), nowNanos: at(15), valid: true).injected)
+        XCTAssertNil(decide(injector, push(), nowNanos: at(9.9), valid: true).injected)
+        XCTAssertEqual(decide(injector, push(), nowNanos: at(10), valid: true).injected, .serviceUnavailable)
+        XCTAssertNil(decide(injector, push(), nowNanos: at(12), valid: false).injected, "a rejection keeps its reason")
+        XCTAssertNil(decide(injector, push(), nowNanos: at(15), valid: true).injected)
 
-        let stalled = injector.decide(push(), nowNanos: at(20.5), valid: true)
+        let stalled = decide(injector, push(), nowNanos: at(20.5), valid: true)
         XCTAssertTrue(stalled.stalled)
         XCTAssertEqual(stalled.delayNanos, 1_500_000_000, "held until the stall ends")
-        XCTAssertEqual(injector.decide(push(), nowNanos: at(22), valid: true).delayNanos, 0)
+        XCTAssertEqual(decide(injector, push(), nowNanos: at(22), valid: true).delayNanos, 0)
 
-        XCTAssertTrue(injector.decide(push(), nowNanos: at(30.5), valid: true).withheld)
-        XCTAssertFalse(injector.decide(push(), nowNanos: at(31), valid: true).withheld)
-        XCTAssertTrue(injector.decide(push(), nowNanos: at(500), valid: true).withheld, "a stall for good never ends")
+        XCTAssertTrue(decide(injector, push(), nowNanos: at(30.5), valid: true).withheld)
+        XCTAssertFalse(decide(injector, push(), nowNanos: at(31), valid: true).withheld)
+        XCTAssertTrue(decide(injector, push(), nowNanos: at(500), valid: true).withheld, "a stall for good never ends")
     }
 
     func testAnErrorBurstHitsItsShareReproducibly() {
@@ -48,7 +53,7 @@ final class FaultTimelineTests: XCTestCase {
                 ),
                 startNanos: start
             )
-            return (0..<2000).filter { _ in injector.decide(push(), nowNanos: at(1), valid: true).injected != nil }
+            return (0..<2000).filter { _ in decide(injector, push(), nowNanos: at(1), valid: true).injected != nil }
                 .count
         }
         let hits = burst()
@@ -61,12 +66,12 @@ final class FaultTimelineTests: XCTestCase {
             plan: FaultPlan(tokenRateLimit: .init(pushes: 2, windowSeconds: 60)),
             startNanos: start
         )
-        let answers = [1.0, 2, 3, 4].map { injector.decide(push(), nowNanos: at($0), valid: true).injected }
+        let answers = [1.0, 2, 3, 4].map { decide(injector, push(), nowNanos: at($0), valid: true).injected }
         XCTAssertEqual(answers, [nil, nil, .tooManyRequests, .tooManyRequests])
         XCTAssertNil(
-            injector.decide(push(token: String(repeating: "cd", count: 32)), nowNanos: at(5), valid: true).injected
+            decide(injector, push(token: String(repeating: "cd", count: 32)), nowNanos: at(5), valid: true).injected
         )
-        XCTAssertNil(injector.decide(push(), nowNanos: at(61), valid: true).injected, "a new window starts afresh")
+        XCTAssertNil(decide(injector, push(), nowNanos: at(61), valid: true).injected, "a new window starts afresh")
     }
 
     func testSlowTLSAcceptHoldsHandshakesInItsSpan() {
@@ -85,9 +90,9 @@ final class FaultTimelineTests: XCTestCase {
             plan: FaultPlan(latency: .fixed(micros: 1000), latencyByPushType: [.liveactivity: table]),
             startNanos: start
         )
-        XCTAssertEqual(injector.decide(push(type: "alert"), nowNanos: at(1), valid: true).delayNanos, 1_000_000)
+        XCTAssertEqual(decide(injector, push(type: .alert), nowNanos: at(1), valid: true).delayNanos, 1_000_000)
         let draws = (0..<10_000).map { _ in
-            Double(injector.decide(push(), nowNanos: at(1), valid: true).delayNanos) / 1000
+            Double(decide(injector, push(), nowNanos: at(1), valid: true).delayNanos) / 1000
         }.sorted()
         XCTAssertEqual(draws[5000], 10_000, accuracy: 300, "p50")
         XCTAssertEqual(draws[9000], 20_000, accuracy: 600, "p90")
@@ -95,5 +100,14 @@ final class FaultTimelineTests: XCTestCase {
         XCTAssertLessThanOrEqual(draws.last ?? 0, 100_000)
         XCTAssertThrowsError(try InjectedLatency(parsing: "empirical:50=10ms,90=5ms,100=20ms"), "latencies fall")
         XCTAssertThrowsError(try InjectedLatency(parsing: "empirical:50=10ms,90=20ms"), "does not reach 100")
+    }
+
+    private func decide(
+        _ injector: FaultInjector,
+        _ push: Push,
+        nowNanos: UInt64,
+        valid: Bool
+    ) -> FaultInjector.Decision {
+        injector.decide(pushType: push.type, path: push.path, nowNanos: nowNanos, valid: valid)
     }
 }

@@ -102,7 +102,7 @@ public enum InjectedLatency: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// One draw, microseconds, from `random`.
-    func sample(_ random: inout SplitMix64) -> Double {
+    package func sample(_ random: inout SplitMix64) -> Double {
         switch self {
         case .none: 0
         case .fixed(let micros): micros
@@ -116,7 +116,7 @@ public enum InjectedLatency: Sendable, Equatable, CustomStringConvertible {
     /// The latency below which a share `probability` (0 to 1) of draws fall, microseconds: what
     /// the mock needs to say when the last of many subscribers had a broadcast without drawing
     /// once per subscriber.
-    func quantile(_ probability: Double) -> Double {
+    package func quantile(_ probability: Double) -> Double {
         let p = min(max(probability, 0), 1)
         switch self {
         case .none: return 0
