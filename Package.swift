@@ -134,10 +134,16 @@ let package = Package(
         .target(
             name: "Reports",
             dependencies: [
-                "Pages", "SenderDoctor", "Sampling", "Workload", "Wire", "Basics", "Transport", "LoadEngine", "Budget",
+                "Pages", "SenderDoctor", "Sampling", "Workload", "Basics", "Transport", "LoadEngine", "Budget",
                 "BudgetReports",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
+            swiftSettings: strict
+        ),
+        // What a team reads after a profile: its report folder, page and console headline.
+        .target(
+            name: "ProfileReports",
+            dependencies: ["Pages", "Reports", "LoadEngine", "BudgetReports", "Basics"],
             swiftSettings: strict
         ),
         // Judging runs and sizing fleets from them: compare (its statistics and gates) and plan.
@@ -233,7 +239,7 @@ let package = Package(
             name: "pushbench",
             dependencies: [
                 "Workload", "Wire", "HotPath", "Basics", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
-                "BudgetReports",
+                "ProfileReports", "BudgetReports",
                 "Analysis",
                 "Instructions", "MockAPNs", "MockFaults", "Harness", "Telemetry", "Profiling", "ServiceDriver",
                 "DeviceEmulation", "RequestFiles", "ArrivalMatching",
@@ -273,7 +279,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "Encodings", "Workload", "Wire", "Basics", "Transport", "LoadEngine", "Budget", "Pages", "Reports",
-                "BudgetReports", "SenderDoctor",
+                "ProfileReports", "BudgetReports", "SenderDoctor",
                 "Analysis", "Instructions", "MockAPNs", "MockFaults", "Harness", "Profiling", "ServiceDriver",
                 "DeviceEmulation", "RequestFiles", "Arrivals", "ArrivalMatching",
                 "Sampling",

@@ -14,8 +14,8 @@
 # Runs it twice: the service healthy, then losing DROP of the token reports it answers (0.05;
 # DROP=0 runs only the healthy one). Prints each run's start fan-out, registration storm, time to
 # first update, activities never updated and why, wasted pushes by cause, the service's CPU by
-# phase, PushBench's own CPU per device event, its peak resident memory and the time it took to
-# build the reports. Fails when a profile fails, when the books do not balance, when the
+# phase, PushBench's own CPU per device event and beside the service's (their ratio), its peak
+# resident memory and the time it took to build the reports. Fails when a profile fails, when the books do not balance, when the
 # emulation costs more than 20 µs a device event (it must not be what is measured), or when
 # PushBench's peak resident memory passes RSS_BUDGET_MIB (2048). Each run's report folder stays in
 # OUT (a temporary folder by default) for render-report.sh.
@@ -117,6 +117,10 @@ emulation = life["emulation"]
 per_event = emulation["cpu_us_per_event"] or 0
 print("   PushBench playing the devices: %.2f s CPU, %d device events, %.1f µs each (budget 20)" % (
     emulation["cpu_s"], emulation["device_events"], per_event))
+sender = summary["sender"]
+service_cpu = sender["cpu_user_s"] + sender["cpu_system_s"]
+print("   PushBench's own CPU (the mock and the devices): %.2f s, against the service's %.2f s: x%.2f (goal: at most 0.3)" % (
+    sender["mock_cpu_s"], service_cpu, sender["mock_cpu_s"] / service_cpu if service_cpu > 0 else float("nan")))
 counts = summary["events"]
 print("   books: %d update pushes expected, %d matched, %d missing, %d extra" % (
     counts["total"], counts["total"] - counts["missing"], counts["missing"], summary["fanout"]["extra"]))

@@ -3,6 +3,7 @@ import BudgetReports
 import Foundation
 import Harness
 import HotPath
+import ProfileReports
 import Profiling
 import Reports
 import SenderDoctor

@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import ProfileReports
 @testable import Reports
 
 /// The first screen's lines about the devices: each phase's cost over its own work, and an

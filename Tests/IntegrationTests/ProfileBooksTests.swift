@@ -3,6 +3,7 @@ import MockAPNs
 import Profiling
 import XCTest
 
+@testable import ProfileReports
 @testable import Reports
 
 /// A profile's books are counted, each where it happens (the pushes the mock received, the

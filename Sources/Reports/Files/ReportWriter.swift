@@ -7,9 +7,9 @@ import Pages
 
 /// Writes a run's report folder: `summary.json`, `latency_percentiles.csv`, `latency.hgrm`,
 /// `timeseries.csv`, `outcomes.csv`, `connections.csv` and `report.html`, and the budget files
-/// when the run fed the budget model. A profile's (`write(profile:)`) has `lag_percentiles.csv`
-/// and `lag.hgrm` instead of the latency files, and its own timeseries and page. A sampled
-/// sender's (`--perf`) has its stacks in `stacks.folded`.
+/// when the run fed the budget model. A profile's (`write(profile:)`, in `ProfileReports`) has
+/// `lag_percentiles.csv` and `lag.hgrm` instead of the latency files, and its own timeseries and
+/// page. A sampled sender's (`--perf`) has its stacks in `stacks.folded`.
 public enum ReportWriter {
     /// The files written, for the closing message.
     public struct Written: Sendable {
@@ -19,6 +19,13 @@ public enum ReportWriter {
         public let htmlPath: String
         /// What `summary.json` says, with the verdicts of the context's judge.
         public let summary: RunSummary
+
+        /// The files written into `directory`, its page at `htmlPath`, saying `summary`.
+        package init(directory: String, htmlPath: String, summary: RunSummary) {
+            self.directory = directory
+            self.htmlPath = htmlPath
+            self.summary = summary
+        }
     }
 
     /// Writes the report for `result` into `<root>/<runID>/`, with `budget`'s files and section
@@ -69,45 +76,15 @@ public enum ReportWriter {
         )
     }
 
-    /// Writes a profile's report into `directory`: its summary, its lag (a profile sees no
-    /// latency from outside) instead of the latency files, its own time series and page.
-    ///
-    /// - Throws: `ReportError` naming the file and the system's reason.
-    public static func write(
-        profile: ProfileFigures,
-        context: RunContext,
-        directory: String,
-        budget: BudgetReport? = nil
-    ) throws -> Written {
-        try ReportFile.makeFolder(directory)
-        let arrivals = profile.arrivals
-        let summary = judged(RunSummary(profile: profile, context: context), by: context)
-        try save(try summary.encoded(), as: "summary.json", in: directory)
-        try save(Data(percentileTable(arrivals.lag).text.utf8), as: "lag_percentiles.csv", in: directory)
-        try save(Data(profile.timeseriesTable.text.utf8), as: "timeseries.csv", in: directory)
-        if let service = profile.service {
-            try save(Data(service.callsTable.text.utf8), as: "calls.csv", in: directory)
-        }
-        try save(Data(hgrm(arrivals.lag).utf8), as: "lag.hgrm", in: directory)
-        try saveOutcomes(arrivals.counts, arrivals.rejectedByReason, [:], arrivals.perConnection, directory)
-        try saveStacksAndBudget(context: context, budget: budget, directory: directory)
-        try save(Data(ProfilePage(context: context, profile: profile).render().utf8), as: "report.html", in: directory)
-        return Written(
-            directory: directory,
-            htmlPath: (directory as NSString).appendingPathComponent("report.html"),
-            summary: summary
-        )
-    }
-
     /// `summary` with the verdicts of `context`'s judge, when it has one.
-    private static func judged(_ summary: RunSummary, by context: RunContext) -> RunSummary {
+    package static func judged(_ summary: RunSummary, by context: RunContext) -> RunSummary {
         var summary = summary
         summary.thresholds = context.judge?(summary)
         return summary
     }
 
     /// `outcomes.csv` and `connections.csv`.
-    private static func saveOutcomes(
+    package static func saveOutcomes(
         _ counts: OutcomeCounts,
         _ rejectedByReason: [String: Int],
         _ erroredByKind: [String: Int],
@@ -120,7 +97,7 @@ public enum ReportWriter {
     }
 
     /// The sampled stacks (`stacks.folded`) and the budget's files, when there are any.
-    private static func saveStacksAndBudget(context: RunContext, budget: BudgetReport?, directory: String) throws {
+    package static func saveStacksAndBudget(context: RunContext, budget: BudgetReport?, directory: String) throws {
         if case .success(let profile) = context.cpuSampling {
             try save(Data(profile.stacks.text.utf8), as: "stacks.folded", in: directory)
         }
@@ -203,7 +180,7 @@ public enum ReportWriter {
         return table
     }
 
-    private static func save(_ data: Data, as name: String, in directory: String) throws {
+    package static func save(_ data: Data, as name: String, in directory: String) throws {
         try ReportFile.save(data, toPath: (directory as NSString).appendingPathComponent(name))
     }
 }

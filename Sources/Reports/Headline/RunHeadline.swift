@@ -12,6 +12,13 @@ public struct RunHeadline: Sendable {
         public let topic: String
         public let sentence: String
         public let good: Bool?
+
+        /// A line on `topic`; `good` says whether it reads as good news, `nil` as neither.
+        package init(topic: String, sentence: String, good: Bool?) {
+            self.topic = topic
+            self.sentence = sentence
+            self.good = good
+        }
     }
 
     /// The answers, in reading order.

@@ -5,13 +5,19 @@ import Sampling
 /// The report's "Where the CPU went" section: how the stacks were sampled and what it cost,
 /// the shares by class of code, the flame graph, and the top 20 functions by self time; or
 /// the one line saying why there are no stacks.
-struct StackProfileSection {
+package struct StackProfileSection {
     /// The stacks, or why there are none; nil when none were asked for.
     let sampling: Result<StackProfile, PerfUnavailable>?
     /// The pushes the sampled CPU went to, for perf's cost a push.
     let pushes: Int
 
-    func render() -> String {
+    /// The section of `sampling`'s stacks, its cost spread over `pushes`.
+    package init(sampling: Result<StackProfile, PerfUnavailable>?, pushes: Int) {
+        self.sampling = sampling
+        self.pushes = pushes
+    }
+
+    package func render() -> String {
         switch sampling {
         case nil: return ""
         case .failure(let unavailable):

@@ -1,5 +1,6 @@
 import Foundation
 import Pages
+import Reports
 
 /// `report.html` of a profile: the headline, the sender's cost and lag, its CPU, memory and
 /// pushes over time, the mock's answers, and, when it failed, why with its last words.

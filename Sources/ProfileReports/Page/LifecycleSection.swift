@@ -1,5 +1,6 @@
 import Foundation
 import Pages
+import Reports
 
 /// The part of a lifecycle profile's page about the devices PushBench played: the starts'
 /// fan-out to push-to-start tokens, the registration storm over time, what became of each

@@ -1,4 +1,5 @@
 import Foundation
+import Reports
 
 extension ProfileHeadline {
     /// A lifecycle's lines: the starts and their fan-out, the registration storm, the time to

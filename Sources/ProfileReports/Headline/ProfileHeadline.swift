@@ -1,5 +1,6 @@
 import Foundation
 import LoadEngine
+import Reports
 
 /// The first screen of a profile's report, one sentence each: how fast the sender was, what
 /// it cost in CPU and memory per push, how late it was against its schedule, who set the pace,

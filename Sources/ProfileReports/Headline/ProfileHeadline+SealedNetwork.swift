@@ -1,3 +1,5 @@
+import Reports
+
 extension ProfileHeadline {
     /// Where the sender's pushes went in its sealed network (`--as-apple`): each of Apple's
     /// names it used, with its environment, that nothing else was reachable, and the handshakes

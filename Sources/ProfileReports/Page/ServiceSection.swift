@@ -1,5 +1,6 @@
 import Foundation
 import Pages
+import Reports
 
 /// The part of a service profile's page only a service has: its API's answers in both phases,
 /// its fan-out by event kind, a chart of each call's fan-out over the run, and its slowest calls.
