@@ -163,12 +163,12 @@ public final class ArrivalBook: Sendable {
         var callArrivals = FanoutTimes()
         var supersededByCall: [Int32]
         /// When each slot's last update push that answered an update came; a service's only.
-        var lastUpdateNs: [Int64]
-        /// When the service learned each slot's token (from before the start, `Int64.min`, unless
-        /// its tokens are reported; `Int64.max` until then), and when each call was sent: a
-        /// service's `Int64.max` until then, a sender's events from before the start.
-        var learnedNs: [Int64]
-        var sentNs: [Int64]
+        var lastUpdate: Moments
+        /// When the service learned each slot's token (before the start, unless its tokens are
+        /// reported; not yet until then), and when each call was sent: a service's not yet until
+        /// then, a sender's events before the start.
+        var learned: Moments
+        var sent: Moments
         let tokensReported: Bool
         /// With reported tokens, the events a push was expected for (owed, or answered all the
         /// same), in all and by call: kept as tokens are learned, calls sent and pushes matched,
@@ -197,7 +197,7 @@ public final class ArrivalBook: Sendable {
 
         /// Whether call `call` owed a push to `slot`'s token: it was sent once the service knew
         /// the token.
-        func owes(slot: Int, call: Int) -> Bool { sentNs[call] != .max && sentNs[call] >= learnedNs[slot] }
+        func owes(slot: Int, call: Int) -> Bool { sent[call] != .notYet && sent[call] >= learned[slot] }
     }
 
     /// What the book holds of one token, for saying why its activity was never updated.
@@ -244,8 +244,6 @@ public final class ArrivalBook: Sendable {
         self.coalesces = coalesces && !callSizes.isEmpty
         scheduledEnds = (0..<schedule.events).count { schedule.phase(ofEvent: $0) == .end }
         eventsByCall = tokensReported ? EventsByCall(schedule) : nil
-        let unknown: Int64 = tokensReported ? .max : .min
-        let unsent: Int64 = callSizes.isEmpty ? .min : .max
         state = Mutex(
             State(
                 answers: Array(repeating: .none, count: schedule.events),
@@ -254,9 +252,9 @@ public final class ArrivalBook: Sendable {
                 startNs: startNs,
                 figures: Figures(events: schedule.events),
                 supersededByCall: callSizes.isEmpty ? [] : Array(repeating: 0, count: schedule.identityCount),
-                lastUpdateNs: callSizes.isEmpty ? [] : Array(repeating: .min, count: schedule.tokens),
-                learnedNs: Array(repeating: unknown, count: schedule.tokens),
-                sentNs: Array(repeating: unsent, count: schedule.identityCount),
+                lastUpdate: Moments(count: callSizes.isEmpty ? 0 : schedule.tokens, all: .notYet),
+                learned: Moments(count: schedule.tokens, all: tokensReported ? .notYet : .beforeTheStart),
+                sent: Moments(count: schedule.identityCount, all: callSizes.isEmpty ? .beforeTheStart : .notYet),
                 tokensReported: tokensReported,
                 expectedByCall: tokensReported ? Array(repeating: 0, count: schedule.identityCount) : []
             )
@@ -268,8 +266,8 @@ public final class ArrivalBook: Sendable {
     public func learned(token: String, atNs: Int64) {
         guard let slot = schedule.slot(of: token) else { return }
         state.withLock { state in
-            guard atNs < state.learnedNs[slot] else { return }
-            recounting(schedule.events(of: slot).lazy.map { ($0, slot) }, in: &state) { $0.learnedNs[slot] = atNs }
+            guard .at(atNs) < state.learned[slot] else { return }
+            recounting(schedule.events(of: slot).lazy.map { ($0, slot) }, in: &state) { $0.learned[slot] = .at(atNs) }
         }
     }
 
@@ -277,13 +275,13 @@ public final class ArrivalBook: Sendable {
     public func sent(call: Int, atNs: Int64) {
         guard call < schedule.identityCount else { return }
         state.withLock { state in
-            guard atNs < state.sentNs[call] else { return }
+            guard .at(atNs) < state.sent[call] else { return }
             guard let eventsByCall else {
-                state.sentNs[call] = atNs
+                state.sent[call] = .at(atNs)
                 return
             }
             let events = eventsByCall.events(of: call).lazy.map { ($0, self.schedule.slot(ofEvent: $0)) }
-            recounting(events, in: &state) { $0.sentNs[call] = atNs }
+            recounting(events, in: &state) { $0.sent[call] = .at(atNs) }
         }
     }
 
@@ -351,12 +349,12 @@ public final class ArrivalBook: Sendable {
 
     /// Books the time since `slot`'s last update push, for a service.
     private func recordCadence(ofSlot slot: Int, atNs receivedNs: Int64, in state: inout State) {
-        guard !state.lastUpdateNs.isEmpty else { return }
-        let last = state.lastUpdateNs[slot]
-        if last != .min, receivedNs > last {
+        guard !state.lastUpdate.isEmpty else { return }
+        let last = state.lastUpdate.time(of: slot)
+        if let last, receivedNs > last {
             _ = state.figures.updates.cadence.record(UInt64((receivedNs - last) / 1000))
         }
-        state.lastUpdateNs[slot] = max(last, receivedNs)
+        if receivedNs > last ?? .min { state.lastUpdate[slot] = .at(receivedNs) }
     }
 
     /// Counts `push`, a push the service had to send that no call's schedule holds (a start to
@@ -404,7 +402,7 @@ public final class ArrivalBook: Sendable {
         var byTag = false
         if let place, !state.reusesPayloads, Self.answers(kind, schedule.phase(ofEvent: first + place)) {
             // A tag of a call not yet sent is a template's, reused before anything was asked.
-            if state.sentNs[schedule.identity(ofEvent: first + place)] == .max { return .unprompted }
+            if state.sent[schedule.identity(ofEvent: first + place)] == .notYet { return .unprompted }
             let answer = state.answers[first + place]
             if answer == .superseded {
                 state.unsupersede(call: schedule.identity(ofEvent: first + place))
@@ -419,7 +417,7 @@ public final class ArrivalBook: Sendable {
                 // A service's push to a token no call had asked anything of yet is its own.
                 let asked =
                     callSizes.isEmpty
-                    || schedule.events(of: slot).contains { state.sentNs[schedule.identity(ofEvent: $0)] != .max }
+                    || schedule.events(of: slot).contains { state.sent[schedule.identity(ofEvent: $0)] != .notYet }
                 return asked ? .extra : .unprompted
             }
             event = next
@@ -456,7 +454,7 @@ public final class ArrivalBook: Sendable {
             guard Self.answers(kind, schedule.phase(ofEvent: event)) else { continue }
             let call = schedule.identity(ofEvent: event)
             guard state.owes(slot: slot, call: call) else {
-                if latestDue == nil, state.sentNs[call] != .max { sentBefore = event }
+                if latestDue == nil, state.sent[call] != .notYet { sentBefore = event }
                 continue
             }
             let dueUs = schedule.due(ofEvent: event)
@@ -604,7 +602,9 @@ public final class ArrivalBook: Sendable {
                 guard state.owes(slot: slot, call: call) else { continue }
                 evidence.owed += 1
                 evidence.owedCalls.append(call)
-                evidence.firstOwedSentNs = min(evidence.firstOwedSentNs ?? .max, state.sentNs[call])
+                if let sentNs = state.sent.time(of: call) {
+                    evidence.firstOwedSentNs = min(evidence.firstOwedSentNs ?? .max, sentNs)
+                }
                 if answer.isAccepted {
                     evidence.accepted += 1
                 } else if answer == .refused {

@@ -41,7 +41,7 @@ extension DeviceFleet {
         switch action.kind {
         case .localStart:
             state.localStartsWaiting -= 1
-            start(activity, atNs: action.dueNs, byCall: -1, in: &state)
+            start(activity, atNs: action.dueNs, byCall: nil, in: &state)
             return nil
         case .report(let rotated):
             guard !ended else {

@@ -41,7 +41,7 @@ extension DeviceFleet {
                     state.drop(problem)
                     return false
                 }
-                start(activity, atNs: receivedNs, byCall: Int(startCall[activity]), in: &state)
+                start(activity, atNs: receivedNs, byCall: startCalls.call(starting: activity), in: &state)
                 return state.devices[activity].activity != nil
             }
             if started { keep(startPush: push.body, of: activity) }
@@ -78,7 +78,10 @@ extension DeviceFleet {
             return nil
         }
         // Only activities of start calls hold push-to-start tokens: the call names their kind.
-        let kind = workload.starts[Int(startCall[activity])].activityKind
+        guard let call = startCalls.call(starting: activity) else {
+            preconditionFailure("activity \(activity) holds a push-to-start token but no start call names it")
+        }
+        let kind = workload.starts[call].activityKind
         guard content.attributesType == kind.attributesType else { return .wrongAttributesType }
         guard let attributes = content.attributeIntegers, let state = content.contentStateIntegers,
             ServiceWorkload.attributeMembers.allSatisfy(attributes.contains),
@@ -87,10 +90,10 @@ extension DeviceFleet {
         return nil
     }
 
-    /// Starts an activity on `activity`'s device at `atNs`, by start call `call` (-1: its app
+    /// Starts an activity on `activity`'s device at `atNs`, by start call `call` (`nil`: its app
     /// started it), unless the device is at its limit; a second start to a device whose
     /// activity runs starts another (`extraStarts`). Schedules what its device does next.
-    func start(_ activity: Int, atNs: Int64, byCall call: Int, in state: inout FleetState) {
+    func start(_ activity: Int, atNs: Int64, byCall call: Int?, in state: inout FleetState) {
         guard Int(state.devices[activity].liveActivities) < settings.activityLimit else {
             return state.drop(.overActivityLimit)
         }
@@ -103,7 +106,7 @@ extension DeviceFleet {
         state.lastStartNs = atNs
         // A start before its call was due was the service's own doing, not the call's
         // (`startFanout` books the others from each device's start).
-        if call >= 0, startLagNs(call: call, startedNs: atNs, in: state) == nil { state.startsBeforeTheirCall += 1 }
+        if let call, startLagNs(call: call, startedNs: atNs, in: state) == nil { state.startsBeforeTheirCall += 1 }
         let plan = state.plan
         let reportDelayNs = plan.draws(of: activity).reportDelayNs
         if !plan.neverReports[activity] {
@@ -124,8 +127,8 @@ extension DeviceFleet {
     /// clock, which must have started.
     func scheduleLife(of activity: Int, startedNs: Int64, in state: inout FleetState) {
         let draws = state.plan.draws(of: activity)
-        let lastDue = state.plan.lastDueMicroseconds[activity]
-        let endNs = lastDue < 0 ? startedNs : max(startedNs, state.dueNs(microseconds: lastDue) ?? startedNs)
+        let lastDue = state.plan.lastDueMicroseconds(of: activity)
+        let endNs = lastDue.map { max(startedNs, state.dueNs(microseconds: $0) ?? startedNs) } ?? startedNs
         if let share = draws.dismissalAt, endNs > startedNs {
             schedule(
                 DeviceAction(

@@ -49,8 +49,8 @@ public final class DeviceFleet: Sendable {
     /// The team's app, when the file names it; PushBench's own otherwise.
     let app: DeviceApp?
     let clock: ProfileClock
-    /// Each activity's start call (`workload.starts`), or -1 for a local start.
-    let startCall: [Int32]
+    /// Each activity's start call (`workload.starts`), unless its app starts it.
+    let startCalls: StartCalls
     let state: Mutex<FleetState>
     /// PushBench's own CPU playing the devices: the checks on the mock's threads, the devices'
     /// registrations of their push-to-start tokens, and the reporter's thread, nanoseconds.
@@ -81,12 +81,8 @@ public final class DeviceFleet: Sendable {
         self.settings = settings
         self.app = app
         self.clock = clock
-        var startCall = [Int32](repeating: -1, count: workload.activities)
-        for (index, start) in workload.starts.enumerated() {
-            for activity in start.activities { startCall[activity] = Int32(index) }
-        }
-        self.startCall = startCall
-        let plan = DevicePlan(workload: workload, settings: settings, startCall: startCall)
+        startCalls = StartCalls(workload)
+        let plan = DevicePlan(workload: workload, settings: settings, startCalls: startCalls)
         let count = workload.activities
         state = Mutex(FleetState(activities: count, starts: workload.starts.map(\.activities.count), plan: plan))
     }
@@ -167,7 +163,7 @@ public final class DeviceFleet: Sendable {
         guard let reading = workload.tokens.read(token), reading.device < workload.activities else { return nil }
         let activity = reading.device
         switch (reading.kind, reading.generation) {
-        case (.pushToStart, 0): return startCall[activity] >= 0 ? (activity, .pushToStart) : nil
+        case (.pushToStart, 0): return startCalls.call(starting: activity) != nil ? (activity, .pushToStart) : nil
         case (.pushToStart, 1):
             return state.withLock { $0.plan.reissues[activity] } ? (activity, .reissuedPushToStart) : nil
         case (.update, 0): return (activity, .update)

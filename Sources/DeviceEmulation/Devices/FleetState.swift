@@ -24,12 +24,13 @@ package struct DevicePlan {
 
     package var neverReports: DeviceBits
     var reissues: DeviceBits
-    /// Each activity's last call's due time, microseconds after the clock's 0 (-1: none).
-    var lastDueMicroseconds: [Int64]
+    /// Each activity's last call's due time, microseconds after the clock's 0 (-1: none; read
+    /// through `lastDueMicroseconds(of:)`).
+    private var lastDue: [Int64]
     private let seed: UInt64
     private let settings: DeviceSettings
 
-    init(workload: ServiceWorkload, settings: DeviceSettings, startCall: [Int32]) {
+    init(workload: ServiceWorkload, settings: DeviceSettings, startCalls: StartCalls) {
         let count = workload.activities
         seed = workload.scenario.seed ^ 0x4445_5649_4345_2121
         self.settings = settings
@@ -37,14 +38,21 @@ package struct DevicePlan {
         for call in workload.calls {
             for activity in call.activities { lastDue[activity] = max(lastDue[activity], call.dueMicroseconds) }
         }
-        lastDueMicroseconds = lastDue
+        self.lastDue = lastDue
         neverReports = DeviceBits(count: count)
         reissues = DeviceBits(count: count)
         for activity in 0..<count {
             var random = generator(of: activity)
             neverReports[activity] = random.chance(settings.neverReportShare)
-            reissues[activity] = random.chance(settings.startTokenReissueShare) && startCall[activity] >= 0
+            reissues[activity] =
+                random.chance(settings.startTokenReissueShare) && startCalls.call(starting: activity) != nil
         }
+    }
+
+    /// When `activity`'s last call is due, microseconds after the clock's 0; `nil` when no call
+    /// names it.
+    func lastDueMicroseconds(of activity: Int) -> Int64? {
+        lastDue[activity] < 0 ? nil : lastDue[activity]
     }
 
     /// The rest of `activity`'s draws: the same every time.
