@@ -312,12 +312,13 @@ package final class TransferSlot {
             retryAfterSeconds = Int(String(decoding: value, as: UTF8.self))
             return
         }
-        guard let value = Self.value(of: Self.idPrefix.dropLast(), in: line) else { return }
+        guard let value = Self.value(of: Self.idName, in: line) else { return }
         let sent = UnsafeRawBufferPointer(start: idLine + Self.idPrefix.count, count: APNsID.length)
         echoedID = value.elementsEqual(sent)
     }
 
     private static let retryAfterName: [UInt8] = Array("retry-after:".utf8)
+    private static let idName: [UInt8] = Array("apns-id:".utf8)
     package static let contentLengthName: [UInt8] = Array("content-length:".utf8)
     package static let statusLinePrefix: [UInt8] = Array("HTTP/".utf8)
 
@@ -329,11 +330,12 @@ package final class TransferSlot {
     }
 
     /// The value of header `name` (lower case, with its colon) if `line` is that header.
-    package static func value(
-        of name: some Collection<UInt8>,
-        in line: UnsafeRawBufferPointer
-    ) -> Slice<UnsafeRawBufferPointer>? {
-        guard line.count >= name.count, zip(line, name).allSatisfy({ asciiLower($0) == $1 }) else { return nil }
+    ///
+    /// Not generic: called from another module (the service driver's client), a generic one ran
+    /// unspecialised there, through witness tables and metadata lookups, on every header line.
+    package static func value(of name: [UInt8], in line: UnsafeRawBufferPointer) -> Slice<UnsafeRawBufferPointer>? {
+        guard line.count >= name.count else { return nil }
+        for index in name.indices where asciiLower(line[index]) != name[index] { return nil }
         var value = line[name.count...].drop { $0 == UInt8(ascii: " ") }
         while let last = value.last, last == 0x0A || last == 0x0D || last == UInt8(ascii: " ") {
             value = value.dropLast()
