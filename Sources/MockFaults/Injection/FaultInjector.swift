@@ -27,6 +27,8 @@ package final class FaultInjector: Sendable {
     /// Pushes per device token in the current rate-limit window (window number, counts).
     private let tokenCounts = Mutex<(window: UInt64, counts: [String: Int])>((0, [:]))
 
+    /// The injector of `plan` for a mock that started at `startNanos` (monotonic), where its
+    /// incidents' and windows' seconds count from.
     package init(plan: FaultPlan, startNanos: UInt64) {
         self.plan = plan
         self.startNanos = startNanos
