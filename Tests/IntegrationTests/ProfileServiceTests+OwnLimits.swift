@@ -77,4 +77,26 @@ extension ProfileServiceTests {
             XCTAssertTrue(client.contains(words), "\(words): \(client)")
         }
     }
+
+    /// Token reports held in PushBench's own queue until their deadline never reached the
+    /// service: an activity never updated for one is `report_never_sent`, PushBench's, never
+    /// `report_failed`, the service's (fails when a queue timeout is booked as a failed report).
+    func testReportsHeldInPushBenchsQueueAreNeverChargedAsTheServicesFailures() throws {
+        let (output, summary, _) = try lifecycle(
+            calls: 2,
+            options: ["--timeout", "3s", "--api-connections", "2"],
+            serviceOptions: ["--stall-reports", "1"]
+        )
+        XCTAssertEqual(output.status, 0, output.stdout + output.stderr)
+        let lifecycle = try section(summary, "lifecycle")
+        let reports = try XCTUnwrap((lifecycle["storm"] as? [String: Any])?["reports"] as? [String: Any])
+        assertAccounted(reports, sent: 300)
+        let queued = (reports["failed_by_class"] as? [String: Int])?["pushbench_queue_timeout"] ?? 0
+        XCTAssertGreaterThan(queued, 100, "two connections, a second a report, a 3 s deadline: \(reports)")
+        let sentAndFailed = (reports["timed_out"] as? Int ?? 0) + (reports["failed"] as? Int ?? 0) - queued
+        let activities = try XCTUnwrap(lifecycle["activities"] as? [String: Any])
+        let causes = try XCTUnwrap(activities["never_updated_by_cause"] as? [String: Int], "\(activities)")
+        XCTAssertGreaterThan(causes["report_never_sent"] ?? 0, 0, "\(causes)")
+        XCTAssertLessThanOrEqual(causes["report_failed"] ?? 0, sentAndFailed, "only reports the service saw: \(causes)")
+    }
 }

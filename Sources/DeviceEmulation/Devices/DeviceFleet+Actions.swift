@@ -77,6 +77,14 @@ extension DeviceFleet {
         }
     }
 
+    /// Books that `request` never left PushBench: it waited in PushBench's own queue until its
+    /// deadline. A first token report stays due, so an activity never updated for it is charged
+    /// to PushBench (`report_never_sent`), never to the service as a failed report.
+    public func abandoned(_ request: DeviceRequest) {
+        guard case .tokenReport(_, rotated: false) = request else { return }
+        state.withLock { $0.reportsPending -= 1 }
+    }
+
     /// Books the service's answer to `request`, at `atNs`: a first token report's success ends
     /// its device's part in the registration storm.
     public func answered(_ request: DeviceRequest, succeeded: Bool, atNs: Int64) {

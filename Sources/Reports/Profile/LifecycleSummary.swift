@@ -19,7 +19,8 @@ extension RunSummary {
             /// `never_reported` (the device never reported its token: the user never allowed it,
             /// the app was killed), `report_failed` (the service refused the report or did not
             /// answer in time), `report_not_answered` (sent, still waiting when the profile ended),
-            /// `report_never_sent` (due, never sent before the profile ended),
+            /// `report_never_sent` (due, never sent before the profile ended, or held in
+            /// PushBench's own queue until its deadline),
             /// `reported_after_last_update` (no call was sent after the service learned the
             /// token), `ended_before_update` (its user closed it before the first call that owed
             /// it an update was sent), `apns_refused` (the service sent its updates and APNs

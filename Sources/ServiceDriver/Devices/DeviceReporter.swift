@@ -137,7 +137,11 @@ public final class DeviceReporter: Sendable {
         guard let template = file.lifecycle?.template(for: request) else { return }
         let succeeded = answer.failure == nil && !answer.timedOut && template.succeeded(answer.status)
         let nowNs = Int64(monotonicNanos())
-        fleet.answered(request, succeeded: succeeded, atNs: nowNs)
+        if answer.sent {
+            fleet.answered(request, succeeded: succeeded, atNs: nowNs)
+        } else {
+            fleet.abandoned(request)
+        }
         if succeeded, case .tokenReport(let activity, _) = request {
             arrivals.learned(token: fleet.workload.updateToken(of: activity), atNs: nowNs)
         }
